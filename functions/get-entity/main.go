@@ -1,0 +1,20 @@
+// Command get-entity serves GET /api/v1/entities/{id} (JSON and Markdown).
+package main
+
+import (
+	"context"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/boot"
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+func main() {
+	log := boot.Logger()
+	st := boot.Must(boot.Store(context.Background(), schema.Entities, schema.Checks, schema.Reviews))
+	lambda.Start(httplambda.New(api.NewGetEntity(st, country.ISO()), log))
+}

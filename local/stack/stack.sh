@@ -1,0 +1,572 @@
+#!/usr/bin/env bash
+# Local stand-ins for the AWS services the KYB service uses:
+#   dynamodb   DynamoDB Local (with Streams) on 127.0.0.1:${DYNAMODB_PORT:-8000}
+#   elasticmq  ElasticMQ (SQS, query and JSON protocols) on 127.0.0.1:${ELASTICMQ_PORT:-9324}
+#
+# Usage: local/stack/stack.sh install|start|stop|status
+#
+# Jars come from Maven (local/stack/pom.xml); everything generated lives in
+# ${EVS_STACK_DIR:-<repo>/.local/stack} (git-ignored):
+#   lib/dynamodb, lib/elasticmq  jars (one classpath per server)
+#   native/                      sqlite4java native library for DynamoDB Local
+#   etc/elasticmq.conf           generated ElasticMQ config
+#   logs/<name>.log, run/<name>.pid
+#
+# Environment:
+#   EVS_STACK_DIR          state directory (default <repo>/.local/stack)
+#   DYNAMODB_PORT          default 8000
+#   DYNAMODB_DATA_DIR      persist tables there (-dbPath); default -inMemory
+#   ELASTICMQ_PORT         default 9324
+#   ELASTICMQ_STATS_PORT   default 9325 (only used by ElasticMQ versions that
+#                          have a stats/UI server; it is disabled anyway)
+#   ELASTICMQ_REGION       region in queue ARNs (default us-east-1)
+#   STACK_START_TIMEOUT    seconds to wait for a server to answer (default 60)
+#   JAVA_HOME              use $JAVA_HOME/bin/java instead of java on PATH
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+POM="$SCRIPT_DIR/pom.xml"
+STACK_DIR="${EVS_STACK_DIR:-$REPO_ROOT/.local/stack}"
+LIB_DIR="$STACK_DIR/lib"
+NATIVE_DIR="$STACK_DIR/native"
+LOG_DIR="$STACK_DIR/logs"
+RUN_DIR="$STACK_DIR/run"
+ETC_DIR="$STACK_DIR/etc"
+TMP_DIR="$STACK_DIR/tmp"
+STAMP="$LIB_DIR/.installed"
+# Bump when the layout produced by do_install changes, to force a reinstall.
+LAYOUT_VERSION=1
+
+DYNAMODB_PORT="${DYNAMODB_PORT:-8000}"
+ELASTICMQ_PORT="${ELASTICMQ_PORT:-9324}"
+ELASTICMQ_STATS_PORT="${ELASTICMQ_STATS_PORT:-9325}"
+ELASTICMQ_REGION="${ELASTICMQ_REGION:-us-east-1}"
+START_TIMEOUT="${STACK_START_TIMEOUT:-60}"
+
+DYNAMODB_MAIN="software.amazon.dynamodb.services.local.main.ServerRunner"
+ELASTICMQ_MAIN="org.elasticmq.server.Main"
+
+SERVICES=(dynamodb elasticmq)
+
+log() { printf '%s\n' "$*"; }
+err() { printf 'stack.sh: %s\n' "$*" >&2; }
+die() { err "$*"; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+java_bin() {
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    printf '%s\n' "$JAVA_HOME/bin/java"
+  else
+    printf '%s\n' java
+  fi
+}
+
+# ---------------------------------------------------------------- install ---
+
+as_root() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    "$@"
+  elif have sudo; then
+    sudo "$@"
+  else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+apt_install() {
+  have apt-get || die "apt-get not found; install $* by hand"
+  log "installing $* with apt-get ..."
+  if [[ -z "${_APT_UPDATED:-}" ]]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    _APT_UPDATED=1
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+java_major() {
+  # Prints the major version of the java we will run (e.g. 17), or nothing.
+  "$(java_bin)" -XshowSettings:properties -version 2>&1 |
+    sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' |
+    sed 's/^1\.//; s/\..*//' | head -n 1
+}
+
+ensure_java() {
+  if ! have "$(java_bin)"; then
+    apt_install openjdk-17-jre-headless || apt_install default-jre-headless
+    hash -r
+    have java || die "java still not found after apt-get install"
+  fi
+  local major
+  major="$(java_major)"
+  if [[ -z "$major" || "$major" -lt 17 ]]; then
+    die "DynamoDB Local 3.x needs Java 17+, found '$("$(java_bin)" -version 2>&1 | head -n 1)'; set JAVA_HOME to a Java 17+ install"
+  fi
+}
+
+ensure_maven() {
+  if ! have mvn; then
+    apt_install maven
+    hash -r
+    have mvn || die "mvn still not found after apt-get install"
+  fi
+}
+
+sha256_of() {
+  if have sha256sum; then
+    sha256sum "$1" | cut -d' ' -f1
+  elif have shasum; then
+    shasum -a 256 "$1" | cut -d' ' -f1
+  else
+    cksum "$1" | cut -d' ' -f1,2
+  fi
+}
+
+install_key() {
+  printf 'layout=%s pom=%s\n' "$LAYOUT_VERSION" "$(sha256_of "$POM")"
+}
+
+is_installed() {
+  [[ -f "$STAMP" ]] && [[ "$(cat "$STAMP")" == "$(install_key)" ]]
+}
+
+# sqlite4java names its native library libsqlite4java-<os>-<arch>.so; Maven
+# ships it as a dependency artifact with the version appended
+# (libsqlite4java-linux-amd64-1.0.392.so). DynamoDB Local 3.x loads it through
+# its own SQLiteLibraryLoader, which first tries <org.sqlite.lib.path>/
+# libsqlite4java.so, then a copy bundled inside DynamoDBLocal.jar (extracted
+# to org.sqlite.tmpdir), then java.library.path. Put the library in native/
+# under both names so all of those (and sqlite4java's own loader, via
+# sqlite4java.library.path) find it without extracting anything at startup.
+native_arch() {
+  case "$(uname -m)" in
+    x86_64 | amd64) echo amd64 ;;
+    aarch64 | arm64) echo aarch64 ;;
+    i?86) echo i386 ;;
+    *) uname -m ;;
+  esac
+}
+
+setup_native() {
+  local lib_dir="$1" native_dir="$2" arch src="" f
+  arch="$(native_arch)"
+  rm -rf "$native_dir"
+  mkdir -p "$native_dir"
+  for f in "$lib_dir"/libsqlite4java-linux-"$arch"-*.so "$lib_dir"/libsqlite4java-linux-"$arch".so; do
+    if [[ -f "$f" ]]; then src="$f"; break; fi
+  done
+  if [[ -z "$src" ]]; then
+    # No Maven artifact for this arch (the case for aarch64 with 3.1.0): take
+    # the copy bundled in DynamoDBLocal.jar if a zip tool is around.
+    local folder jar entry
+    case "$arch" in
+      amd64) folder=x86_64 ;;
+      i386) folder=x86 ;;
+      *) folder="$arch" ;;
+    esac
+    jar=""
+    for f in "$lib_dir"/DynamoDBLocal-*.jar; do
+      if [[ -f "$f" ]]; then jar="$f"; break; fi
+    done
+    entry="software/amazon/dynamodb/services/local/shared/access/sqlite/native/Linux/$folder/libsqlite4java.so"
+    if [[ -n "$jar" ]]; then
+      if have unzip; then
+        unzip -p "$jar" "$entry" >"$native_dir/libsqlite4java.so" 2>/dev/null || true
+      elif have python3; then
+        python3 - "$jar" "$entry" "$native_dir/libsqlite4java.so" <<'PY' 2>/dev/null || true
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[3], "wb") as out:
+    out.write(z.read(sys.argv[2]))
+PY
+      fi
+    fi
+    if [[ -s "$native_dir/libsqlite4java.so" ]]; then
+      src="$native_dir/libsqlite4java.so"
+    else
+      rm -f "$native_dir/libsqlite4java.so"
+      err "note: no sqlite4java native library for linux-$arch in $lib_dir; DynamoDB Local will extract its bundled copy at startup"
+      return 0
+    fi
+  fi
+  [[ "$src" == "$native_dir/libsqlite4java.so" ]] || cp "$src" "$native_dir/libsqlite4java.so"
+  cp "$native_dir/libsqlite4java.so" "$native_dir/libsqlite4java-linux-$arch.so"
+}
+
+do_install() {
+  if is_installed && [[ -d "$LIB_DIR/dynamodb" && -d "$LIB_DIR/elasticmq" ]]; then
+    # Fast path for re-runs: skip the JVM version probe if java is there.
+    have "$(java_bin)" || ensure_java
+    return 0
+  fi
+  ensure_java
+  ensure_maven
+  log "fetching DynamoDB Local and ElasticMQ jars with Maven into $LIB_DIR ..."
+  mkdir -p "$STACK_DIR"
+  local new="$STACK_DIR/lib.new" old="$STACK_DIR/lib.old" profile
+  rm -rf "$new" "$old"
+  mkdir -p "$new"
+  mkdir -p "$LOG_DIR"
+  local mvn_log="$LOG_DIR/install.log"
+  : >"$mvn_log"
+  for profile in dynamodb elasticmq; do
+    if ! mvn -q -B -Dstyle.color=never -f "$POM" -P "$profile" dependency:copy-dependencies \
+      -DoutputDirectory="$new/$profile" >>"$mvn_log" 2>&1; then
+      tail -n 40 "$mvn_log" >&2
+      die "mvn dependency:copy-dependencies failed for profile $profile (full output: $mvn_log)"
+    fi
+  done
+  ls "$new"/dynamodb/DynamoDBLocal-*.jar >/dev/null 2>&1 || die "DynamoDBLocal jar missing after mvn"
+  ls "$new"/elasticmq/elasticmq-server_*.jar >/dev/null 2>&1 || die "elasticmq-server jar missing after mvn"
+  setup_native "$new/dynamodb" "$STACK_DIR/native.new"
+  # Swap in the new tree (running servers keep their open jars).
+  if [[ -d "$LIB_DIR" ]]; then mv "$LIB_DIR" "$old"; fi
+  mv "$new" "$LIB_DIR"
+  rm -rf "$old" "$NATIVE_DIR"
+  mv "$STACK_DIR/native.new" "$NATIVE_DIR"
+  install_key >"$STAMP"
+  log "installed into $STACK_DIR"
+}
+
+# ---------------------------------------------------------------- probing ---
+
+port_open() { # port
+  local port="$1"
+  if have timeout; then
+    timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+  fi
+}
+
+# Succeeds if the request returns HTTP 200 and the body contains <marker>,
+# so that some other HTTP server on the port does not pass for ours.
+http_ok() { # marker curl-args...
+  local marker="$1" out
+  shift
+  out="$(curl -s --connect-timeout 1 --max-time 3 -w '\n%{http_code}' "$@" 2>/dev/null)" || return 1
+  [[ "${out##*$'\n'}" == 200 && "$out" == *"$marker"* ]]
+}
+
+healthy() { # service
+  local svc="$1" port
+  port="$(svc_port "$svc")"
+  if ! have curl; then
+    port_open "$port"
+    return
+  fi
+  case "$svc" in
+    dynamodb)
+      http_ok '"TableNames"' -X POST \
+        -H 'Content-Type: application/x-amz-json-1.0' \
+        -H 'X-Amz-Target: DynamoDB_20120810.ListTables' \
+        -H 'Authorization: AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+        --data '{}' "http://127.0.0.1:$port/"
+      ;;
+    elasticmq)
+      http_ok 'ListQueuesResponse' "http://127.0.0.1:$port/?Action=ListQueues"
+      ;;
+  esac
+}
+
+svc_port() {
+  case "$1" in
+    dynamodb) echo "$DYNAMODB_PORT" ;;
+    elasticmq) echo "$ELASTICMQ_PORT" ;;
+  esac
+}
+
+svc_main() {
+  case "$1" in
+    dynamodb) echo "$DYNAMODB_MAIN" ;;
+    elasticmq) echo "$ELASTICMQ_MAIN" ;;
+  esac
+}
+
+pid_file() { echo "$RUN_DIR/$1.pid"; }
+
+cmdline_of() { # pid
+  if [[ -r "/proc/$1/cmdline" ]]; then
+    tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null || true
+  else
+    ps -o args= -p "$1" 2>/dev/null || true
+  fi
+}
+
+# Prints the pid if the pid file points at a live java process that this
+# script launched for <service> (marker property + main class on its command
+# line); fails otherwise.
+our_pid() { # service
+  local svc="$1" file pid cmd
+  file="$(pid_file "$svc")"
+  [[ -f "$file" ]] || return 1
+  pid="$(tr -dc '0-9' <"$file")"
+  [[ -n "$pid" ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  cmd="$(cmdline_of "$pid")"
+  [[ "$cmd" == *java* && "$cmd" == *"-Devs.stack=$svc "* && "$cmd" == *"$(svc_main "$svc")"* ]] || return 1
+  echo "$pid"
+}
+
+endpoint() { echo "http://127.0.0.1:$(svc_port "$1")"; }
+
+# ------------------------------------------------------------------ start ---
+
+write_elasticmq_conf() {
+  mkdir -p "$ETC_DIR"
+  cat >"$ETC_DIR/elasticmq.conf.tmp" <<EOF
+# Generated by local/stack/stack.sh; rewritten on every start.
+include classpath("application.conf")
+
+node-address {
+  protocol = http
+  host = "127.0.0.1"
+  port = $ELASTICMQ_PORT
+  context-path = ""
+}
+
+rest-sqs {
+  enabled = true
+  bind-port = $ELASTICMQ_PORT
+  bind-hostname = "127.0.0.1"
+  sqs-limits = strict
+}
+
+# Stats/UI server: absent from ElasticMQ 1.7.x; kept off for versions that have it.
+rest-stats {
+  enabled = false
+  bind-port = $ELASTICMQ_STATS_PORT
+  bind-hostname = "127.0.0.1"
+}
+
+generate-node-address = false
+
+aws {
+  region = "$ELASTICMQ_REGION"
+  accountId = "000000000000"
+}
+EOF
+  mv "$ETC_DIR/elasticmq.conf.tmp" "$ETC_DIR/elasticmq.conf"
+}
+
+java_cmd() { # service -> sets global array CMD
+  local svc="$1" java
+  java="$(java_bin)"
+  case "$svc" in
+    dynamodb)
+      mkdir -p "$TMP_DIR"
+      CMD=("$java" "-Devs.stack=dynamodb" "-Devs.stack.dir=$STACK_DIR"
+        "-Djava.library.path=$NATIVE_DIR"
+        "-Dsqlite4java.library.path=$NATIVE_DIR"
+        "-Dorg.sqlite.lib.path=$NATIVE_DIR"
+        "-Dorg.sqlite.tmpdir=$TMP_DIR"
+        -cp "$LIB_DIR/dynamodb/*" "$DYNAMODB_MAIN"
+        -port "$DYNAMODB_PORT" -sharedDb -disableTelemetry)
+      if [[ -n "${DYNAMODB_DATA_DIR:-}" ]]; then
+        mkdir -p "$DYNAMODB_DATA_DIR"
+        CMD+=(-dbPath "$(cd "$DYNAMODB_DATA_DIR" && pwd)")
+      else
+        CMD+=(-inMemory)
+      fi
+      ;;
+    elasticmq)
+      write_elasticmq_conf
+      CMD=("$java" "-Devs.stack=elasticmq" "-Devs.stack.dir=$STACK_DIR"
+        "-Dconfig.file=$ETC_DIR/elasticmq.conf"
+        -cp "$LIB_DIR/elasticmq/*" "$ELASTICMQ_MAIN")
+      ;;
+  esac
+}
+
+launch() { # service
+  local svc="$1" file logf
+  file="$(pid_file "$svc")"
+  logf="$LOG_DIR/$svc.log"
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  rm -f "$file"
+  java_cmd "$svc"
+  {
+    printf '=== %s starting %s\n' "$(date '+%Y-%m-%dT%H:%M:%S%z')" "$svc"
+    printf '=== '
+    printf '%q ' "${CMD[@]}"
+    printf '\n'
+  } >>"$logf"
+  # The inner bash writes its own pid and then execs java, so the pid file
+  # holds the java pid even if setsid has to fork. New session + nohup: the
+  # server outlives this shell and its terminal.
+  local -a detach=(nohup)
+  if have setsid; then detach=(setsid nohup); fi
+  (
+    cd "$STACK_DIR"
+    # shellcheck disable=SC2016 # $$ and $@ are for the inner bash
+    "${detach[@]}" bash -c 'echo $$ >"$0"; exec "$@"' "$file" "${CMD[@]}" \
+      </dev/null >>"$logf" 2>&1 9>&- &
+  )
+}
+
+wait_healthy() { # service timeout-seconds launched(0/1)
+  local svc="$1" timeout="$2" launched="$3" deadline pid=""
+  deadline=$((SECONDS + timeout))
+  while ((SECONDS < deadline)); do
+    if healthy "$svc"; then return 0; fi
+    if [[ "$launched" == 1 ]]; then
+      # Give the pid file a moment to appear, then bail out early if the JVM died.
+      [[ -n "$pid" ]] || pid="$(tr -dc '0-9' 2>/dev/null <"$(pid_file "$svc")" || true)"
+      if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+        err "$svc exited during startup"
+        return 1
+      fi
+    fi
+    sleep 0.25
+  done
+  return 1
+}
+
+fail_start() { # service
+  local svc="$1" logf="$LOG_DIR/$1.log"
+  err "$svc did not come up on $(endpoint "$svc") within ${START_TIMEOUT}s"
+  if [[ -f "$logf" ]]; then
+    err "--- last lines of $logf:"
+    tail -n 40 "$logf" >&2 || true
+  fi
+  exit 1
+}
+
+# Both JVMs boot in parallel: start_launch starts whatever is not already
+# up, start_finish then waits for each one and reports.
+start_launch() { # service -> prints ours|launched|foreign
+  local svc="$1"
+  if our_pid "$svc" >/dev/null; then
+    echo ours
+  elif port_open "$(svc_port "$svc")"; then
+    # Someone else's server (or something else entirely) holds the port.
+    echo foreign
+  else
+    launch "$svc" >/dev/null
+    echo launched
+  fi
+}
+
+start_finish() { # service state
+  local svc="$1" state="$2" pid
+  case "$state" in
+    ours)
+      wait_healthy "$svc" "$START_TIMEOUT" 0 || fail_start "$svc"
+      pid="$(our_pid "$svc" || echo '?')"
+      log "$svc: already running (ours, pid $pid) at $(endpoint "$svc")"
+      ;;
+    foreign)
+      wait_healthy "$svc" 10 0 ||
+        die "$svc: port $(svc_port "$svc") is in use by something that does not answer like $svc"
+      log "$svc: already running (not started by stack.sh) at $(endpoint "$svc")"
+      ;;
+    launched)
+      wait_healthy "$svc" "$START_TIMEOUT" 1 || fail_start "$svc"
+      pid="$(our_pid "$svc" || echo '?')"
+      log "$svc: started (pid $pid) at $(endpoint "$svc"), log $LOG_DIR/$svc.log"
+      ;;
+  esac
+}
+
+# Serialise concurrent start/stop runs on the same state directory.
+take_lock() {
+  mkdir -p "$RUN_DIR"
+  if have flock; then
+    exec 9>"$RUN_DIR/.lock"
+    flock 9
+  fi
+}
+
+do_start() {
+  take_lock
+  do_install
+  local svc
+  local -a states=()
+  for svc in "${SERVICES[@]}"; do
+    states+=("$(start_launch "$svc")")
+  done
+  local i
+  for i in "${!SERVICES[@]}"; do
+    start_finish "${SERVICES[$i]}" "${states[$i]}"
+  done
+}
+
+# ------------------------------------------------------------------- stop ---
+
+stop_one() { # service
+  local svc="$1" file pid i
+  file="$(pid_file "$svc")"
+  if ! pid="$(our_pid "$svc")"; then
+    if [[ -f "$file" ]]; then
+      rm -f "$file"
+      log "$svc: not running (removed stale pid file)"
+    else
+      log "$svc: not running (nothing started by stack.sh)"
+    fi
+    return
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 60; i++)); do # up to 15 s
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    # Re-check it is still our process before escalating.
+    if our_pid "$svc" >/dev/null; then
+      err "$svc (pid $pid) ignored SIGTERM; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.5
+    fi
+  fi
+  rm -f "$file"
+  log "$svc: stopped (pid $pid)"
+}
+
+do_stop() {
+  take_lock
+  local svc
+  for svc in "${SERVICES[@]}"; do
+    stop_one "$svc"
+  done
+}
+
+# ----------------------------------------------------------------- status ---
+
+do_status() {
+  local svc pid
+  for svc in "${SERVICES[@]}"; do
+    if pid="$(our_pid "$svc")"; then
+      log "$svc: running (ours, pid $pid) at $(endpoint "$svc")"
+    elif port_open "$(svc_port "$svc")"; then
+      log "$svc: running (not ours) at $(endpoint "$svc")"
+    else
+      log "$svc: stopped"
+    fi
+  done
+}
+
+usage() {
+  cat <<EOF
+usage: $0 install|start|stop|status
+  install  install Java/Maven if missing and fetch the jars (no-op when up to date)
+  start    install if needed, then start DynamoDB Local and ElasticMQ unless already up
+  stop     stop the servers this script started
+  status   show whether each server is running and who started it
+state dir: $STACK_DIR
+EOF
+}
+
+main() {
+  case "${1:-}" in
+    install) do_install ;;
+    start) do_start ;;
+    stop) do_stop ;;
+    status) do_status ;;
+    -h | --help | help) usage ;;
+    *)
+      usage >&2
+      exit 2
+      ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,51 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+)
+
+// serveFunc serves one matched, authenticated and permitted request.
+type serveFunc func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error
+
+// endpoint wraps a function's one route with what every endpoint does the
+// same way: 404 for other paths, 405 for other methods, 401 without a
+// principal, 403 without the route's permission, errors through the one
+// status table, and a 500 instead of a crash.
+func endpoint(route Route, serve serveFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		params, ok := MatchPath(route.Path, r.URL.Path)
+		if !ok {
+			writeError(w, r, domain.Errorf(domain.ECodeNotFound, "No such resource."))
+			return
+		}
+		if r.Method != route.Method {
+			w.Header().Set("Allow", strings.Join(AllowedMethods(r.URL.Path), ", "))
+			writeError(w, r, domain.Errorf(domain.ECodeMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(AllowedMethods(r.URL.Path), " or ")))
+			return
+		}
+		p, ok := auth.FromContext(r.Context())
+		if !ok {
+			writeError(w, r, domain.Errorf(domain.ECodeUnauthorized, "A valid API key is required: send Authorization: Bearer <key>."))
+			return
+		}
+		if !p.Can(route.Permission) {
+			writeError(w, r, domain.Errorf(domain.ECodeForbidden, "This API key lacks the %s permission.", route.Permission))
+			return
+		}
+		r = r.WithContext(logging.WithLogger(r.Context(), logging.From(r.Context()).With("account_id", p.AccountID)))
+		if err := serve(w, r, p, params); err != nil {
+			writeError(w, r, err)
+		}
+	})
+}

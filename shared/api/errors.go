@@ -1,0 +1,75 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+)
+
+// statusOf is the one table from error codes to HTTP statuses.
+var statusOf = map[string]int{
+	domain.ECodeUnauthorized:     http.StatusUnauthorized,
+	domain.ECodeForbidden:        http.StatusForbidden,
+	domain.ECodeNotFound:         http.StatusNotFound,
+	domain.ECodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	domain.ECodeConflict:         http.StatusConflict,
+	domain.ECodeInvalid:          http.StatusUnprocessableEntity,
+	domain.ECodeInternal:         http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status for an error code.
+func StatusOf(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is {"error": {"code": ..., "message": ...}}, the body of every
+// error but validation failures.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorBody.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ValidationBody is the contract's {"errors": {"<field>": ["<message>"]}}.
+type ValidationBody struct {
+	Errors map[string][]string `json:"errors"`
+}
+
+// writeError answers with err's status and body. Anything that is not a
+// *domain.Error is a fault: logged in full, shown as a bare internal error.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := domain.ErrorCode(err)
+	status := StatusOf(code)
+	log := logging.From(r.Context())
+	if code == domain.ECodeInternal {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+	} else {
+		log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "code", code)
+	}
+	if code == domain.ECodeInvalid {
+		writeJSON(w, status, ValidationBody{Errors: domain.ErrorFields(err)})
+		return
+	}
+	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: domain.ErrorMessage(err)}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Our own views always marshal; this is a programming error.
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal_error","message":"An internal error occurred."}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}

@@ -1,0 +1,114 @@
+// Package api is the service's HTTP API: one http.Handler per function, the
+// route table they share with the local gateway and the CDK stack, the JSON
+// and Markdown views of the contract, and the one table that maps error codes
+// to HTTP statuses.
+package api
+
+import (
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// Route is one method on one API Gateway resource, served by one function.
+type Route struct {
+	Method string
+	// Path is the API Gateway resource path; {name} matches one segment,
+	// including a ".md" suffix.
+	Path string
+	// Function is the directory under functions/ that serves it.
+	Function   string
+	Permission string
+}
+
+// BasePath prefixes every API route.
+const BasePath = "/api/v1"
+
+// Routes is the whole API surface.
+func Routes() []Route {
+	return []Route{
+		{Method: "GET", Path: BasePath + "/entities", Function: "list-entities", Permission: domain.PermEntityView},
+		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView},
+		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView},
+	}
+}
+
+// RouteFor returns the route a function serves.
+func RouteFor(function string) (Route, bool) {
+	for _, r := range Routes() {
+		if r.Function == function {
+			return r, true
+		}
+	}
+	return Route{}, false
+}
+
+// MatchPath reports whether a request path matches a resource path, and the
+// values of its {params}.
+func MatchPath(resource, path string) (map[string]string, bool) {
+	rs := strings.Split(strings.Trim(resource, "/"), "/")
+	ps := strings.Split(strings.Trim(path, "/"), "/")
+	if len(rs) != len(ps) || path == "" || path[0] != '/' {
+		return nil, false
+	}
+	params := map[string]string{}
+	for i, seg := range rs {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			if ps[i] == "" {
+				return nil, false
+			}
+			params[seg[1:len(seg)-1]] = ps[i]
+			continue
+		}
+		if seg != ps[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// AllowedMethods lists the methods the API serves on a request path, for a
+// 405's Allow header; empty when no route has the path.
+func AllowedMethods(path string) []string {
+	var out []string
+	for _, r := range Routes() {
+		if _, ok := MatchPath(r.Path, path); ok {
+			out = append(out, r.Method)
+		}
+	}
+	return out
+}
+
+// GatewayResponse is an answer API Gateway gives itself, before or instead of
+// a function. Its body has the same shape as the functions' errors.
+type GatewayResponse struct {
+	// Type is the API Gateway gateway response type.
+	Type    string
+	Status  int
+	Code    string
+	Message string
+}
+
+// GatewayResponses are configured on the REST API by the CDK stack and played
+// by the local gateway.
+func GatewayResponses() []GatewayResponse {
+	return []GatewayResponse{
+		{Type: "UNAUTHORIZED", Status: 401, Code: domain.ECodeUnauthorized, Message: "A valid API key is required: send Authorization: Bearer <key>."},
+		{Type: "ACCESS_DENIED", Status: 403, Code: domain.ECodeForbidden, Message: "This API key may not do this."},
+		// API Gateway answers an unknown path with MISSING_AUTHENTICATION_TOKEN.
+		{Type: "MISSING_AUTHENTICATION_TOKEN", Status: 404, Code: domain.ECodeNotFound, Message: "No such resource."},
+		{Type: "THROTTLED", Status: 429, Code: "rate_limited", Message: "Too many requests; retry later."},
+		{Type: "DEFAULT_4XX", Status: 0, Code: "bad_request", Message: "The request was refused."},
+		{Type: "DEFAULT_5XX", Status: 0, Code: domain.ECodeInternal, Message: "An internal error occurred."},
+	}
+}
+
+// GatewayResponseOf returns the gateway response of a type.
+func GatewayResponseOf(typ string) GatewayResponse {
+	for _, g := range GatewayResponses() {
+		if g.Type == typ {
+			return g
+		}
+	}
+	return GatewayResponse{Type: typ, Status: 500, Code: domain.ECodeInternal, Message: "An internal error occurred."}
+}

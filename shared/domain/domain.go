@@ -1,0 +1,302 @@
+// Package domain holds the service's core types: entities, their checks and
+// reviews, accounts, API keys and country configuration. It depends on nothing
+// but the standard library; every other package speaks in these types.
+package domain
+
+import "time"
+
+// EntityStatus is where an entity stands in onboarding.
+type EntityStatus string
+
+const (
+	EntityDraft           EntityStatus = "draft"
+	EntityReadyForReview  EntityStatus = "ready_for_review"
+	EntityApproved        EntityStatus = "approved"
+	EntityRejected        EntityStatus = "rejected"
+	EntityOnboarded       EntityStatus = "onboarded"
+	EntityUnderMonitoring EntityStatus = "under_monitoring"
+)
+
+// EntityStatuses lists every entity status of the contract.
+var EntityStatuses = []EntityStatus{EntityDraft, EntityReadyForReview, EntityApproved, EntityRejected, EntityOnboarded, EntityUnderMonitoring}
+
+// RegistrationStatus is what the commercial register says of the entity.
+type RegistrationStatus string
+
+const (
+	RegistrationUnknown RegistrationStatus = "unknown"
+	RegistrationValid   RegistrationStatus = "valid_status"
+	RegistrationInvalid RegistrationStatus = "invalid_status"
+	RegistrationExpired RegistrationStatus = "expired"
+)
+
+// RegistrationStatuses lists every registration status of the contract.
+var RegistrationStatuses = []RegistrationStatus{RegistrationUnknown, RegistrationValid, RegistrationInvalid, RegistrationExpired}
+
+// SanctionsStatus summarises organisation screening.
+type SanctionsStatus string
+
+const (
+	SanctionsNotRun      SanctionsStatus = "not_run"
+	SanctionsClear       SanctionsStatus = "clear"
+	SanctionsHit         SanctionsStatus = "hit"
+	SanctionsNeedsReview SanctionsStatus = "needs_review"
+)
+
+// SanctionsStatuses lists every sanctions status of the contract.
+var SanctionsStatuses = []SanctionsStatus{SanctionsNotRun, SanctionsClear, SanctionsHit, SanctionsNeedsReview}
+
+// RiskLevel is the outcome of a risk assessment.
+type RiskLevel string
+
+const (
+	RiskLow    RiskLevel = "low"
+	RiskMedium RiskLevel = "medium"
+	RiskHigh   RiskLevel = "high"
+)
+
+// RiskLevels lists every risk level of the contract.
+var RiskLevels = []RiskLevel{RiskLow, RiskMedium, RiskHigh}
+
+// RiskAssessment is set only by an assessment. An entity without one has never
+// been assessed: no level is implied (the contract's risk level rule).
+type RiskAssessment struct {
+	Level      RiskLevel
+	AssessedAt time.Time
+}
+
+// ScoreComponent is one line of the coverage score breakdown.
+type ScoreComponent struct {
+	Key    string `json:"key" dynamo:"key"`
+	Label  string `json:"label" dynamo:"label"`
+	Points int    `json:"points" dynamo:"points"`
+	Max    int    `json:"max" dynamo:"max"`
+}
+
+// Score is verification coverage, 0-100, with how it was reached.
+type Score struct {
+	Value     int
+	Breakdown []ScoreComponent
+}
+
+// Entity is a merchant identified by a registration number and a country.
+type Entity struct {
+	AccountID          int64
+	ID                 int64
+	RegistrationNumber string
+	LegalName          string
+	CountryCode        string // ISO 3166-1 alpha-2, upper case
+	CountryID          int    // ISO 3166-1 numeric
+	Status             EntityStatus
+	RegistrationStatus RegistrationStatus
+	SanctionsStatus    SanctionsStatus
+	Score              *Score          // nil until scored
+	Risk               *RiskAssessment // nil until assessed
+	WebsiteURL         *string
+	SocialURL          *string
+	ActivitySummary    *string
+	RelationshipsCount int // parties marked current
+	ReviewsCount       int
+	DocumentsCount     int
+	ChecksCount        int
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// CheckStatus is where a verification check stands.
+type CheckStatus string
+
+const (
+	CheckPending   CheckStatus = "pending"
+	CheckRunning   CheckStatus = "running"
+	CheckCompleted CheckStatus = "completed"
+	CheckFailed    CheckStatus = "failed"
+)
+
+// CheckStatuses lists every check status of the contract.
+var CheckStatuses = []CheckStatus{CheckPending, CheckRunning, CheckCompleted, CheckFailed}
+
+// CheckType names what a check verifies.
+type CheckType string
+
+const (
+	// CheckRegistryLookup asks the commercial register for the entity's record.
+	CheckRegistryLookup CheckType = "registry_lookup"
+	// CheckOrganizationScreening screens the organisation against sanctions lists.
+	CheckOrganizationScreening CheckType = "organization_screening"
+)
+
+// CheckTypes lists every check type the service runs.
+var CheckTypes = []CheckType{CheckRegistryLookup, CheckOrganizationScreening}
+
+// Triggering reasons recorded with checks.
+const (
+	TriggerIntake            = "intake"
+	TriggerOperatorRequested = "operator_requested"
+	TriggerPeriodicReview    = "periodic_review"
+)
+
+// Check is one verification run against an external provider.
+type Check struct {
+	AccountID        int64
+	ID               int64
+	EntityID         int64
+	ReviewID         *int64
+	Type             CheckType
+	ProviderKey      string
+	Status           CheckStatus
+	ProviderStatus   string
+	TriggeringReason string
+	// The party a party-scoped check targeted; all nil for entity-scoped checks.
+	SubjectType        *string
+	SubjectID          *int64
+	SubjectDisplayName *string
+	// Result is the sanitised provider result. A missing matches_count means
+	// the provider has not answered, never zero.
+	Result    map[string]any
+	CheckedAt *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ReviewPurpose says why a review was opened.
+type ReviewPurpose string
+
+const (
+	ReviewInitial  ReviewPurpose = "initial"
+	ReviewPeriodic ReviewPurpose = "periodic"
+)
+
+// ReviewPurposes lists every review purpose of the contract.
+var ReviewPurposes = []ReviewPurpose{ReviewInitial, ReviewPeriodic}
+
+// ReviewStatus is where a review stands.
+type ReviewStatus string
+
+const (
+	ReviewOpen       ReviewStatus = "open"
+	ReviewInProgress ReviewStatus = "in_progress"
+	ReviewEscalated  ReviewStatus = "escalated"
+	ReviewCompleted  ReviewStatus = "completed"
+	ReviewCancelled  ReviewStatus = "cancelled"
+)
+
+// ReviewStatuses lists every review status of the contract.
+var ReviewStatuses = []ReviewStatus{ReviewOpen, ReviewInProgress, ReviewEscalated, ReviewCompleted, ReviewCancelled}
+
+// Active reports whether a review still awaits a decision.
+func (s ReviewStatus) Active() bool {
+	return s == ReviewOpen || s == ReviewInProgress || s == ReviewEscalated
+}
+
+// Review outcomes, set when a review completes.
+const (
+	OutcomeApproved = "approved"
+	OutcomeRejected = "rejected"
+)
+
+// Review is a human decision on an entity.
+type Review struct {
+	AccountID        int64
+	ID               int64
+	EntityID         int64
+	Purpose          ReviewPurpose
+	Status           ReviewStatus
+	Outcome          *string
+	OutcomeReason    *string
+	AssignedUserID   *int64
+	AssignedUserName *string
+	NotesCount       int
+	ChecksCount      int
+	StartedAt        *time.Time
+	CompletedAt      *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// Account is a tenant. Every other record belongs to exactly one account.
+type Account struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+}
+
+// Permissions an API key (or later an operator) may hold.
+const (
+	PermEntityView          = "entity.view"
+	PermEntityCreate        = "entity.create"
+	PermReviewView          = "entity.review.view"
+	PermWebhookEndpointEdit = "webhook_endpoint.manage"
+	PermWebhookDeliveryView = "webhook_delivery.view"
+)
+
+// APIKeyPermissions lists the permissions an API key can be given.
+var APIKeyPermissions = []string{PermEntityView, PermEntityCreate, PermReviewView}
+
+// APIKey is a credential of an account. Only the SHA-256 of the secret is kept.
+type APIKey struct {
+	Hash        string // lowercase hex SHA-256 of the whole key
+	Prefix      string // the first characters, to recognise a key in listings
+	AccountID   int64
+	Permissions []string
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
+}
+
+// Active reports whether the key may still be used.
+func (k APIKey) Active() bool { return k.RevokedAt == nil }
+
+// Has reports whether the key grants perm.
+func (k APIKey) Has(perm string) bool {
+	for _, p := range k.Permissions {
+		if p == perm {
+			return true
+		}
+	}
+	return false
+}
+
+// CountryConfig is an account's setup for one country: whether entities may
+// be created there, how registration numbers look, and which checks run at
+// intake.
+type CountryConfig struct {
+	AccountID   int64
+	CountryCode string // ISO 3166-1 alpha-2, upper case
+	CountryID   int    // ISO 3166-1 numeric
+	Active      bool
+	// RegistrationPattern is a regular expression the whole registration
+	// number must match; RegistrationMessage is the validation message when
+	// it does not.
+	RegistrationPattern string
+	RegistrationMessage string
+	IntakeChecks        []IntakeCheck
+	UpdatedAt           time.Time
+}
+
+// IntakeCheck is one check run when an entity is created.
+type IntakeCheck struct {
+	Type        CheckType `json:"check_type" dynamo:"check_type"`
+	ProviderKey string    `json:"provider_key" dynamo:"provider_key"`
+	TimeoutMS   int       `json:"timeout_ms" dynamo:"timeout_ms"`
+}
+
+// EntityDetail is an entity with its checks (newest first) and its reviews
+// (active before finished, newest first within each).
+type EntityDetail struct {
+	Entity  Entity
+	Checks  []Check
+	Reviews []Review
+}
+
+// EntityFilter narrows a listing of entities. Zero values do not filter.
+type EntityFilter struct {
+	RegistrationNumber string     // exact match
+	CountryCode        string     // ISO 3166-1 alpha-2, upper case
+	UpdatedSince       *time.Time // changed at or after
+}
+
+// EntityPage is one page of a listing, with the total across all pages.
+type EntityPage struct {
+	Entities []Entity
+	Total    int
+}

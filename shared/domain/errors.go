@@ -1,0 +1,85 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Error codes. Each maps to one HTTP status in package api; the code itself is
+// what API clients see in {"error": {"code": ...}}.
+const (
+	ECodeUnauthorized     = "unauthorized"
+	ECodeForbidden        = "forbidden"
+	ECodeNotFound         = "not_found"
+	ECodeMethodNotAllowed = "method_not_allowed"
+	ECodeInvalid          = "validation_failed"
+	ECodeConflict         = "conflict"
+	ECodeInternal         = "internal_error"
+)
+
+// Error is an error the service means to show its caller: a code, a sentence,
+// and for validation failures the messages per field.
+type Error struct {
+	Code    string
+	Message string
+	Fields  map[string][]string
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return e.Code + ": " + e.Message
+	}
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := e.Code + ":"
+	for _, k := range keys {
+		s += fmt.Sprintf(" %s %v;", k, e.Fields[k])
+	}
+	return s
+}
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a validation error for one field.
+func Invalid(field string, messages ...string) *Error {
+	return &Error{Code: ECodeInvalid, Message: "Validation failed.", Fields: map[string][]string{field: messages}}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, or
+// ECodeInternal for anything else (which callers must not show).
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if err == nil {
+		return ""
+	}
+	return ECodeInternal
+}
+
+// ErrorMessage returns the caller-facing message of err: the *Error's own, or
+// a generic sentence that leaks nothing for any other error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "An internal error occurred."
+}
+
+// ErrorFields returns the per-field messages of a validation error.
+func ErrorFields(err error) map[string][]string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Fields
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+// Package logging gives every function the same structured JSON logs, with
+// the request id carried in the context so that every line of a request can
+// be found together.
+package logging
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+)
+
+// New returns a JSON logger writing to w (os.Stderr when nil), at the level
+// named by LOG_LEVEL-style text (debug, info, warn, error; info by default).
+func New(w io.Writer, level string) *slog.Logger {
+	if w == nil {
+		w = os.Stderr
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+type ctxKey struct{}
+
+// WithLogger returns a context carrying l.
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
+
+// From returns the context's logger, or slog's default.
+func From(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

@@ -1,0 +1,115 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// CreateTableInput is the CreateTable request for t under the physical name.
+// Tables are on-demand; encryption and point-in-time recovery are set by the
+// CDK stack, as DynamoDB Local ignores them.
+func CreateTableInput(t Table, name string) *dynamodb.CreateTableInput {
+	attrs := map[string]types.ScalarAttributeType{}
+	addAttr := func(a Attr) { attrs[a.Name] = types.ScalarAttributeType(a.Type) }
+	keySchema := func(pk Attr, sk *Attr) []types.KeySchemaElement {
+		ks := []types.KeySchemaElement{{AttributeName: aws.String(pk.Name), KeyType: types.KeyTypeHash}}
+		addAttr(pk)
+		if sk != nil {
+			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk.Name), KeyType: types.KeyTypeRange})
+			addAttr(*sk)
+		}
+		return ks
+	}
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		KeySchema:   keySchema(t.PartitionKey, t.SortKey),
+	}
+	for _, ix := range t.Indexes {
+		sk := ix.SortKey
+		proj := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
+		if ix.Projection == ProjectInclude {
+			proj.NonKeyAttributes = ix.NonKeyAttrs
+		}
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName: aws.String(ix.Name), KeySchema: keySchema(t.PartitionKey, &sk), Projection: proj,
+			})
+			continue
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.PartitionKey, &sk), Projection: proj,
+		})
+	}
+	for n, typ := range attrs {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: typ})
+	}
+	if t.Stream != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(t.Stream)}
+	}
+	return in
+}
+
+// TableAPI is the part of the DynamoDB client that Ensure needs.
+type TableAPI interface {
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
+}
+
+// Ensure creates every table of names that does not exist yet and waits until
+// all are active. Running it again changes nothing.
+func Ensure(ctx context.Context, api TableAPI, names Names) error {
+	for _, t := range Tables() {
+		name, ok := names[t.ID]
+		if !ok {
+			continue
+		}
+		_, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		var nf *types.ResourceNotFoundException
+		switch {
+		case err == nil:
+			continue
+		case !errors.As(err, &nf):
+			return fmt.Errorf("describe table %s: %w", name, err)
+		}
+		if _, err := api.CreateTable(ctx, CreateTableInput(t, name)); err != nil {
+			var inUse *types.ResourceInUseException
+			if !errors.As(err, &inUse) {
+				return fmt.Errorf("create table %s: %w", name, err)
+			}
+		}
+		w := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = 100 * time.Millisecond; o.MaxDelay = time.Second })
+		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+			return fmt.Errorf("wait for table %s: %w", name, err)
+		}
+		if t.TTLAttr != "" {
+			if _, err := api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+				TableName:               aws.String(name),
+				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTLAttr), Enabled: aws.Bool(true)},
+			}); err != nil {
+				return fmt.Errorf("enable ttl on %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Drop deletes every table of names, ignoring those already gone.
+func Drop(ctx context.Context, api TableAPI, names Names) error {
+	for _, name := range names {
+		_, err := api.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var nf *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &nf) {
+			return fmt.Errorf("delete table %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+// Package schema is the one definition of every DynamoDB table: keys, indexes,
+// streams and TTL. Local table creation, the CDK stack and the check on
+// template.yaml all read it, so they cannot disagree.
+package schema
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// AttrType is a DynamoDB key attribute type.
+type AttrType string
+
+const (
+	String AttrType = "S"
+	Number AttrType = "N"
+)
+
+// Attr is a key attribute.
+type Attr struct {
+	Name string
+	Type AttrType
+}
+
+// Projection says which attributes an index copies.
+type Projection string
+
+const (
+	ProjectAll      Projection = "ALL"
+	ProjectKeysOnly Projection = "KEYS_ONLY"
+	ProjectInclude  Projection = "INCLUDE"
+)
+
+// Index is a secondary index. A local index shares the table's partition key,
+// so PartitionKey is left empty; local indexes allow strongly consistent reads.
+type Index struct {
+	Name         string
+	Local        bool
+	PartitionKey Attr
+	SortKey      Attr
+	Projection   Projection
+	NonKeyAttrs  []string // with ProjectInclude
+}
+
+// StreamView is the stream view type of a table, or "" for no stream.
+type StreamView string
+
+const NewAndOldImages StreamView = "NEW_AND_OLD_IMAGES"
+
+// Table describes one table.
+type Table struct {
+	// ID is the logical name, used for construct ids and local table names.
+	ID string
+	// EnvVar holds the physical table name in every function's environment.
+	EnvVar       string
+	PartitionKey Attr
+	SortKey      *Attr
+	Indexes      []Index
+	Stream       StreamView
+	TTLAttr      string
+}
+
+// Logical table ids.
+const (
+	Accounts = "accounts"
+	APIKeys  = "api_keys"
+	Counters = "counters"
+	Entities = "entities"
+	Checks   = "checks"
+	Reviews  = "reviews"
+)
+
+// Index names.
+const (
+	EntitiesBySeq          = "by_seq"
+	EntitiesByCountrySeq   = "by_country_seq"
+	EntitiesByRegistration = "by_registration"
+	EntitiesByUpdated      = "by_updated"
+	ByEntity               = "by_entity"
+)
+
+var (
+	accountID = Attr{"account_id", Number}
+)
+
+// Tables returns every table of the service.
+func Tables() []Table {
+	return []Table{
+		{
+			// The account item, its country configurations and its counters.
+			ID: Accounts, EnvVar: "ACCOUNTS_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"sk", String},
+		},
+		{
+			// API keys by the SHA-256 of the key. This is the one table whose key
+			// does not start with the account id: it is how the account is found.
+			ID: APIKeys, EnvVar: "API_KEYS_TABLE",
+			PartitionKey: Attr{"key_hash", String},
+		},
+		{
+			// Service-wide id sequences (entity, review, check, account).
+			ID: Counters, EnvVar: "COUNTERS_TABLE",
+			PartitionKey: Attr{"name", String},
+		},
+		{
+			ID: Entities, EnvVar: "ENTITIES_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"entity_id", Number},
+			Indexes: []Index{
+				// Dense per-account sequence: page p is one key-range query.
+				{Name: EntitiesBySeq, Local: true, SortKey: Attr{"seq", Number}, Projection: ProjectAll},
+				// "<country>#<zero-padded per-country sequence>": the same for a country filter.
+				{Name: EntitiesByCountrySeq, Local: true, SortKey: Attr{"country_seq", String}, Projection: ProjectAll},
+				// "<registration number>#<country>": exact registration number look-ups.
+				{Name: EntitiesByRegistration, Local: true, SortKey: Attr{"registration_key", String}, Projection: ProjectAll},
+				// updated_since: only the keys and the country, the page is fetched by key.
+				{Name: EntitiesByUpdated, Local: true, SortKey: Attr{"updated_at", String}, Projection: ProjectInclude, NonKeyAttrs: []string{"country_code"}},
+			},
+		},
+		{
+			ID: Checks, EnvVar: "CHECKS_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"check_id", Number},
+			Indexes: []Index{
+				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+			},
+		},
+		{
+			// Its stream feeds review-events, which turns state changes into webhooks.
+			ID: Reviews, EnvVar: "REVIEWS_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"review_id", Number},
+			Indexes: []Index{
+				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+			},
+			Stream: NewAndOldImages,
+		},
+	}
+}
+
+// Names maps logical table ids to physical table names.
+type Names map[string]string
+
+// NamesWithPrefix names every table prefix+id, as the local stack and the
+// integration tests do.
+func NamesWithPrefix(prefix string) Names {
+	n := Names{}
+	for _, t := range Tables() {
+		n[t.ID] = prefix + t.ID
+	}
+	return n
+}
+
+// NamesFromEnv reads the names of the tables ids from their environment
+// variables (getenv is os.Getenv in a Lambda). A function names only the
+// tables it uses, as its IAM role allows only those. A missing variable is an
+// error, reported at init.
+func NamesFromEnv(getenv func(string) string, ids ...string) (Names, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	byID := map[string]Table{}
+	for _, t := range Tables() {
+		byID[t.ID] = t
+	}
+	n := Names{}
+	var missing []string
+	for _, id := range ids {
+		t, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("schema: unknown table %q", id)
+		}
+		v := getenv(t.EnvVar)
+		if v == "" {
+			missing = append(missing, t.EnvVar)
+			continue
+		}
+		n[id] = v
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("schema: table names missing from the environment: %s", strings.Join(missing, ", "))
+	}
+	return n, nil
+}
+
+// Lookup returns the definition of the table id.
+func Lookup(id string) (Table, bool) {
+	for _, t := range Tables() {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Table{}, false
+}

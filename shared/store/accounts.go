@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// CreateAccount creates an account with zeroed entity counters.
+func (s *Store) CreateAccount(ctx context.Context, name string, now time.Time) (domain.Account, error) {
+	if name == "" {
+		return domain.Account{}, domain.Invalid("name", "can't be blank")
+	}
+	id, err := s.nextIDs(ctx, seqAccount, 1)
+	if err != nil {
+		return domain.Account{}, err
+	}
+	it := accountItem{AccountID: id, SK: skAccount, Name: name, CreatedAt: fmtTime(now), CountryCounts: map[string]int64{}}
+	err = s.table(schema.Accounts).Put(it).If("attribute_not_exists(account_id)").Run(ctx)
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("create account: %w", err)
+	}
+	return domain.Account{ID: id, Name: name, CreatedAt: now}, nil
+}
+
+// Account returns one account.
+func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
+	it, err := s.accountItem(ctx, id)
+	if err != nil {
+		return domain.Account{}, err
+	}
+	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt)}, nil
+}
+
+func (s *Store) accountItem(ctx context.Context, id int64) (accountItem, error) {
+	var it accountItem
+	err := s.table(schema.Accounts).Get("account_id", id).Range("sk", dynamo.Equal, skAccount).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return it, wrap(notFound(err, "Account"), "get account %d", id)
+	}
+	return it, nil
+}
+
+// ListAccounts returns every account, by id. It scans the accounts table, so
+// it is for operators' tools, never for a request path.
+func (s *Store) ListAccounts(ctx context.Context) ([]domain.Account, error) {
+	var items []accountItem
+	err := s.table(schema.Accounts).Scan().Filter("sk = ?", skAccount).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	out := make([]domain.Account, 0, len(items))
+	for _, it := range items {
+		out = append(out, domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// PutCountryConfig creates or replaces an account's configuration of a country.
+func (s *Store) PutCountryConfig(ctx context.Context, c domain.CountryConfig) error {
+	it := countryItem{
+		AccountID:           c.AccountID,
+		SK:                  skCountryPrefix + c.CountryCode,
+		CountryCode:         c.CountryCode,
+		CountryID:           c.CountryID,
+		Active:              c.Active,
+		RegistrationPattern: c.RegistrationPattern,
+		RegistrationMessage: c.RegistrationMessage,
+		IntakeChecks:        c.IntakeChecks,
+		UpdatedAt:           fmtTime(c.UpdatedAt),
+	}
+	// The account must exist: a configuration never creates a tenant.
+	err := s.db.WriteTx().
+		Check(s.table(schema.Accounts).Check("account_id", c.AccountID).Range("sk", skAccount).IfExists()).
+		Put(s.table(schema.Accounts).Put(it)).
+		Run(ctx)
+	if isTxCondFailed(err) {
+		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	}
+	return wrap(err, "put country %s for account %d", c.CountryCode, c.AccountID)
+}
+
+// CountryConfigs returns every country configured for the account, by code.
+func (s *Store) CountryConfigs(ctx context.Context, accountID int64) ([]domain.CountryConfig, error) {
+	var items []countryItem
+	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skCountryPrefix).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("list countries of account %d: %w", accountID, err)
+	}
+	out := make([]domain.CountryConfig, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+)
+
+func isCondFailed(err error) bool { return err != nil && dynamo.IsCondCheckFailed(err) }
+
+// isTxCondFailed reports whether a transaction was cancelled only because a
+// condition failed (not a conflict with another transaction or a fault).
+func isTxCondFailed(err error) bool {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return false
+	}
+	failed := false
+	for _, r := range tce.CancellationReasons {
+		switch code := deref(r.Code); code {
+		case "", "None":
+		case "ConditionalCheckFailed":
+			failed = true
+		default:
+			return false
+		}
+	}
+	return failed
+}
+
+// isTxConflict reports whether a transaction lost a race with another write
+// (worth retrying).
+func isTxConflict(err error) bool {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			if deref(r.Code) == "TransactionConflict" {
+				return true
+			}
+		}
+	}
+	var tc *types.TransactionConflictException
+	return errors.As(err, &tc)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

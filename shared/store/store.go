@@ -1,0 +1,61 @@
+// Package store keeps the service's records in DynamoDB through guregu/dynamo.
+// Every key that holds tenant data starts with the account id, so a read made
+// for one account can never reach another's records.
+//
+// One file per operation; every method takes ctx first and reports
+// domain.Error codes (not_found, conflict, validation_failed) for what a caller
+// may see, and wrapped errors for faults.
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// Store reads and writes the service's tables.
+type Store struct {
+	db    *dynamo.DB
+	names schema.Names
+}
+
+// New returns a Store over db with the physical table names.
+func New(db *dynamo.DB, names schema.Names) *Store {
+	return &Store{db: db, names: names}
+}
+
+// DB returns the underlying client, for tools that manage tables.
+func (s *Store) DB() *dynamo.DB { return s.db }
+
+func (s *Store) table(id string) dynamo.Table {
+	name, ok := s.names[id]
+	if !ok {
+		// A wiring mistake (the function was not given this table), reported
+		// by DynamoDB as a validation error on the empty name.
+		name = ""
+	}
+	return s.db.Table(name)
+}
+
+// notFound maps dynamo's ErrNotFound to the caller-facing not_found error.
+func notFound(err error, what string) error {
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return domain.Errorf(domain.ECodeNotFound, "%s not found.", what)
+	}
+	return err
+}
+
+func wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
