@@ -178,4 +178,3 @@ func mdOpt(s *string) string {
 }
 
 func mdCell(s string) string { return mdText(s, "—") }
-

@@ -86,7 +86,10 @@ func Ensure(ctx context.Context, api TableAPI, names Names) error {
 				return fmt.Errorf("create table %s: %w", name, err)
 			}
 		}
-		w := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = 100 * time.Millisecond; o.MaxDelay = time.Second })
+		w := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) {
+			o.MinDelay = 100 * time.Millisecond
+			o.MaxDelay = time.Second
+		})
 		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
 			return fmt.Errorf("wait for table %s: %w", name, err)
 		}
