@@ -423,10 +423,10 @@ wait_healthy() { # service timeout-seconds launched(0/1)
 
 fail_start() { # service
   local svc="$1" logf="$LOG_DIR/$1.log"
-  err "$svc did not come up on $(endpoint "$svc") within ${START_TIMEOUT}s"
+  err "$svc is not answering on $(endpoint "$svc") (waited up to ${START_TIMEOUT}s)"
   if [[ -f "$logf" ]]; then
     err "--- last lines of $logf:"
-    tail -n 40 "$logf" >&2 || true
+    tail -n 30 "$logf" >&2 || true
   fi
   exit 1
 }

@@ -1,0 +1,152 @@
+// Package devstack finds, or starts, the local stand-ins for AWS that tests
+// and the local runner use: DynamoDB Local and ElasticMQ, installed and run by
+// the project's own script (local/stack/stack.sh). It gives integration tests
+// tables of their own, dropped when the test ends.
+package devstack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+)
+
+// Region is the region the local stack pretends to be in.
+const Region = "us-east-1"
+
+// DynamoDBEndpoint is DYNAMODB_ENDPOINT, or DynamoDB Local on 127.0.0.1 at
+// DYNAMODB_PORT (8000).
+func DynamoDBEndpoint() string {
+	if v := os.Getenv("DYNAMODB_ENDPOINT"); v != "" {
+		return v
+	}
+	return "http://127.0.0.1:" + envOr("DYNAMODB_PORT", "8000")
+}
+
+// SQSEndpoint is SQS_ENDPOINT, or ElasticMQ on 127.0.0.1 at ELASTICMQ_PORT (9324).
+func SQSEndpoint() string {
+	if v := os.Getenv("SQS_ENDPOINT"); v != "" {
+		return v
+	}
+	return "http://127.0.0.1:" + envOr("ELASTICMQ_PORT", "9324")
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// AWSConfig is an AWS configuration for the local stack: static dummy
+// credentials, so nothing ever reaches a real account.
+func AWSConfig() aws.Config {
+	return aws.Config{
+		Region:      Region,
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}
+}
+
+var ensureOnce struct {
+	sync.Mutex
+	done bool
+}
+
+// Ensure makes sure DynamoDB Local and ElasticMQ answer, starting them with
+// the project's script when they do not. Services already running (started
+// by make, by another test package or by hand) are used as they are.
+func Ensure(ctx context.Context) error {
+	ensureOnce.Lock()
+	defer ensureOnce.Unlock()
+	if ensureOnce.done {
+		return nil
+	}
+	if answers(DynamoDBEndpoint()) && answers(SQSEndpoint()) {
+		ensureOnce.done = true
+		return nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "local", "stack", "stack.sh"), "start")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("start local stack (local/stack/stack.sh start): %w", err)
+	}
+	if !answers(DynamoDBEndpoint()) {
+		return errors.New("local stack started, but DynamoDB Local does not answer at " + DynamoDBEndpoint())
+	}
+	ensureOnce.done = true
+	return nil
+}
+
+// answers reports whether something accepts connections at the endpoint.
+func answers(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", u.Host, 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	// A port that accepts is not enough: the service must speak HTTP.
+	hc := http.Client{Timeout: 2 * time.Second}
+	resp, err := hc.Get(endpoint)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// RepoRoot finds the repository root: the nearest directory above the working
+// directory that holds go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("devstack: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// UniquePrefix returns a table-name prefix no other run uses.
+func UniquePrefix(label string) string {
+	var b [4]byte
+	rand.Read(b[:])
+	label = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, label)
+	if len(label) > 40 {
+		label = label[:40]
+	}
+	return "t-" + label + "-" + hex.EncodeToString(b[:]) + "-"
+}
