@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 
+	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -13,7 +14,7 @@ import (
 // not found: the key starts with the account id.
 func (s *Store) Entity(ctx context.Context, accountID, id int64) (domain.Entity, error) {
 	var it entityItem
-	err := s.table(schema.Entities).Get("account_id", accountID).Range("entity_id", "=", id).One(ctx, &it)
+	err := s.table(schema.Entities).Get("account_id", accountID).Range("entity_id", dynamo.Equal, id).One(ctx, &it)
 	if err != nil {
 		return domain.Entity{}, wrap(notFound(err, "Entity"), "get entity %d", id)
 	}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// env is what every command works with: the local store and a logger.
+type env struct {
+	store *store.Store
+	names schema.Names
+	log   *slog.Logger
+}
+
+// tablePrefix names the local tables, so several checkouts can share one
+// DynamoDB Local.
+func tablePrefix() string {
+	if p := os.Getenv("EVS_TABLE_PREFIX"); p != "" {
+		return p
+	}
+	return "evs-local-"
+}
+
+// open starts what is missing of the local stack and creates the tables.
+func open(ctx context.Context) (*env, error) {
+	log := logging.New(os.Stderr, os.Getenv("LOG_LEVEL"))
+	slog.SetDefault(log)
+	if err := devstack.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	db := devstack.DB()
+	names := schema.NamesWithPrefix(tablePrefix())
+	if err := schema.Ensure(ctx, db.Client(), names); err != nil {
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	return &env{store: store.New(db, names), names: names, log: log}, nil
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/evs-kyb/evs/local/seed"
+	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// demoState is what `up` remembers between runs (git-ignored), so a second
+// run reuses the demo account and key instead of seeding again.
+type demoState struct {
+	TablePrefix string `json:"table_prefix"`
+	AccountID   int64  `json:"account_id"`
+	Key         string `json:"key"`
+}
+
+func cmdUp(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	seedMode := fs.String("seed", "demo", "demo or none")
+	entities := fs.Int("entities", 150, "number of demo entities")
+	port := fs.String("port", envDefault("PORT", "3000"), "port to serve on (127.0.0.1)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *seedMode != "demo" && *seedMode != "none" {
+		return usageError{"up: --seed must be demo or none"}
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	var demo *demoState
+	if *seedMode == "demo" {
+		if demo, err = ensureDemo(ctx, e, *entities); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *port))
+	if err != nil {
+		return fmt.Errorf("listen on port %s: %w", *port, err)
+	}
+	srv := &http.Server{Handler: newGateway(e.store, e.log), ReadHeaderTimeout: 10 * time.Second}
+	base := "http://" + ln.Addr().String() + "/api/v1"
+	fmt.Printf("API:      %s\n", base)
+	if demo != nil {
+		fmt.Printf("Demo key: %s\n", demo.Key)
+		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
+	}
+	fmt.Println("Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdown)
+	}
+}
+
+// ensureDemo reuses the demo account when its key still works against these
+// tables, and otherwise creates it: an account with Saudi Arabia and the UAE
+// enabled, the demo entities, and a key with every permission.
+func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
+	path, err := demoStatePath()
+	if err != nil {
+		return nil, err
+	}
+	if st, err := readDemoState(path); err == nil && st.TablePrefix == tablePrefix() {
+		p, err := (&auth.Authorizer{Keys: e.store}).Authenticate(ctx, "Bearer "+st.Key)
+		if err == nil && p.AccountID == st.AccountID {
+			e.log.Info("reusing demo account", "account_id", st.AccountID)
+			return st, nil
+		}
+	}
+	cat := country.ISO()
+	sa, _ := cat.ByAlpha2("SA")
+	ae, _ := cat.ByAlpha2("AE")
+	acct, err := createAccount(ctx, e, "Demo Merchants", []country.Country{sa, ae})
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if _, err := e.store.ImportEntities(ctx, acct.ID, seed.Demo(domain.Now(), n)); err != nil {
+		return nil, fmt.Errorf("seed demo data: %w", err)
+	}
+	e.log.Info("demo data seeded", "account_id", acct.ID, "entities", n, "ms", time.Since(start).Milliseconds())
+	key, err := createKey(ctx, e, acct.ID, append([]string(nil), domain.APIKeyPermissions...))
+	if err != nil {
+		return nil, err
+	}
+	st := &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key}
+	if err := writeDemoState(path, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func demoStatePath() (string, error) {
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".local", "demo.json"), nil
+}
+
+func readDemoState(path string) (*demoState, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st demoState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	if st.Key == "" || st.AccountID == 0 {
+		return nil, errors.New("incomplete demo state")
+	}
+	return &st, nil
+}
+
+func writeDemoState(path string, st *demoState) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	// The key is a secret: readable by its owner only.
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+func envDefault(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+

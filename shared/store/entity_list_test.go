@@ -1,0 +1,191 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// importMix loads n entities: every third in AE, the rest in SA, entity i
+// updated i hours after t0.
+func importMix(t *testing.T, st *store.Store, acct int64, n int) []domain.EntityDetail {
+	t.Helper()
+	ds := make([]domain.EntityDetail, n)
+	for i := range ds {
+		country, number := "SA", fmt.Sprintf("70%08d", i)
+		if i%3 == 2 {
+			country, number = "AE", fmt.Sprintf("CN-%07d", i)
+		}
+		ds[i] = sampleEntity(acct, country, number, t0.Add(time.Duration(i)*time.Minute))
+		ds[i].Entity.UpdatedAt = t0.Add(time.Duration(i) * time.Hour)
+	}
+	out, err := st.ImportEntities(context.Background(), acct, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestListEntities(t *testing.T) {
+	ctx := context.Background()
+	st := devstack.Store(t)
+	acct := newAccount(t, st, "SA", "AE")
+	all := importMix(t, st, acct, 30) // 20 SA, 10 AE
+	newest := all[len(all)-1].Entity.ID
+	since := t0.Add(20 * time.Hour)
+
+	tests := []struct {
+		name          string
+		filter        domain.EntityFilter
+		page, perPage int
+		wantTotal     int
+		wantIDs       []int64
+	}{
+		{"first page", domain.EntityFilter{}, 1, 4, 30, []int64{newest, newest - 1, newest - 2, newest - 3}},
+		{"middle page", domain.EntityFilter{}, 2, 4, 30, []int64{newest - 4, newest - 5, newest - 6, newest - 7}},
+		{"last partial page", domain.EntityFilter{}, 8, 4, 30, []int64{newest - 28, newest - 29}},
+		{"page past the end", domain.EntityFilter{}, 9, 4, 30, []int64{}},
+		{"country", domain.EntityFilter{CountryCode: "AE"}, 1, 3, 10, []int64{all[29].Entity.ID, all[26].Entity.ID, all[23].Entity.ID}},
+		{"country, lower case", domain.EntityFilter{CountryCode: "ae"}, 4, 3, 10, []int64{all[2].Entity.ID}},
+		{"country without entities", domain.EntityFilter{CountryCode: "GB"}, 1, 3, 0, []int64{}},
+		{"registration number", domain.EntityFilter{RegistrationNumber: "7000000004"}, 1, 50, 1, []int64{all[4].Entity.ID}},
+		{"registration number is exact", domain.EntityFilter{RegistrationNumber: "700000000"}, 1, 50, 0, []int64{}},
+		{"registration number and other country", domain.EntityFilter{RegistrationNumber: "7000000004", CountryCode: "AE"}, 1, 50, 0, []int64{}},
+		{"updated since", domain.EntityFilter{UpdatedSince: &since}, 1, 4, 10, []int64{newest, newest - 1, newest - 2, newest - 3}},
+		{"updated since, page 3", domain.EntityFilter{UpdatedSince: &since}, 3, 4, 10, []int64{all[21].Entity.ID, all[20].Entity.ID}},
+		{"updated since and country", domain.EntityFilter{UpdatedSince: &since, CountryCode: "AE"}, 1, 50, 4, []int64{all[29].Entity.ID, all[26].Entity.ID, all[23].Entity.ID, all[20].Entity.ID}},
+		{"updated since and registration number", domain.EntityFilter{UpdatedSince: &since, RegistrationNumber: "7000000004"}, 1, 50, 0, []int64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := st.ListEntities(ctx, acct, tt.filter, tt.page, tt.perPage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != tt.wantTotal {
+				t.Errorf("total = %d, want %d", got.Total, tt.wantTotal)
+			}
+			if fmt.Sprint(ids(got.Entities)) != fmt.Sprint(tt.wantIDs) {
+				t.Errorf("ids = %v, want %v", ids(got.Entities), tt.wantIDs)
+			}
+		})
+	}
+}
+
+func TestUpdatedSinceIsInclusiveToTheMillisecond(t *testing.T) {
+	ctx := context.Background()
+	st := devstack.Store(t)
+	acct := newAccount(t, st, "SA")
+	all := importMix(t, st, acct, 3)
+	at := all[1].Entity.UpdatedAt
+	for _, tt := range []struct {
+		since time.Time
+		want  int
+	}{
+		{at, 2},
+		{at.Add(time.Microsecond), 1}, // just after entity 1's change
+		{at.Add(-time.Microsecond), 2},
+	} {
+		got, err := st.ListEntities(ctx, acct, domain.EntityFilter{UpdatedSince: &tt.since}, 1, 50)
+		if err != nil || got.Total != tt.want {
+			t.Errorf("since %s: total %d, %v; want %d", tt.since.Format(time.RFC3339Nano), got.Total, err, tt.want)
+		}
+	}
+}
+
+// requestCounter counts DynamoDB requests and the items they return.
+type requestCounter struct {
+	mu       sync.Mutex
+	requests map[string]int
+	items    int
+}
+
+func (c *requestCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests, c.items = map[string]int{}, 0
+}
+
+func (c *requestCounter) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleInitialize(ctx, in)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.requests == nil {
+				c.requests = map[string]int{}
+			}
+			switch v := out.Result.(type) {
+			case *dynamodb.QueryOutput:
+				c.requests["Query"]++
+				c.items += int(v.Count)
+			case *dynamodb.GetItemOutput:
+				c.requests["GetItem"]++
+				if v.Item != nil {
+					c.items++
+				}
+			case *dynamodb.BatchGetItemOutput:
+				c.requests["BatchGetItem"]++
+				for _, items := range v.Responses {
+					c.items += len(items)
+				}
+			case *dynamodb.ScanOutput:
+				c.requests["Scan"]++
+				c.items += int(v.ScannedCount)
+			default:
+				c.requests[fmt.Sprintf("%T", v)]++
+			}
+			return out, md, err
+		}), middleware.After)
+	})
+}
+
+// TestPageCostDoesNotGrowWithDepth reads page 1 and a deep page of a large
+// account and checks both cost the same: one GetItem (the counters) and one
+// Query of per_page items, never O(page x per_page) or O(account size).
+func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 3,000 entities")
+	}
+	ctx := context.Background()
+	counter := &requestCounter{}
+	st := devstack.Store(t, counter.option)
+	acct := newAccount(t, st, "SA", "AE")
+	const n, perPage = 3000, 50
+	importMix(t, st, acct, n)
+
+	for _, f := range []domain.EntityFilter{{}, {CountryCode: "SA"}} {
+		costs := map[int]string{}
+		for _, page := range []int{1, n / perPage / 2, 40} {
+			counter.reset()
+			res, err := st.ListEntities(ctx, acct, f, page, perPage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Entities) != perPage {
+				t.Fatalf("filter %+v page %d: %d entities", f, page, len(res.Entities))
+			}
+			total := 0
+			for _, v := range counter.requests {
+				total += v
+			}
+			if total != 2 || counter.requests["GetItem"] != 1 || counter.requests["Query"] != 1 {
+				t.Errorf("filter %+v page %d: requests %v, want one GetItem and one Query", f, page, counter.requests)
+			}
+			if counter.items > perPage+1 {
+				t.Errorf("filter %+v page %d: read %d items, want at most %d", f, page, counter.items, perPage+1)
+			}
+			costs[page] = fmt.Sprintf("%v/%d items", counter.requests, counter.items)
+		}
+		t.Logf("filter %+v: cost by page %v", f, costs)
+	}
+}
