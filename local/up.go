@@ -150,4 +150,3 @@ func envDefault(k, def string) string {
 	}
 	return def
 }
-
