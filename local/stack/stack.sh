@@ -521,10 +521,13 @@ stop_one() { # service
   log "$svc: stopped (pid $pid)"
 }
 
-do_stop() {
+do_stop() { # [service...] (default: all)
   take_lock
   local svc
-  for svc in "${SERVICES[@]}"; do
+  local -a which=("$@")
+  [[ ${#which[@]} -gt 0 ]] || which=("${SERVICES[@]}")
+  for svc in "${which[@]}"; do
+    case " ${SERVICES[*]} " in *" $svc "*) ;; *) die "unknown service: $svc" ;; esac
     stop_one "$svc"
   done
 }
@@ -549,7 +552,7 @@ usage() {
 usage: $0 install|start|stop|status
   install  install Java/Maven if missing and fetch the jars (no-op when up to date)
   start    install if needed, then start DynamoDB Local and ElasticMQ unless already up
-  stop     stop the servers this script started
+  stop [SERVICE...]  stop the servers this script started (all, or those named)
   status   show whether each server is running and who started it
 state dir: $STACK_DIR
 EOF
@@ -559,7 +562,7 @@ main() {
   case "${1:-}" in
     install) do_install ;;
     start) do_start ;;
-    stop) do_stop ;;
+    stop) shift; do_stop "$@" ;;
     status) do_status ;;
     -h | --help | help) usage ;;
     *)

@@ -38,7 +38,7 @@ func EntityMarkdown(d domain.EntityDetail, countries *country.Catalogue) string 
 
 	writeScoreBreakdown(&b, e.Score)
 
-	fmt.Fprintf(&b, "\n## Checks (%d)\n\n", e.ChecksCount)
+	fmt.Fprintf(&b, "\n## Checks (%d)\n\n", len(d.Checks))
 	if len(d.Checks) == 0 {
 		b.WriteString("No checks have run.\n")
 	} else {
@@ -51,7 +51,7 @@ func EntityMarkdown(d domain.EntityDetail, countries *country.Catalogue) string 
 		}
 	}
 
-	fmt.Fprintf(&b, "\n## Reviews (%d)\n\n", e.ReviewsCount)
+	fmt.Fprintf(&b, "\n## Reviews (%d)\n\n", len(d.Reviews))
 	if len(d.Reviews) == 0 {
 		b.WriteString("No reviews.\n")
 	} else {

@@ -25,26 +25,34 @@ func idAndFormat(raw string) (id int64, markdown bool, ok bool) {
 }
 
 // wantsMarkdown reads the Accept header: Markdown when text/markdown is
-// preferred over application/json; JSON otherwise, including when the header
-// is absent or names neither.
+// preferred over application/json: a higher quality, or the same quality from
+// a more specific range, or the same from an equally specific range listed
+// first. JSON otherwise, including when the header is absent or names neither.
 func wantsMarkdown(accept string) bool {
 	if accept == "" {
 		return false
 	}
-	qJSON, specJSON := acceptQ(accept, mediaJSON)
-	qMD, specMD := acceptQ(accept, mediaMarkdown)
-	if qMD != qJSON {
+	qJSON, specJSON, posJSON := acceptQ(accept, mediaJSON)
+	qMD, specMD, posMD := acceptQ(accept, mediaMarkdown)
+	switch {
+	case qMD <= 0:
+		return false
+	case qMD != qJSON:
 		return qMD > qJSON
+	case specMD != specJSON:
+		return specMD > specJSON
+	default:
+		return posMD < posJSON
 	}
-	return qMD > 0 && specMD > specJSON
 }
 
-// acceptQ returns the quality the Accept header gives a media type, and how
-// specific the range that gave it was (2 exact, 1 type/*, 0 */*, -1 none).
-func acceptQ(accept, media string) (q float64, specificity int) {
+// acceptQ returns the quality the Accept header gives a media type, how
+// specific the range that gave it was (2 exact, 1 type/*, 0 */*, -1 none) and
+// where that range stands in the header.
+func acceptQ(accept, media string) (q float64, specificity, position int) {
 	typ, _, _ := strings.Cut(media, "/")
 	specificity = -1
-	for _, part := range strings.Split(accept, ",") {
+	for i, part := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
@@ -61,12 +69,12 @@ func acceptQ(accept, media string) (q float64, specificity int) {
 		if s <= specificity {
 			continue
 		}
-		specificity, q = s, 1
+		specificity, q, position = s, 1, i
 		if v, ok := params["q"]; ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				q = f
 			}
 		}
 	}
-	return q, specificity
+	return q, specificity, position
 }
