@@ -26,6 +26,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/logging"
 )
 
 // AuthorizerFunc is the authorizer's Lambda handler.
@@ -78,6 +79,8 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	ctx, cancel := context.WithTimeout(r.Context(), g.timeout())
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: newRequestID()})
+	// In Lambda the functions log through the default logger their init sets.
+	ctx = logging.WithLogger(ctx, g.Log)
 
 	// API Gateway checks the identity source before calling the authorizer:
 	// no Authorization header is a 401 without an invocation.

@@ -1,0 +1,142 @@
+package main
+
+// Benchmarks of issue-level targets, each reported as a ratio of two latencies
+// measured in the same run (make bench), never asserted as wall-clock limits.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/local/seed"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+const (
+	benchEntities = 10_000
+	benchPerPage  = 50
+	benchSamples  = 300
+)
+
+type benchAccount struct {
+	st       *store.Store
+	srv      *httptest.Server
+	key      string
+	account  int64
+	entities []domain.EntityDetail
+}
+
+func newBenchAccount(b *testing.B) *benchAccount {
+	b.Helper()
+	ctx := context.Background()
+	st := devstack.Store(b)
+	e := &env{store: st, log: quietLogger()}
+	cs, _ := parseCountries("SA")
+	acct, err := createAccount(ctx, e, "Bench", cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	ents, err := st.ImportEntities(ctx, acct.ID, seed.Bulk(domain.Now(), benchEntities))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded %d entities in %s", len(ents), time.Since(start).Round(time.Millisecond))
+	key, err := createKey(ctx, e, acct.ID, []string{domain.PermEntityView, domain.PermReviewView})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(newGateway(st, quietLogger()))
+	b.Cleanup(srv.Close)
+	return &benchAccount{st: st, srv: srv, key: key, account: acct.ID, entities: ents}
+}
+
+func (a *benchAccount) get(b *testing.B, path string) time.Duration {
+	req, _ := http.NewRequest("GET", a.srv.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+a.key)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if resp.StatusCode != 200 {
+		b.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	return d
+}
+
+func p50(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// BenchmarkListDeepPage compares page 1 with the last page of a 10,000-entity
+// account (target: deep/first p50 at most 1.2). Samples alternate so that
+// both see the same machine.
+func BenchmarkListDeepPage(b *testing.B) {
+	a := newBenchAccount(b)
+	deep := benchEntities / benchPerPage
+	first := fmt.Sprintf("/api/v1/entities?per_page=%d&page=1", benchPerPage)
+	last := fmt.Sprintf("/api/v1/entities?per_page=%d&page=%d", benchPerPage, deep)
+	for i := 0; i < 20; i++ { // warm up connections and DynamoDB Local
+		a.get(b, first)
+		a.get(b, last)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		var firsts, deeps []time.Duration
+		for i := 0; i < benchSamples; i++ {
+			firsts = append(firsts, a.get(b, first))
+			deeps = append(deeps, a.get(b, last))
+		}
+		b.ReportMetric(float64(p50(firsts).Microseconds())/1000, "page1-p50-ms")
+		b.ReportMetric(float64(p50(deeps).Microseconds())/1000, fmt.Sprintf("page%d-p50-ms", deep))
+		b.ReportMetric(float64(p50(deeps))/float64(p50(firsts)), "deep/first-p50(target<=1.2)")
+	}
+}
+
+// BenchmarkGetEntityGatewayOverhead compares GET /entities/{id} through the
+// local gateway (authorizer, proxy event, handler, JSON) with the same
+// DynamoDB reads made directly (target: gateway/direct p50 at most 1.5).
+func BenchmarkGetEntityGatewayOverhead(b *testing.B) {
+	a := newBenchAccount(b)
+	ctx := context.Background()
+	pick := func(i int) domain.EntityDetail { return a.entities[(i*7919)%len(a.entities)] }
+	direct := func(i int) time.Duration {
+		start := time.Now()
+		if _, err := a.st.EntityDetail(ctx, a.account, pick(i).Entity.ID); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	viaGateway := func(i int) time.Duration {
+		return a.get(b, "/api/v1/entities/"+strconv.FormatInt(pick(i).Entity.ID, 10))
+	}
+	for i := 0; i < 20; i++ {
+		direct(i)
+		viaGateway(i)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		var ds, gs []time.Duration
+		for i := 0; i < benchSamples; i++ {
+			ds = append(ds, direct(i))
+			gs = append(gs, viaGateway(i))
+		}
+		b.ReportMetric(float64(p50(ds).Microseconds())/1000, "direct-p50-ms")
+		b.ReportMetric(float64(p50(gs).Microseconds())/1000, "gateway-p50-ms")
+		b.ReportMetric(float64(p50(gs))/float64(p50(ds)), "gateway/direct-p50(target<=1.5)")
+	}
+}
