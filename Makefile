@@ -48,9 +48,16 @@ test: tools stack-install vet ## install what is missing and run every test
 	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \
 	exit $$status
 
+# Benchmarks run on a DynamoDB Local of their own, started fresh and stopped
+# after: a long-lived in-memory instance slows down as tables come and go,
+# which would skew the numbers.
+BENCH_ENV := EVS_STACK_DIR=$(CURDIR)/.local/bench-stack DYNAMODB_PORT=8100 ELASTICMQ_PORT=9424 ELASTICMQ_STATS_PORT=9425
+
 .PHONY: bench
-bench: tools stack ## run the benchmarks (ratios measured in one run)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./local/
+bench: tools ## run the benchmarks (ratios measured in one run)
+	@$(BENCH_ENV) $(STACK) start
+	@status=0; $(BENCH_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./... || status=$$?; \
+	$(BENCH_ENV) $(STACK) stop >/dev/null || true; exit $$status
 
 .PHONY: clean
 clean: ## remove build output (keeps downloaded jars)

@@ -23,6 +23,7 @@ func newGateway(st *store.Store, log *slog.Logger) *gateway.Gateway {
 			"get-entity":    fn(httplambda.New(api.NewGetEntity(st, countries), log)),
 			"get-review":    fn(httplambda.New(api.NewGetReview(st, countries), log)),
 		},
-		Log: log,
+		Log:                log,
+		AuthorizerCacheTTL: api.AuthorizerCacheTTL,
 	}
 }

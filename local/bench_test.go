@@ -82,11 +82,18 @@ func p50(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// BenchmarkListDeepPage compares page 1 with the last page of a 10,000-entity
-// account (target: deep/first p50 at most 1.2). Samples alternate so that
-// both see the same machine.
-func BenchmarkListDeepPage(b *testing.B) {
+// BenchmarkReadAPI seeds one 10,000-entity account and measures the read
+// API's targets on it.
+func BenchmarkReadAPI(b *testing.B) {
 	a := newBenchAccount(b)
+	b.Run("ListDeepPage", func(b *testing.B) { benchListDeepPage(b, a) })
+	b.Run("GetEntityGatewayOverhead", func(b *testing.B) { benchGetEntityOverhead(b, a) })
+}
+
+// benchListDeepPage compares page 1 with the last page of the account
+// (target: deep/first p50 at most 1.2). Samples alternate so that both see
+// the same machine.
+func benchListDeepPage(b *testing.B, a *benchAccount) {
 	deep := benchEntities / benchPerPage
 	first := fmt.Sprintf("/api/v1/entities?per_page=%d&page=1", benchPerPage)
 	last := fmt.Sprintf("/api/v1/entities?per_page=%d&page=%d", benchPerPage, deep)
@@ -107,11 +114,10 @@ func BenchmarkListDeepPage(b *testing.B) {
 	}
 }
 
-// BenchmarkGetEntityGatewayOverhead compares GET /entities/{id} through the
-// local gateway (authorizer, proxy event, handler, JSON) with the same
-// DynamoDB reads made directly (target: gateway/direct p50 at most 1.5).
-func BenchmarkGetEntityGatewayOverhead(b *testing.B) {
-	a := newBenchAccount(b)
+// benchGetEntityOverhead compares GET /entities/{id} through the local
+// gateway (authorizer with its cache, proxy event, handler, JSON) with the
+// same DynamoDB reads made directly (target: gateway/direct p50 at most 1.5).
+func benchGetEntityOverhead(b *testing.B, a *benchAccount) {
 	ctx := context.Background()
 	pick := func(i int) domain.EntityDetail { return a.entities[(i*7919)%len(a.entities)] }
 	direct := func(i int) time.Duration {

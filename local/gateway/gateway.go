@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +44,18 @@ type Gateway struct {
 	Log       *slog.Logger
 	// Timeout is API Gateway's integration timeout (29 s by default).
 	Timeout time.Duration
+	// AuthorizerCacheTTL keeps an accepted key's policy, as API Gateway's
+	// authorizer result cache does (keyed by the Authorization header); zero
+	// turns the cache off.
+	AuthorizerCacheTTL time.Duration
+
+	mu    sync.Mutex
+	cache map[string]cachedPolicy
+}
+
+type cachedPolicy struct {
+	resp    events.APIGatewayCustomAuthorizerResponse
+	expires time.Time
 }
 
 const (
@@ -87,7 +100,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	if r.Header.Get("Authorization") == "" {
 		return g.gatewayResponse(w, "UNAUTHORIZED", 0)
 	}
-	authz, err := g.Authorizer(ctx, authorizerEvent(ev))
+	authz, err := g.authorize(ctx, authorizerEvent(ev))
 	switch {
 	case errors.Is(err, auth.ErrUnauthorized) || (err != nil && err.Error() == "Unauthorized"):
 		return g.gatewayResponse(w, "UNAUTHORIZED", 0)
@@ -109,6 +122,36 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 		return g.gatewayResponse(w, "DEFAULT_5XX", http.StatusBadGateway)
 	}
 	return writeProxyResponse(w, resp)
+}
+
+// authorize runs the authorizer unless the cache holds an answer for the
+// same Authorization header. Only accepted keys are cached.
+func (g *Gateway) authorize(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	header := ev.Headers["Authorization"]
+	for k, v := range ev.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			header = v
+		}
+	}
+	now := time.Now()
+	if g.AuthorizerCacheTTL > 0 {
+		g.mu.Lock()
+		c, ok := g.cache[header]
+		g.mu.Unlock()
+		if ok && now.Before(c.expires) {
+			return c.resp, nil
+		}
+	}
+	resp, err := g.Authorizer(ctx, ev)
+	if err == nil && g.AuthorizerCacheTTL > 0 {
+		g.mu.Lock()
+		if g.cache == nil {
+			g.cache = map[string]cachedPolicy{}
+		}
+		g.cache[header] = cachedPolicy{resp: resp, expires: now.Add(g.AuthorizerCacheTTL)}
+		g.mu.Unlock()
+	}
+	return resp, err
 }
 
 func (g *Gateway) timeout() time.Duration {

@@ -6,6 +6,7 @@ package api
 
 import (
 	"strings"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -23,6 +24,11 @@ type Route struct {
 
 // BasePath prefixes every API route.
 const BasePath = "/api/v1"
+
+// AuthorizerCacheTTL is how long API Gateway (and the local gateway) keeps
+// the authorizer's answer for an Authorization header. A revoked key stops
+// working within this time.
+const AuthorizerCacheTTL = 60 * time.Second
 
 // Routes is the whole API surface.
 func Routes() []Route {

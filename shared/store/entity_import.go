@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
@@ -79,11 +81,9 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		out[i] = domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 	}
 
-	bw := s.table(schema.Entities).Batch().Write().Put(entities...).
-		PutIn(s.table(schema.Accounts), guards...).
-		PutIn(s.table(schema.Checks), checkItems...).
-		PutIn(s.table(schema.Reviews), reviewItems...)
-	if _, err := bw.Run(ctx); err != nil {
+	if err := s.batchPut(ctx, map[string][]any{
+		schema.Entities: entities, schema.Accounts: guards, schema.Checks: checkItems, schema.Reviews: reviewItems,
+	}); err != nil {
 		return nil, fmt.Errorf("import entities into account %d: %w", accountID, err)
 	}
 	err = s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
@@ -98,4 +98,27 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		return nil, fmt.Errorf("import entities into account %d: update counters: %w", accountID, err)
 	}
 	return out, nil
+}
+
+// importWriters is how many batch writes an import keeps in flight.
+const importWriters = 8
+
+// batchPut writes items (by table id) with BatchWriteItem, several batches at
+// a time; guregu/dynamo splits each run into requests of 25 and retries
+// unprocessed items.
+func (s *Store) batchPut(ctx context.Context, byTable map[string][]any) error {
+	const chunk = 100
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(importWriters)
+	for id, items := range byTable {
+		table := s.table(id)
+		for start := 0; start < len(items); start += chunk {
+			part := items[start:min(start+chunk, len(items))]
+			g.Go(func() error {
+				_, err := table.Batch().Write().Put(part...).Run(gctx)
+				return err
+			})
+		}
+	}
+	return g.Wait()
 }
