@@ -1,0 +1,72 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestTablesAreTenantScoped(t *testing.T) {
+	for _, tb := range Tables() {
+		switch tb.ID {
+		case APIKeys, Counters:
+			// The key lookup and the global id sequences hold no tenant data.
+			continue
+		}
+		if tb.PartitionKey.Name != "account_id" {
+			t.Errorf("%s: partition key %q, want account_id", tb.ID, tb.PartitionKey.Name)
+		}
+		for _, ix := range tb.Indexes {
+			if !ix.Local && ix.PartitionKey.Name != "account_id" {
+				t.Errorf("%s.%s: global index not keyed by account", tb.ID, ix.Name)
+			}
+		}
+	}
+}
+
+func TestCreateTableInput(t *testing.T) {
+	tb, _ := Lookup(Entities)
+	in := CreateTableInput(tb, "x-entities")
+	if *in.TableName != "x-entities" || in.BillingMode != types.BillingModePayPerRequest {
+		t.Errorf("name %s billing %s", *in.TableName, in.BillingMode)
+	}
+	if len(in.LocalSecondaryIndexes) != 4 || len(in.GlobalSecondaryIndexes) != 0 {
+		t.Fatalf("indexes: %d local, %d global", len(in.LocalSecondaryIndexes), len(in.GlobalSecondaryIndexes))
+	}
+	defined := map[string]types.ScalarAttributeType{}
+	for _, a := range in.AttributeDefinitions {
+		defined[*a.AttributeName] = a.AttributeType
+	}
+	want := map[string]types.ScalarAttributeType{"account_id": "N", "entity_id": "N", "seq": "N", "country_seq": "S", "registration_key": "S", "updated_at": "S"}
+	if len(defined) != len(want) {
+		t.Errorf("attributes %v, want %v", defined, want)
+	}
+	for k, v := range want {
+		if defined[k] != v {
+			t.Errorf("attribute %s: %s, want %s", k, defined[k], v)
+		}
+	}
+	for _, ix := range in.LocalSecondaryIndexes {
+		if *ix.IndexName == EntitiesByUpdated && (ix.Projection.ProjectionType != types.ProjectionTypeInclude || len(ix.Projection.NonKeyAttributes) != 1) {
+			t.Errorf("by_updated projection = %+v", ix.Projection)
+		}
+	}
+	rv, _ := Lookup(Reviews)
+	if s := CreateTableInput(rv, "r").StreamSpecification; s == nil || s.StreamViewType != types.StreamViewTypeNewAndOldImages {
+		t.Errorf("reviews stream = %+v", s)
+	}
+}
+
+func TestNamesFromEnv(t *testing.T) {
+	env := map[string]string{"ENTITIES_TABLE": "prod-entities", "ACCOUNTS_TABLE": "prod-accounts"}
+	n, err := NamesFromEnv(func(k string) string { return env[k] }, Entities, Accounts)
+	if err != nil || n[Entities] != "prod-entities" || n[Accounts] != "prod-accounts" || len(n) != 2 {
+		t.Errorf("names = %v, %v", n, err)
+	}
+	if _, err := NamesFromEnv(func(k string) string { return env[k] }, Entities, Reviews); err == nil {
+		t.Error("a missing REVIEWS_TABLE was accepted")
+	}
+	if _, err := NamesFromEnv(func(string) string { return "x" }, "nope"); err == nil {
+		t.Error("an unknown table was accepted")
+	}
+}
