@@ -9,11 +9,10 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func main() {
 	boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), schema.APIKeys))
+	st := boot.Must(boot.Store(context.Background(), "authorizer"))
 	lambda.Start((&auth.Authorizer{Keys: st}).Handle)
 }

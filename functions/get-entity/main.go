@@ -10,11 +10,10 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func main() {
 	log := boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), schema.Entities, schema.Checks, schema.Reviews))
+	st := boot.Must(boot.Store(context.Background(), "get-entity"))
 	lambda.Start(httplambda.New(api.NewGetEntity(st, country.ISO()), log))
 }

@@ -10,11 +10,10 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func main() {
 	log := boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), schema.Reviews, schema.Entities))
+	st := boot.Must(boot.Store(context.Background(), "get-review"))
 	lambda.Start(httplambda.New(api.NewGetReview(st, country.ISO()), log))
 }

@@ -10,11 +10,10 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func main() {
 	log := boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), schema.Accounts, schema.Entities))
+	st := boot.Must(boot.Store(context.Background(), "list-entities"))
 	lambda.Start(httplambda.New(api.NewListEntities(st, country.ISO()), log))
 }

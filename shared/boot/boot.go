@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -46,10 +47,14 @@ func DynamoDB(cfg aws.Config) *dynamo.DB {
 	})
 }
 
-// Store returns the store over the tables named in the environment; the
-// function lists the tables it uses (and is allowed to).
-func Store(ctx context.Context, tables ...string) (*store.Store, error) {
-	names, err := schema.NamesFromEnv(os.Getenv, tables...)
+// Store returns the store over the tables the function is granted
+// (shared/deploy), named in its environment.
+func Store(ctx context.Context, function string) (*store.Store, error) {
+	f, ok := deploy.Lookup(function)
+	if !ok {
+		return nil, fmt.Errorf("boot: %q is not a function of shared/deploy", function)
+	}
+	names, err := schema.NamesFromEnv(os.Getenv, f.TableIDs()...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,52 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// TestEveryFunctionIsDescribed keeps this catalogue, functions/ and the route
+// table in step.
+func TestEveryFunctionIsDescribed(t *testing.T) {
+	dirs, err := os.ReadDir(filepath.Join("..", "..", "functions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := map[string]bool{}
+	for _, f := range Functions() {
+		described[f.Name] = true
+		if _, err := os.Stat(filepath.Join("..", "..", "functions", f.Name, "main.go")); err != nil {
+			t.Errorf("%s: no functions/%s/main.go", f.Name, f.Name)
+		}
+		for _, g := range f.Grants {
+			if _, ok := schema.Lookup(g.Table); !ok || len(g.Actions) == 0 {
+				t.Errorf("%s: bad grant %+v", f.Name, g)
+			}
+		}
+	}
+	for _, d := range dirs {
+		if d.IsDir() && !described[d.Name()] {
+			t.Errorf("functions/%s is not in deploy.Functions()", d.Name())
+		}
+	}
+	for _, r := range api.Routes() {
+		if !described[r.Function] {
+			t.Errorf("route %s %s is served by %q, which is not a function", r.Method, r.Path, r.Function)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	if got := TableLogicalID("api_keys"); got != "ApiKeysTable" {
+		t.Errorf("TableLogicalID(api_keys) = %s", got)
+	}
+	f, _ := Lookup("get-entity")
+	want := []string{"CHECKS_TABLE", "ENTITIES_TABLE", "LOG_LEVEL", "REVIEWS_TABLE"}
+	if got := f.EnvVarNames(); len(got) != len(want) || got[0] != want[0] || got[3] != want[3] {
+		t.Errorf("EnvVarNames = %v, want %v", got, want)
+	}
+}
