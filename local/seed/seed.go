@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -58,19 +59,6 @@ const (
 	ReasonSanctionsHit         = "sanctions_hit"
 	ReasonRegistryInvalid      = "registry_invalid"
 	ReasonDocumentsMissing     = "documents_missing"
-)
-
-// Score components: key, label and the most points each can give.
-const (
-	ScoreRegistry       = "registry"
-	ScoreScreening      = "screening"
-	ScoreDocuments      = "documents"
-	ScoreOnlinePresence = "online_presence"
-
-	maxRegistry       = 40
-	maxScreening      = 30
-	maxDocuments      = 20
-	maxOnlinePresence = 10
 )
 
 // Outcomes a completed registry lookup reports, and what each means for the
@@ -1046,9 +1034,9 @@ func registrationFrom(p plan, checks []domain.Check) domain.RegistrationStatus {
 }
 
 // scoreOf is the coverage score: nil until some check has completed.
-func scoreOf(e domain.Entity, checks []domain.Check) *domain.Score {
+func scoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
 	var registryOK, screened, anyDone bool
-	for _, ch := range checks {
+	for _, ch := range cs {
 		if ch.Status != domain.CheckCompleted {
 			continue
 		}
@@ -1063,38 +1051,7 @@ func scoreOf(e domain.Entity, checks []domain.Check) *domain.Score {
 	if !anyDone {
 		return nil
 	}
-	return NewScore(registryOK && e.RegistrationStatus == domain.RegistrationValid, screened, e.DocumentsCount, e.WebsiteURL != nil, e.SocialURL != nil)
-}
-
-// NewScore builds a coverage score from its parts: 40 points for a
-// completed, valid registry lookup, 30 for a completed screening, 5 per
-// document up to 20, 5 each for a website and a social profile.
-func NewScore(registryValid, screened bool, documents int, website, social bool) *domain.Score {
-	comp := func(key, label string, ok bool, max int) domain.ScoreComponent {
-		pts := 0
-		if ok {
-			pts = max
-		}
-		return domain.ScoreComponent{Key: key, Label: label, Points: pts, Max: max}
-	}
-	docs := domain.ScoreComponent{Key: ScoreDocuments, Label: "Documents", Points: min(maxDocuments, 5*documents), Max: maxDocuments}
-	online := domain.ScoreComponent{Key: ScoreOnlinePresence, Label: "Online presence", Max: maxOnlinePresence}
-	if website {
-		online.Points += maxOnlinePresence / 2
-	}
-	if social {
-		online.Points += maxOnlinePresence / 2
-	}
-	s := &domain.Score{Breakdown: []domain.ScoreComponent{
-		comp(ScoreRegistry, "Registry lookup", registryValid, maxRegistry),
-		comp(ScoreScreening, "Sanctions screening", screened, maxScreening),
-		docs,
-		online,
-	}}
-	for _, x := range s.Breakdown {
-		s.Value += x.Points
-	}
-	return s
+	return checks.Coverage(checks.CoverageInput{RegistryValid: registryOK && e.RegistrationStatus == domain.RegistrationValid, Screened: screened, Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil})
 }
 
 // riskLevel is the plan's forced level or one that fits what the checks

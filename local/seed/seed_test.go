@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -248,7 +249,7 @@ func TestNewScore(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewScore(tc.registry, tc.screened, tc.docs, tc.website, tc.social)
+			s := checks.Coverage(checks.CoverageInput{RegistryValid: tc.registry, Screened: tc.screened, Documents: tc.docs, Website: tc.website, Social: tc.social})
 			if s.Value != tc.want {
 				t.Errorf("value %d, want %d", s.Value, tc.want)
 			}
@@ -256,7 +257,7 @@ func TestNewScore(t *testing.T) {
 			for _, c := range s.Breakdown {
 				got[c.Key] = c.Points
 			}
-			want := map[string]int{ScoreRegistry: tc.wantRegistry, ScoreScreening: tc.wantScreening, ScoreDocuments: tc.wantDocs, ScoreOnlinePresence: tc.wantOnln}
+			want := map[string]int{checks.ScoreRegistry: tc.wantRegistry, checks.ScoreScreening: tc.wantScreening, checks.ScoreDocuments: tc.wantDocs, checks.ScoreOnlinePresence: tc.wantOnln}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("breakdown %v, want %v", got, want)
 			}
@@ -265,7 +266,7 @@ func TestNewScore(t *testing.T) {
 }
 
 func TestDemoScores(t *testing.T) {
-	wantKeys := []string{ScoreRegistry, ScoreScreening, ScoreDocuments, ScoreOnlinePresence}
+	wantKeys := []string{checks.ScoreRegistry, checks.ScoreScreening, checks.ScoreDocuments, checks.ScoreOnlinePresence}
 	for _, n := range sizes {
 		for _, d := range Demo(testNow, n) {
 			e := d.Entity
@@ -304,7 +305,7 @@ func TestDemoScores(t *testing.T) {
 			screened := slices.ContainsFunc(d.Checks, func(c domain.Check) bool {
 				return c.Type == domain.CheckOrganizationScreening && c.Status == domain.CheckCompleted
 			})
-			if (points[ScoreRegistry] == 40) != registryOK || (points[ScoreScreening] == 30) != screened {
+			if (points[checks.ScoreRegistry] == 40) != registryOK || (points[checks.ScoreScreening] == 30) != screened {
 				t.Errorf("%q: breakdown %v disagrees with checks (registry ok %v, screened %v)", e.LegalName, points, registryOK, screened)
 			}
 			online := 0
@@ -314,7 +315,7 @@ func TestDemoScores(t *testing.T) {
 			if e.SocialURL != nil {
 				online += 5
 			}
-			if points[ScoreOnlinePresence] != online || points[ScoreDocuments] != min(20, 5*e.DocumentsCount) {
+			if points[checks.ScoreOnlinePresence] != online || points[checks.ScoreDocuments] != min(20, 5*e.DocumentsCount) {
 				t.Errorf("%q: breakdown %v disagrees with documents %d and online presence", e.LegalName, points, e.DocumentsCount)
 			}
 		}

@@ -1,0 +1,237 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// Registry looks registration numbers up in a commercial register.
+type Registry interface {
+	Lookup(ctx context.Context, number string) (RegistryRecord, error)
+}
+
+// Screener screens organisations against sanctions lists.
+type Screener interface {
+	Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, error)
+}
+
+// Runner runs checks against the configured providers.
+type Runner struct {
+	Registries map[string]Registry // by provider key
+	Screeners  map[string]Screener // by provider key
+	Now        func() time.Time
+}
+
+// IntakeInput is a new entity as the caller described it.
+type IntakeInput struct {
+	AccountID          int64
+	RegistrationNumber string
+	CountryCode        string
+	CountryID          int
+	// DeclaredName is the caller's name for the entity, used for screening
+	// and kept unless the register knows better.
+	DeclaredName string
+	Config       domain.CountryConfig
+	// CheckIDs are the ids reserved for the checks, one per configured
+	// check: a screening's reference names its check, so the provider's
+	// later webhook finds it.
+	CheckIDs []int64
+}
+
+// ScreeningReference names a check in a screening provider's query, and in
+// the webhook that later reports on it.
+func ScreeningReference(accountID, checkID int64) string {
+	return fmt.Sprintf("evs-%d-%d", accountID, checkID)
+}
+
+// ParseScreeningReference reads a reference made by ScreeningReference.
+func ParseScreeningReference(ref string) (accountID, checkID int64, ok bool) {
+	n, err := fmt.Sscanf(ref, "evs-%d-%d", &accountID, &checkID)
+	return accountID, checkID, err == nil && n == 2 && accountID > 0 && checkID > 0 && ScreeningReference(accountID, checkID) == ref
+}
+
+// Intake runs the country's intake checks concurrently, each within its own
+// timeout, and returns the entity to create with its checks and its initial
+// review. A provider that fails or times out fails its check (recorded with
+// what went wrong) and leaves the fields it would have set at their unknown
+// values; it never fails the intake.
+func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail {
+	now := r.now()
+	e := domain.Entity{
+		AccountID:          in.AccountID,
+		RegistrationNumber: in.RegistrationNumber,
+		LegalName:          in.DeclaredName,
+		CountryCode:        in.CountryCode,
+		CountryID:          in.CountryID,
+		Status:             domain.EntityReadyForReview,
+		RegistrationStatus: domain.RegistrationUnknown,
+		SanctionsStatus:    domain.SanctionsNotRun,
+		CreatedAt:          now,
+	}
+	checks := make([]domain.Check, len(in.Config.IntakeChecks))
+	var wg sync.WaitGroup
+	for i, spec := range in.Config.IntakeChecks {
+		c := domain.Check{
+			AccountID: in.AccountID, Type: spec.Type, ProviderKey: spec.ProviderKey,
+			Status: domain.CheckRunning, TriggeringReason: domain.TriggerIntake, CreatedAt: now,
+		}
+		if i < len(in.CheckIDs) {
+			c.ID = in.CheckIDs[i]
+		}
+		wg.Add(1)
+		go func(i int, spec domain.IntakeCheck, c domain.Check) {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, time.Duration(max(spec.TimeoutMS, 1))*time.Millisecond)
+			defer cancel()
+			checks[i] = r.run(cctx, c, in)
+		}(i, spec, c)
+	}
+	wg.Wait()
+
+	var registryValid, screened, anyCompleted bool
+	for _, c := range checks {
+		if c.Status != domain.CheckCompleted {
+			continue
+		}
+		anyCompleted = true
+		switch c.Type {
+		case domain.CheckRegistryLookup:
+			e.RegistrationStatus = domain.RegistrationStatus(fmt.Sprint(c.Result["registration_status"]))
+			if name, _ := c.Result["legal_name"].(string); name != "" {
+				e.LegalName = name
+			}
+			registryValid = e.RegistrationStatus == domain.RegistrationValid
+		case domain.CheckOrganizationScreening:
+			e.SanctionsStatus = domain.SanctionsStatus(fmt.Sprint(c.Result["status"]))
+			screened = true
+		}
+	}
+	if anyCompleted {
+		e.Score = Coverage(CoverageInput{RegistryValid: registryValid, Screened: screened})
+	}
+	e.UpdatedAt = r.now()
+	review := domain.Review{
+		AccountID: in.AccountID, Purpose: domain.ReviewInitial, Status: domain.ReviewOpen,
+		CreatedAt: e.UpdatedAt, UpdatedAt: e.UpdatedAt,
+	}
+	return domain.EntityDetail{Entity: e, Checks: checks, Reviews: []domain.Review{review}}
+}
+
+// run runs one check and returns it completed or failed.
+func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain.Check {
+	var (
+		result         map[string]any
+		providerStatus string
+		err            error
+	)
+	switch c.Type {
+	case domain.CheckRegistryLookup:
+		reg, ok := r.Registries[c.ProviderKey]
+		if !ok {
+			err = fmt.Errorf("no registry provider %q is configured", c.ProviderKey)
+			break
+		}
+		var rec RegistryRecord
+		if rec, err = reg.Lookup(ctx, in.RegistrationNumber); err == nil {
+			providerStatus = rec.StatusID
+			result = RegistryResult(rec)
+		}
+	case domain.CheckOrganizationScreening:
+		sc, ok := r.Screeners[c.ProviderKey]
+		if !ok {
+			err = fmt.Errorf("no screening provider %q is configured", c.ProviderKey)
+			break
+		}
+		var res ScreeningResult
+		q := ScreeningQuery{
+			Reference: ScreeningReference(in.AccountID, c.ID), Name: in.DeclaredName,
+			Jurisdiction: in.CountryCode, RegistrationNumber: in.RegistrationNumber,
+		}
+		if res, err = sc.Screen(ctx, q); err == nil {
+			providerStatus = "200"
+			result = ScreeningResultMap(res)
+		}
+	default:
+		err = fmt.Errorf("unknown check type %q", c.Type)
+	}
+	at := r.now()
+	c.CheckedAt, c.UpdatedAt = &at, at
+	if err != nil {
+		c.Status = domain.CheckFailed
+		c.ProviderStatus = "error"
+		var pe *ProviderError
+		if errors.As(err, &pe) {
+			c.ProviderStatus = pe.Status
+		}
+		// The message says what went wrong without the provider's URL or
+		// credentials (ProviderError messages carry neither).
+		c.Result = Sanitize(c.Type, map[string]any{"status": "failed", "error": failureMessage(err)})
+		return c
+	}
+	c.Status = domain.CheckCompleted
+	c.ProviderStatus = providerStatus
+	c.Result = Sanitize(c.Type, result)
+	return c
+}
+
+// RegistryResult is the stored result of a registry lookup.
+func RegistryResult(rec RegistryRecord) map[string]any {
+	m := map[string]any{"status": rec.StatusID, "registration_status": string(rec.Status)}
+	if rec.Found {
+		m["legal_name"] = rec.Name
+		m["cr_number"] = rec.CRNumber
+		m["unified_number"] = rec.UnifiedNumber
+		if rec.ExpiryHijri != "" {
+			m["expiry_date_hijri"] = rec.ExpiryHijri
+		}
+	}
+	return m
+}
+
+// ScreeningResultMap is the stored result of a screening: what it found
+// and how (score, threshold, algorithm, dataset), so that a decision can be
+// explained later.
+func ScreeningResultMap(res ScreeningResult) map[string]any {
+	matches := make([]any, 0, len(res.Matches))
+	for _, m := range res.Matches {
+		matches = append(matches, map[string]any{"id": m.ID, "caption": m.Caption, "schema": m.Schema, "score": m.Score, "datasets": m.Datasets})
+	}
+	return map[string]any{
+		"status":        string(res.Status),
+		"matched":       res.Matched,
+		"matches_count": len(res.Matches),
+		"top_score":     res.TopScore,
+		"threshold":     res.Threshold,
+		"algorithm":     res.Algorithm,
+		"dataset":       res.Dataset,
+		"matches":       matches,
+	}
+}
+
+func failureMessage(err error) string {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		switch pe.Status {
+		case "timeout":
+			return "the provider did not answer within the check's timeout"
+		case "unreachable":
+			return "the provider could not be reached"
+		case "bad_response":
+			return "the provider's answer could not be read"
+		}
+		return fmt.Sprintf("the provider answered with HTTP status %s", pe.Status)
+	}
+	return err.Error()
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC().Truncate(time.Millisecond)
+	}
+	return domain.Now()
+}

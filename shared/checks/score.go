@@ -1,0 +1,53 @@
+package checks
+
+import "github.com/evs-kyb/evs/shared/domain"
+
+// Coverage score components: key and the most points each can give. The
+// score says how much of the entity has been verified, not how risky it is.
+const (
+	ScoreRegistry       = "registry"
+	ScoreScreening      = "screening"
+	ScoreDocuments      = "documents"
+	ScoreOnlinePresence = "online_presence"
+
+	MaxRegistry       = 40
+	MaxScreening      = 30
+	MaxDocuments      = 20 // 5 a document
+	MaxOnlinePresence = 10 // 5 for a website, 5 for a social profile
+)
+
+// CoverageInput is what the score is computed from.
+type CoverageInput struct {
+	RegistryValid bool // a completed registry lookup found a valid register
+	Screened      bool // a screening completed (whatever it found)
+	Documents     int
+	Website       bool
+	Social        bool
+}
+
+// Coverage computes the coverage score with its breakdown.
+func Coverage(in CoverageInput) *domain.Score {
+	all := func(ok bool, max int) int {
+		if ok {
+			return max
+		}
+		return 0
+	}
+	online := 0
+	if in.Website {
+		online += MaxOnlinePresence / 2
+	}
+	if in.Social {
+		online += MaxOnlinePresence / 2
+	}
+	s := &domain.Score{Breakdown: []domain.ScoreComponent{
+		{Key: ScoreRegistry, Label: "Registry lookup", Points: all(in.RegistryValid, MaxRegistry), Max: MaxRegistry},
+		{Key: ScoreScreening, Label: "Sanctions screening", Points: all(in.Screened, MaxScreening), Max: MaxScreening},
+		{Key: ScoreDocuments, Label: "Documents", Points: min(MaxDocuments, 5*max(in.Documents, 0)), Max: MaxDocuments},
+		{Key: ScoreOnlinePresence, Label: "Online presence", Points: online, Max: MaxOnlinePresence},
+	}}
+	for _, c := range s.Breakdown {
+		s.Value += c.Points
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package checks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// ProviderOpenSanctions is the provider key of OpenSanctions screening.
+const ProviderOpenSanctions = "opensanctions"
+
+// Yente is a client of OpenSanctions' yente matching API:
+// POST {base}/match/{dataset} with a batch of query-by-example entities.
+// The hosted API takes "Authorization: ApiKey <key>"; a self-hosted yente
+// needs none (leave APIKey empty).
+type Yente struct {
+	BaseURL   string
+	APIKey    string
+	Dataset   string  // "default" when empty
+	Threshold float64 // yente's match threshold; 0.7 when zero
+	// HitScore separates a hit from a match that needs review: a match at or
+	// above it is a hit; 0.9 when zero.
+	HitScore float64
+	// ReviewMargin widens "needs review" to near misses: a result scoring
+	// within the margin below the threshold; 0.05 when zero.
+	ReviewMargin float64
+	Algorithm    string // "logic-v1" when empty
+	Limit        int    // results per query; 5 when zero
+	Client       *http.Client
+}
+
+// ScreeningQuery is one organisation to screen.
+type ScreeningQuery struct {
+	// Reference names the query in the batch; yente's answer and a later
+	// webhook carry it back.
+	Reference          string
+	Name               string
+	Jurisdiction       string // ISO alpha-2, lower case for yente
+	RegistrationNumber string
+	// ExcludeEntityIDs are matches a person has dismissed as false positives.
+	ExcludeEntityIDs []string
+}
+
+// ScreeningMatch is one candidate the provider returned.
+type ScreeningMatch struct {
+	ID       string   `json:"id"`
+	Caption  string   `json:"caption"`
+	Schema   string   `json:"schema"`
+	Score    float64  `json:"score"`
+	Match    bool     `json:"match"`
+	Datasets []string `json:"datasets"`
+}
+
+// ScreeningResult is the provider's answer for one query, with our reading of it.
+type ScreeningResult struct {
+	Reference string
+	Status    domain.SanctionsStatus // clear, hit or needs_review
+	Matched   bool                   // any result at or above the threshold
+	Matches   []ScreeningMatch       // results at or above the threshold
+	Results   []ScreeningMatch       // every result returned
+	Total     int
+	TopScore  float64
+	Threshold float64
+	Algorithm string
+	Dataset   string
+}
+
+type yenteRequest struct {
+	Queries map[string]yenteQuery `json:"queries"`
+}
+
+type yenteQuery struct {
+	Schema     string              `json:"schema"`
+	Properties map[string][]string `json:"properties"`
+}
+
+// YenteResponse is the body of POST /match/{dataset}.
+type YenteResponse struct {
+	Responses map[string]YenteQueryResponse `json:"responses"`
+	Limit     int                           `json:"limit"`
+}
+
+// YenteQueryResponse is the answer to one query of a batch; screening
+// webhooks carry the same shape.
+type YenteQueryResponse struct {
+	Status  int              `json:"status"`
+	Results []ScreeningMatch `json:"results"`
+	Total   struct {
+		Value    int    `json:"value"`
+		Relation string `json:"relation"`
+	} `json:"total"`
+}
+
+func (y *Yente) dataset() string   { return firstNonEmpty(y.Dataset, "default") }
+func (y *Yente) algorithm() string { return firstNonEmpty(y.Algorithm, "logic-v1") }
+func (y *Yente) threshold() float64 {
+	if y.Threshold > 0 {
+		return y.Threshold
+	}
+	return 0.7
+}
+func (y *Yente) hitScore() float64 {
+	if y.HitScore > 0 {
+		return y.HitScore
+	}
+	return 0.9
+}
+func (y *Yente) reviewMargin() float64 {
+	if y.ReviewMargin > 0 {
+		return y.ReviewMargin
+	}
+	return 0.05
+}
+
+// Screen screens one organisation.
+func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, error) {
+	props := map[string][]string{}
+	if q.Name != "" {
+		props["name"] = []string{q.Name}
+	}
+	if q.Jurisdiction != "" {
+		props["jurisdiction"] = []string{strings.ToLower(q.Jurisdiction)}
+	}
+	if q.RegistrationNumber != "" {
+		props["registrationNumber"] = []string{q.RegistrationNumber}
+	}
+	body, _ := json.Marshal(yenteRequest{Queries: map[string]yenteQuery{q.Reference: {Schema: "Company", Properties: props}}})
+
+	params := url.Values{}
+	params.Set("threshold", strconv.FormatFloat(y.threshold(), 'f', -1, 64))
+	params.Set("algorithm", y.algorithm())
+	params.Set("limit", strconv.Itoa(max(y.Limit, 5)))
+	ids := q.ExcludeEntityIDs
+	if len(ids) > 50 { // yente's limit; the most recent dismissals come last
+		ids = ids[len(ids)-50:]
+	}
+	for _, id := range ids {
+		params.Add("exclude_entity_ids", id)
+	}
+	u := strings.TrimSuffix(y.BaseURL, "/") + "/match/" + url.PathEscape(y.dataset()) + "?" + params.Encode()
+	req, err := http.NewRequest(http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "misconfigured", Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if y.APIKey != "" {
+		req.Header.Set("Authorization", "ApiKey "+y.APIKey)
+	}
+	resp, raw, err := do(ctx, y.Client, ProviderOpenSanctions, req)
+	if err != nil {
+		return ScreeningResult{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return ScreeningResult{}, statusError(ProviderOpenSanctions, resp.StatusCode, raw)
+	}
+	var out YenteResponse
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err)}
+	}
+	qr, ok := out.Responses[q.Reference]
+	if !ok {
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("no response for query %q", q.Reference)}
+	}
+	if qr.Status != 0 && qr.Status != http.StatusOK {
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: strconv.Itoa(qr.Status), Err: fmt.Errorf("query failed with status %d", qr.Status)}
+	}
+	return y.Read(q.Reference, qr), nil
+}
+
+// Read turns the provider's answer to one query into a result: no result
+// at or above the threshold is clear; a match scoring at or above HitScore is
+// a hit; a weaker match, or a near miss within ReviewMargin of the threshold,
+// needs review.
+func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
+	r := ScreeningResult{
+		Reference: reference, Results: qr.Results, Total: qr.Total.Value,
+		Threshold: y.threshold(), Algorithm: y.algorithm(), Dataset: y.dataset(),
+		Status: domain.SanctionsClear,
+	}
+	sort.SliceStable(r.Results, func(i, j int) bool { return r.Results[i].Score > r.Results[j].Score })
+	for _, m := range r.Results {
+		r.TopScore = max(r.TopScore, m.Score)
+		switch {
+		case m.Match || m.Score >= r.Threshold:
+			r.Matches = append(r.Matches, m)
+			if m.Score >= y.hitScore() {
+				r.Status = domain.SanctionsHit
+			} else if r.Status != domain.SanctionsHit {
+				r.Status = domain.SanctionsNeedsReview
+			}
+		case m.Score >= r.Threshold-y.reviewMargin() && r.Status == domain.SanctionsClear:
+			r.Status = domain.SanctionsNeedsReview
+		}
+	}
+	r.Matched = len(r.Matches) > 0
+	return r
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
