@@ -1,0 +1,287 @@
+// Package sim is the local provider simulator: it speaks the Wathq
+// commercial-registration info API and OpenSanctions yente's matching API,
+// with outcomes chosen by the last digit of the registration number, and it
+// can post signed screening webhooks the way a screening provider would.
+//
+//	last digit  registry (Wathq)          screening (yente)
+//	0, 8, 9     active                    clear (no result)
+//	1           active                    hit (a match scoring 0.97)
+//	2           active                    needs review (a match scoring 0.78)
+//	3           not found (404)           clear
+//	4           expired                   clear
+//	5           slow: answers after 30 s  slow: answers after 30 s
+//	6           failing: 503              failing: 500
+//	7           suspended                 clear
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outcome is what the simulator answers for a registration number.
+type Outcome string
+
+const (
+	Clear       Outcome = "clear"
+	Hit         Outcome = "hit"
+	NeedsReview Outcome = "needs_review"
+	NotFound    Outcome = "not_found"
+	Expired     Outcome = "expired"
+	Slow        Outcome = "slow"
+	Failing     Outcome = "failing"
+	Suspended   Outcome = "suspended"
+)
+
+// OutcomeOf picks the outcome from the registration number's last digit.
+func OutcomeOf(registrationNumber string) Outcome {
+	if registrationNumber == "" {
+		return Clear
+	}
+	switch registrationNumber[len(registrationNumber)-1] {
+	case '1':
+		return Hit
+	case '2':
+		return NeedsReview
+	case '3':
+		return NotFound
+	case '4':
+		return Expired
+	case '5':
+		return Slow
+	case '6':
+		return Failing
+	case '7':
+		return Suspended
+	default:
+		return Clear
+	}
+}
+
+// SlowDelay is how long a "slow" outcome takes: longer than any check's timeout.
+const SlowDelay = 30 * time.Second
+
+// Simulator is an http.Handler serving both providers' APIs.
+type Simulator struct {
+	WathqAPIKey string // required in the apiKey header
+	YenteAPIKey string // required as "Authorization: ApiKey <key>" when set
+	// Latency added to every answer, per provider (for benchmarks).
+	RegistryLatency  time.Duration
+	ScreeningLatency time.Duration
+
+	mu    sync.Mutex
+	calls map[string]int // by provider
+}
+
+// Calls reports how many requests a provider ("wathq", "opensanctions") got.
+func (s *Simulator) Calls(provider string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[provider]
+}
+
+func (s *Simulator) count(provider string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.calls == nil {
+		s.calls = map[string]int{}
+	}
+	s.calls[provider]++
+}
+
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v4/commercialregistration/info/"):
+		s.count("wathq")
+		s.wathq(w, r, strings.TrimPrefix(r.URL.Path, "/v4/commercialregistration/info/"))
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/match/"):
+		s.count("opensanctions")
+		s.yente(w, r, strings.TrimPrefix(r.URL.Path, "/match/"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// wait sleeps for d, or until the caller gives up.
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
+	if s.WathqAPIKey != "" && r.Header.Get("apiKey") != s.WathqAPIKey {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"code": "401", "message": "Invalid apiKey"})
+		return
+	}
+	outcome := OutcomeOf(id)
+	delay := s.RegistryLatency
+	if outcome == Slow {
+		delay = SlowDelay
+	}
+	if !wait(r, delay) {
+		return
+	}
+	statusID, name := "active", "السجل التجاري قائم"
+	var expiry any
+	switch outcome {
+	case NotFound:
+		writeJSON(w, http.StatusNotFound, map[string]any{"code": "404", "message": "Commercial registration not found"})
+		return
+	case Failing:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": "503", "message": "Service temporarily unavailable"})
+		return
+	case Expired:
+		statusID, name = "expired", "السجل التجاري منتهي"
+		expiry = "1440/01/01"
+	case Suspended:
+		statusID, name = "suspended", "السجل التجاري موقوف"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cr_info": map[string]any{
+		"cr_name":         legalName(id),
+		"cr_number":       crNumber(id),
+		"cr_entity_no":    id,
+		"cr_issue_date":   "1440/10/29",
+		"cr_expiry_date":  expiry,
+		"cr_main_number":  nil,
+		"cr_bus_type":     map[string]any{"id": "201", "name": "شركة ذات مسئولية محدودة"},
+		"cr_status":       map[string]any{"id": statusID, "name": name, "name_en": name},
+		"cr_cancellation": nil,
+		"cr_location":     map[string]any{"id": "1010", "name": "الرياض"},
+		"activities":      map[string]any{"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}},
+	}})
+}
+
+// legalName invents a stable name for a registration number.
+func legalName(id string) string {
+	words := []string{"Al Noor", "Riyadh", "Gulf Horizon", "Najd", "Red Sea", "Al Safwa", "Tihama", "Al Waha", "Jazan", "Qassim"}
+	kinds := []string{"Trading Company", "Logistics Est.", "Contracting LLC", "Industries Co.", "Services Est."}
+	sum := 0
+	for _, c := range id {
+		sum = sum*31 + int(c)
+	}
+	if sum < 0 {
+		sum = -sum
+	}
+	return words[sum%len(words)] + " " + kinds[(sum/7)%len(kinds)]
+}
+
+func crNumber(id string) string {
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, id)
+	if len(digits) > 6 {
+		digits = digits[len(digits)-6:]
+	}
+	return "1010" + fmt.Sprintf("%06s", digits)
+}
+
+type yenteQuery struct {
+	Schema     string              `json:"schema"`
+	Properties map[string][]string `json:"properties"`
+}
+
+func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string) {
+	if s.YenteAPIKey != "" && r.Header.Get("Authorization") != "ApiKey "+s.YenteAPIKey {
+		writeJSON(w, http.StatusForbidden, map[string]any{"detail": "Invalid API key"})
+		return
+	}
+	var body struct {
+		Queries map[string]yenteQuery `json:"queries"`
+	}
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err := json.Unmarshal(raw, &body); err != nil || len(body.Queries) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "No queries provided."})
+		return
+	}
+	if len(body.Queries) > 100 {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "Too many queries in one batch (limit: 100)"})
+		return
+	}
+	excluded := map[string]bool{}
+	for _, id := range r.URL.Query()["exclude_entity_ids"] {
+		excluded[id] = true
+	}
+	// A batch takes as long as its slowest query.
+	delay := s.ScreeningLatency
+	for _, q := range body.Queries {
+		if o := OutcomeOf(first(q.Properties["registrationNumber"])); o == Slow {
+			delay = SlowDelay
+		} else if o == Failing {
+			writeJSON(w, http.StatusInternalServerError, map[string]any{"detail": "Internal server error"})
+			return
+		}
+	}
+	if !wait(r, delay) {
+		return
+	}
+	responses := map[string]any{}
+	for ref, q := range body.Queries {
+		results := []any{}
+		for _, m := range Matches(OutcomeOf(first(q.Properties["registrationNumber"])), first(q.Properties["name"])) {
+			if !excluded[m["id"].(string)] {
+				results = append(results, m)
+			}
+		}
+		responses[ref] = map[string]any{
+			"status":  200,
+			"results": results,
+			"total":   map[string]any{"value": len(results), "relation": "eq"},
+			"query":   map[string]any{"schema": q.Schema, "properties": q.Properties},
+		}
+	}
+	w.Header().Set("x-batch-size", fmt.Sprint(len(responses)))
+	writeJSON(w, http.StatusOK, map[string]any{"responses": responses, "limit": 5, "matcher": map[string]any{"name": "logic-v1"}, "dataset": dataset})
+}
+
+// Matches are the results yente returns for an outcome, in its format.
+func Matches(o Outcome, name string) []map[string]any {
+	if name == "" {
+		name = "Unnamed Company"
+	}
+	result := func(id string, score float64, match bool, datasets ...string) map[string]any {
+		return map[string]any{
+			"id": id, "caption": name, "schema": "Company", "score": score, "match": match,
+			"datasets": datasets, "referents": []string{}, "target": true,
+			"properties":   map[string]any{"name": []string{name}},
+			"explanations": map[string]any{"name_literal_match": map[string]any{"score": score}},
+			"first_seen":   "2023-01-01T00:00:00", "last_seen": "2026-11-01T00:00:00",
+		}
+	}
+	switch o {
+	case Hit:
+		return []map[string]any{result("NK-sim-hit", 0.97, true, "us_ofac_sdn", "eu_fsf")}
+	case NeedsReview:
+		return []map[string]any{result("NK-sim-review", 0.78, true, "gb_hmt_sanctions")}
+	}
+	return nil
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
