@@ -17,6 +17,9 @@ var statusOf = map[string]int{
 	domain.ECodeConflict:         http.StatusConflict,
 	domain.ECodeInvalid:          http.StatusUnprocessableEntity,
 	domain.ECodeInternal:         http.StatusInternalServerError,
+	domain.ECodeBadRequest:       http.StatusBadRequest,
+	domain.ECodeUnsupportedMedia: http.StatusUnsupportedMediaType,
+	domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
 }
 
 // StatusOf returns the HTTP status for an error code.

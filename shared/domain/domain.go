@@ -300,3 +300,24 @@ type EntityPage struct {
 	Entities []Entity
 	Total    int
 }
+
+// IdempotencyState is where a request made with an Idempotency-Key stands.
+type IdempotencyState string
+
+const (
+	IdempotencyInProgress IdempotencyState = "in_progress"
+	IdempotencyCompleted  IdempotencyState = "completed"
+)
+
+// IdempotencyRecord is what is kept of a request made with an
+// Idempotency-Key: a hash of the request and, once answered, the answer.
+type IdempotencyRecord struct {
+	AccountID   int64
+	Key         string
+	RequestHash string
+	State       IdempotencyState
+	Status      int
+	Body        string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}

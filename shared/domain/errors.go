@@ -16,6 +16,9 @@ const (
 	ECodeInvalid          = "validation_failed"
 	ECodeConflict         = "conflict"
 	ECodeInternal         = "internal_error"
+	ECodeBadRequest       = "bad_request"
+	ECodeUnsupportedMedia = "unsupported_media_type"
+	ECodeTooLarge         = "payload_too_large"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,

@@ -69,6 +69,11 @@ const (
 	Entities = "entities"
 	Checks   = "checks"
 	Reviews  = "reviews"
+	// Idempotency keeps create requests' Idempotency-Keys for 24 hours.
+	Idempotency = "idempotency"
+	// InboundWebhooks remembers the webhook-ids of provider webhooks, so a
+	// replay changes nothing.
+	InboundWebhooks = "inbound_webhooks"
 )
 
 // Index names.

@@ -100,3 +100,14 @@ func (s *Store) CountryConfigs(ctx context.Context, accountID int64) ([]domain.C
 	}
 	return out, nil
 }
+
+// CountryConfig returns the account's configuration of a country (ISO
+// alpha-2), or not_found when the account has none.
+func (s *Store) CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error) {
+	var it countryItem
+	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.Equal, skCountryPrefix+code).One(ctx, &it)
+	if err != nil {
+		return domain.CountryConfig{}, wrap(notFound(err, "Country configuration"), "get country %s of account %d", code, accountID)
+	}
+	return it.domain(), nil
+}

@@ -14,7 +14,7 @@ import (
 func (s *Store) EntityChecks(ctx context.Context, accountID, entityID int64) ([]domain.Check, error) {
 	var items []checkItem
 	err := s.table(schema.Checks).Get("account_id", accountID).Range("entity_id", dynamo.Equal, entityID).
-		Index(schema.ByEntity).All(ctx, &items)
+		Index(schema.ByEntity).Consistent(true).All(ctx, &items)
 	if err != nil {
 		return nil, wrap(err, "list checks of entity %d", entityID)
 	}

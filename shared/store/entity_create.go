@@ -109,23 +109,69 @@ func (s *Store) createTx(ctx context.Context, acct accountItem, e domain.Entity,
 	return tx
 }
 
-// assignChildIDs reserves ids for checks and reviews that have none.
+// assignChildIDs reserves ids for the checks and reviews that have none;
+// ids reserved beforehand (ReserveCheckIDs) are kept.
 func (s *Store) assignChildIDs(ctx context.Context, checks []domain.Check, reviews []domain.Review) error {
-	first, err := s.nextIDs(ctx, seqCheck, len(checks))
+	var needChecks, needReviews int
+	for _, c := range checks {
+		if c.ID == 0 {
+			needChecks++
+		}
+	}
+	for _, r := range reviews {
+		if r.ID == 0 {
+			needReviews++
+		}
+	}
+	next, err := s.nextIDs(ctx, seqCheck, needChecks)
 	if err != nil {
 		return err
 	}
 	for i := range checks {
-		checks[i].ID = first + int64(i)
+		if checks[i].ID == 0 {
+			checks[i].ID, next = next, next+1
+		}
 	}
-	first, err = s.nextIDs(ctx, seqReview, len(reviews))
+	next, err = s.nextIDs(ctx, seqReview, needReviews)
 	if err != nil {
 		return err
 	}
 	for i := range reviews {
-		reviews[i].ID = first + int64(i)
+		if reviews[i].ID == 0 {
+			reviews[i].ID, next = next, next+1
+		}
 	}
 	return nil
+}
+
+// ReserveCheckIDs reserves n check ids ahead of a create, so that a check can
+// be named (to a screening provider) before it is written.
+func (s *Store) ReserveCheckIDs(ctx context.Context, n int) ([]int64, error) {
+	first, err := s.nextIDs(ctx, seqCheck, n)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = first + int64(i)
+	}
+	return ids, nil
+}
+
+// RegistrationTaken reports whether an entity of the account already has
+// the registration number in the country.
+func (s *Store) RegistrationTaken(ctx context.Context, accountID int64, country, number string) (bool, error) {
+	var it registrationGuardItem
+	err := s.table(schema.Accounts).Get("account_id", accountID).
+		Range("sk", dynamo.Equal, registrationGuardSK(country, number)).Consistent(true).One(ctx, &it)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, dynamo.ErrNotFound):
+		return false, nil
+	default:
+		return false, fmt.Errorf("look up registration %s in %s: %w", number, country, err)
+	}
 }
 
 func linkChildren(e *domain.Entity, checks []domain.Check, reviews []domain.Review) {

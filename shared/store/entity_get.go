@@ -14,7 +14,7 @@ import (
 // not found: the key starts with the account id.
 func (s *Store) Entity(ctx context.Context, accountID, id int64) (domain.Entity, error) {
 	var it entityItem
-	err := s.table(schema.Entities).Get("account_id", accountID).Range("entity_id", dynamo.Equal, id).One(ctx, &it)
+	err := s.table(schema.Entities).Get("account_id", accountID).Range("entity_id", dynamo.Equal, id).Consistent(true).One(ctx, &it)
 	if err != nil {
 		return domain.Entity{}, wrap(notFound(err, "Entity"), "get entity %d", id)
 	}

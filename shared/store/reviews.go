@@ -13,7 +13,7 @@ import (
 // Review returns one review of the account.
 func (s *Store) Review(ctx context.Context, accountID, id int64) (domain.Review, error) {
 	var it reviewItem
-	err := s.table(schema.Reviews).Get("account_id", accountID).Range("review_id", dynamo.Equal, id).One(ctx, &it)
+	err := s.table(schema.Reviews).Get("account_id", accountID).Range("review_id", dynamo.Equal, id).Consistent(true).One(ctx, &it)
 	if err != nil {
 		return domain.Review{}, wrap(notFound(err, "Review"), "get review %d", id)
 	}
@@ -25,7 +25,7 @@ func (s *Store) Review(ctx context.Context, accountID, id int64) (domain.Review,
 func (s *Store) EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error) {
 	var items []reviewItem
 	err := s.table(schema.Reviews).Get("account_id", accountID).Range("entity_id", dynamo.Equal, entityID).
-		Index(schema.ByEntity).All(ctx, &items)
+		Index(schema.ByEntity).Consistent(true).All(ctx, &items)
 	if err != nil {
 		return nil, wrap(err, "list reviews of entity %d", entityID)
 	}

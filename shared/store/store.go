@@ -5,6 +5,9 @@
 // One file per operation; every method takes ctx first and reports
 // domain.Error codes (not_found, conflict, validation_failed) for what a caller
 // may see, and wrapped errors for faults.
+//
+// Reads that a caller may make right after a write (a GET after a 201) are
+// strongly consistent: a client never misses its own write.
 package store
 
 import (

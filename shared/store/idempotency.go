@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+type idempotencyItem struct {
+	AccountID   int64  `dynamo:"account_id,hash"`
+	Key         string `dynamo:"idempotency_key,range"`
+	RequestHash string `dynamo:"request_hash"`
+	State       string `dynamo:"request_state"`
+	LockedUntil int64  `dynamo:"locked_until,omitempty"` // Unix ms
+	Status      int    `dynamo:"response_status,omitempty"`
+	Body        string `dynamo:"response_body,omitempty"`
+	CreatedAt   string `dynamo:"created_at"`
+	// ExpiresAt is the TTL attribute (Unix seconds). DynamoDB deletes expired
+	// items lazily, so reads treat an expired item as absent.
+	ExpiresAt int64 `dynamo:"expires_at"`
+}
+
+func (it idempotencyItem) domain() domain.IdempotencyRecord {
+	return domain.IdempotencyRecord{
+		AccountID: it.AccountID, Key: it.Key, RequestHash: it.RequestHash, State: domain.IdempotencyState(it.State),
+		Status: it.Status, Body: it.Body, CreatedAt: parseTime(it.CreatedAt), ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(),
+	}
+}
+
+// BeginIdempotent claims an Idempotency-Key for a request. It returns
+// claimed when this request may proceed: the key is new, its record expired
+// (after ttl), or an earlier attempt holding it stopped answering (its lock
+// ran out). Otherwise it returns the record that holds the key: in progress,
+// or completed with the answer to replay.
+func (s *Store) BeginIdempotent(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error) {
+	it := idempotencyItem{
+		AccountID: accountID, Key: key, RequestHash: requestHash, State: string(domain.IdempotencyInProgress),
+		LockedUntil: now.Add(lock).UnixMilli(), CreatedAt: fmtTime(now), ExpiresAt: now.Add(ttl).Unix(),
+	}
+	table := s.table(schema.Idempotency)
+	err := table.Put(it).If("attribute_not_exists(idempotency_key) OR expires_at <= ? OR (request_state = ? AND locked_until < ?)",
+		now.Unix(), string(domain.IdempotencyInProgress), now.UnixMilli()).Run(ctx)
+	if err == nil {
+		return it.domain(), true, nil
+	}
+	if !isCondFailed(err) {
+		return domain.IdempotencyRecord{}, false, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	var cur idempotencyItem
+	err = table.Get("account_id", accountID).Range("idempotency_key", dynamo.Equal, key).Consistent(true).One(ctx, &cur)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		// Released between our write and our read: the caller may retry.
+		return domain.IdempotencyRecord{AccountID: accountID, Key: key, State: domain.IdempotencyInProgress, RequestHash: requestHash}, false, nil
+	}
+	if err != nil {
+		return domain.IdempotencyRecord{}, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	return cur.domain(), false, nil
+}
+
+// CompleteIdempotent stores the answer to replay for the key's request.
+func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error {
+	err := s.table(schema.Idempotency).Update("account_id", accountID).Range("idempotency_key", key).
+		Set("request_state", string(domain.IdempotencyCompleted)).
+		Set("response_status", status).
+		Set("response_body", body).
+		Remove("locked_until").
+		If("request_hash = ? AND request_state = ?", requestHash, string(domain.IdempotencyInProgress)).Run(ctx)
+	if err != nil {
+		return fmt.Errorf("complete idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseIdempotent gives up a claimed key without an answer (after a fault),
+// so that a retry with the same key runs the request again.
+func (s *Store) ReleaseIdempotent(ctx context.Context, accountID int64, key, requestHash string) error {
+	err := s.table(schema.Idempotency).Delete("account_id", accountID).Range("idempotency_key", key).
+		If("request_hash = ? AND request_state = ?", requestHash, string(domain.IdempotencyInProgress)).Run(ctx)
+	if err != nil && !isCondFailed(err) {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+type webhookReceiptItem struct {
+	ReceiptID  string `dynamo:"receipt_id,hash"` // "<provider>#<webhook-id>"
+	ReceivedAt string `dynamo:"received_at"`
+	Reference  string `dynamo:"reference"`
+	ExpiresAt  int64  `dynamo:"expires_at"` // TTL, Unix seconds
+}
+
+// ScreeningUpdate is a screening provider's later answer for a check, as
+// the provider webhook applies it.
+type ScreeningUpdate struct {
+	Provider  string
+	WebhookID string
+	Reference string
+	// The check and the entity as read before the update: the write is
+	// conditioned on neither having changed since.
+	Check  domain.Check
+	Entity domain.Entity
+	// What changes.
+	Result          map[string]any
+	ProviderStatus  string
+	SanctionsStatus domain.SanctionsStatus
+	Score           *domain.Score
+	At              time.Time
+	// ReceiptTTL is how long the webhook id is remembered.
+	ReceiptTTL time.Duration
+}
+
+// ErrStale reports that a record changed between read and write: read again.
+var ErrStale = fmt.Errorf("store: record changed meanwhile")
+
+// ApplyScreening writes, in one transaction, the webhook's receipt, the
+// check's new result and the entity's new sanctions status, score and
+// updated_at. A webhook id seen before changes nothing (applied false).
+func (s *Store) ApplyScreening(ctx context.Context, u ScreeningUpdate) (applied bool, err error) {
+	receipt := webhookReceiptItem{
+		ReceiptID: u.Provider + "#" + u.WebhookID, ReceivedAt: fmtTime(u.At), Reference: u.Reference,
+		ExpiresAt: u.At.Add(u.ReceiptTTL).Unix(),
+	}
+	at := fmtTime(u.At)
+	c, e := u.Check, u.Entity
+	entityUpdate := s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID).
+		Set("sanctions_status", string(u.SanctionsStatus)).
+		Set("updated_at", at).
+		If("updated_at = ?", fmtTime(e.UpdatedAt))
+	if u.Score != nil {
+		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", u.Score.Breakdown)
+	}
+	err = s.db.WriteTx().
+		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix())).
+		Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
+			Set("status", string(domain.CheckCompleted)).
+			Set("provider_status", u.ProviderStatus).
+			Set("result", u.Result).
+			Set("checked_at", at).
+			Set("updated_at", at).
+			If("updated_at = ?", fmtTime(c.UpdatedAt))).
+		Update(entityUpdate).
+		Run(ctx)
+	switch {
+	case err == nil:
+		return true, nil
+	case cancelledAt(err, 0):
+		return false, nil
+	case cancelledAt(err, 1), cancelledAt(err, 2), isTxConflict(err):
+		return false, ErrStale
+	default:
+		return false, fmt.Errorf("apply screening for check %d: %w", c.ID, err)
+	}
+}
+
+// Check returns one check of the account.
+func (s *Store) Check(ctx context.Context, accountID, id int64) (domain.Check, error) {
+	var it checkItem
+	err := s.table(schema.Checks).Get("account_id", accountID).Range("check_id", dynamo.Equal, id).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return domain.Check{}, wrap(notFound(err, "Check"), "get check %d", id)
+	}
+	return it.domain(), nil
+}
