@@ -18,6 +18,24 @@ type serveFunc func(w http.ResponseWriter, r *http.Request, p auth.Principal, pa
 // principal, 403 without the route's permission, errors through the one
 // status table, and a 500 instead of a crash.
 func endpoint(route Route, serve serveFunc) http.Handler {
+	return endpointNoAuth(route, func(w http.ResponseWriter, r *http.Request, params map[string]string) error {
+		p, ok := auth.FromContext(r.Context())
+		if !ok {
+			return domain.Errorf(domain.ECodeUnauthorized, "A valid API key is required: send Authorization: Bearer <key>.")
+		}
+		if !p.Can(route.Permission) {
+			return domain.Errorf(domain.ECodeForbidden, "This API key lacks the %s permission.", route.Permission)
+		}
+		r = r.WithContext(logging.WithLogger(r.Context(), logging.From(r.Context()).With("account_id", p.AccountID)))
+		return serve(w, r, p, params)
+	})
+}
+
+// endpointNoAuth does what every route does: 404 for other paths, 405 for
+// other methods, errors through the one status table, a 500 instead of a
+// crash. The provider webhook uses it alone, as it authenticates each
+// request by its signature.
+func endpointNoAuth(route Route, serve func(w http.ResponseWriter, r *http.Request, params map[string]string) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -34,17 +52,7 @@ func endpoint(route Route, serve serveFunc) http.Handler {
 			writeError(w, r, domain.Errorf(domain.ECodeMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(AllowedMethods(r.URL.Path), " or ")))
 			return
 		}
-		p, ok := auth.FromContext(r.Context())
-		if !ok {
-			writeError(w, r, domain.Errorf(domain.ECodeUnauthorized, "A valid API key is required: send Authorization: Bearer <key>."))
-			return
-		}
-		if !p.Can(route.Permission) {
-			writeError(w, r, domain.Errorf(domain.ECodeForbidden, "This API key lacks the %s permission.", route.Permission))
-			return
-		}
-		r = r.WithContext(logging.WithLogger(r.Context(), logging.From(r.Context()).With("account_id", p.AccountID)))
-		if err := serve(w, r, p, params); err != nil {
+		if err := serve(w, r, params); err != nil {
 			writeError(w, r, err)
 		}
 	})

@@ -47,9 +47,15 @@ type ValidationBody struct {
 	Errors map[string][]string `json:"errors"`
 }
 
-// writeError answers with err's status and body. Anything that is not a
-// *domain.Error is a fault: logged in full, shown as a bare internal error.
+// writeError answers with err's status and body.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorResponse(r, err)
+	writeJSON(w, status, body)
+}
+
+// errorResponse is err's status and body. Anything that is not a
+// *domain.Error is a fault: logged in full, shown as a bare internal error.
+func errorResponse(r *http.Request, err error) (int, any) {
 	code := domain.ErrorCode(err)
 	status := StatusOf(code)
 	log := logging.From(r.Context())
@@ -59,20 +65,27 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "code", code)
 	}
 	if code == domain.ECodeInvalid {
-		writeJSON(w, status, ValidationBody{Errors: domain.ErrorFields(err)})
-		return
+		return status, ValidationBody{Errors: domain.ErrorFields(err)}
 	}
-	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: domain.ErrorMessage(err)}})
+	return status, ErrorBody{Error: ErrorDetail{Code: code, Message: domain.ErrorMessage(err)}}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeJSONBytes(w, status, marshalBody(v))
+}
+
+// marshalBody renders a response body.
+func marshalBody(v any) []byte {
 	body, err := json.Marshal(v)
 	if err != nil {
 		// Our own views always marshal; this is a programming error.
-		status = http.StatusInternalServerError
 		body = []byte(`{"error":{"code":"internal_error","message":"An internal error occurred."}}`)
 	}
+	return append(body, '\n')
+}
+
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(body)
 }

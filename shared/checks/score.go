@@ -51,3 +51,23 @@ func Coverage(in CoverageInput) *domain.Score {
 	}
 	return s
 }
+
+// WithScreening is the entity's score once a screening has completed: the
+// screening component at its maximum, the others as they were (or, for an
+// entity not scored yet, as its record shows them).
+func WithScreening(e domain.Entity) *domain.Score {
+	if e.Score == nil || len(e.Score.Breakdown) == 0 {
+		return Coverage(CoverageInput{
+			RegistryValid: e.RegistrationStatus == domain.RegistrationValid, Screened: true,
+			Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
+		})
+	}
+	s := &domain.Score{Breakdown: append([]domain.ScoreComponent(nil), e.Score.Breakdown...)}
+	for i, c := range s.Breakdown {
+		if c.Key == ScoreScreening {
+			s.Breakdown[i].Points = c.Max
+		}
+		s.Value += s.Breakdown[i].Points
+	}
+	return s
+}

@@ -1,0 +1,365 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+)
+
+// Limits of POST /api/v1/entities.
+const (
+	MaxCreateBody      = 1 << 20 // 1 MiB
+	IdempotencyTTL     = 24 * time.Hour
+	idempotencyLock    = 60 * time.Second // an attempt that stops answering frees its key after this
+	maxIdempotencyKey  = 255
+	maxLegalNameLength = 300
+	// intakeBudget bounds the whole create, below API Gateway's 29 s.
+	intakeBudget = 25 * time.Second
+)
+
+// EntityCreator is what creating an entity needs from the store.
+type EntityCreator interface {
+	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
+	RegistrationTaken(ctx context.Context, accountID int64, country, number string) (bool, error)
+	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
+	CreateEntity(ctx context.Context, d domain.EntityDetail) (domain.EntityDetail, error)
+	BeginIdempotent(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error)
+	CompleteIdempotent(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
+	ReleaseIdempotent(ctx context.Context, accountID int64, key, requestHash string) error
+}
+
+// IntakeRunner runs a new entity's intake checks.
+type IntakeRunner interface {
+	Intake(ctx context.Context, in checks.IntakeInput) domain.EntityDetail
+}
+
+// CreateEntity is what POST /api/v1/entities is built from.
+type CreateEntity struct {
+	Store     EntityCreator
+	Intake    IntakeRunner
+	Countries *country.Catalogue
+	Now       func() time.Time
+}
+
+// NewCreateEntity serves POST /api/v1/entities.
+func NewCreateEntity(c CreateEntity) http.Handler {
+	route, _ := RouteFor("create-entity")
+	return endpoint(route, c.serve)
+}
+
+// createRequest is the body: {"entity": {...}}.
+type createRequest struct {
+	Entity *createFields `json:"entity"`
+}
+
+type createFields struct {
+	RegistrationNumber json.RawMessage `json:"registration_number"`
+	CountryCode        json.RawMessage `json:"country_code"`
+	CountryID          json.RawMessage `json:"country_id"`
+	LegalName          json.RawMessage `json:"legal_name"`
+}
+
+// response is an answer kept for an Idempotency-Key replay.
+type response struct {
+	status   int
+	body     []byte
+	location string
+}
+
+func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxCreateBody+1))
+	if err != nil {
+		return domain.Errorf(domain.ECodeBadRequest, "The request body could not be read.")
+	}
+	if len(body) > MaxCreateBody {
+		return domain.Errorf(domain.ECodeTooLarge, "The request body is larger than %d bytes.", MaxCreateBody)
+	}
+
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		resp := c.create(r, p, body)
+		writeResponse(w, resp, false)
+		return nil
+	}
+	if len(key) > maxIdempotencyKey || !utf8.ValidString(key) || strings.TrimSpace(key) == "" {
+		return domain.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d characters", maxIdempotencyKey))
+	}
+	hash := requestHash(r, body)
+	rec, claimed, err := c.Store.BeginIdempotent(r.Context(), p.AccountID, key, hash, c.now(), IdempotencyTTL, idempotencyLock)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		switch {
+		case rec.RequestHash != hash:
+			return domain.Invalid("idempotency_key", "was already used with a different request")
+		case rec.State == domain.IdempotencyCompleted:
+			logging.From(r.Context()).Info("idempotent replay", "status", rec.Status)
+			writeResponse(w, response{status: rec.Status, body: []byte(rec.Body), location: locationOf(rec.Status, rec.Body)}, true)
+			return nil
+		default:
+			w.Header().Set("Retry-After", "1")
+			return domain.Errorf(domain.ECodeConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
+		}
+	}
+	resp := c.create(r, p, body)
+	// Answers that a retry would get again are kept; faults are not, so a
+	// retry with the same key runs again.
+	ctx := context.WithoutCancel(r.Context())
+	if resp.status < 500 {
+		err = c.Store.CompleteIdempotent(ctx, p.AccountID, key, hash, resp.status, string(resp.body))
+	} else {
+		err = c.Store.ReleaseIdempotent(ctx, p.AccountID, key, hash)
+	}
+	if err != nil {
+		logging.From(r.Context()).Error("idempotency record not updated", "error", err.Error())
+	}
+	writeResponse(w, resp, false)
+	return nil
+}
+
+// create validates, runs the intake and writes the entity. Once providers
+// are called the work runs to the end even if the caller goes away, so that
+// nothing they answered is lost.
+func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte) response {
+	fail := func(err error) response {
+		status, v := errorResponse(r, err)
+		return response{status: status, body: marshalBody(v)}
+	}
+	in, err := c.parse(r.Context(), p.AccountID, body)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), intakeBudget)
+	defer cancel()
+	taken, err := c.Store.RegistrationTaken(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber)
+	if err != nil {
+		return fail(err)
+	}
+	if taken {
+		// Refused before any provider is paid for; the create's transaction
+		// still guards against a concurrent twin.
+		return fail(domain.Invalid("registration_number", "has already been taken"))
+	}
+	if in.CheckIDs, err = c.Store.ReserveCheckIDs(ctx, len(in.Config.IntakeChecks)); err != nil {
+		return fail(err)
+	}
+	d := c.Intake.Intake(ctx, in)
+	created, err := c.Store.CreateEntity(ctx, d)
+	if err != nil {
+		return fail(err)
+	}
+	logging.From(r.Context()).Info("entity created", "entity_id", created.Entity.ID, "country", in.CountryCode,
+		"registration_status", created.Entity.RegistrationStatus, "sanctions_status", created.Entity.SanctionsStatus)
+	return response{status: http.StatusCreated, body: marshalBody(EntityView(created)), location: entityPath(created.Entity.ID)}
+}
+
+func entityPath(id int64) string { return BasePath + "/entities/" + strconv.FormatInt(id, 10) }
+
+// locationOf recovers a replayed 201's Location from its body.
+func locationOf(status int, body string) string {
+	if status != http.StatusCreated {
+		return ""
+	}
+	var v struct {
+		ID int64 `json:"id"`
+	}
+	if json.Unmarshal([]byte(body), &v) != nil || v.ID == 0 {
+		return ""
+	}
+	return entityPath(v.ID)
+}
+
+func writeResponse(w http.ResponseWriter, resp response, replayed bool) {
+	if resp.location != "" {
+		w.Header().Set("Location", resp.location)
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSONBytes(w, resp.status, resp.body)
+}
+
+// requestHash identifies a request for Idempotency-Key comparisons: the
+// method, the path and the exact body.
+func requestHash(r *http.Request, body []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", r.Method, r.URL.Path)
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// requireJSON refuses bodies that do not say they are JSON.
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return domain.Errorf(domain.ECodeUnsupportedMedia, "Send the request body as JSON, with Content-Type: application/json.")
+	}
+	return nil
+}
+
+// parse reads and validates the request. Country errors come first: a
+// registration number can only be checked against its country's rule.
+func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (checks.IntakeInput, error) {
+	var req createRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ):
+			return checks.IntakeInput{}, domain.Invalid("entity", "must be an object")
+		case errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		default:
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		}
+	}
+	if dec.More() {
+		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+	}
+	if req.Entity == nil {
+		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
+	}
+	f := req.Entity
+	fields := map[string][]string{}
+	add := func(field, msg string) { fields[field] = append(fields[field], msg) }
+
+	number, ok := jsonString(f.RegistrationNumber)
+	number = strings.TrimSpace(number)
+	switch {
+	case !ok:
+		add("registration_number", "must be a string")
+	case number == "":
+		add("registration_number", "can't be blank")
+	}
+	legalName, ok := jsonString(f.LegalName)
+	legalName = strings.TrimSpace(legalName)
+	if !ok {
+		add("legal_name", "must be a string")
+	} else if utf8.RuneCountInString(legalName) > maxLegalNameLength {
+		add("legal_name", fmt.Sprintf("must be at most %d characters", maxLegalNameLength))
+	}
+
+	cc, countryErr := c.resolveCountry(f)
+	if countryErr != "" {
+		add("country", countryErr)
+	}
+	var cfg domain.CountryConfig
+	if countryErr == "" {
+		var err error
+		cfg, err = c.Store.CountryConfig(ctx, accountID, cc.Alpha2)
+		switch {
+		case domain.ErrorCode(err) == domain.ECodeNotFound || (err == nil && !cfg.Active):
+			add("country", "is not configured for this account")
+		case err != nil:
+			return checks.IntakeInput{}, err
+		case number != "" && len(fields["registration_number"]) == 0:
+			if msg := registrationProblem(cfg, number); msg != "" {
+				add("registration_number", msg)
+			}
+		}
+	}
+	if len(fields) > 0 {
+		return checks.IntakeInput{}, &domain.Error{Code: domain.ECodeInvalid, Message: "Validation failed.", Fields: fields}
+	}
+	return checks.IntakeInput{
+		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
+		DeclaredName: legalName, Config: cfg,
+	}, nil
+}
+
+// resolveCountry reads country_code (preferred) and country_id; when both
+// are sent they must name the same country. It returns an error message for
+// errors.country, or "".
+func (c CreateEntity) resolveCountry(f *createFields) (country.Country, string) {
+	code, codeOK := jsonString(f.CountryCode)
+	code = strings.TrimSpace(code)
+	idSent := len(f.CountryID) > 0 && string(f.CountryID) != "null"
+	if !codeOK {
+		return country.Country{}, "country_code must be a string"
+	}
+	if code == "" && !idSent {
+		return country.Country{}, `Country is required: send country_code, an ISO 3166-1 alpha-2 code such as "SA"`
+	}
+	var byCode, byID country.Country
+	if code != "" {
+		var ok bool
+		if byCode, ok = c.Countries.ByAlpha2(code); !ok {
+			return country.Country{}, fmt.Sprintf("Country %q is not a country the service knows", code)
+		}
+	}
+	if idSent {
+		var id int
+		if err := json.Unmarshal(f.CountryID, &id); err != nil {
+			return country.Country{}, "country_id must be an integer"
+		}
+		var ok bool
+		if byID, ok = c.Countries.ByNumeric(id); !ok {
+			return country.Country{}, fmt.Sprintf("Country %d is not a country the service knows", id)
+		}
+	}
+	switch {
+	case code != "" && idSent && byCode.Numeric != byID.Numeric:
+		return country.Country{}, fmt.Sprintf("country_code %q and country_id %d name different countries", code, byID.Numeric)
+	case code != "":
+		return byCode, ""
+	default:
+		return byID, ""
+	}
+}
+
+// registrationProblem checks a registration number against the country's
+// rule, returning the rule's message when it does not match.
+func registrationProblem(cfg domain.CountryConfig, number string) string {
+	pattern, msg := cfg.RegistrationPattern, cfg.RegistrationMessage
+	if pattern == "" {
+		pattern, msg = domain.GenericRegistrationPattern, domain.GenericRegistrationMessage
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil || !re.MatchString(number) {
+		return msg
+	}
+	return ""
+}
+
+// jsonString reads an optional JSON string: absent or null is "" and ok.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func (c CreateEntity) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
