@@ -20,6 +20,9 @@ type Route struct {
 	// Function is the directory under functions/ that serves it.
 	Function   string
 	Permission string
+	// Public routes have no API key and no authorizer: they authenticate
+	// each request themselves (the provider webhook, by its signature).
+	Public bool
 }
 
 // BasePath prefixes every API route.
@@ -34,8 +37,10 @@ const AuthorizerCacheTTL = 60 * time.Second
 func Routes() []Route {
 	return []Route{
 		{Method: "GET", Path: BasePath + "/entities", Function: "list-entities", Permission: domain.PermEntityView},
+		{Method: "POST", Path: BasePath + "/entities", Function: "create-entity", Permission: domain.PermEntityCreate},
 		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView},
 		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView},
+		{Method: "POST", Path: WebhookPath, Function: "provider-webhook", Public: true},
 	}
 }
 

@@ -50,15 +50,20 @@ func DynamoDB(cfg aws.Config) *dynamo.DB {
 // Store returns the store over the tables the function is granted
 // (shared/deploy), named in its environment.
 func Store(ctx context.Context, function string) (*store.Store, error) {
+	cfg, err := AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return StoreWith(cfg, function)
+}
+
+// StoreWith is Store with an AWS configuration already loaded.
+func StoreWith(cfg aws.Config, function string) (*store.Store, error) {
 	f, ok := deploy.Lookup(function)
 	if !ok {
 		return nil, fmt.Errorf("boot: %q is not a function of shared/deploy", function)
 	}
 	names, err := schema.NamesFromEnv(os.Getenv, f.TableIDs()...)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := AWSConfig(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,25 @@ type Grant struct {
 	Indexes bool
 }
 
+// Setting is a non-secret environment variable of a function, set per
+// deployment: a CDK context value or a SAM template parameter of the same
+// name (Parameter), with a default.
+type Setting struct {
+	EnvVar    string
+	Parameter string
+	Default   string
+}
+
+// Secret is a credential a function reads at init from AWS Secrets Manager:
+// EnvVar names the secret's ARN. The stack creates each secret (with a
+// placeholder value an operator replaces); SecretID is its logical name.
+// Locally the value itself may be given in the variable named by EnvVar
+// without its _SECRET_ARN suffix.
+type Secret struct {
+	EnvVar   string // e.g. WATHQ_API_KEY_SECRET_ARN
+	SecretID string // e.g. WathqApiKey (logical id WathqApiKeySecret)
+}
+
 // Function is one Lambda function.
 type Function struct {
 	// Name is the directory under functions/ and under build/.
@@ -31,6 +50,8 @@ type Function struct {
 	MemoryMB       int
 	TimeoutSeconds int
 	Grants         []Grant
+	Settings       []Setting
+	Secrets        []Secret
 }
 
 // Runtime, architecture and handler of every function: a Go binary named
@@ -48,6 +69,21 @@ const (
 	getItem      = "dynamodb:GetItem"
 	query        = "dynamodb:Query"
 	batchGetItem = "dynamodb:BatchGetItem"
+	putItem      = "dynamodb:PutItem"
+	updateItem   = "dynamodb:UpdateItem"
+	deleteItem   = "dynamodb:DeleteItem"
+)
+
+// Provider settings and secrets (issue: create entity).
+var (
+	settingWathqURL  = Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa"}
+	settingYenteURL  = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org"}
+	settingDataset   = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default"}
+	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7"}
+
+	secretWathq   = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey"}
+	secretYente   = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey"}
+	secretWebhook = Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret"}
 )
 
 // Functions lists every function of the service.
@@ -67,6 +103,35 @@ func Functions() []Function {
 				{Table: schema.Accounts, Actions: []string{getItem}},
 				{Table: schema.Entities, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
+		},
+		{
+			Name: "create-entity", LogicalID: "CreateEntityFunction",
+			Description: "POST /api/v1/entities: validation, intake checks, one transaction",
+			// Providers answer within their check timeouts (8 s at most);
+			// API Gateway gives up at 29 s.
+			MemoryMB: 512, TimeoutSeconds: 29,
+			Grants: []Grant{
+				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem}},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Entities, Actions: []string{getItem, putItem}},
+				{Table: schema.Checks, Actions: []string{putItem}},
+				{Table: schema.Reviews, Actions: []string{putItem}},
+				{Table: schema.Idempotency, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+			},
+			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWathq, secretYente},
+		},
+		{
+			Name: "provider-webhook", LogicalID: "ProviderWebhookFunction",
+			Description: "POST /webhooks/{provider}: signed screening results",
+			MemoryMB:    256, TimeoutSeconds: 10,
+			Grants: []Grant{
+				{Table: schema.Checks, Actions: []string{getItem, updateItem}},
+				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
+				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
+			},
+			Settings: []Setting{settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWebhook},
 		},
 		{
 			Name: "get-entity", LogicalID: "GetEntityFunction",
@@ -115,16 +180,55 @@ func (f Function) TableIDs() []string {
 }
 
 // EnvVarNames lists the environment variables the function is given: one per
-// table it uses, and the log level.
+// table it uses, its settings, its secrets' ARNs, and the log level.
 func (f Function) EnvVarNames() []string {
 	out := []string{LogLevelVar}
 	for _, id := range f.TableIDs() {
 		t, _ := schema.Lookup(id)
 		out = append(out, t.EnvVar)
 	}
+	for _, s := range f.Settings {
+		out = append(out, s.EnvVar)
+	}
+	for _, s := range f.Secrets {
+		out = append(out, s.EnvVar)
+	}
 	sort.Strings(out)
 	return out
 }
+
+// Secrets lists every secret of the service, each once, by SecretID.
+func Secrets() []Secret {
+	seen := map[string]bool{}
+	var out []Secret
+	for _, f := range Functions() {
+		for _, s := range f.Secrets {
+			if !seen[s.SecretID] {
+				seen[s.SecretID] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Settings lists every setting of the service, each once, by Parameter.
+func Settings() []Setting {
+	seen := map[string]bool{}
+	var out []Setting
+	for _, f := range Functions() {
+		for _, s := range f.Settings {
+			if !seen[s.Parameter] {
+				seen[s.Parameter] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// SecretLogicalID is a secret's CloudFormation logical id.
+func SecretLogicalID(secretID string) string { return secretID + "Secret" }
 
 // Route is the API route the function serves, if it serves one.
 func (f Function) Route() (api.Route, bool) { return api.RouteFor(f.Name) }

@@ -138,6 +138,18 @@ func Tables() []Table {
 			},
 			Stream: NewAndOldImages,
 		},
+		{
+			// Idempotency-Keys of create requests, kept 24 hours.
+			ID: Idempotency, EnvVar: "IDEMPOTENCY_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"idempotency_key", String},
+			TTLAttr: "expires_at",
+		},
+		{
+			// webhook-ids of provider webhooks already applied ("<provider>#<id>").
+			ID: InboundWebhooks, EnvVar: "INBOUND_WEBHOOKS_TABLE",
+			PartitionKey: Attr{"receipt_id", String},
+			TTLAttr:      "expires_at",
+		},
 	}
 }
 

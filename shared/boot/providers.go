@@ -1,0 +1,95 @@
+package boot
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/evs-kyb/evs/shared/checks"
+)
+
+// Secret reads a credential at init. The variable named envVar
+// ("…_SECRET_ARN") holds a Secrets Manager secret's ARN, whose string value
+// is read once; locally the value may be given directly in the variable
+// without the suffix (WATHQ_API_KEY for WATHQ_API_KEY_SECRET_ARN). The value
+// is never logged.
+func Secret(ctx context.Context, cfg aws.Config, envVar string) (string, error) {
+	if v := os.Getenv(strings.TrimSuffix(envVar, "_SECRET_ARN")); v != "" {
+		return v, nil
+	}
+	arn := os.Getenv(envVar)
+	if arn == "" {
+		return "", fmt.Errorf("boot: %s is not set", envVar)
+	}
+	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
+	if err != nil {
+		return "", fmt.Errorf("boot: read secret of %s: %w", envVar, err)
+	}
+	return aws.ToString(out.SecretString), nil
+}
+
+// providerClient is the HTTP client of provider calls: each check brings its
+// own deadline; this one bounds what a check's timeout does not (idle
+// connections, TLS handshakes).
+func providerClient() *http.Client {
+	return &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 5 * time.Second,
+		},
+		// A provider API never redirects; following one could send the
+		// credential elsewhere.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Yente is the screening client configured by YENTE_* variables (the key
+// is optional: a self-hosted yente needs none).
+func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, error) {
+	y := &checks.Yente{
+		BaseURL: os.Getenv("YENTE_BASE_URL"),
+		Dataset: os.Getenv("YENTE_DATASET"),
+		Client:  providerClient(),
+	}
+	if v := os.Getenv("YENTE_THRESHOLD"); v != "" {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || t <= 0 || t > 1 {
+			return nil, fmt.Errorf("boot: YENTE_THRESHOLD %q is not a score between 0 and 1", v)
+		}
+		y.Threshold = t
+	}
+	if withKey {
+		if y.BaseURL == "" {
+			return nil, fmt.Errorf("boot: YENTE_BASE_URL is not set")
+		}
+		key, err := Secret(ctx, cfg, "YENTE_API_KEY_SECRET_ARN")
+		if err != nil {
+			return nil, err
+		}
+		y.APIKey = strings.TrimSpace(key)
+	}
+	return y, nil
+}
+
+// Wathq is the registry client configured by WATHQ_* variables.
+func Wathq(ctx context.Context, cfg aws.Config) (*checks.Wathq, error) {
+	base := os.Getenv("WATHQ_BASE_URL")
+	if base == "" {
+		return nil, fmt.Errorf("boot: WATHQ_BASE_URL is not set")
+	}
+	key, err := Secret(ctx, cfg, "WATHQ_API_KEY_SECRET_ARN")
+	if err != nil {
+		return nil, err
+	}
+	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), Client: providerClient()}, nil
+}
