@@ -54,7 +54,7 @@ func newBenchAccount(b *testing.B) *benchAccount {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(newGateway(st, quietLogger()))
+	srv := httptest.NewServer(newGateway(st, quietLogger(), providers{}))
 	b.Cleanup(srv.Close)
 	return &benchAccount{st: st, srv: srv, key: key, account: acct.ID, entities: ents}
 }

@@ -76,7 +76,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.b = append(f.b, created)
 
-	f.srv = httptest.NewServer(newGateway(st, quietLogger()))
+	f.srv = httptest.NewServer(newGateway(st, quietLogger(), providers{}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -264,8 +264,8 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 	f := newFixture(t)
 	// Functions whose tables do not exist: every read fails inside DynamoDB.
 	broken := store.New(devstack.DB(), schema.NamesWithPrefix("missing-"))
-	gw := newGateway(broken, quietLogger())
-	gw.Authorizer = newGateway(f.st, quietLogger()).Authorizer
+	gw := newGateway(broken, quietLogger(), providers{})
+	gw.Authorizer = newGateway(f.st, quietLogger(), providers{}).Authorizer
 	srv := httptest.NewServer(gw)
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/entities/1", nil)

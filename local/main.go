@@ -25,8 +25,10 @@ commands:
   account list                                       print "<id>\t<name>" per account
   key create --account ID --permissions P[,P...]     print a new API key (shown once)
   key revoke --key KEY                               revoke a key
+  sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
+                                                     post a signed screening webhook, as the provider would
 
-environment: PORT (3000), DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info)
+environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info)
 `
 
 func main() {
@@ -67,6 +69,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdKeyCreate(ctx, rest[1:])
 	case cmd == "key" && sub == "revoke":
 		return cmdKeyRevoke(ctx, rest[1:])
+	case cmd == "sim" && sub == "webhook":
+		return cmdSimWebhook(ctx, rest[1:])
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Print(usage)
 		return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/seed"
+	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -32,6 +33,7 @@ func cmdUp(ctx context.Context, args []string) error {
 	seedMode := fs.String("seed", "demo", "demo or none")
 	entities := fs.Int("entities", 150, "number of demo entities")
 	port := fs.String("port", envDefault("PORT", "3000"), "port to serve on (127.0.0.1)")
+	simPort := fs.String("sim-port", envDefault("SIM_PORT", "3100"), "port of the provider simulator (127.0.0.1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -49,13 +51,24 @@ func cmdUp(ctx context.Context, args []string) error {
 		}
 	}
 
+	simLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *simPort))
+	if err != nil {
+		return fmt.Errorf("listen on port %s for the provider simulator: %w", *simPort, err)
+	}
+	simURL := "http://" + simLn.Addr().String()
+	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}, ReadHeaderTimeout: 10 * time.Second}
+	go simSrv.Serve(simLn)
+	defer simSrv.Close()
+
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *port))
 	if err != nil {
 		return fmt.Errorf("listen on port %s: %w", *port, err)
 	}
-	srv := &http.Server{Handler: newGateway(e.store, e.log), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newGateway(e.store, e.log, simulatorProviders(simURL)), ReadHeaderTimeout: 10 * time.Second}
 	base := "http://" + ln.Addr().String() + "/api/v1"
 	fmt.Printf("API:      %s\n", base)
+	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
+	fmt.Printf("Providers simulated at %s (Wathq and yente; outcome by the registration number's last digit)\n", simURL)
 	if demo != nil {
 		fmt.Printf("Demo key: %s\n", demo.Key)
 		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)

@@ -95,6 +95,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	// In Lambda the functions log through the default logger their init sets.
 	ctx = logging.WithLogger(ctx, g.Log)
 
+	if route.Public {
+		// No authorizer: the function authenticates the request itself.
+		return g.invoke(ctx, w, fn, route, ev, reqID)
+	}
 	// API Gateway checks the identity source before calling the authorizer:
 	// no Authorization header is a 401 without an invocation.
 	if r.Header.Get("Authorization") == "" {
@@ -115,6 +119,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 		ev.RequestContext.Authorizer[k] = v
 	}
 
+	return g.invoke(ctx, w, fn, route, ev, reqID)
+}
+
+func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFunc, route api.Route, ev events.APIGatewayProxyRequest, reqID string) int {
 	resp, err := fn(ctx, ev)
 	if err != nil {
 		// A function error is a 502 from API Gateway.
