@@ -95,12 +95,18 @@ type Entity struct {
 	WebsiteURL         *string
 	SocialURL          *string
 	ActivitySummary    *string
+	// DismissedMatches are screening matches an operator judged false
+	// positives; the next screening excludes them.
+	DismissedMatches   []string
 	RelationshipsCount int // parties marked current
 	ReviewsCount       int
 	DocumentsCount     int
 	ChecksCount        int
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// Version increases with every operator change: concurrent decisions
+	// are told apart by it.
+	Version int64
 }
 
 // CheckStatus is where a verification check stands.
@@ -208,10 +214,15 @@ type Review struct {
 	AssignedUserName *string
 	NotesCount       int
 	ChecksCount      int
-	StartedAt        *time.Time
-	CompletedAt      *time.Time
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// Escalation is set while escalated: "supervisor" or "aml".
+	Escalation *string
+	// ChecksQueuedAt is when an operator last queued checks for the review.
+	ChecksQueuedAt *time.Time
+	StartedAt      *time.Time
+	CompletedAt    *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	Version        int64
 }
 
 // Account is a tenant. Every other record belongs to exactly one account.
@@ -219,7 +230,22 @@ type Account struct {
 	ID        int64
 	Name      string
 	CreatedAt time.Time
+	Settings  AccountSettings
 }
+
+// AccountSettings are an account's review policies.
+type AccountSettings struct {
+	// FourEyes lists the actions a second operator must approve. The
+	// action "approve_high_risk" stands for approving a high-risk entity.
+	FourEyes []string
+	// ReviewIntervalDays is how often an entity under monitoring gets a
+	// periodic review; 0 means never.
+	ReviewIntervalDays int
+}
+
+// FourEyesApproveHighRisk in AccountSettings.FourEyes requires a second
+// approver to approve a review of a high-risk entity.
+const FourEyesApproveHighRisk = "approve_high_risk"
 
 // Permissions an API key (or later an operator) may hold.
 const (

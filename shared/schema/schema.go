@@ -74,6 +74,8 @@ const (
 	// InboundWebhooks remembers the webhook-ids of provider webhooks, so a
 	// replay changes nothing.
 	InboundWebhooks = "inbound_webhooks"
+	// Audit keeps one record per operator action, keyed by the action's id.
+	Audit = "audit"
 )
 
 // Index names.
@@ -83,6 +85,8 @@ const (
 	EntitiesByRegistration = "by_registration"
 	EntitiesByUpdated      = "by_updated"
 	ByEntity               = "by_entity"
+	// AuditByEntity orders an entity's audit records by time.
+	AuditByEntity = "by_entity_time"
 )
 
 var (
@@ -137,6 +141,15 @@ func Tables() []Table {
 				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
 			},
 			Stream: NewAndOldImages,
+		},
+		{
+			// One record per operator action; the action id makes a repeat a no-op.
+			ID: Audit, EnvVar: "AUDIT_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"action_id", String},
+			Indexes: []Index{
+				// "<entity id, zero-padded>#<time>#<action id>": an entity's trail in order.
+				{Name: AuditByEntity, Local: true, SortKey: Attr{"entity_time", String}, Projection: ProjectAll},
+			},
 		},
 		{
 			// Idempotency-Keys of create requests, kept 24 hours.

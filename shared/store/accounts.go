@@ -35,7 +35,28 @@ func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
 	if err != nil {
 		return domain.Account{}, err
 	}
-	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt)}, nil
+	return it.account(), nil
+}
+
+func (it accountItem) account() domain.Account {
+	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt),
+		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays}}
+}
+
+// PutAccountSettings replaces an account's review policies.
+func (s *Store) PutAccountSettings(ctx context.Context, accountID int64, set domain.AccountSettings) error {
+	u := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
+		Set("review_interval_days", set.ReviewIntervalDays).If("attribute_exists(account_id)")
+	if len(set.FourEyes) > 0 {
+		u.SetSet("four_eyes", set.FourEyes)
+	} else {
+		u.Remove("four_eyes")
+	}
+	err := u.Run(ctx)
+	if isCondFailed(err) {
+		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	}
+	return wrap(err, "put settings of account %d", accountID)
 }
 
 func (s *Store) accountItem(ctx context.Context, id int64) (accountItem, error) {
@@ -57,7 +78,7 @@ func (s *Store) ListAccounts(ctx context.Context) ([]domain.Account, error) {
 	}
 	out := make([]domain.Account, 0, len(items))
 	for _, it := range items {
-		out = append(out, domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt)})
+		out = append(out, it.account())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

@@ -25,6 +25,9 @@ type accountItem struct {
 	EntityCount   int64            `dynamo:"entity_count"`
 	LastEntityID  int64            `dynamo:"last_entity_id"`
 	CountryCounts map[string]int64 `dynamo:"country_counts,allowempty"`
+	// Review policies.
+	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
+	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
 }
 
 type countryItem struct {
@@ -68,12 +71,14 @@ type entityItem struct {
 	WebsiteURL         *string                 `dynamo:"website_url,omitempty"`
 	SocialURL          *string                 `dynamo:"social_url,omitempty"`
 	ActivitySummary    *string                 `dynamo:"business_activity_summary,omitempty"`
+	DismissedMatches   []string                `dynamo:"dismissed_matches,set,omitempty"`
 	RelationshipsCount int                     `dynamo:"current_relationships_count"`
 	ReviewsCount       int                     `dynamo:"reviews_count"`
 	DocumentsCount     int                     `dynamo:"documents_count"`
 	ChecksCount        int                     `dynamo:"checks_count"`
 	CreatedAt          string                  `dynamo:"created_at"`
 	UpdatedAt          string                  `dynamo:"updated_at"`
+	Version            int64                   `dynamo:"version,omitempty"`
 }
 
 type checkItem struct {
@@ -107,6 +112,9 @@ type reviewItem struct {
 	AssignedUserName *string `dynamo:"assigned_user_name,omitempty"`
 	NotesCount       int     `dynamo:"notes_count"`
 	ChecksCount      int     `dynamo:"checks_count"`
+	Escalation       *string `dynamo:"escalation,omitempty"`
+	ChecksQueuedAt   string  `dynamo:"checks_queued_at,omitempty"`
+	Version          int64   `dynamo:"version,omitempty"`
 	StartedAt        string  `dynamo:"started_at,omitempty"`
 	CompletedAt      string  `dynamo:"completed_at,omitempty"`
 	CreatedAt        string  `dynamo:"created_at"`
@@ -157,6 +165,8 @@ func (it entityItem) domain() domain.Entity {
 		WebsiteURL:         it.WebsiteURL,
 		SocialURL:          it.SocialURL,
 		ActivitySummary:    it.ActivitySummary,
+		DismissedMatches:   it.DismissedMatches,
+		Version:            it.Version,
 		RelationshipsCount: it.RelationshipsCount,
 		ReviewsCount:       it.ReviewsCount,
 		DocumentsCount:     it.DocumentsCount,
@@ -191,6 +201,8 @@ func newEntityItem(e domain.Entity, seq, countrySeq int64) entityItem {
 		WebsiteURL:         e.WebsiteURL,
 		SocialURL:          e.SocialURL,
 		ActivitySummary:    e.ActivitySummary,
+		DismissedMatches:   e.DismissedMatches,
+		Version:            e.Version,
 		RelationshipsCount: e.RelationshipsCount,
 		ReviewsCount:       e.ReviewsCount,
 		DocumentsCount:     e.DocumentsCount,
@@ -269,6 +281,9 @@ func (it reviewItem) domain() domain.Review {
 		AssignedUserName: it.AssignedUserName,
 		NotesCount:       it.NotesCount,
 		ChecksCount:      it.ChecksCount,
+		Escalation:       it.Escalation,
+		ChecksQueuedAt:   parseOptTime(it.ChecksQueuedAt),
+		Version:          it.Version,
 		StartedAt:        parseOptTime(it.StartedAt),
 		CompletedAt:      parseOptTime(it.CompletedAt),
 		CreatedAt:        parseTime(it.CreatedAt),
@@ -289,6 +304,9 @@ func newReviewItem(r domain.Review) reviewItem {
 		AssignedUserName: r.AssignedUserName,
 		NotesCount:       r.NotesCount,
 		ChecksCount:      r.ChecksCount,
+		Escalation:       r.Escalation,
+		ChecksQueuedAt:   fmtOptTime(r.ChecksQueuedAt),
+		Version:          r.Version,
 		StartedAt:        fmtOptTime(r.StartedAt),
 		CompletedAt:      fmtOptTime(r.CompletedAt),
 		CreatedAt:        fmtTime(r.CreatedAt),

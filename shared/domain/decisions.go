@@ -1,0 +1,84 @@
+package domain
+
+import "time"
+
+// Operator permissions: what a person deciding on reviews may do.
+const (
+	PermReviewDecide = "entity.review.decide"
+	PermReviewAssign = "entity.review.assign"
+	PermRiskAssess   = "entity.risk.assess"
+	PermProfileEdit  = "entity.profile.edit"
+)
+
+// OperatorPermissions lists the permissions an operator can be given.
+var OperatorPermissions = []string{PermReviewDecide, PermReviewAssign, PermRiskAssess, PermProfileEdit, PermWebhookEndpointEdit, PermWebhookDeliveryView}
+
+// Operator is a person of an account who decides on reviews.
+type Operator struct {
+	AccountID   int64
+	ID          int64
+	Name        string
+	Permissions []string
+	CreatedAt   time.Time
+}
+
+// Can reports whether the operator holds perm.
+func (o Operator) Can(perm string) bool {
+	for _, p := range o.Permissions {
+		if p == perm {
+			return true
+		}
+	}
+	return false
+}
+
+// Action is an operator action.
+type Action string
+
+const (
+	ActionAssign             Action = "assign"
+	ActionStart              Action = "start"
+	ActionEscalate           Action = "escalate"
+	ActionEscalateToAML      Action = "escalate_to_aml"
+	ActionApprove            Action = "approve"
+	ActionReject             Action = "reject"
+	ActionCancel             Action = "cancel"
+	ActionQueueChecks        Action = "queue_checks"
+	ActionAdjudicateMatch    Action = "adjudicate_match"
+	ActionAssessRisk         Action = "assess_risk"
+	ActionUpdateProfile      Action = "update_profile"
+	ActionOpenPeriodicReview Action = "open_periodic_review"
+)
+
+// Actions lists every operator action.
+var Actions = []Action{ActionAssign, ActionStart, ActionEscalate, ActionEscalateToAML, ActionApprove, ActionReject,
+	ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview}
+
+// Escalation levels of an escalated review.
+const (
+	EscalationSupervisor = "supervisor"
+	EscalationAML        = "aml"
+)
+
+// Match verdicts of an adjudication.
+const (
+	VerdictTruePositive  = "true_positive"
+	VerdictFalsePositive = "false_positive"
+)
+
+// AuditRecord is the trail of one operator action: who, what, when, why, and
+// what changed, written in the same transaction as the change.
+type AuditRecord struct {
+	AccountID        int64
+	ActionID         string // the request or execution id; an action is applied once per id
+	Action           Action
+	OperatorID       int64
+	OperatorName     string
+	SecondApproverID *int64
+	ReviewID         *int64
+	EntityID         int64
+	Reason           string
+	Before           map[string]any
+	After            map[string]any
+	At               time.Time
+}
