@@ -41,6 +41,12 @@ type IntakeInput struct {
 	// check: a screening's reference names its check, so the provider's
 	// later webhook finds it.
 	CheckIDs []int64
+	// Trigger is the checks' triggering reason (intake when empty).
+	Trigger string
+	// ReviewID links the checks to a review (set by the store at intake).
+	ReviewID *int64
+	// ExcludeEntityIDs are screening matches dismissed as false positives.
+	ExcludeEntityIDs []string
 }
 
 // ScreeningReference names a check in a screening provider's query, and in
@@ -78,7 +84,8 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 	for i, spec := range in.Config.IntakeChecks {
 		c := domain.Check{
 			AccountID: in.AccountID, Type: spec.Type, ProviderKey: spec.ProviderKey,
-			Status: domain.CheckRunning, TriggeringReason: domain.TriggerIntake, CreatedAt: now,
+			Status: domain.CheckRunning, TriggeringReason: firstNonEmpty(in.Trigger, domain.TriggerIntake), CreatedAt: now,
+			ReviewID: in.ReviewID,
 		}
 		if i < len(in.CheckIDs) {
 			c.ID = in.CheckIDs[i]
@@ -151,6 +158,7 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 		q := ScreeningQuery{
 			Reference: ScreeningReference(in.AccountID, c.ID), Name: in.DeclaredName,
 			Jurisdiction: in.CountryCode, RegistrationNumber: in.RegistrationNumber,
+			ExcludeEntityIDs: in.ExcludeEntityIDs,
 		}
 		if res, err = sc.Screen(ctx, q); err == nil {
 			providerStatus = "200"

@@ -75,14 +75,20 @@ var ErrDuplicateAction = fmt.Errorf("store: action already applied")
 // (once per action id), the review and entity at their next versions, and
 // any review or checks it creates.
 func (s *Store) ApplyDecision(ctx context.Context, d Decision) error {
-	tx := s.db.WriteTx()
-	tx.Put(s.table(schema.Audit).Put(newAuditItem(d.Audit)).If("attribute_not_exists(action_id)"))
 	if d.NewReview != nil {
 		id, err := s.nextIDs(ctx, seqReview, 1)
 		if err != nil {
 			return err
 		}
 		d.NewReview.ID = id
+		if d.Audit.After == nil {
+			d.Audit.After = map[string]any{}
+		}
+		d.Audit.After["review_id"] = id
+	}
+	tx := s.db.WriteTx()
+	tx.Put(s.table(schema.Audit).Put(newAuditItem(d.Audit)).If("attribute_not_exists(action_id)"))
+	if d.NewReview != nil {
 		tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
 	}
 	for _, c := range d.NewChecks {

@@ -1,0 +1,311 @@
+package decisions
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// plan computes what an action writes: the new review and entity, what it
+// creates, and the audit record with the before and after of what changed.
+func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decision, domain.Review, error) {
+	now := s.now()
+	rev, ent := st.review, st.entity
+	reviewChanged, entityChanged := false, false
+	var newReview *domain.Review
+	var newChecks []domain.Check
+	after := map[string]any{}
+
+	complete := func(outcome string) {
+		rev.Status = domain.ReviewCompleted
+		rev.Outcome = ptr(outcome)
+		rev.OutcomeReason = ptr(req.Reason)
+		rev.CompletedAt = &now
+		rev.Escalation = nil
+		ent.Status = entityStatusAfter(rev, outcome)
+		reviewChanged, entityChanged = true, true
+	}
+
+	switch req.Action {
+	case domain.ActionAssign:
+		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
+		if err != nil {
+			return store.Decision{}, domain.Review{}, err
+		}
+		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, ptr(assignee.Name)
+		reviewChanged = true
+	case domain.ActionStart:
+		rev.Status = domain.ReviewInProgress
+		rev.StartedAt = &now
+		if rev.AssignedUserID == nil {
+			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, ptr(st.operator.Name)
+		}
+		reviewChanged = true
+	case domain.ActionEscalate:
+		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationSupervisor)
+		reviewChanged = true
+	case domain.ActionEscalateToAML:
+		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML)
+		reviewChanged = true
+	case domain.ActionApprove:
+		complete(domain.OutcomeApproved)
+	case domain.ActionReject:
+		complete(domain.OutcomeRejected)
+	case domain.ActionCancel:
+		rev.Status, rev.CompletedAt, rev.Escalation = domain.ReviewCancelled, &now, nil
+		rev.OutcomeReason = ptr(req.Reason)
+		reviewChanged = true
+	case domain.ActionQueueChecks:
+		cs, err := s.rerun(ctx, req, st, &ent)
+		if err != nil {
+			return store.Decision{}, domain.Review{}, err
+		}
+		newChecks = cs
+		rev.ChecksQueuedAt = &now
+		rev.ChecksCount += len(cs)
+		ent.ChecksCount += len(cs)
+		reviewChanged, entityChanged = true, true
+		ids := make([]int64, len(cs))
+		for i, c := range cs {
+			ids[i] = c.ID
+		}
+		after["check_ids"] = ids
+	case domain.ActionAdjudicateMatch:
+		latest, err := s.latestScreening(ctx, st, req.MatchID)
+		if err != nil {
+			return store.Decision{}, domain.Review{}, err
+		}
+		if req.Verdict == domain.VerdictFalsePositive {
+			if !containsString(ent.DismissedMatches, req.MatchID) {
+				ent.DismissedMatches = append(append([]string(nil), ent.DismissedMatches...), req.MatchID)
+			}
+		} else {
+			ent.DismissedMatches = without(ent.DismissedMatches, req.MatchID)
+		}
+		ent.SanctionsStatus = sanctionsAfterAdjudication(latest, ent.DismissedMatches, req.Verdict)
+		entityChanged = true
+		after["match_id"], after["verdict"] = req.MatchID, req.Verdict
+	case domain.ActionAssessRisk:
+		ent.Risk = &domain.RiskAssessment{Level: domain.RiskLevel(req.RiskLevel), AssessedAt: now}
+		entityChanged = true
+	case domain.ActionUpdateProfile:
+		set := func(dst **string, v *string) {
+			if v == nil {
+				return
+			}
+			if *v == "" {
+				*dst = nil
+			} else {
+				*dst = ptr(*v)
+			}
+		}
+		set(&ent.WebsiteURL, req.WebsiteURL)
+		set(&ent.SocialURL, req.SocialURL)
+		set(&ent.ActivitySummary, req.ActivitySummary)
+		if ent.Score != nil { // online presence counts in the coverage score
+			ent.Score = checks.Coverage(coverageOf(ent))
+		}
+		entityChanged = true
+	case domain.ActionOpenPeriodicReview:
+		newReview = &domain.Review{
+			AccountID: req.AccountID, EntityID: ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		ent.Status = domain.EntityUnderMonitoring
+		ent.ReviewsCount++
+		entityChanged = true
+	default:
+		return store.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
+	}
+
+	d := store.Decision{NewReview: newReview, NewChecks: newChecks}
+	before := map[string]any{}
+	if reviewChanged {
+		rev.UpdatedAt = now
+		diff(reviewSnapshot(st.review), reviewSnapshot(rev), before, after)
+		d.Review = &rev
+	}
+	if entityChanged {
+		ent.UpdatedAt = now
+		diff(entitySnapshot(st.entity), entitySnapshot(ent), before, after)
+		d.Entity = &ent
+	}
+	reviewID := st.review.ID
+	d.Audit = domain.AuditRecord{
+		AccountID: req.AccountID, ActionID: req.ActionID, Action: req.Action,
+		OperatorID: st.operator.ID, OperatorName: st.operator.Name,
+		ReviewID: &reviewID, EntityID: ent.ID, Reason: req.Reason,
+		Before: before, After: after, At: now,
+	}
+	// For a new review the store adds its id to the audit record's after.
+	return d, rev, nil
+}
+
+// rerun runs the country's checks again for the entity, recording them
+// as requested by an operator and excluding dismissed matches, and applies
+// what completed to the entity.
+func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.Entity) ([]domain.Check, error) {
+	if s.Checker == nil {
+		return nil, fmt.Errorf("queue_checks: no checker is configured")
+	}
+	cfg, err := s.Store.CountryConfig(ctx, req.AccountID, ent.CountryCode)
+	if err != nil {
+		return nil, notFound(err, "configuration of country %s", ent.CountryCode)
+	}
+	ids, err := s.Store.ReserveCheckIDs(ctx, len(cfg.IntakeChecks))
+	if err != nil {
+		return nil, err
+	}
+	reviewID := st.review.ID
+	d := s.Checker.Intake(ctx, checks.IntakeInput{
+		AccountID: req.AccountID, RegistrationNumber: ent.RegistrationNumber, CountryCode: ent.CountryCode,
+		CountryID: ent.CountryID, DeclaredName: ent.LegalName, Config: cfg, CheckIDs: ids,
+		Trigger: domain.TriggerOperatorRequested, ReviewID: &reviewID, ExcludeEntityIDs: ent.DismissedMatches,
+	})
+	// What a completed check found replaces what was known; a failed
+	// check changes nothing.
+	for _, c := range d.Checks {
+		if c.Status != domain.CheckCompleted {
+			continue
+		}
+		switch c.Type {
+		case domain.CheckRegistryLookup:
+			ent.RegistrationStatus = d.Entity.RegistrationStatus
+			if d.Entity.LegalName != "" {
+				ent.LegalName = d.Entity.LegalName
+			}
+		case domain.CheckOrganizationScreening:
+			ent.SanctionsStatus = d.Entity.SanctionsStatus
+		}
+	}
+	if d.Entity.Score != nil || ent.Score != nil {
+		in := coverageOf(*ent)
+		for _, c := range d.Checks {
+			if c.Status == domain.CheckCompleted && c.Type == domain.CheckOrganizationScreening {
+				in.Screened = true
+			}
+		}
+		ent.Score = checks.Coverage(in)
+	}
+	return d.Checks, nil
+}
+
+// coverageOf reads the coverage inputs back from an entity's record.
+func coverageOf(e domain.Entity) checks.CoverageInput {
+	in := checks.CoverageInput{
+		RegistryValid: e.RegistrationStatus == domain.RegistrationValid,
+		Documents:     e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
+	}
+	if e.Score != nil {
+		for _, c := range e.Score.Breakdown {
+			if c.Key == checks.ScoreScreening && c.Points > 0 {
+				in.Screened = true
+			}
+		}
+	}
+	return in
+}
+
+// sanctionsAfterAdjudication: a confirmed match is a hit; dismissing
+// matches leaves the strongest remaining one to decide (none left: clear).
+func sanctionsAfterAdjudication(latest domain.Check, dismissed []string, verdict string) domain.SanctionsStatus {
+	if verdict == domain.VerdictTruePositive {
+		return domain.SanctionsHit
+	}
+	status := domain.SanctionsClear
+	ms, _ := latest.Result["matches"].([]any)
+	for _, m := range ms {
+		mm, _ := m.(map[string]any)
+		id, _ := mm["id"].(string)
+		if containsString(dismissed, id) {
+			continue
+		}
+		score, _ := mm["score"].(float64)
+		if score >= 0.9 {
+			return domain.SanctionsHit
+		}
+		status = domain.SanctionsNeedsReview
+	}
+	return status
+}
+
+func reviewSnapshot(r domain.Review) map[string]any {
+	return map[string]any{
+		"status": string(r.Status), "outcome": deref(r.Outcome), "outcome_reason": deref(r.OutcomeReason),
+		"assigned_user_id": derefID(r.AssignedUserID), "escalation": deref(r.Escalation),
+		"started_at": timeOrEmpty(r.StartedAt), "completed_at": timeOrEmpty(r.CompletedAt),
+		"checks_queued_at": timeOrEmpty(r.ChecksQueuedAt), "checks_count": r.ChecksCount,
+	}
+}
+
+func entitySnapshot(e domain.Entity) map[string]any {
+	m := map[string]any{
+		"entity_status": string(e.Status), "legal_name": e.LegalName, "registration_status": string(e.RegistrationStatus),
+		"sanctions_status": string(e.SanctionsStatus), "website_url": deref(e.WebsiteURL), "social_url": deref(e.SocialURL),
+		"business_activity_summary": deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
+		"risk_level": "", "risk_level_updated_at": "", "current_score": "", "entity_checks_count": e.ChecksCount,
+		"entity_reviews_count": e.ReviewsCount,
+	}
+	if e.Risk != nil {
+		m["risk_level"], m["risk_level_updated_at"] = string(e.Risk.Level), domain.FormatTime(e.Risk.AssessedAt)
+	}
+	if e.Score != nil {
+		m["current_score"] = e.Score.Value
+	}
+	return m
+}
+
+// diff records the fields whose values differ.
+func diff(old, cur, before, after map[string]any) {
+	for k, v := range cur {
+		if fmt.Sprint(old[k]) != fmt.Sprint(v) {
+			before[k], after[k] = old[k], v
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func derefID(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func timeOrEmpty(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return domain.FormatTime(*t)
+}
+
+func containsString(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func without(list []string, v string) []string {
+	var out []string
+	for _, x := range list {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,333 @@
+package decisions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// Store is what decisions read and write.
+type Store interface {
+	Account(ctx context.Context, id int64) (domain.Account, error)
+	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
+	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
+	EntityChecks(ctx context.Context, accountID, entityID int64) ([]domain.Check, error)
+	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
+	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
+	ApplyDecision(ctx context.Context, d store.Decision) error
+	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
+}
+
+// Checker re-runs an entity's checks (queue_checks).
+type Checker interface {
+	Intake(ctx context.Context, in checks.IntakeInput) domain.EntityDetail
+}
+
+// Service carries out operator actions.
+type Service struct {
+	Store   Store
+	Checker Checker
+	Now     func() time.Time
+}
+
+// Request is one operator action, as the state machine and the command
+// line send it.
+type Request struct {
+	Action     domain.Action `json:"action"`
+	AccountID  int64         `json:"account_id"`
+	ReviewID   int64         `json:"review_id"`
+	OperatorID int64         `json:"operator_id"`
+	// ActionID identifies the action (the execution or request id): the
+	// same id is applied once.
+	ActionID string `json:"action_id"`
+	Reason   string `json:"reason,omitempty"`
+	// Per action.
+	AssigneeID      int64   `json:"assignee_id,omitempty"`
+	RiskLevel       string  `json:"risk_level,omitempty"`
+	MatchID         string  `json:"match_id,omitempty"`
+	Verdict         string  `json:"verdict,omitempty"`
+	WebsiteURL      *string `json:"website_url,omitempty"`
+	SocialURL       *string `json:"social_url,omitempty"`
+	ActivitySummary *string `json:"business_activity_summary,omitempty"`
+	// SecondApproverID is the operator who approved, where the account
+	// requires four eyes.
+	SecondApproverID int64 `json:"second_approver_id,omitempty"`
+}
+
+// Validation is a request found legal, and whether it needs a second approver.
+type Validation struct {
+	Request
+	RequiresSecondApproval bool `json:"requires_second_approval"`
+}
+
+// state is what an action is decided on.
+type state struct {
+	account  domain.Account
+	operator domain.Operator
+	review   domain.Review
+	entity   domain.Entity
+}
+
+// Validate checks that the operator may take the action on the review as it
+// stands, and says whether a second approver is needed. It writes nothing.
+func (s *Service) Validate(ctx context.Context, req Request) (Validation, error) {
+	st, err := s.load(ctx, req)
+	if err != nil {
+		return Validation{}, err
+	}
+	if err := s.check(ctx, req, st); err != nil {
+		return Validation{}, err
+	}
+	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req.Action)}, nil
+}
+
+func (s *Service) load(ctx context.Context, req Request) (state, error) {
+	if _, ok := rules[req.Action]; !ok {
+		return state{}, refuse(FailInvalid, "%q is not an action; use one of %v", req.Action, domain.Actions)
+	}
+	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
+		return state{}, refuse(FailInvalid, "account_id, review_id and operator_id are required")
+	}
+	if strings.TrimSpace(req.ActionID) == "" {
+		return state{}, refuse(FailInvalid, "action_id is required: the same action id is applied once")
+	}
+	var st state
+	var err error
+	if st.account, err = s.Store.Account(ctx, req.AccountID); err != nil {
+		return state{}, notFound(err, "account %d", req.AccountID)
+	}
+	if st.operator, err = s.Store.Operator(ctx, req.AccountID, req.OperatorID); err != nil {
+		return state{}, notFound(err, "operator %d in account %d", req.OperatorID, req.AccountID)
+	}
+	if st.review, err = s.Store.Review(ctx, req.AccountID, req.ReviewID); err != nil {
+		return state{}, notFound(err, "review %d in account %d", req.ReviewID, req.AccountID)
+	}
+	if st.entity, err = s.Store.Entity(ctx, req.AccountID, st.review.EntityID); err != nil {
+		return state{}, fmt.Errorf("entity of review %d: %w", req.ReviewID, err)
+	}
+	return st, nil
+}
+
+func notFound(err error, format string, args ...any) error {
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return refuse(FailNotFound, "no "+format, args...)
+	}
+	return err
+}
+
+// check applies the transition table and each action's own conditions.
+func (s *Service) check(ctx context.Context, req Request, st state) error {
+	r := rules[req.Action]
+	if !st.operator.Can(r.permission) {
+		return refuse(FailForbidden, "operator %d (%s) lacks the %s permission needed to %s", st.operator.ID, st.operator.Name, r.permission, req.Action)
+	}
+	if !allowedFrom(r, st.review.Status) {
+		return refuse(FailIllegalTransition, "cannot %s review %d: it is %s (allowed from %v)", req.Action, st.review.ID, st.review.Status, r.from)
+	}
+	if r.needsReason && strings.TrimSpace(req.Reason) == "" {
+		return refuse(FailInvalid, "%s needs a reason", req.Action)
+	}
+	switch req.Action {
+	case domain.ActionAssign:
+		if req.AssigneeID <= 0 {
+			return refuse(FailInvalid, "assign needs an assignee")
+		}
+		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
+		if err != nil {
+			return notFound(err, "operator %d in account %d to assign", req.AssigneeID, req.AccountID)
+		}
+		if !assignee.Can(domain.PermReviewDecide) {
+			return refuse(FailInvalid, "operator %d (%s) cannot decide reviews (no %s permission)", assignee.ID, assignee.Name, domain.PermReviewDecide)
+		}
+		if st.review.AssignedUserID != nil && *st.review.AssignedUserID == req.AssigneeID {
+			return refuse(FailIllegalTransition, "review %d is already assigned to operator %d", st.review.ID, req.AssigneeID)
+		}
+	case domain.ActionEscalateToAML:
+		if st.review.Escalation != nil && *st.review.Escalation == domain.EscalationAML {
+			return refuse(FailIllegalTransition, "review %d is already escalated to AML", st.review.ID)
+		}
+	case domain.ActionAssessRisk:
+		if !validRisk(req.RiskLevel) {
+			return refuse(FailInvalid, "risk_level must be one of low, medium, high")
+		}
+	case domain.ActionAdjudicateMatch:
+		if req.MatchID == "" || (req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive) {
+			return refuse(FailInvalid, "adjudicate_match needs a match_id and a verdict of true_positive or false_positive")
+		}
+		if _, err := s.latestScreening(ctx, st, req.MatchID); err != nil {
+			return err
+		}
+	case domain.ActionUpdateProfile:
+		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
+			return refuse(FailInvalid, "update_profile needs website_url, social_url or business_activity_summary")
+		}
+		for field, v := range map[string]*string{"website_url": req.WebsiteURL, "social_url": req.SocialURL} {
+			if v != nil && *v != "" && !validURL(*v) {
+				return refuse(FailInvalid, "%s must be an http or https URL with a host", field)
+			}
+		}
+		if req.ActivitySummary != nil && len(*req.ActivitySummary) > 2000 {
+			return refuse(FailInvalid, "business_activity_summary must be at most 2000 characters")
+		}
+	case domain.ActionOpenPeriodicReview:
+		switch st.entity.Status {
+		case domain.EntityApproved, domain.EntityOnboarded, domain.EntityUnderMonitoring:
+		default:
+			return refuse(FailIllegalTransition, "entity %d is %s: periodic reviews are for approved, onboarded or monitored entities", st.entity.ID, st.entity.Status)
+		}
+		reviews, err := s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range reviews {
+			if r.Status.Active() {
+				return refuse(FailIllegalTransition, "entity %d already has an active review (%d)", st.entity.ID, r.ID)
+			}
+		}
+	}
+	return nil
+}
+
+func validRisk(l string) bool {
+	for _, r := range domain.RiskLevels {
+		if string(r) == l {
+			return true
+		}
+	}
+	return false
+}
+
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
+}
+
+// requiresFourEyes reports whether the account wants a second approver.
+func requiresFourEyes(st state, a domain.Action) bool {
+	for _, f := range st.account.Settings.FourEyes {
+		if f == string(a) {
+			return true
+		}
+		if f == domain.FourEyesApproveHighRisk && a == domain.ActionApprove && st.entity.Risk != nil && st.entity.Risk.Level == domain.RiskHigh {
+			return true
+		}
+	}
+	return false
+}
+
+// latestScreening is the entity's newest completed screening check, which
+// must list matchID among its matches when one is given.
+func (s *Service) latestScreening(ctx context.Context, st state, matchID string) (domain.Check, error) {
+	cs, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID)
+	if err != nil {
+		return domain.Check{}, err
+	}
+	for _, c := range cs { // newest first
+		if c.Type != domain.CheckOrganizationScreening || c.Status != domain.CheckCompleted {
+			continue
+		}
+		if matchID == "" || matchIDs(c)[matchID] {
+			return c, nil
+		}
+		return domain.Check{}, refuse(FailInvalid, "match %q is not among the latest screening's matches", matchID)
+	}
+	return domain.Check{}, refuse(FailIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
+}
+
+func matchIDs(c domain.Check) map[string]bool {
+	out := map[string]bool{}
+	ms, _ := c.Result["matches"].([]any)
+	for _, m := range ms {
+		if mm, ok := m.(map[string]any); ok {
+			if id, ok := mm["id"].(string); ok {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}
+
+// Apply carries out the action: it validates it again against the records
+// as they are now, requires the second approver where the account asks for
+// one, and writes the change with its audit record. The same action id
+// applied again changes nothing and returns the review as it stands. It
+// returns the review acted on (for open_periodic_review, the new review).
+func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error) {
+	if rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID); err == nil {
+		return s.replay(ctx, rec)
+	}
+	st, err := s.load(ctx, req)
+	if err != nil {
+		return domain.Review{}, err
+	}
+	if err := s.check(ctx, req, st); err != nil {
+		return domain.Review{}, err
+	}
+	var approver *int64
+	if requiresFourEyes(st, req.Action) {
+		if req.SecondApproverID == 0 {
+			return domain.Review{}, refuse(FailSecondApprover, "this account requires a second approver to %s", req.Action)
+		}
+		if req.SecondApproverID == req.OperatorID {
+			return domain.Review{}, refuse(FailSecondApprover, "the second approver must be another operator")
+		}
+		second, err := s.Store.Operator(ctx, req.AccountID, req.SecondApproverID)
+		if err != nil {
+			return domain.Review{}, notFound(err, "operator %d (second approver)", req.SecondApproverID)
+		}
+		if !second.Can(rules[req.Action].permission) {
+			return domain.Review{}, refuse(FailSecondApprover, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, rules[req.Action].permission)
+		}
+		approver = &second.ID
+	}
+	d, result, err := s.plan(ctx, req, st)
+	if err != nil {
+		return domain.Review{}, err
+	}
+	d.Audit.SecondApproverID = approver
+	switch err := s.Store.ApplyDecision(ctx, d); {
+	case errors.Is(err, store.ErrDuplicateAction):
+		rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID)
+		if err != nil {
+			return domain.Review{}, err
+		}
+		return s.replay(ctx, rec)
+	case errors.Is(err, store.ErrStale):
+		return domain.Review{}, refuse(FailConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
+	case err != nil:
+		return domain.Review{}, err
+	}
+	if d.NewReview != nil {
+		return *d.NewReview, nil
+	}
+	return result, nil
+}
+
+// replay answers a repeated action with the review as it stands.
+func (s *Service) replay(ctx context.Context, rec domain.AuditRecord) (domain.Review, error) {
+	if rec.ReviewID == nil {
+		return domain.Review{}, refuse(FailConflict, "action %s was already applied", rec.ActionID)
+	}
+	if rec.Action == domain.ActionOpenPeriodicReview {
+		if id, ok := rec.After["review_id"].(float64); ok {
+			return s.Store.Review(ctx, rec.AccountID, int64(id))
+		}
+	}
+	return s.Store.Review(ctx, rec.AccountID, *rec.ReviewID)
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Millisecond)
+	}
+	return domain.Now()
+}
