@@ -306,8 +306,11 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	case err != nil:
 		return domain.Review{}, err
 	}
-	if d.NewReview != nil {
+	switch {
+	case d.NewReview != nil:
 		return *d.NewReview, nil
+	case d.Review != nil:
+		return *d.Review, nil // at its new version
 	}
 	return result, nil
 }

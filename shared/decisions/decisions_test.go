@@ -1,0 +1,376 @@
+package decisions_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// These tests run against DynamoDB Local.
+
+var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+type world struct {
+	st                                    *store.Store
+	svc                                   *decisions.Service
+	account                               int64
+	decider, second, assigner, risk, edit int64
+	nobody                                int64
+	seq                                   int
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ctx := context.Background()
+	st := devstack.Store(t)
+	acct, err := st.CreateAccount(ctx, "Decisions", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutCountryConfig(ctx, domain.DefaultCountryConfig(acct.ID, "SA", 682, t0)); err != nil {
+		t.Fatal(err)
+	}
+	op := func(name string, perms ...string) int64 {
+		o, err := st.CreateOperator(ctx, acct.ID, name, perms, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.ID
+	}
+	w := &world{st: st, account: acct.ID}
+	w.decider = op("Dana Decider", domain.PermReviewDecide)
+	w.second = op("Sami Second", domain.PermReviewDecide)
+	w.assigner = op("Ali Assigner", domain.PermReviewAssign)
+	w.risk = op("Rania Risk", domain.PermRiskAssess)
+	w.edit = op("Eli Editor", domain.PermProfileEdit)
+	w.nobody = op("Nadia Nobody")
+	w.svc = &decisions.Service{Store: st, Checker: &checks.Runner{}}
+	return w
+}
+
+// entity creates an entity whose (initial) review is in the given status,
+// with a completed screening listing two matches.
+func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entityStatus domain.EntityStatus) (domain.Entity, domain.Review) {
+	t.Helper()
+	w.seq++
+	d := domain.EntityDetail{
+		Entity: domain.Entity{AccountID: w.account, RegistrationNumber: fmt.Sprintf("70000%05d", w.seq), LegalName: "Decided Co", CountryCode: "SA", CountryID: 682,
+			Status: entityStatus, RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsNeedsReview, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, TriggeringReason: domain.TriggerIntake,
+			Result: map[string]any{"status": "needs_review", "matched": true, "matches_count": 2, "matches": []any{
+				map[string]any{"id": "NK-weak", "score": 0.75}, map[string]any{"id": "NK-other", "score": 0.72}}},
+			CreatedAt: t0, UpdatedAt: t0}},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: reviewStatus, CreatedAt: t0, UpdatedAt: t0}},
+	}
+	if reviewStatus == domain.ReviewEscalated {
+		d.Reviews[0].Escalation = ptr(domain.EscalationSupervisor)
+	}
+	created, err := w.st.CreateEntity(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.Entity, created.Reviews[0]
+}
+
+func (w *world) req(action domain.Action, review, operator int64) decisions.Request {
+	w.seq++
+	return decisions.Request{Action: action, AccountID: w.account, ReviewID: review, OperatorID: operator,
+		ActionID: fmt.Sprintf("act-%d", w.seq), Reason: "because"}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestTransitions(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	type tc struct {
+		name        string
+		action      domain.Action
+		from        domain.ReviewStatus
+		entityFrom  domain.EntityStatus
+		operator    func(*world) int64
+		edit        func(*decisions.Request, *world)
+		wantFailure string
+		wantStatus  domain.ReviewStatus
+		wantEntity  domain.EntityStatus
+		checkReview func(*testing.T, domain.Review)
+	}
+	decider := func(w *world) int64 { return w.decider }
+	tests := []tc{
+		{name: "start an open review", action: domain.ActionStart, from: domain.ReviewOpen, operator: decider, wantStatus: domain.ReviewInProgress,
+			checkReview: func(t *testing.T, r domain.Review) {
+				if r.StartedAt == nil || r.AssignedUserName == nil || *r.AssignedUserName != "Dana Decider" {
+					t.Errorf("started review = %+v", r)
+				}
+			}},
+		{name: "start twice", action: domain.ActionStart, from: domain.ReviewInProgress, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "start a completed review", action: domain.ActionStart, from: domain.ReviewCompleted, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "assign", action: domain.ActionAssign, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.assigner },
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantStatus: domain.ReviewOpen,
+			checkReview: func(t *testing.T, r domain.Review) {
+				if r.AssignedUserName == nil || *r.AssignedUserName != "Sami Second" {
+					t.Errorf("assignee = %v", r.AssignedUserName)
+				}
+			}},
+		{name: "assign to someone who cannot decide", action: domain.ActionAssign, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.assigner },
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.edit }, wantFailure: decisions.FailInvalid},
+		{name: "assign without the permission", action: domain.ActionAssign, from: domain.ReviewOpen, operator: decider,
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: decisions.FailForbidden},
+		{name: "assign a cancelled review", action: domain.ActionAssign, from: domain.ReviewCancelled, operator: func(w *world) int64 { return w.assigner },
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: decisions.FailIllegalTransition},
+		{name: "escalate", action: domain.ActionEscalate, from: domain.ReviewInProgress, operator: decider, wantStatus: domain.ReviewEscalated},
+		{name: "escalate an escalated review", action: domain.ActionEscalate, from: domain.ReviewEscalated, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "escalate without a reason", action: domain.ActionEscalate, from: domain.ReviewOpen, operator: decider, edit: func(r *decisions.Request, _ *world) { r.Reason = "" }, wantFailure: decisions.FailInvalid},
+		{name: "escalate to AML from escalated", action: domain.ActionEscalateToAML, from: domain.ReviewEscalated, operator: decider, wantStatus: domain.ReviewEscalated,
+			checkReview: func(t *testing.T, r domain.Review) {
+				if r.Escalation == nil || *r.Escalation != domain.EscalationAML {
+					t.Errorf("escalation = %v", r.Escalation)
+				}
+			}},
+		{name: "approve in progress", action: domain.ActionApprove, from: domain.ReviewInProgress, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved,
+			checkReview: func(t *testing.T, r domain.Review) {
+				if r.Outcome == nil || *r.Outcome != "approved" || r.OutcomeReason == nil || *r.OutcomeReason != "because" || r.CompletedAt == nil {
+					t.Errorf("approved review = %+v", r)
+				}
+			}},
+		{name: "approve escalated", action: domain.ActionApprove, from: domain.ReviewEscalated, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved},
+		{name: "approve an open review", action: domain.ActionApprove, from: domain.ReviewOpen, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "approve without the permission", action: domain.ActionApprove, from: domain.ReviewInProgress, operator: func(w *world) int64 { return w.nobody }, wantFailure: decisions.FailForbidden},
+		{name: "reject", action: domain.ActionReject, from: domain.ReviewInProgress, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityRejected},
+		{name: "reject a completed review", action: domain.ActionReject, from: domain.ReviewCompleted, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "cancel", action: domain.ActionCancel, from: domain.ReviewOpen, operator: decider, wantStatus: domain.ReviewCancelled},
+		{name: "cancel a cancelled review", action: domain.ActionCancel, from: domain.ReviewCancelled, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "assess risk", action: domain.ActionAssessRisk, from: domain.ReviewCompleted, operator: func(w *world) int64 { return w.risk },
+			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "high" }, wantStatus: domain.ReviewCompleted},
+		{name: "assess risk with a bad level", action: domain.ActionAssessRisk, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.risk },
+			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "extreme" }, wantFailure: decisions.FailInvalid},
+		{name: "assess risk without the permission", action: domain.ActionAssessRisk, from: domain.ReviewOpen, operator: decider,
+			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "low" }, wantFailure: decisions.FailForbidden},
+		{name: "update profile", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
+			edit: func(r *decisions.Request, _ *world) { r.WebsiteURL = ptr("https://decided.example.sa") }, wantStatus: domain.ReviewOpen},
+		{name: "update profile with a bad URL", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
+			edit: func(r *decisions.Request, _ *world) { r.SocialURL = ptr("javascript:alert(1)") }, wantFailure: decisions.FailInvalid},
+		{name: "adjudicate a match as a false positive", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,
+			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-weak", domain.VerdictFalsePositive }, wantStatus: domain.ReviewInProgress},
+		{name: "adjudicate an unknown match", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,
+			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-none", domain.VerdictFalsePositive }, wantFailure: decisions.FailInvalid},
+		{name: "open a periodic review while one is active", action: domain.ActionOpenPeriodicReview, from: domain.ReviewOpen, entityFrom: domain.EntityApproved, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "open a periodic review for a draft", action: domain.ActionOpenPeriodicReview, from: domain.ReviewCompleted, entityFrom: domain.EntityReadyForReview, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "unknown action", action: "approve_all", from: domain.ReviewOpen, operator: decider, wantFailure: decisions.FailInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entityFrom := tt.entityFrom
+			if entityFrom == "" {
+				entityFrom = domain.EntityReadyForReview
+			}
+			e, r := w.entity(t, tt.from, entityFrom)
+			req := w.req(tt.action, r.ID, tt.operator(w))
+			if tt.edit != nil {
+				tt.edit(&req, w)
+			}
+			got, err := w.svc.Apply(ctx, req)
+			if tt.wantFailure != "" {
+				if decisions.FailureName(err) != tt.wantFailure {
+					t.Fatalf("err = %v, want %s", err, tt.wantFailure)
+				}
+				// A refused action writes nothing.
+				after, _ := w.st.Review(ctx, w.account, r.ID)
+				ent, _ := w.st.Entity(ctx, w.account, e.ID)
+				trail, _ := w.st.AuditTrail(ctx, w.account, e.ID)
+				if after.Status != r.Status || after.Version != r.Version || ent.Version != e.Version || len(trail) != 0 {
+					t.Errorf("a refused action wrote: review %s v%d, entity v%d, %d audit records", after.Status, after.Version, ent.Version, len(trail))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := w.st.Review(ctx, w.account, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != tt.wantStatus || stored.Status != tt.wantStatus {
+				t.Errorf("status = %s (stored %s), want %s", got.Status, stored.Status, tt.wantStatus)
+			}
+			if tt.checkReview != nil {
+				tt.checkReview(t, stored)
+			}
+			ent, _ := w.st.Entity(ctx, w.account, e.ID)
+			if tt.wantEntity != "" && ent.Status != tt.wantEntity {
+				t.Errorf("entity status = %s, want %s", ent.Status, tt.wantEntity)
+			}
+			trail, err := w.st.AuditTrail(ctx, w.account, e.ID)
+			if err != nil || len(trail) != 1 || trail[0].Action != tt.action || trail[0].OperatorID != req.OperatorID || trail[0].ActionID != req.ActionID {
+				t.Fatalf("audit = %+v, %v", trail, err)
+			}
+			if len(trail[0].After) == 0 {
+				t.Errorf("audit record shows no change: %+v", trail[0])
+			}
+		})
+	}
+}
+
+func TestRiskAndAdjudicationEffects(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
+	req := w.req(domain.ActionAssessRisk, r.ID, w.risk)
+	req.RiskLevel = "medium"
+	if _, err := w.svc.Apply(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.st.Entity(ctx, w.account, e.ID)
+	if got.Risk == nil || got.Risk.Level != domain.RiskMedium || got.Risk.AssessedAt.IsZero() {
+		t.Errorf("risk = %+v", got.Risk)
+	}
+	for _, step := range []struct {
+		match, verdict string
+		want           domain.SanctionsStatus
+	}{
+		{"NK-weak", domain.VerdictFalsePositive, domain.SanctionsNeedsReview}, // NK-other remains
+		{"NK-other", domain.VerdictFalsePositive, domain.SanctionsClear},
+		{"NK-other", domain.VerdictTruePositive, domain.SanctionsHit},
+	} {
+		req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
+		req.MatchID, req.Verdict = step.match, step.verdict
+		if _, err := w.svc.Apply(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := w.st.Entity(ctx, w.account, e.ID)
+		if got.SanctionsStatus != step.want {
+			t.Errorf("after %s %s: sanctions %s, want %s (dismissed %v)", step.verdict, step.match, got.SanctionsStatus, step.want, got.DismissedMatches)
+		}
+	}
+	got, _ = w.st.Entity(ctx, w.account, e.ID)
+	if len(got.DismissedMatches) != 1 || got.DismissedMatches[0] != "NK-weak" {
+		t.Errorf("dismissed = %v", got.DismissedMatches)
+	}
+}
+
+func TestOpenPeriodicReview(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)
+	nr, err := w.svc.Apply(ctx, w.req(domain.ActionOpenPeriodicReview, r.ID, w.decider))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nr.ID == r.ID || nr.Purpose != domain.ReviewPeriodic || nr.Status != domain.ReviewOpen {
+		t.Fatalf("new review = %+v", nr)
+	}
+	ent, _ := w.st.Entity(ctx, w.account, e.ID)
+	reviews, _ := w.st.EntityReviews(ctx, w.account, e.ID)
+	if ent.Status != domain.EntityUnderMonitoring || ent.ReviewsCount != 2 || len(reviews) != 2 || reviews[0].ID != nr.ID {
+		t.Errorf("entity %s with %d reviews (%d listed)", ent.Status, ent.ReviewsCount, len(reviews))
+	}
+}
+
+func TestIdempotentActions(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
+	req := w.req(domain.ActionStart, r.ID, w.decider)
+	first, err := w.svc.Apply(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := w.svc.Apply(ctx, req)
+	if err != nil {
+		t.Fatalf("repeat: %v", err)
+	}
+	if again.Version != first.Version || again.Status != domain.ReviewInProgress {
+		t.Errorf("repeat changed the review: v%d → v%d", first.Version, again.Version)
+	}
+	trail, _ := w.st.AuditTrail(ctx, w.account, e.ID)
+	if len(trail) != 1 {
+		t.Errorf("%d audit records, want 1", len(trail))
+	}
+}
+
+// TestConcurrentDecisions: two operators decide on one review at once; one
+// wins, the other is told of the conflict, and one audit record remains.
+func TestConcurrentDecisions(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	for round := 0; round < 3; round++ {
+		e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
+		reqs := []decisions.Request{w.req(domain.ActionApprove, r.ID, w.decider), w.req(domain.ActionReject, r.ID, w.second)}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range reqs {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				_, errs[i] = w.svc.Apply(ctx, reqs[i])
+			}(i)
+		}
+		wg.Wait()
+		wins, conflicts := 0, 0
+		for _, err := range errs {
+			switch decisions.FailureName(err) {
+			case "":
+				if err == nil {
+					wins++
+				} else {
+					t.Fatalf("fault: %v", err)
+				}
+			case decisions.FailConflict, decisions.FailIllegalTransition:
+				conflicts++
+			default:
+				t.Errorf("unexpected: %v", err)
+			}
+		}
+		trail, _ := w.st.AuditTrail(ctx, w.account, e.ID)
+		if wins != 1 || conflicts != 1 || len(trail) != 1 {
+			t.Errorf("round %d: %d wins, %d conflicts, %d audit records (%v)", round, wins, conflicts, len(trail), errs)
+		}
+	}
+}
+
+func TestFourEyes(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{FourEyes: []string{string(domain.ActionEscalateToAML)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
+	req := w.req(domain.ActionEscalateToAML, r.ID, w.decider)
+	v, err := w.svc.Validate(ctx, req)
+	if err != nil || !v.RequiresSecondApproval {
+		t.Fatalf("validate = %+v, %v", v, err)
+	}
+	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+		t.Errorf("without a second approver: %v", err)
+	}
+	req.SecondApproverID = w.decider
+	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+		t.Errorf("approving one's own action: %v", err)
+	}
+	req.SecondApproverID = w.nobody
+	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+		t.Errorf("second approver without the permission: %v", err)
+	}
+	req.SecondApproverID = w.second
+	got, err := w.svc.Apply(ctx, req)
+	if err != nil || got.Escalation == nil || *got.Escalation != domain.EscalationAML {
+		t.Fatalf("with a second approver: %+v, %v", got, err)
+	}
+	rec, _ := w.st.AuditRecord(ctx, w.account, req.ActionID)
+	if rec.SecondApproverID == nil || *rec.SecondApproverID != w.second {
+		t.Errorf("audit second approver = %v", rec.SecondApproverID)
+	}
+	// Other actions need no second approver.
+	_, other := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
+	if v, err := w.svc.Validate(ctx, w.req(domain.ActionEscalate, other.ID, w.decider)); err != nil || v.RequiresSecondApproval {
+		t.Errorf("escalate: %+v, %v; want no four eyes", v, err)
+	}
+}
