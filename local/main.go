@@ -25,6 +25,12 @@ commands:
   account list                                       print "<id>\t<name>" per account
   key create --account ID --permissions P[,P...]     print a new API key (shown once)
   key revoke --key KEY                               revoke a key
+  operator create --account ID --name NAME --permissions P[,P...]   print the new operator id
+  decide ACTION --review ID --operator ID [--reason TEXT] [--assignee ID] [--level L] [--match ID --verdict V]
+         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID]
+                                                     ACTION: assign start escalate escalate-to-aml approve reject cancel
+                                                     queue-checks adjudicate-match assess-risk update-profile open-periodic-review
+  audit --entity ID [--account ID]                   print the entity's audit trail, one JSON line per action
   sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
                                                      post a signed screening webhook, as the provider would
 
@@ -69,6 +75,12 @@ func run(ctx context.Context, args []string) error {
 		return cmdKeyCreate(ctx, rest[1:])
 	case cmd == "key" && sub == "revoke":
 		return cmdKeyRevoke(ctx, rest[1:])
+	case cmd == "operator" && sub == "create":
+		return cmdOperatorCreate(ctx, rest[1:])
+	case cmd == "decide":
+		return cmdDecide(ctx, rest)
+	case cmd == "audit":
+		return cmdAudit(ctx, rest)
 	case cmd == "sim" && sub == "webhook":
 		return cmdSimWebhook(ctx, rest[1:])
 	case cmd == "help" || cmd == "-h" || cmd == "--help":

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// cliActions maps the command line's action names to the service's.
+var cliActions = map[string]domain.Action{
+	"assign": domain.ActionAssign, "start": domain.ActionStart, "escalate": domain.ActionEscalate,
+	"escalate-to-aml": domain.ActionEscalateToAML, "approve": domain.ActionApprove, "reject": domain.ActionReject,
+	"cancel": domain.ActionCancel, "queue-checks": domain.ActionQueueChecks, "adjudicate-match": domain.ActionAdjudicateMatch,
+	"assess-risk": domain.ActionAssessRisk, "update-profile": domain.ActionUpdateProfile, "open-periodic-review": domain.ActionOpenPeriodicReview,
+}
+
+// cmdDecide runs an operator action through the decision function's own
+// handler, the two phases the state machine runs (validate, then apply),
+// and prints the resulting review as JSON.
+func cmdDecide(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageError{"decide: an action is required"}
+	}
+	action, ok := cliActions[args[0]]
+	if !ok {
+		return usageError{fmt.Sprintf("decide: unknown action %q", args[0])}
+	}
+	fs := flag.NewFlagSet("decide "+args[0], flag.ContinueOnError)
+	review := fs.Int64("review", 0, "review id")
+	operator := fs.Int64("operator", 0, "operator id")
+	account := fs.Int64("account", 0, "account id (default: the review's account, found through the demo state or --account)")
+	reason := fs.String("reason", "", "why")
+	actionID := fs.String("action-id", "", "the action's id; repeating one applies nothing twice (default: a fresh one)")
+	assignee := fs.Int64("assignee", 0, "assign: the operator to assign")
+	level := fs.String("level", "", "assess-risk: low, medium or high")
+	match := fs.String("match", "", "adjudicate-match: the match id")
+	verdict := fs.String("verdict", "", "adjudicate-match: true_positive or false_positive")
+	website := fs.String("website-url", "\x00", "update-profile: website URL (empty clears)")
+	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
+	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
+	second := fs.Int64("second-approver", 0, "the second operator, where the account requires four eyes")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *review <= 0 || *operator <= 0 {
+		return usageError{"decide: --review and --operator are required"}
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	acct := *account
+	if acct == 0 {
+		if acct, err = operatorAccount(ctx, e, *operator); err != nil {
+			return err
+		}
+	}
+	opt := func(v string) *string {
+		if v == "\x00" {
+			return nil
+		}
+		return &v
+	}
+	id := *actionID
+	if id == "" {
+		id = fmt.Sprintf("cli-%d", time.Now().UnixNano())
+	}
+	req := decisions.Request{
+		Action: action, AccountID: acct, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
+		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
+		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
+	}
+	svc := decisionService(e, localProviderURL())
+	v, err := svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req})
+	if err != nil {
+		return taskError(err)
+	}
+	if v.RequiresSecondApproval && req.SecondApproverID == 0 {
+		return fmt.Errorf("SecondApproverRequired: this account requires a second approver: add --second-approver OPERATOR_ID")
+	}
+	out, err := svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+	if err != nil {
+		return taskError(err)
+	}
+	return printJSON(out.Review)
+}
+
+// decisionService builds the service the decision function builds, with the
+// providers pointed at the local simulator for queue-checks.
+func decisionService(e *env, simURL string) *decisions.Service {
+	var checker decisions.Checker = &checks.Runner{}
+	if simURL != "" {
+		checker = simulatorProviders(simURL).intake.(*checks.Runner)
+	}
+	return &decisions.Service{Store: e.store, Checker: checker}
+}
+
+// localProviderURL is the simulator `make local` runs.
+func localProviderURL() string {
+	return "http://127.0.0.1:" + envDefault("SIM_PORT", "3100")
+}
+
+// operatorAccount finds an operator's account by looking through the
+// accounts (a local convenience; the state machine always names it).
+func operatorAccount(ctx context.Context, e *env, operatorID int64) (int64, error) {
+	accts, err := e.store.ListAccounts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, a := range accts {
+		if _, err := e.store.Operator(ctx, a.ID, operatorID); err == nil {
+			return a.ID, nil
+		}
+	}
+	return 0, fmt.Errorf("NotFound: no operator %d in any account", operatorID)
+}
+
+func cmdOperatorCreate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("operator create", flag.ContinueOnError)
+	account := fs.Int64("account", 0, "account id")
+	name := fs.String("name", "", "the operator's name")
+	perms := fs.String("permissions", "", "comma-separated: "+strings.Join(domain.OperatorPermissions, ","))
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 || *name == "" {
+		return usageError{"operator create: --account and --name are required"}
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, p := range strings.Split(*perms, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			list = append(list, p)
+		}
+	}
+	op, err := e.store.CreateOperator(ctx, *account, *name, list, domain.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Println(op.ID)
+	return nil
+}
+
+func cmdAudit(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	entity := fs.Int64("entity", 0, "entity id")
+	account := fs.Int64("account", 0, "account id (default: the demo account)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *entity <= 0 {
+		return usageError{"audit: --entity is required"}
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	acct := *account
+	if acct == 0 {
+		path, _ := demoStatePath()
+		st, err := readDemoState(path)
+		if err != nil {
+			return usageError{"audit: --account is required (no demo account found)"}
+		}
+		acct = st.AccountID
+	}
+	trail, err := e.store.AuditTrail(ctx, acct, *entity)
+	if err != nil {
+		return err
+	}
+	for _, a := range trail {
+		line := map[string]any{"at": domain.FormatTime(a.At), "action": a.Action, "action_id": a.ActionID, "operator_id": a.OperatorID,
+			"operator_name": a.OperatorName, "review_id": a.ReviewID, "reason": a.Reason, "before": a.Before, "after": a.After,
+			"second_approver_id": a.SecondApproverID}
+		b, _ := json.Marshal(line)
+		fmt.Println(string(b))
+	}
+	return nil
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// taskError shows a refused task as the console shows a failed execution:
+// the failure's name and cause.
+func taskError(err error) error {
+	var ie messages.InvokeResponse_Error
+	if errors.As(err, &ie) {
+		return fmt.Errorf("%s: %s", ie.Type, ie.Message)
+	}
+	return err
+}
