@@ -1,0 +1,124 @@
+package decisions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// SchedulerStore is what the periodic-review run reads and writes.
+type SchedulerStore interface {
+	ListAccounts(ctx context.Context) ([]domain.Account, error)
+	EntitiesWithStatus(ctx context.Context, accountID int64, statuses ...domain.EntityStatus) ([]domain.Entity, error)
+	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
+	ApplyDecision(ctx context.Context, d store.Decision) error
+}
+
+// SchedulerName is who the audit trail names for scheduled reviews.
+const SchedulerName = "periodic-review scheduler"
+
+// Scheduler opens periodic reviews for monitored entities whose account's
+// review interval has passed since their last review.
+type Scheduler struct {
+	Store SchedulerStore
+	Now   func() time.Time
+}
+
+// RunResult counts what a run did.
+type RunResult struct {
+	Accounts int `json:"accounts"`
+	Checked  int `json:"entities_checked"`
+	Opened   int `json:"reviews_opened"`
+}
+
+// Run opens every due periodic review. It is idempotent per entity and
+// period: the action id names both, so a second run in the same period (a
+// retry, a duplicate schedule) opens nothing more.
+func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
+	now := domain.Now()
+	if s.Now != nil {
+		now = s.Now().UTC().Truncate(time.Millisecond)
+	}
+	var res RunResult
+	accounts, err := s.Store.ListAccounts(ctx)
+	if err != nil {
+		return res, err
+	}
+	var errs []error
+	for _, a := range accounts {
+		days := a.Settings.ReviewIntervalDays
+		if days <= 0 {
+			continue
+		}
+		res.Accounts++
+		interval := time.Duration(days) * 24 * time.Hour
+		ents, err := s.Store.EntitiesWithStatus(ctx, a.ID, domain.EntityApproved, domain.EntityOnboarded, domain.EntityUnderMonitoring)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, e := range ents {
+			res.Checked++
+			opened, err := s.openIfDue(ctx, a, e, interval, now)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("entity %d of account %d: %w", e.ID, a.ID, err))
+				continue
+			}
+			if opened {
+				res.Opened++
+			}
+		}
+	}
+	logging.From(ctx).Info("periodic reviews", "accounts", res.Accounts, "checked", res.Checked, "opened", res.Opened, "errors", len(errs))
+	return res, errors.Join(errs...)
+}
+
+func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.Entity, interval time.Duration, now time.Time) (bool, error) {
+	reviews, err := s.Store.EntityReviews(ctx, a.ID, e.ID)
+	if err != nil {
+		return false, err
+	}
+	last := e.CreatedAt
+	for _, r := range reviews {
+		if r.Status.Active() {
+			return false, nil // one review at a time
+		}
+		at := r.CreatedAt
+		if r.CompletedAt != nil {
+			at = *r.CompletedAt
+		}
+		if at.After(last) {
+			last = at
+		}
+	}
+	if now.Sub(last) < interval {
+		return false, nil
+	}
+	// The period is numbered from the Unix epoch in whole intervals.
+	period := now.Unix() / int64(interval.Seconds())
+	next := e
+	next.Status = domain.EntityUnderMonitoring
+	next.ReviewsCount++
+	next.UpdatedAt = now
+	d := store.Decision{
+		Audit: domain.AuditRecord{
+			AccountID: a.ID, ActionID: fmt.Sprintf("periodic-%d-%d-%d", a.ID, e.ID, period), Action: domain.ActionOpenPeriodicReview,
+			OperatorName: SchedulerName, EntityID: e.ID, Reason: fmt.Sprintf("review interval of %d days passed", int(interval.Hours()/24)),
+			Before: map[string]any{"entity_status": string(e.Status)}, After: map[string]any{"entity_status": string(next.Status)}, At: now,
+		},
+		Entity:    &next,
+		NewReview: &domain.Review{AccountID: a.ID, EntityID: e.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now},
+	}
+	switch err := s.Store.ApplyDecision(ctx, d); {
+	case errors.Is(err, store.ErrDuplicateAction), errors.Is(err, store.ErrStale):
+		return false, nil // already opened this period, or changed meanwhile: the next run decides again
+	case err != nil:
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,51 @@
+package decisions_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+func TestPeriodicReviews(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{ReviewIntervalDays: 30}); err != nil {
+		t.Fatal(err)
+	}
+	due, _ := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)          // created t0, reviewed long ago
+	busy, _ := w.entity(t, domain.ReviewInProgress, domain.EntityUnderMonitoring) // has an active review
+	draft, _ := w.entity(t, domain.ReviewCompleted, domain.EntityRejected)        // not monitored
+	now := t0.Add(40 * 24 * time.Hour)
+	s := &decisions.Scheduler{Store: w.st, Now: func() time.Time { return now }}
+	res, err := s.Run(ctx)
+	if err != nil || res.Opened != 1 {
+		t.Fatalf("run = %+v, %v; want one review opened", res, err)
+	}
+	// Running again in the same period opens nothing.
+	if res, err := s.Run(ctx); err != nil || res.Opened != 0 {
+		t.Errorf("second run = %+v, %v", res, err)
+	}
+	reviews, _ := w.st.EntityReviews(ctx, w.account, due.ID)
+	ent, _ := w.st.Entity(ctx, w.account, due.ID)
+	if len(reviews) != 2 || reviews[0].Purpose != domain.ReviewPeriodic || reviews[0].Status != domain.ReviewOpen || ent.Status != domain.EntityUnderMonitoring {
+		t.Errorf("due entity: %s with %+v", ent.Status, reviews)
+	}
+	for _, id := range []int64{busy.ID, draft.ID} {
+		if rs, _ := w.st.EntityReviews(ctx, w.account, id); len(rs) != 1 {
+			t.Errorf("entity %d got a review", id)
+		}
+	}
+	trail, _ := w.st.AuditTrail(ctx, w.account, due.ID)
+	if len(trail) != 1 || trail[0].OperatorName != decisions.SchedulerName {
+		t.Errorf("audit = %+v", trail)
+	}
+	// Within the interval of the new review's completion nothing is due:
+	// the open review itself blocks a second one.
+	later := &decisions.Scheduler{Store: w.st, Now: func() time.Time { return now.Add(35 * 24 * time.Hour) }}
+	if res, _ := later.Run(ctx); res.Opened != 0 {
+		t.Errorf("an entity with an open periodic review got another")
+	}
+}
