@@ -166,6 +166,9 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		CountryID: ent.CountryID, DeclaredName: ent.LegalName, Config: cfg, CheckIDs: ids,
 		Trigger: domain.TriggerOperatorRequested, ReviewID: &reviewID, ExcludeEntityIDs: ent.DismissedMatches,
 	})
+	for i := range d.Checks {
+		d.Checks[i].EntityID = ent.ID
+	}
 	// What a completed check found replaces what was known; a failed
 	// check changes nothing.
 	for _, c := range d.Checks {
