@@ -1,0 +1,530 @@
+package main
+
+// Replays the sample events of events/ through the functions' Lambda
+// handlers, built as functions/<name>/main.go builds them, over DynamoDB
+// Local. The events are what API Gateway sends a function after the
+// authorizer (REST API, payload 1.0) and what it sends the authorizer; they
+// name a fixed world that seedSampleWorld creates on fresh tables:
+//
+//   - account 1 (Saudi Arabia enabled with its default configuration, as
+//     `go run ./local account create` does), holding the API key sampleKey
+//     with every permission;
+//   - entity 1 ("Al Waha Supplies"), its initial review 1 and its screening
+//     check 1 (reference evs-1-1), still waiting for the provider's answer.
+//
+// events/provider-webhook.json is signed with sampleWebhookSecret (make
+// local's default webhook secret) at its webhook-timestamp
+// (2026-11-20T12:00:05Z): it verifies only with that secret and a clock
+// within 5 minutes of that time, which the replay sets (the runtime-emulator
+// test re-signs it at the current time instead).
+// events/create-entity.json creates entity 2, its providers played by the
+// simulator (registration number ending in 0: active and clear).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+const (
+	// sampleKey is the API key of the sample events: "evs_" and 43
+	// base64url characters (32 bytes), stored for account 1 by its hash.
+	sampleKey = "evs_ZXZzLXNhbXBsZS1ldmVudC1rZXktMDAwMDAwMDAwMSE"
+	// sampleWebhookSecret signs events/provider-webhook.json: make local's
+	// default webhook secret (localWebhookSecret without EVS_WEBHOOK_SECRET),
+	// written out so that no environment changes it.
+	sampleWebhookSecret = "whsec_ZXZzLWxvY2FsLXdlYmhvb2stc2VjcmV0LTAwMDE="
+	// sampleAPIArn is the API (region, account, id, stage) of the sample events.
+	sampleAPIArn = "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/dev"
+	sampleStage  = "dev"
+)
+
+// samplePermissions are the sample key's permissions, sorted, as the store
+// keeps them and the events' authorizer context lists them.
+var samplePermissions = []string{domain.PermEntityCreate, domain.PermReviewView, domain.PermEntityView}
+
+// seedSampleWorld creates what the sample events name, on fresh tables (ids
+// start at 1 there).
+func seedSampleWorld(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	e := &env{store: st, log: quietLogger()}
+	acct := mustAccount(t, e, "Sample Events", "SA")
+	if acct != 1 {
+		t.Fatalf("account id = %d, want 1: the sample events name account 1 (are the tables fresh?)", acct)
+	}
+	if !auth.WellFormed(sampleKey) {
+		t.Fatalf("sampleKey %q is not a well-formed key", sampleKey)
+	}
+	now := domain.Now()
+	if err := st.PutAPIKey(ctx, domain.APIKey{
+		Hash: auth.HashKey(sampleKey), Prefix: sampleKey[:10], AccountID: acct,
+		Permissions: samplePermissions, CreatedAt: now,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC)
+	created, err := st.CreateEntity(ctx, domain.EntityDetail{
+		Entity: domain.Entity{
+			AccountID: acct, RegistrationNumber: "7001111110", LegalName: "Al Waha Supplies",
+			CountryCode: "SA", CountryID: 682, Status: domain.EntityReadyForReview,
+			RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsNotRun,
+			CreatedAt: at, UpdatedAt: at,
+		},
+		// The screening whose answer events/provider-webhook.json brings.
+		Checks: []domain.Check{{
+			Type: domain.CheckOrganizationScreening, ProviderKey: checks.ProviderOpenSanctions,
+			Status: domain.CheckPending, TriggeringReason: domain.TriggerIntake,
+			Result: map[string]any{}, CreatedAt: at, UpdatedAt: at,
+		}},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: at, UpdatedAt: at}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Entity.ID != 1 || created.Checks[0].ID != 1 || created.Reviews[0].ID != 1 {
+		t.Fatalf("entity %d, check %d, review %d: the sample events name 1, 1 and 1", created.Entity.ID, created.Checks[0].ID, created.Reviews[0].ID)
+	}
+}
+
+// sampleEventsDir is events/ at the repository root.
+func sampleEventsDir(t testing.TB) string {
+	t.Helper()
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "events")
+}
+
+// sampleEventFiles lists events/*.json.
+func sampleEventFiles(t testing.TB) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(sampleEventsDir(t), "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range paths {
+		out = append(out, filepath.Base(p))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readSampleEvent(t testing.TB, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sampleEventsDir(t), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// functionOfEvent is the function an event file is for: its name starts
+// with the function's directory name (the longest that fits, so
+// get-entity-markdown.json is get-entity's).
+func functionOfEvent(file string) (deploy.Function, bool) {
+	var best deploy.Function
+	for _, f := range deploy.Functions() {
+		if strings.HasPrefix(file, f.Name) && len(f.Name) > len(best.Name) {
+			best = f
+		}
+	}
+	return best, best.Name != ""
+}
+
+// sampleEvent is one event file and what its function answers.
+type sampleEvent struct {
+	file string
+	// API functions: the status, and more checks of the response.
+	status int
+	check  func(t *testing.T, r events.APIGatewayProxyResponse)
+	// The authorizer: checks of its answer.
+	authz func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse)
+}
+
+// sampleEvents lists every event file, in the order the replay runs them:
+// reads first, then the create (entity 2), then the webhook and its replay.
+func sampleEvents() []sampleEvent {
+	return []sampleEvent{
+		{file: "authorizer.json", authz: func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse) {
+			st := r.PolicyDocument.Statement
+			if len(st) != 1 || st[0].Effect != "Allow" || !slices.Equal(st[0].Resource, []string{sampleAPIArn + "/*"}) {
+				t.Errorf("policy = %+v, want Allow on %s/*", r.PolicyDocument, sampleAPIArn)
+			}
+			if r.PrincipalID != sampleKey[:10] {
+				t.Errorf("principalId = %q", r.PrincipalID)
+			}
+			want := sampleAuthorizerContext()
+			for k, v := range want {
+				if r.Context[k] != v {
+					t.Errorf("context %s = %v, want %v", k, r.Context[k], v)
+				}
+			}
+		}},
+		{file: "list-entities.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "application/json")
+			if got := proxyHeader(r, "X-Total-Count"); got != "1" {
+				t.Errorf("X-Total-Count = %q, want 1", got)
+			}
+			m := proxyJSON(t, r)
+			ents, _ := m["entities"].([]any)
+			if len(ents) != 1 || ents[0].(map[string]any)["id"] != float64(1) {
+				t.Errorf("entities = %v, want entity 1", m["entities"])
+			}
+			if meta, _ := m["meta"].(map[string]any); meta["page"] != float64(1) || meta["per_page"] != float64(25) || meta["total_count"] != float64(1) {
+				t.Errorf("meta = %v", m["meta"])
+			}
+		}},
+		{file: "get-entity.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "application/json")
+			m := proxyJSON(t, r)
+			if m["id"] != float64(1) || m["legal_name"] != "Al Waha Supplies" {
+				t.Errorf("entity = %v %v, want 1 Al Waha Supplies", m["id"], m["legal_name"])
+			}
+			wantIDs(t, "checks", m["checks"], 1)
+			wantIDs(t, "reviews", m["reviews"], 1)
+		}},
+		{file: "get-entity-markdown.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "text/markdown")
+			if !strings.HasPrefix(r.Body, "# ") || !strings.Contains(r.Body, "Al Waha Supplies") {
+				t.Errorf("markdown = %.200q", r.Body)
+			}
+		}},
+		{file: "get-review.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "application/json")
+			er, _ := proxyJSON(t, r)["entity_review"].(map[string]any)
+			ent, _ := er["entity"].(map[string]any)
+			if er["id"] != float64(1) || ent["id"] != float64(1) || er["checks_count"] != float64(1) {
+				t.Errorf("entity_review = %v", er)
+			}
+		}},
+		{file: "create-entity.json", status: http.StatusCreated, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "application/json")
+			if got := proxyHeader(r, "Location"); got != "/api/v1/entities/2" {
+				t.Errorf("Location = %q, want /api/v1/entities/2", got)
+			}
+			m := proxyJSON(t, r)
+			if m["id"] != float64(2) || m["registration_number"] != "7001234560" ||
+				m["registration_status"] != string(domain.RegistrationValid) || m["sanctions_status"] != string(domain.SanctionsClear) {
+				t.Errorf("created = %v %v %v %v", m["id"], m["registration_number"], m["registration_status"], m["sanctions_status"])
+			}
+			// Check ids 2 and 3: 1 is entity 1's screening.
+			wantIDs(t, "checks", m["checks"], 3, 2)
+			wantIDs(t, "reviews", m["reviews"], 2)
+		}},
+		{file: "provider-webhook.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, "application/json")
+			if s := proxyJSON(t, r)["status"]; s != "applied" {
+				t.Errorf("status = %v, want applied", s)
+			}
+		}},
+	}
+}
+
+// sampleAuthorizerContext is what the authorizer answers for sampleKey, and
+// what the API events carry in requestContext.authorizer.
+func sampleAuthorizerContext() map[string]any {
+	return auth.Principal{AccountID: 1, KeyPrefix: sampleKey[:10], Permissions: samplePermissions}.AuthorizerContext()
+}
+
+func proxyHeader(r events.APIGatewayProxyResponse, name string) string {
+	if v := http.Header(r.MultiValueHeaders).Get(name); v != "" {
+		return v
+	}
+	for k, v := range r.Headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+func wantContentType(t *testing.T, r events.APIGatewayProxyResponse, prefix string) {
+	t.Helper()
+	if ct := proxyHeader(r, "Content-Type"); !strings.HasPrefix(ct, prefix) {
+		t.Errorf("Content-Type = %q, want %s", ct, prefix)
+	}
+}
+
+func proxyJSON(t *testing.T, r events.APIGatewayProxyResponse) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.Body), &m); err != nil {
+		t.Fatalf("body is not JSON (%v): %.300s", err, r.Body)
+	}
+	return m
+}
+
+// wantIDs checks the ids of a JSON array of objects, in order.
+func wantIDs(t *testing.T, what string, v any, ids ...int64) {
+	t.Helper()
+	arr, _ := v.([]any)
+	var got []int64
+	for _, x := range arr {
+		id, _ := x.(map[string]any)["id"].(float64)
+		got = append(got, int64(id))
+	}
+	if !slices.Equal(got, ids) {
+		t.Errorf("%s ids = %v, want %v", what, got, ids)
+	}
+}
+
+// checkSampleEventShape holds an API event to what API Gateway sends for its
+// function's route on the "dev" stage, after the authorizer.
+func checkSampleEventShape(t *testing.T, f deploy.Function, ev events.APIGatewayProxyRequest) {
+	t.Helper()
+	route, ok := f.Route()
+	if !ok {
+		t.Fatalf("%s serves no route", f.Name)
+	}
+	rc := ev.RequestContext
+	if ev.Resource != route.Path || rc.ResourcePath != route.Path || ev.HTTPMethod != route.Method || rc.HTTPMethod != route.Method {
+		t.Errorf("event is %s %s (%s %s), want the route %s %s", ev.HTTPMethod, ev.Resource, rc.HTTPMethod, rc.ResourcePath, route.Method, route.Path)
+	}
+	if params, ok := api.MatchPath(route.Path, ev.Path); !ok || !mapsEqual(params, ev.PathParameters) {
+		t.Errorf("path %s and pathParameters %v do not match %s", ev.Path, ev.PathParameters, route.Path)
+	}
+	if rc.Stage != sampleStage || rc.Path != "/"+sampleStage+ev.Path {
+		t.Errorf("stage %q and requestContext.path %q, want %q and /%s%s", rc.Stage, rc.Path, sampleStage, sampleStage, ev.Path)
+	}
+	if ev.Headers["Host"] == "" || ev.Headers["X-Forwarded-Proto"] != "https" || len(ev.MultiValueHeaders) != len(ev.Headers) {
+		t.Errorf("headers %v / %v: want Host, X-Forwarded-Proto https and every header in multiValueHeaders", ev.Headers, ev.MultiValueHeaders)
+	}
+	switch {
+	case route.Public && rc.Authorizer != nil:
+		t.Errorf("a public route's event carries an authorizer context: %v", rc.Authorizer)
+	case !route.Public:
+		if rc.Authorizer["principalId"] != sampleKey[:10] {
+			t.Errorf("authorizer principalId = %v", rc.Authorizer["principalId"])
+		}
+		for k, v := range sampleAuthorizerContext() {
+			if rc.Authorizer[k] != v {
+				t.Errorf("authorizer %s = %v, want %v (what the authorizer answers for the sample key)", k, rc.Authorizer[k], v)
+			}
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleInvoker runs one function's Lambda handler on a raw event.
+type sampleInvoker func(ctx context.Context, raw []byte) (any, error)
+
+func proxyInvoker(h httplambda.Handler) sampleInvoker {
+	return func(ctx context.Context, raw []byte) (any, error) {
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("unmarshal proxy event: %w", err)
+		}
+		return h(ctx, ev)
+	}
+}
+
+// sampleHandlers builds every function's Lambda handler as its
+// functions/<name>/main.go does, with the providers played by the
+// simulator at simURL and the webhook checked at the clock now.
+func sampleHandlers(st *store.Store, simURL string, now func() time.Time) (map[string]sampleInvoker, error) {
+	log := quietLogger()
+	client := &http.Client{Timeout: 30 * time.Second}
+	runner := &checks.Runner{
+		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client}},
+		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: &checks.Yente{BaseURL: simURL, APIKey: localYenteKey, Client: client}},
+	}
+	secrets, err := webhooks.ParseSecrets(sampleWebhookSecret)
+	if err != nil {
+		return nil, err
+	}
+	authorizer := (&auth.Authorizer{Keys: st}).Handle
+	return map[string]sampleInvoker{
+		"authorizer": func(ctx context.Context, raw []byte) (any, error) {
+			var ev events.APIGatewayCustomAuthorizerRequestTypeRequest
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				return nil, fmt.Errorf("unmarshal authorizer event: %w", err)
+			}
+			return authorizer(ctx, ev)
+		},
+		"list-entities": proxyInvoker(httplambda.New(api.NewListEntities(st, country.ISO()), log)),
+		"create-entity": proxyInvoker(httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: st, Intake: runner, Countries: country.ISO()}), log)),
+		"get-entity":    proxyInvoker(httplambda.New(api.NewGetEntity(st, country.ISO()), log)),
+		"get-review":    proxyInvoker(httplambda.New(api.NewGetReview(st, country.ISO()), log)),
+		"provider-webhook": proxyInvoker(httplambda.New(api.NewProviderWebhook(api.ProviderWebhook{
+			Secrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
+			Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
+			Store:   st,
+			Now:     now,
+		}), log)),
+	}, nil
+}
+
+// webhookTime is the webhook-timestamp of a webhook event.
+func webhookTime(t testing.TB, raw []byte) time.Time {
+	t.Helper()
+	var ev events.APIGatewayProxyRequest
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := strconv.ParseInt(ev.Headers[webhooks.HeaderTimestamp], 10, 64)
+	if err != nil {
+		t.Fatalf("webhook-timestamp %q: %v", ev.Headers[webhooks.HeaderTimestamp], err)
+	}
+	return time.Unix(ts, 0)
+}
+
+// TestSampleEvents replays every sample event through its function's
+// handler and checks the answer; the webhook is replayed twice (applied,
+// then duplicate).
+func TestSampleEvents(t *testing.T) {
+	cases := sampleEvents()
+
+	// Every event file has a case and a function, every function an event
+	// (the house rule: `ls events | grep <function>`).
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.file] = true
+	}
+	hasEvent := map[string]bool{}
+	for _, file := range sampleEventFiles(t) {
+		f, ok := functionOfEvent(file)
+		if !ok {
+			t.Errorf("events/%s: its name starts with no function's name", file)
+		}
+		hasEvent[f.Name] = true
+		if !covered[file] {
+			t.Errorf("events/%s is not replayed: add it to sampleEvents", file)
+		}
+	}
+	for _, f := range deploy.Functions() {
+		if !hasEvent[f.Name] {
+			t.Errorf("function %s has no sample event in events/", f.Name)
+		}
+	}
+
+	if os.Getenv("EVS_WEBHOOK_SECRET") == "" && localWebhookSecret() != sampleWebhookSecret {
+		t.Errorf("sampleWebhookSecret is no longer make local's default webhook secret %s", localWebhookSecret())
+	}
+
+	st := devstack.Store(t)
+	seedSampleWorld(t, st)
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
+	t.Cleanup(simSrv.Close)
+	hookAt := webhookTime(t, readSampleEvent(t, "provider-webhook.json"))
+	handlers, err := sampleHandlers(st, simSrv.URL, func() time.Time { return hookAt })
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	invoke := func(t *testing.T, c sampleEvent) any {
+		t.Helper()
+		f, ok := functionOfEvent(c.file)
+		if !ok {
+			t.Fatalf("no function for %s", c.file)
+		}
+		raw := readSampleEvent(t, c.file)
+		if c.authz == nil {
+			var ev events.APIGatewayProxyRequest
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				t.Fatal(err)
+			}
+			checkSampleEventShape(t, f, ev)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(f.TimeoutSeconds)*time.Second)
+		defer cancel()
+		ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "replay-" + c.file})
+		out, err := handlers[f.Name](ctx, raw)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		return out
+	}
+	check := func(t *testing.T, c sampleEvent, out any) {
+		t.Helper()
+		if c.authz != nil {
+			c.authz(t, out.(events.APIGatewayCustomAuthorizerResponse))
+			return
+		}
+		r := out.(events.APIGatewayProxyResponse)
+		if r.StatusCode != c.status {
+			t.Fatalf("status = %d, want %d: %.300s", r.StatusCode, c.status, r.Body)
+		}
+		c.check(t, r)
+	}
+
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(c.file, ".json"), func(t *testing.T) {
+			check(t, c, invoke(t, c))
+		})
+	}
+
+	t.Run("provider-webhook replayed", func(t *testing.T) {
+		r := invoke(t, sampleEvent{file: "provider-webhook.json"}).(events.APIGatewayProxyResponse)
+		if r.StatusCode != http.StatusOK || proxyJSON(t, r)["status"] != "duplicate" {
+			t.Errorf("replay = %d %s, want 200 duplicate", r.StatusCode, r.Body)
+		}
+		// Applied once: check 1 completed, entity 1 screened as a hit.
+		ctx := context.Background()
+		c, err := st.Check(ctx, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := st.Entity(ctx, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Status != domain.CheckCompleted || e.SanctionsStatus != domain.SanctionsHit {
+			t.Errorf("check 1 %s, entity 1 %s: want completed and hit", c.Status, e.SanctionsStatus)
+		}
+	})
+
+	t.Run("provider-webhook outside the tolerance", func(t *testing.T) {
+		// The same signed event an hour later is refused: the signature
+		// holds only near its timestamp.
+		late, err := sampleHandlers(st, simSrv.URL, func() time.Time { return hookAt.Add(time.Hour) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := late["provider-webhook"](context.Background(), readSampleEvent(t, "provider-webhook.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := out.(events.APIGatewayProxyResponse); r.StatusCode != http.StatusUnauthorized {
+			t.Errorf("late webhook = %d %s, want 401", r.StatusCode, r.Body)
+		}
+	})
+}
