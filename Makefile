@@ -76,3 +76,118 @@ bench: tools ## run the benchmarks (ratios measured in one run)
 .PHONY: clean
 clean: ## remove build output (keeps downloaded jars)
 	rm -rf bin build .aws-sam cdk.out infra/cdk.out
+
+# --- SAM ---
+# template.yaml is the SAM template of the system the CDK app in infra/
+# describes. The SAM CLI lives in a git-ignored virtualenv, pinned. It needs
+# no AWS account for what is done here and no network once installed: no
+# credentials reach it (the variables are unset, the shared files are
+# /dev/null), telemetry is off, the region is given, and SAM_HOME (its app
+# directory, normally ~/.aws-sam) records a version check far in the future so
+# it never asks PyPI whether it is current.
+SAM_VERSION := 1.170.0
+SAM_VENV    := .tools/sam-venv
+SAM_STAMP   := $(SAM_VENV)/.installed-aws-sam-cli-$(SAM_VERSION)
+SAM_HOME    := $(CURDIR)/.tools/sam-home
+SAM_REGION  := us-east-1
+# MAKEFLAGS and MAKELEVEL are dropped so that the make sam build runs for
+# each function (build-<LogicalId> below) is a fresh one, not a child of this.
+SAM         := env -u MAKEFLAGS -u MAKELEVEL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u AWS_PROFILE \
+               AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null \
+               SAM_CLI_TELEMETRY=0 __SAM_CLI_APP_DIR=$(SAM_HOME) AWS_DEFAULT_REGION=$(SAM_REGION) \
+               $(CURDIR)/$(SAM_VENV)/bin/sam
+PYTHON      ?= python3
+
+.PHONY: sam-install sam-validate sam-build
+sam-install: $(SAM_STAMP) $(SAM_HOME)/metadata.json ## install the SAM CLI (pinned) into .tools/sam-venv (once)
+
+$(SAM_HOME)/metadata.json:
+	@mkdir -p $(@D)
+	@echo '{"telemetryEnabled": false, "lastVersionCheck": 4102444800.0}' > $@
+
+# The stamp names the version: changing SAM_VERSION reinstalls, anything else
+# is a no-op. pip serves what it may from its cache (~/.cache/pip).
+$(SAM_STAMP):
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3 is required for the SAM CLI"; exit 1; }
+	@rm -f $(SAM_VENV)/.installed-*
+	@test -x $(SAM_VENV)/bin/pip || $(PYTHON) -m venv $(SAM_VENV)
+	@$(SAM_VENV)/bin/pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_VERSION)"
+	@v=$$(SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam --version) && echo "$$v in $(SAM_VENV)" && \
+	  [[ "$$v" == *" $(SAM_VERSION)" ]] || { echo "expected SAM CLI $(SAM_VERSION)"; exit 1; }
+	@touch $@
+
+# make test also runs local/rie_test.go, which takes the Lambda Runtime
+# Interface Emulator from the SAM CLI's package.
+test: sam-install
+
+sam-validate: sam-install ## lint template.yaml with cfn-lint through SAM (offline, no credentials)
+	@$(SAM) validate --lint --template template.yaml --region $(SAM_REGION)
+
+# sam build runs `make build-<LogicalId>` at the repository root for every
+# function of template.yaml (BuildMethod: makefile), with ARTIFACTS_DIR set to
+# .aws-sam/build/<LogicalId>. Then every artifact is compared, byte for byte,
+# with what `make build` makes for linux/arm64 (in .aws-sam/make-build).
+sam-build: sam-install ## sam build every function of template.yaml into .aws-sam/, and check it is make build's bytes
+	@BUILD_ARCH=arm64 $(SAM) build --template template.yaml --region $(SAM_REGION) --parallel
+	@$(MAKE) --no-print-directory build BUILD_ARCH=arm64 BUILD_DIR=.aws-sam/make-build >/dev/null
+	@for f in $(FUNCTIONS); do \
+	  id=$$(echo "$$f" | sed -E 's/(^|-)([a-z])/\U\2/g')Function; \
+	  cmp -s .aws-sam/build/$$id/bootstrap .aws-sam/make-build/$$f/bootstrap || \
+	    { echo "sam-build: .aws-sam/build/$$id/bootstrap is not make build's functions/$$f"; exit 1; }; \
+	  echo "  $$id  $$(sha256sum < .aws-sam/build/$$id/bootstrap | cut -c1-16)…  = make build $$f"; \
+	done
+
+# The targets sam build runs: build-<LogicalId>, the logical id turned back
+# into the directory under functions/ (ListEntitiesFunction -> list-entities),
+# built with make build's go build for the template's architecture, arm64.
+build-%Function:
+	@test -n "$${ARTIFACTS_DIR:-}" || { echo "$@ is run by sam build (ARTIFACTS_DIR is not set)"; exit 1; }
+	@test "$(BUILD_ARCH)" = arm64 || { echo "$@: template.yaml builds for arm64, not BUILD_ARCH=$(BUILD_ARCH)"; exit 1; }
+	@f=$$(echo '$*' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]'); \
+	  test -f functions/$$f/main.go || { echo "$@: no functions/$$f/main.go"; exit 1; }; \
+	  $(GO_BUILD) -o "$$ARTIFACTS_DIR/bootstrap" ./functions/$$f
+
+# --- CDK ---
+# infra/ is the CDK (Go) app of the service. The CDK CLI is installed from npm
+# into the git-ignored .tools/cdk, pinned: aws-cdk-lib 2.270 writes cloud
+# assembly schema 54, which CLI 2.1148.1 reads (it bundles schema 55). Do not
+# take npm's "latest" (3.0.0, an older schema). Telemetry, notices, version
+# checks and version reporting are off. `make synth` needs no AWS account: no
+# credentials reach it, nothing is looked up, the stack leaves account and
+# region to the deployment. Context: STAGE (dev), ALARM_EMAIL, and CONTEXT for
+# any other key, e.g. CONTEXT="YenteThreshold=0.8 apiThrottleRate=50".
+CDK_VERSION := 2.1148.1
+CDK_DIR     := .tools/cdk
+CDK_STAMP   := $(CDK_DIR)/.installed-aws-cdk-$(CDK_VERSION)
+CDK_OUT     := cdk.out
+STAGE       ?= dev
+ALARM_EMAIL ?=
+CONTEXT     ?=
+CDK_CONTEXT := -c stage=$(STAGE) $(if $(ALARM_EMAIL),-c alarmEmail=$(ALARM_EMAIL)) $(foreach kv,$(CONTEXT),-c $(kv))
+CDK         := CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=1 $(CURDIR)/$(CDK_DIR)/node_modules/.bin/cdk
+CDK_FLAGS   := --no-notices --no-version-reporting --output $(CDK_OUT)
+CDK_OFFLINE := env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u AWS_PROFILE \
+               AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
+# Extra flags for cdk deploy, e.g. CDK_DEPLOY_FLAGS="--require-approval never" in CI.
+CDK_DEPLOY_FLAGS ?=
+
+.PHONY: cdk-install synth deploy
+cdk-install: $(CDK_STAMP) ## install the CDK CLI (pinned) into .tools/cdk (once)
+
+# The stamp names the version: changing CDK_VERSION reinstalls. npm serves
+# what it may from its cache (~/.npm).
+$(CDK_STAMP):
+	@command -v npm >/dev/null || { echo "Node.js (with npm) is required for the CDK CLI"; exit 1; }
+	@rm -f $(CDK_DIR)/.installed-*
+	@mkdir -p $(CDK_DIR)
+	@npm install --prefix $(CDK_DIR) --no-audit --no-fund --save-exact --loglevel=error "aws-cdk@$(CDK_VERSION)"
+	@v=$$($(CDK) --version) && echo "CDK CLI $$v in $(CDK_DIR)" && \
+	  [[ "$$v" == "$(CDK_VERSION) "* ]] || { echo "expected CDK CLI $(CDK_VERSION)"; exit 1; }
+	@touch $@
+
+synth: build cdk-install ## synthesize the CDK stack evs-$(STAGE) into infra/cdk.out (offline, no credentials)
+	@cd infra && $(CDK_OFFLINE) $(CDK) synth --all --quiet --no-lookups $(CDK_FLAGS) $(CDK_CONTEXT)
+	@echo "synthesized evs-$(STAGE): infra/$(CDK_OUT)/evs-$(STAGE).template.json"
+
+deploy: build cdk-install ## deploy the CDK stack evs-$(STAGE) (AWS credentials; cdk bootstrap once per account and region)
+	@cd infra && $(CDK) deploy --all $(CDK_FLAGS) $(CDK_CONTEXT) $(CDK_DEPLOY_FLAGS)
