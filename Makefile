@@ -186,7 +186,7 @@ $(CDK_STAMP):
 	@touch $@
 
 synth: build cdk-install ## synthesize the CDK stack evs-$(STAGE) into infra/cdk.out (offline, no credentials)
-	@cd infra && $(CDK_OFFLINE) $(CDK) synth --all --quiet --no-lookups $(CDK_FLAGS) $(CDK_CONTEXT)
+	@cd infra && $(CDK_OFFLINE) $(CDK) synth --quiet --no-lookups $(CDK_FLAGS) $(CDK_CONTEXT)
 	@echo "synthesized evs-$(STAGE): infra/$(CDK_OUT)/evs-$(STAGE).template.json"
 
 deploy: build cdk-install ## deploy the CDK stack evs-$(STAGE) (AWS credentials; cdk bootstrap once per account and region)

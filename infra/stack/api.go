@@ -1,0 +1,223 @@
+package stack
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/shared/api"
+)
+
+// Stage throttling when the props give none.
+const (
+	DefaultThrottleRate  = 100 // requests per second, steady
+	DefaultThrottleBurst = 200
+)
+
+// AuthorizerFunction is the deploy.Function that authorizes API requests.
+const AuthorizerFunction = "authorizer"
+
+// ApiProps configures the REST API.
+type ApiProps struct {
+	// Stage is the API Gateway stage name.
+	Stage string
+	// Functions maps function names to functions (Functions.Functions); it
+	// must hold the authorizer and every function of api.Routes().
+	Functions map[string]*Function
+	// ThrottleRate and ThrottleBurst limit the stage; zero takes the defaults.
+	ThrottleRate  float64
+	ThrottleBurst float64
+	// Retain keeps the access logs when the stack is deleted (prod).
+	Retain bool
+}
+
+// Api is the REST API in front of the functions.
+type Api struct {
+	constructs.Construct
+	RestApi    awsapigateway.RestApi
+	Stage      awsapigateway.Stage
+	Authorizer awsapigateway.RequestAuthorizer
+	AccessLogs awslogs.LogGroup
+}
+
+// NewApi creates the REST API: one stage named after props.Stage with
+// throttling, JSON access logs, X-Ray tracing and metrics; the REQUEST
+// authorizer on the Authorization header, cached api.AuthorizerCacheTTL;
+// every route of api.Routes() as a Lambda proxy integration of its function,
+// behind the authorizer unless the route is Public; on every resource an ANY
+// method to the function of the resource's first route, so a wrong method
+// gets that function's JSON 405; and api.GatewayResponses() as JSON bodies.
+func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
+	if props == nil || props.Stage == "" {
+		panic("infra: ApiProps.Stage is required")
+	}
+	rate, burst := props.ThrottleRate, props.ThrottleBurst
+	if rate == 0 {
+		rate = DefaultThrottleRate
+	}
+	if burst == 0 {
+		burst = DefaultThrottleBurst
+	}
+	fn := func(name string) *Function {
+		f, ok := props.Functions[name]
+		if !ok {
+			panic(fmt.Sprintf("infra: the API needs function %q, which is not in ApiProps.Functions", name))
+		}
+		return f
+	}
+
+	a := &Api{Construct: constructs.NewConstruct(scope, id)}
+	a.AccessLogs = awslogs.NewLogGroup(a.Construct, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
+		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		RemovalPolicy: removal(props.Retain),
+	})
+	a.AccessLogs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String("ApiAccessLogGroup"))
+
+	a.RestApi = awsapigateway.NewRestApi(a.Construct, jsii.String("RestApi"), &awsapigateway.RestApiProps{
+		RestApiName: jsii.String(StackName(props.Stage)),
+		Description: jsii.String("Entity Verification Service API (" + props.Stage + ")"),
+		// Access logs need the account's CloudWatch Logs role for API Gateway.
+		CloudWatchRole: jsii.Bool(true),
+		Deploy:         jsii.Bool(true),
+		DeployOptions: &awsapigateway.StageOptions{
+			StageName:            jsii.String(props.Stage),
+			ThrottlingRateLimit:  jsii.Number(rate),
+			ThrottlingBurstLimit: jsii.Number(burst),
+			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(a.AccessLogs),
+			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(AccessLogFormat())),
+			TracingEnabled:       jsii.Bool(true),
+			MetricsEnabled:       jsii.Bool(true),
+			DataTraceEnabled:     jsii.Bool(false),
+		},
+	})
+	a.Stage = a.RestApi.DeploymentStage()
+
+	a.Authorizer = awsapigateway.NewRequestAuthorizer(a.Construct, jsii.String("Authorizer"), &awsapigateway.RequestAuthorizerProps{
+		AuthorizerName:  jsii.String(StackName(props.Stage) + "-api-key"),
+		Handler:         fn(AuthorizerFunction).Function,
+		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
+		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(api.AuthorizerCacheTTL.Seconds())),
+	})
+
+	options := func(r api.Route) *awsapigateway.MethodOptions {
+		if r.Public {
+			return &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
+		}
+		return &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_CUSTOM, Authorizer: a.Authorizer}
+	}
+	integration := func(name string) awsapigateway.LambdaIntegration {
+		return awsapigateway.NewLambdaIntegration(fn(name).Function, &awsapigateway.LambdaIntegrationOptions{
+			Proxy: jsii.Bool(true),
+			// The console's test button needs no standing permission.
+			AllowTestInvoke: jsii.Bool(false),
+		})
+	}
+	for _, path := range ResourcePaths() {
+		resource := a.RestApi.Root().ResourceForPath(jsii.String(path))
+		routes := RoutesOn(path)
+		for _, r := range routes {
+			resource.AddMethod(jsii.String(r.Method), integration(r.Function), options(r))
+		}
+		first := routes[0]
+		resource.AddMethod(jsii.String("ANY"), integration(first.Function), options(first))
+	}
+
+	for _, g := range api.GatewayResponses() {
+		opts := &awsapigateway.GatewayResponseOptions{
+			Type:            awsapigateway.ResponseType_Of(jsii.String(g.Type)),
+			ResponseHeaders: &map[string]*string{"Content-Type": jsii.String("'application/json'")},
+			Templates:       &map[string]*string{"application/json": jsii.String(GatewayResponseBody(g))},
+		}
+		if g.Status != 0 {
+			opts.StatusCode = jsii.String(strconv.Itoa(g.Status))
+		}
+		a.RestApi.AddGatewayResponse(jsii.String("GatewayResponse"+pascal(g.Type)), opts)
+	}
+	return a
+}
+
+// ResourcePaths lists the paths of api.Routes(), each once, in route order.
+func ResourcePaths() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range api.Routes() {
+		if !seen[r.Path] {
+			seen[r.Path] = true
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// RoutesOn lists the routes of a resource path, in route order.
+func RoutesOn(path string) []api.Route {
+	var out []api.Route
+	for _, r := range api.Routes() {
+		if r.Path == path {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// GatewayResponseBody is the exact application/json template of a gateway
+// response: {"error":{"code":"…","message":"…"}}, the shape of the functions'
+// errors (api.ErrorBody), without HTML escaping. It panics on a '$' or '#',
+// which API Gateway's template language would interpret.
+func GatewayResponseBody(g api.GatewayResponse) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(api.ErrorBody{Error: api.ErrorDetail{Code: g.Code, Message: g.Message}}); err != nil {
+		panic("infra: gateway response " + g.Type + ": " + err.Error())
+	}
+	body := strings.TrimSuffix(b.String(), "\n")
+	if strings.ContainsAny(body, "$#") {
+		panic("infra: gateway response " + g.Type + ": the body may not contain '$' or '#' (template language): " + body)
+	}
+	return body
+}
+
+// AccessLogFields are the access log's JSON keys and their $context values.
+func AccessLogFields() [][2]string {
+	return [][2]string{
+		{"requestId", *awsapigateway.AccessLogField_ContextRequestId()},
+		{"ip", *awsapigateway.AccessLogField_ContextIdentitySourceIp()},
+		{"httpMethod", *awsapigateway.AccessLogField_ContextHttpMethod()},
+		{"resourcePath", *awsapigateway.AccessLogField_ContextResourcePath()},
+		{"status", *awsapigateway.AccessLogField_ContextStatus()},
+		{"responseLength", *awsapigateway.AccessLogField_ContextResponseLength()},
+		{"requestTime", *awsapigateway.AccessLogField_ContextRequestTime()},
+		{"integrationLatency", *awsapigateway.AccessLogField_ContextIntegrationLatency()},
+		{"authorizerError", *awsapigateway.AccessLogField_ContextAuthorizerError()},
+	}
+}
+
+// AccessLogFormat is the stage's access log line: one JSON object of
+// AccessLogFields, every value quoted so an empty one still parses.
+func AccessLogFormat() string {
+	var parts []string
+	for _, f := range AccessLogFields() {
+		parts = append(parts, strconv.Quote(f[0])+":"+strconv.Quote(f[1]))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// pascal turns "MISSING_AUTHENTICATION_TOKEN" into "MissingAuthenticationToken".
+func pascal(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(s), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,289 @@
+package stack
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// LogLevel is every function's LOG_LEVEL.
+const LogLevel = "info"
+
+// ModulePath is the module whose root holds build/.
+const ModulePath = "github.com/evs-kyb/evs"
+
+// FunctionsProps configures the functions.
+type FunctionsProps struct {
+	// AssetRoot holds <name>/bootstrap per function; empty means build/ at
+	// the repository root (what `make build` writes). Tests point it at a
+	// folder of empty files.
+	AssetRoot string
+	// Tables maps schema table ids to their tables (Data.Tables).
+	Tables map[string]awsdynamodb.Table
+	// Secrets maps deploy.Secret.SecretID to its secret (Secrets.Secrets).
+	Secrets map[string]awssecretsmanager.Secret
+	// Settings maps deploy.Setting.Parameter to its value; a missing one
+	// takes its Default.
+	Settings map[string]string
+	// Retain keeps the log groups when the stack is deleted (prod).
+	Retain bool
+}
+
+// Function is one deployed function and what it was built from.
+type Function struct {
+	Spec     deploy.Function
+	Function awslambda.Function
+	Role     awsiam.Role
+	LogGroup awslogs.LogGroup
+}
+
+// Functions holds every function of deploy.Functions().
+type Functions struct {
+	constructs.Construct
+	// Functions maps deploy.Function.Name to the function.
+	Functions map[string]*Function
+}
+
+// NewFunctions creates one Lambda function per deploy.Functions() entry:
+// provided.al2023 on arm64, handler bootstrap, code from
+// <AssetRoot>/<name>, memory and timeout from the catalogue, X-Ray tracing,
+// its own log group (one month), and a role of its own whose only
+// permissions are written here by hand from the catalogue: exactly the
+// Grant's DynamoDB actions on exactly its tables (and their indexes when the
+// Grant says so), secretsmanager:GetSecretValue on exactly its secrets, and
+// writing to its own log group. CDK adds the X-Ray write actions tracing
+// needs. Logical ids are deploy's (<LogicalID>, <LogicalID>Role,
+// <LogicalID>LogGroup).
+//
+// It panics, naming `make build`, when an artifact is missing.
+func NewFunctions(scope constructs.Construct, id *string, props *FunctionsProps) *Functions {
+	if props == nil {
+		props = &FunctionsProps{}
+	}
+	root := props.AssetRoot
+	if root == "" {
+		root = DefaultAssetRoot()
+	}
+	if err := CheckAssets(root); err != nil {
+		panic(err.Error())
+	}
+
+	fs := &Functions{Construct: constructs.NewConstruct(scope, id), Functions: map[string]*Function{}}
+	for _, spec := range deploy.Functions() {
+		fs.Functions[spec.Name] = newFunction(fs.Construct, spec, root, props)
+	}
+	return fs
+}
+
+func newFunction(scope constructs.Construct, spec deploy.Function, root string, props *FunctionsProps) *Function {
+	logs := awslogs.NewLogGroup(scope, jsii.String(spec.LogicalID+"LogGroup"), &awslogs.LogGroupProps{
+		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		RemovalPolicy: removal(props.Retain),
+	})
+	logs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(spec.LogicalID + "LogGroup"))
+
+	// A role of its own with no managed policy: AWSLambdaBasicExecutionRole
+	// would let it write to any log group.
+	role := awsiam.NewRole(scope, jsii.String(spec.LogicalID+"Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Role of " + spec.Name + ": only its own tables, secrets and log group"),
+	})
+	role.Node().DefaultChild().(awsiam.CfnRole).OverrideLogicalId(jsii.String(spec.LogicalID + "Role"))
+	for _, s := range Statements(spec, props.Tables, props.Secrets, logs) {
+		role.AddToPrincipalPolicy(s)
+	}
+
+	fn := awslambda.NewFunction(scope, jsii.String(spec.LogicalID), &awslambda.FunctionProps{
+		Description:  jsii.String(spec.Description),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String(deploy.Handler),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(root, spec.Name)), nil),
+		MemorySize:   jsii.Number(float64(spec.MemoryMB)),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(spec.TimeoutSeconds))),
+		Environment:  Environment(spec, props.Tables, props.Secrets, props.Settings),
+		Tracing:      awslambda.Tracing_ACTIVE,
+		LogGroup:     logs,
+		Role:         role,
+	})
+	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(spec.LogicalID))
+	if p, ok := role.Node().TryFindChild(jsii.String("DefaultPolicy")).(awsiam.Policy); ok && p != nil {
+		p.Node().DefaultChild().(awsiam.CfnPolicy).OverrideLogicalId(jsii.String(spec.LogicalID + "RoleDefaultPolicy"))
+	}
+	return &Function{Spec: spec, Function: fn, Role: role, LogGroup: logs}
+}
+
+// Statements are the permissions a function's role is given by hand:
+// per Grant, its actions on its table's ARN (and <arn>/index/* with
+// Indexes); secretsmanager:GetSecretValue on the function's secrets; and
+// logs:CreateLogStream, logs:PutLogEvents on its own log group.
+func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, logs awslogs.LogGroup) []awsiam.PolicyStatement {
+	var out []awsiam.PolicyStatement
+	sids := map[string]int{}
+	for _, g := range spec.Grants {
+		t, ok := tables[g.Table]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s: grant on table %q, which the stack does not have", spec.Name, g.Table))
+		}
+		resources := []*string{t.TableArn()}
+		if g.Indexes {
+			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
+		}
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String(sid(sids, g.Table)),
+			Effect:    awsiam.Effect_ALLOW,
+			Actions:   jsii.Strings(g.Actions...),
+			Resources: &resources,
+		}))
+	}
+	if len(spec.Secrets) > 0 {
+		var resources []*string
+		for _, s := range spec.Secrets {
+			secret, ok := secrets[s.SecretID]
+			if !ok {
+				panic(fmt.Sprintf("infra: %s: secret %q, which the stack does not have", spec.Name, s.SecretID))
+			}
+			resources = append(resources, secret.SecretArn())
+		}
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("ReadSecrets"),
+			Effect:    awsiam.Effect_ALLOW,
+			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+			Resources: &resources,
+		}))
+	}
+	if logs != nil {
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("WriteOwnLogs"),
+			Effect:    awsiam.Effect_ALLOW,
+			Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
+			Resources: jsii.Strings(*logs.LogGroupArn()),
+		}))
+	}
+	return out
+}
+
+// sid names a grant's statement after its table ("inbound_webhooks" is
+// "DynamoInboundWebhooks"), unique within the policy.
+func sid(used map[string]int, table string) string {
+	s := "Dynamo" + strings.TrimSuffix(deploy.TableLogicalID(table), "Table")
+	used[s]++
+	if n := used[s]; n > 1 {
+		return fmt.Sprintf("%s%d", s, n)
+	}
+	return s
+}
+
+// Environment is a function's environment: each table it uses → the
+// table's name, each setting → its value (or Default), each secret's
+// variable → the secret's ARN, and LOG_LEVEL. Its keys are exactly
+// spec.EnvVarNames().
+func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, settings map[string]string) *map[string]*string {
+	env := map[string]*string{deploy.LogLevelVar: jsii.String(LogLevel)}
+	for _, g := range spec.Grants {
+		t, ok := tables[g.Table]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s: no table %q", spec.Name, g.Table))
+		}
+		env[envVarOfTable(g.Table)] = t.TableName()
+	}
+	for _, s := range spec.Settings {
+		v := s.Default
+		if x, ok := settings[s.Parameter]; ok && x != "" {
+			v = x
+		}
+		env[s.EnvVar] = jsii.String(v)
+	}
+	for _, s := range spec.Secrets {
+		secret, ok := secrets[s.SecretID]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s: no secret %q", spec.Name, s.SecretID))
+		}
+		env[s.EnvVar] = secret.SecretArn()
+	}
+	return &env
+}
+
+func envVarOfTable(id string) string {
+	t, ok := schema.Lookup(id)
+	if !ok || t.EnvVar == "" {
+		panic("infra: no environment variable for table " + id)
+	}
+	return t.EnvVar
+}
+
+// DefaultAssetRoot is build/ at the repository root (RepoRoot).
+func DefaultAssetRoot() string {
+	root, err := RepoRoot()
+	if err != nil {
+		panic(err.Error() + "; set AssetRoot")
+	}
+	return filepath.Join(root, "build")
+}
+
+// RepoRoot is the repository root: the nearest folder, from the working
+// directory up, whose go.mod declares ModulePath (`cdk synth` runs the app
+// in infra/, go test in infra/stack).
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("infra: %w", err)
+	}
+	for {
+		if modulePath(filepath.Join(dir, "go.mod")) == ModulePath {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("infra: no go.mod of module %s above the working directory", ModulePath)
+		}
+		dir = parent
+	}
+}
+
+func modulePath(gomod string) string {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// CheckAssets reports every function of deploy.Functions() whose
+// <root>/<name>/bootstrap is missing, telling to run make build.
+func CheckAssets(root string) error {
+	var missing []string
+	for _, f := range deploy.Functions() {
+		p := filepath.Join(root, f.Name, deploy.Handler)
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return fmt.Errorf("infra: Lambda artifacts missing, run `make build` first (it writes build/<function>/bootstrap): %s", strings.Join(missing, ", "))
+}

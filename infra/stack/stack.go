@@ -1,0 +1,188 @@
+// Package stack is the CDK (Go) description of the Entity Verification
+// Service: one construct per concern (tables, secrets, functions, API,
+// observability) composed by NewServiceStack. Everything it creates comes
+// from the service's own catalogue: shared/schema (tables), shared/deploy
+// (functions, their grants, settings and secrets) and shared/api (routes,
+// gateway responses, authorizer cache).
+package stack
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// Stages.
+const (
+	// DefaultStage is the stage when the context names none.
+	DefaultStage = "dev"
+	// ProdStage retains and deletion-protects the tables and keeps the logs.
+	ProdStage = "prod"
+)
+
+// Context keys PropsFromContext reads, besides one per deploy.Settings()
+// entry (named by its Parameter).
+const (
+	ContextStage         = "stage"
+	ContextAlarmEmail    = "alarmEmail"
+	ContextThrottleRate  = "apiThrottleRate"
+	ContextThrottleBurst = "apiThrottleBurst"
+)
+
+// A stage names the stack (evs-<stage>) and the API Gateway stage.
+var stagePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
+
+// ServiceStackProps configures one deployment of the service.
+type ServiceStackProps struct {
+	awscdk.StackProps
+	// Stage names the deployment and the API stage ("dev" when empty).
+	Stage string
+	// AssetRoot holds <function>/bootstrap for every function; empty means
+	// build/ at the repository root, what `make build` writes.
+	AssetRoot string
+	// Settings holds values of deploy.Settings() by Parameter; a setting
+	// missing here takes its Default.
+	Settings map[string]string
+	// AlarmEmail, when set, is subscribed to the alarm topic.
+	AlarmEmail string
+	// ThrottleRate (requests per second) and ThrottleBurst limit the API
+	// stage; zero takes DefaultThrottleRate and DefaultThrottleBurst.
+	ThrottleRate  float64
+	ThrottleBurst float64
+}
+
+// ServiceStack is the whole service in one CloudFormation stack.
+type ServiceStack struct {
+	Stack         awscdk.Stack
+	Stage         string
+	Data          *Data
+	Secrets       *Secrets
+	Functions     *Functions
+	Api           *Api
+	Observability *Observability
+}
+
+// StackName is the stack name (and construct id) of a stage: evs-<stage>.
+func StackName(stage string) string { return "evs-" + stage }
+
+// NewServiceStack composes the service: tables and secrets, the functions
+// that use them, the REST API in front of the functions, alarms and a
+// dashboard over both. Outputs: ApiUrl (the stage URL) and, per table,
+// <TableLogicalID>Name (its physical name).
+func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStackProps) *ServiceStack {
+	if props == nil {
+		props = &ServiceStackProps{}
+	}
+	stage := props.Stage
+	if stage == "" {
+		stage = DefaultStage
+	}
+	if !stagePattern.MatchString(stage) {
+		panic(fmt.Sprintf("infra: stage %q: use 1 to 20 lower-case letters, digits or dashes, starting with a letter", stage))
+	}
+	retain := stage == ProdStage
+
+	sp := props.StackProps
+	if sp.Description == nil {
+		sp.Description = jsii.String("Entity Verification Service, stage " + stage)
+	}
+	st := awscdk.NewStack(scope, id, &sp)
+	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("evs"), nil)
+	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(stage), nil)
+
+	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
+	secrets := NewSecrets(st, jsii.String("Secrets"), &SecretsProps{Retain: retain})
+	fns := NewFunctions(st, jsii.String("Functions"), &FunctionsProps{
+		AssetRoot: props.AssetRoot,
+		Tables:    data.Tables,
+		Secrets:   secrets.Secrets,
+		Settings:  props.Settings,
+		Retain:    retain,
+	})
+	restAPI := NewApi(st, jsii.String("Api"), &ApiProps{
+		Stage:         stage,
+		Functions:     fns.Functions,
+		ThrottleRate:  props.ThrottleRate,
+		ThrottleBurst: props.ThrottleBurst,
+		Retain:        retain,
+	})
+	obs := NewObservability(st, jsii.String("Observability"), &ObservabilityProps{
+		Stage:      stage,
+		Functions:  fns.Functions,
+		Api:        restAPI,
+		AlarmEmail: props.AlarmEmail,
+	})
+
+	output(st, "ApiUrl", restAPI.RestApi.Url(), "The API's stage URL; the routes are under api/v1/")
+	for _, t := range schema.Tables() {
+		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
+	}
+
+	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Functions: fns, Api: restAPI, Observability: obs}
+}
+
+func output(st awscdk.Stack, id string, value *string, description string) {
+	o := awscdk.NewCfnOutput(st, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
+	o.OverrideLogicalId(jsii.String(id))
+}
+
+// PropsFromContext reads a deployment from the CDK context (cdk.json or
+// `cdk … -c key=value`): stage, alarmEmail, apiThrottleRate,
+// apiThrottleBurst and every deploy.Settings() Parameter. It reads no
+// environment variable and looks nothing up in an AWS account.
+func PropsFromContext(node constructs.Node) *ServiceStackProps {
+	str := func(key string) string {
+		switch v := node.TryGetContext(jsii.String(key)).(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	num := func(key string) float64 {
+		s := str(key)
+		if s == "" {
+			return 0
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f <= 0 {
+			panic(fmt.Sprintf("infra: context %s=%q is not a positive number", key, s))
+		}
+		return f
+	}
+	p := &ServiceStackProps{
+		Stage:         str(ContextStage),
+		AlarmEmail:    str(ContextAlarmEmail),
+		ThrottleRate:  num(ContextThrottleRate),
+		ThrottleBurst: num(ContextThrottleBurst),
+		Settings:      map[string]string{},
+	}
+	if p.Stage == "" {
+		p.Stage = DefaultStage
+	}
+	for _, s := range deploy.Settings() {
+		if v := str(s.Parameter); v != "" {
+			p.Settings[s.Parameter] = v
+		}
+	}
+	return p
+}
+
+// removal is DESTROY, or RETAIN for what outlives a prod stack.
+func removal(retain bool) awscdk.RemovalPolicy {
+	if retain {
+		return awscdk.RemovalPolicy_RETAIN
+	}
+	return awscdk.RemovalPolicy_DESTROY
+}

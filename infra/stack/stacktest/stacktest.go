@@ -1,0 +1,172 @@
+// Package stacktest synthesizes the service stack once per test binary, with
+// empty placeholder artifacts instead of a real `make build`, and hands the
+// result to tests: the CDK assertions.Template, or the CloudFormation
+// template as plain JSON (map[string]any), e.g. for a parity test against
+// template.yaml:
+//
+//	tmpl := stacktest.Template(t)              // map[string]any, stage "dev", default settings
+//	res := tmpl["Resources"].(map[string]any)
+//
+// Two stacks are synthesized together, in one app and one synthesis (jsii is
+// slow), with the context of infra/cdk.json (the feature flags) as
+// `cdk synth` has it: Dev (stage "dev", every default) and Prod (stage
+// "prod", ProdProps).
+package stacktest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
+)
+
+// Synthesized is one synthesized stack.
+type Synthesized struct {
+	Stack    *stack.ServiceStack
+	Props    *stack.ServiceStackProps
+	Template assertions.Template
+	// JSON is the CloudFormation template, decoded into plain Go values.
+	JSON map[string]any
+	// Messages are the errors and warnings CDK attached to the stack's
+	// constructs ("<level> <path>: <message>").
+	Messages []string
+}
+
+// Synthesis is the result of the one synthesis.
+type Synthesis struct {
+	Dev, Prod *Synthesized
+}
+
+// DevProps are the props of the Dev stack: every default.
+func DevProps(assets string) *stack.ServiceStackProps {
+	return &stack.ServiceStackProps{Stage: stack.DefaultStage, AssetRoot: assets}
+}
+
+// ProdProps are the props of the Prod stack: stage prod, an alarm e-mail,
+// one setting and the throttling overridden.
+func ProdProps(assets string) *stack.ServiceStackProps {
+	return &stack.ServiceStackProps{
+		Stage:         stack.ProdStage,
+		AssetRoot:     assets,
+		AlarmEmail:    "alarms@example.com",
+		Settings:      map[string]string{"YenteThreshold": "0.8"},
+		ThrottleRate:  25,
+		ThrottleBurst: 50,
+	}
+}
+
+var (
+	once   sync.Once
+	result *Synthesis
+	failed error
+)
+
+// Synth returns the one synthesis of this test binary, failing t if it
+// failed.
+func Synth(t testing.TB) *Synthesis {
+	t.Helper()
+	once.Do(func() { result, failed = synth() })
+	if failed != nil {
+		t.Fatalf("synthesizing the stack: %v", failed)
+	}
+	return result
+}
+
+// Template is the Dev stack's CloudFormation template as plain JSON.
+func Template(t testing.TB) map[string]any {
+	t.Helper()
+	return Synth(t).Dev.JSON
+}
+
+// Assertions is the Dev stack's assertions.Template.
+func Assertions(t testing.TB) assertions.Template {
+	t.Helper()
+	return Synth(t).Dev.Template
+}
+
+// FakeAssets writes an empty <dir>/<name>/bootstrap for every function of
+// deploy.Functions(), enough for a synthesis.
+func FakeAssets(dir string) error {
+	for _, f := range deploy.Functions() {
+		d := filepath.Join(dir, f.Name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(d, deploy.Handler), nil, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CDKContext is the "context" of infra/cdk.json (the feature flags), which
+// `cdk synth` gives the app: the tests synthesize what the CLI does.
+func CDKContext() (map[string]any, error) {
+	root, err := stack.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "infra", "cdk.json"))
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("infra/cdk.json: %w", err)
+	}
+	return cfg.Context, nil
+}
+
+func synth() (out *Synthesis, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	tmp, err := os.MkdirTemp("", "evs-stacktest-")
+	if err != nil {
+		return nil, err
+	}
+	// Everything synth writes is read back before this returns.
+	defer os.RemoveAll(tmp)
+	assets := filepath.Join(tmp, "build")
+	if err := FakeAssets(assets); err != nil {
+		return nil, err
+	}
+	context, err := CDKContext()
+	if err != nil {
+		return nil, err
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(tmp, "cdk.out")), Context: &context})
+	one := func(props *stack.ServiceStackProps) *Synthesized {
+		return &Synthesized{Props: props, Stack: stack.NewServiceStack(app, jsii.String(stack.StackName(props.Stage)), props)}
+	}
+	out = &Synthesis{Dev: one(DevProps(assets)), Prod: one(ProdProps(assets))}
+	for _, s := range []*Synthesized{out.Dev, out.Prod} {
+		s.Template = assertions.Template_FromStack(s.Stack.Stack, nil)
+		raw, err := json.Marshal(s.Template.ToJSON())
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &s.JSON); err != nil {
+			return nil, err
+		}
+		a := assertions.Annotations_FromStack(s.Stack.Stack)
+		found := append(*a.FindError(jsii.String("*"), assertions.Match_AnyValue()), *a.FindWarning(jsii.String("*"), assertions.Match_AnyValue())...)
+		for _, m := range found {
+			s.Messages = append(s.Messages, fmt.Sprintf("%s %s: %v", m.Level, *m.Id, m.Entry.Data))
+		}
+	}
+	return out, nil
+}
