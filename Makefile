@@ -56,7 +56,7 @@ vet: tools
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
-test: tools stack-install vet ## install what is missing and run every test
+test: tools stack-install vet sam-validate sam-build ## install what is missing and run every test
 	@started=$$($(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
 	status=0; $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \

@@ -17,6 +17,7 @@ require (
 	github.com/biter777/countries v1.7.5
 	github.com/guregu/dynamo/v2 v2.6.0
 	golang.org/x/sync v0.22.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
