@@ -1,8 +1,6 @@
 package stack
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -173,13 +171,7 @@ func RoutesOn(path string) []api.Route {
 // errors (api.ErrorBody), without HTML escaping. It panics on a '$' or '#',
 // which API Gateway's template language would interpret.
 func GatewayResponseBody(g api.GatewayResponse) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(api.ErrorBody{Error: api.ErrorDetail{Code: g.Code, Message: g.Message}}); err != nil {
-		panic("infra: gateway response " + g.Type + ": " + err.Error())
-	}
-	body := strings.TrimSuffix(b.String(), "\n")
+	body := g.Body()
 	if strings.ContainsAny(body, "$#") {
 		panic("infra: gateway response " + g.Type + ": the body may not contain '$' or '#' (template language): " + body)
 	}

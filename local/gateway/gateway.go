@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -193,7 +192,7 @@ func (g *Gateway) gatewayResponse(w http.ResponseWriter, typ string, status int)
 	if gr.Status != 0 {
 		status = gr.Status
 	}
-	body, _ := json.Marshal(api.ErrorBody{Error: api.ErrorDetail{Code: gr.Code, Message: gr.Message}})
+	body := []byte(gr.Body())
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Amzn-ErrorType", typ)
 	w.WriteHeader(status)

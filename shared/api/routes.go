@@ -5,6 +5,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -122,4 +124,15 @@ func GatewayResponseOf(typ string) GatewayResponse {
 		}
 	}
 	return GatewayResponse{Type: typ, Status: 500, Code: domain.ECodeInternal, Message: "An internal error occurred."}
+}
+
+// Body is the exact JSON body of the gateway response,
+// {"error":{"code":"…","message":"…"}}, without HTML escaping: the CDK stack
+// and the local gateway send these very bytes (template.yaml spells them out).
+func (g GatewayResponse) Body() string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(ErrorBody{Error: ErrorDetail{Code: g.Code, Message: g.Message}})
+	return strings.TrimSuffix(b.String(), "\n")
 }
