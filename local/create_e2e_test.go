@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -67,23 +66,7 @@ func newCreateFixture(t *testing.T) *createFixture {
 
 func (f *createFixture) post(t *testing.T, key, contentType string, body []byte, headers ...string) response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", f.srv.URL+"/api/v1/entities", bytes.NewReader(body))
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return send(t, "POST", f.srv.URL+"/api/v1/entities", key, body, append([]string{"Content-Type", contentType}, headers...)...)
 }
 
 func (f *createFixture) create(t *testing.T, fields map[string]any, headers ...string) response {
@@ -94,15 +77,7 @@ func (f *createFixture) create(t *testing.T, fields map[string]any, headers ...s
 
 func (f *createFixture) get(t *testing.T, path string) response {
 	t.Helper()
-	req, _ := http.NewRequest("GET", f.srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+f.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return send(t, "GET", f.srv.URL+path, f.key, nil)
 }
 
 func checksByType(t *testing.T, m map[string]any) map[string]map[string]any {

@@ -4,6 +4,7 @@ package main
 // authorizer's and the functions' Lambda handlers over DynamoDB Local.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -169,7 +170,18 @@ func (f *fixture) get(t *testing.T, path, key string, headers ...string) respons
 
 func (f *fixture) do(t *testing.T, method, path, key string, headers ...string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, f.srv.URL+path, nil)
+	return send(t, method, f.srv.URL+path, key, nil, headers...)
+}
+
+// send makes one request with an optional API key, body and header pairs,
+// and reads the whole answer.
+func send(t *testing.T, method, url, key string, body []byte, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,15 +189,17 @@ func (f *fixture) do(t *testing.T, method, path, key string, headers ...string) 
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		if headers[i+1] != "" {
+			req.Header.Set(headers[i], headers[i+1])
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: body}
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
 func id(d domain.EntityDetail) string { return strconv.FormatInt(d.Entity.ID, 10) }
