@@ -43,6 +43,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -110,6 +111,26 @@ func seedSampleWorld(t *testing.T, st *store.Store) {
 	if created.Entity.ID != 1 || created.Checks[0].ID != 1 || created.Reviews[0].ID != 1 {
 		t.Fatalf("entity %d, check %d, review %d: the sample events name 1, 1 and 1", created.Entity.ID, created.Checks[0].ID, created.Reviews[0].ID)
 	}
+	// The decision events act as operator 1 and assign to operator 2; the
+	// account reviews its monitored entities yearly, without four eyes.
+	for i, op := range []struct {
+		name  string
+		perms []string
+	}{
+		{"Sara Al-Harbi", domain.OperatorPermissions},
+		{"Omar Al-Qahtani", []string{domain.PermReviewDecide}},
+	} {
+		o, err := st.CreateOperator(ctx, acct, op.name, op.perms, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.ID != int64(i+1) {
+			t.Fatalf("operator %q is %d, want %d: the decision events name operators 1 and 2", op.name, o.ID, i+1)
+		}
+	}
+	if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{ReviewIntervalDays: 365}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sampleEventsDir is events/ at the repository root.
@@ -167,10 +188,16 @@ type sampleEvent struct {
 	check  func(t *testing.T, r events.APIGatewayProxyResponse)
 	// The authorizer: checks of its answer.
 	authz func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse)
+	// Other functions (decision, periodic-reviews): checks of the handler's
+	// JSON answer, with the store to look behind it.
+	result func(t *testing.T, out []byte, st *store.Store)
 }
 
 // sampleEvents lists every event file, in the order the replay runs them:
-// reads first, then the create (entity 2), then the webhook and its replay.
+// reads first, then the create (entity 2), then the webhook, then operator
+// decisions on review 1 (entity 1) up to its approval, a periodic review of
+// entity 1 (review 3) opened and rejected, review 2 cancelled, and last the
+// scheduled periodic-review run.
 func sampleEvents() []sampleEvent {
 	return []sampleEvent{
 		{file: "authorizer.json", authz: func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse) {
@@ -245,7 +272,111 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("status = %v, want applied", s)
 			}
 		}},
+		decisionEvent("decision-assign.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || deref(r.AssignedUserName) != "Omar Al-Qahtani" {
+				t.Errorf("review = %s assigned to %v %v, want open and operator 2", r.Status, r.AssignedUserID, r.AssignedUserName)
+			}
+		}),
+		decisionEvent("decision-start.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.Status != "in_progress" || r.StartedAt == nil {
+				t.Errorf("review = %s started %v, want in_progress", r.Status, r.StartedAt)
+			}
+		}),
+		decisionEvent("decision-adjudicate-match.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+			if e.SanctionsStatus != domain.SanctionsClear || !slices.Equal(e.DismissedMatches, []string{"NK-sample-hit"}) {
+				t.Errorf("entity sanctions %s, dismissed %v: want clear and the sample hit dismissed", e.SanctionsStatus, e.DismissedMatches)
+			}
+		}),
+		decisionEvent("decision-assess-risk.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+			if e.Risk == nil || e.Risk.Level != domain.RiskMedium || e.Risk.AssessedAt.IsZero() {
+				t.Errorf("entity risk = %+v, want medium with its time", e.Risk)
+			}
+		}),
+		decisionEvent("decision-update-profile.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+			if deref(e.WebsiteURL) != "https://alwaha.example.sa" || deref(e.ActivitySummary) != "Wholesale of building materials" {
+				t.Errorf("entity website %v, summary %v", e.WebsiteURL, e.ActivitySummary)
+			}
+		}),
+		decisionEvent("decision-queue-checks.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			// The country's two intake checks ran again through the simulator.
+			if r.ChecksQueuedAt == nil || r.ChecksCount != 3 || e.ChecksCount != 3 {
+				t.Errorf("review checks %d queued %v, entity checks %d: want 3, a time and 3", r.ChecksCount, r.ChecksQueuedAt, e.ChecksCount)
+			}
+		}),
+		decisionEvent("decision-escalate.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationSupervisor {
+				t.Errorf("review = %s / %v, want escalated to a supervisor", r.Status, r.Escalation)
+			}
+		}),
+		decisionEvent("decision-escalate-to-aml.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationAML {
+				t.Errorf("review = %s / %v, want escalated to AML", r.Status, r.Escalation)
+			}
+		}),
+		decisionEvent("decision-approve.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			if r.Status != "completed" || deref(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
+				t.Errorf("review %s %v %v, entity %s: want completed approved with its reason, entity approved", r.Status, r.Outcome, r.OutcomeReason, e.Status)
+			}
+		}),
+		decisionEvent("decision-open-periodic-review.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			if r.ID != 3 || r.Purpose != string(domain.ReviewPeriodic) || r.Status != "open" || e.Status != domain.EntityUnderMonitoring {
+				t.Errorf("review %d %s %s, entity %s: want periodic review 3 open, entity under monitoring", r.ID, r.Purpose, r.Status, e.Status)
+			}
+		}),
+		decisionEvent("decision-start-periodic-review.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.ID != 3 || r.Status != "in_progress" {
+				t.Errorf("review %d %s, want 3 in_progress", r.ID, r.Status)
+			}
+		}),
+		decisionEvent("decision-reject.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			if r.ID != 3 || deref(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
+				t.Errorf("review %d %v, entity %s: want review 3 rejected, entity rejected", r.ID, r.Outcome, e.Status)
+			}
+		}),
+		decisionEvent("decision-cancel.json", 2, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.ID != 2 || r.Status != "cancelled" {
+				t.Errorf("review %d %s, want 2 cancelled", r.ID, r.Status)
+			}
+		}),
+		{file: "periodic-reviews.json", result: func(t *testing.T, out []byte, _ *store.Store) {
+			var res decisions.RunResult
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatalf("run result %s: %v", out, err)
+			}
+			// Account 1 reviews yearly; entity 1 is rejected and entity 2
+			// was never approved: nothing is due.
+			if res.Accounts != 1 || res.Checked != 0 || res.Opened != 0 {
+				t.Errorf("run = %+v, want 1 account, nothing due", res)
+			}
+		}},
 	}
+}
+
+// decisionEvent is a decision sample event: its answer is the review as the
+// workflow shows it, checked with the entity it belongs to as stored after.
+func decisionEvent(file string, entityID int64, check func(t *testing.T, r decisions.ReviewOut, e domain.Entity)) sampleEvent {
+	return sampleEvent{file: file, result: func(t *testing.T, out []byte, st *store.Store) {
+		var o decisions.TaskOutput
+		if err := json.Unmarshal(out, &o); err != nil || o.Review == nil {
+			t.Fatalf("task output %s: %v", out, err)
+		}
+		e, err := st.Entity(context.Background(), 1, entityID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Review.EntityID != entityID {
+			t.Errorf("review %d is entity %d's, want %d's", o.Review.ID, o.Review.EntityID, entityID)
+		}
+		check(t, *o.Review, e)
+	}}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // sampleAuthorizerContext is what the authorizer answers for sampleKey, and
@@ -390,7 +521,25 @@ func sampleHandlers(st *store.Store, simURL string, now func() time.Time) (map[s
 			Store:   st,
 			Now:     now,
 		}), log)),
+		"decision":         taskInvoker((&decisions.Service{Store: st, Checker: runner}).Handle),
+		"periodic-reviews": taskInvoker((&decisions.Scheduler{Store: st}).HandleSchedule),
 	}, nil
+}
+
+// taskInvoker runs a handler of a JSON event, as lambda.Start would, and
+// answers its output as JSON.
+func taskInvoker[In, Out any](h func(context.Context, In) (Out, error)) sampleInvoker {
+	return func(ctx context.Context, raw []byte) (any, error) {
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("unmarshal event: %w", err)
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
 }
 
 // webhookTime is the webhook-timestamp of a webhook event.
@@ -457,7 +606,7 @@ func TestSampleEvents(t *testing.T) {
 			t.Fatalf("no function for %s", c.file)
 		}
 		raw := readSampleEvent(t, c.file)
-		if c.authz == nil {
+		if _, api := f.Route(); api {
 			var ev events.APIGatewayProxyRequest
 			if err := json.Unmarshal(raw, &ev); err != nil {
 				t.Fatal(err)
@@ -475,8 +624,12 @@ func TestSampleEvents(t *testing.T) {
 	}
 	check := func(t *testing.T, c sampleEvent, out any) {
 		t.Helper()
-		if c.authz != nil {
+		switch {
+		case c.authz != nil:
 			c.authz(t, out.(events.APIGatewayCustomAuthorizerResponse))
+			return
+		case c.result != nil:
+			c.result(t, out.([]byte), st)
 			return
 		}
 		r := out.(events.APIGatewayProxyResponse)
@@ -490,8 +643,16 @@ func TestSampleEvents(t *testing.T) {
 		t.Run(strings.TrimSuffix(c.file, ".json"), func(t *testing.T) {
 			check(t, c, invoke(t, c))
 		})
+		if c.file == "provider-webhook.json" {
+			// Before the decisions change what it applied.
+			webhookFollowUps(t, st, simSrv.URL, hookAt, invoke)
+		}
 	}
+}
 
+// webhookFollowUps replays the provider webhook (a duplicate) and sends it
+// too late (refused).
+func webhookFollowUps(t *testing.T, st *store.Store, simURL string, hookAt time.Time, invoke func(t *testing.T, c sampleEvent) any) {
 	t.Run("provider-webhook replayed", func(t *testing.T) {
 		r := invoke(t, sampleEvent{file: "provider-webhook.json"}).(events.APIGatewayProxyResponse)
 		if r.StatusCode != http.StatusOK || proxyJSON(t, r)["status"] != "duplicate" {
@@ -515,7 +676,7 @@ func TestSampleEvents(t *testing.T) {
 	t.Run("provider-webhook outside the tolerance", func(t *testing.T) {
 		// The same signed event an hour later is refused: the signature
 		// holds only near its timestamp.
-		late, err := sampleHandlers(st, simSrv.URL, func() time.Time { return hookAt.Add(time.Hour) })
+		late, err := sampleHandlers(st, simURL, func() time.Time { return hookAt.Add(time.Hour) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
@@ -121,4 +123,16 @@ func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.En
 		return false, err
 	}
 	return true, nil
+}
+
+// HandleSchedule is the periodic-reviews function's handler: one run per
+// EventBridge scheduled event, at the event's time. A retried event carries
+// the same time, so it computes the same periods and opens nothing twice.
+func (s *Scheduler) HandleSchedule(ctx context.Context, ev events.CloudWatchEvent) (RunResult, error) {
+	run := *s
+	if !ev.Time.IsZero() {
+		at := ev.Time
+		run.Now = func() time.Time { return at }
+	}
+	return run.Run(ctx)
 }

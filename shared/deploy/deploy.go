@@ -72,6 +72,7 @@ const (
 	putItem      = "dynamodb:PutItem"
 	updateItem   = "dynamodb:UpdateItem"
 	deleteItem   = "dynamodb:DeleteItem"
+	scan         = "dynamodb:Scan"
 )
 
 // Provider settings and secrets (issue: create entity).
@@ -150,6 +151,36 @@ func Functions() []Function {
 			Grants: []Grant{
 				{Table: schema.Reviews, Actions: []string{getItem}},
 				{Table: schema.Entities, Actions: []string{getItem}},
+			},
+		},
+		{
+			Name: "decision", LogicalID: "DecisionFunction",
+			Description: "Task of the decision state machine: validates and applies operator actions on reviews",
+			// queue_checks calls the providers (8 s per check at most).
+			MemoryMB: 512, TimeoutSeconds: 30,
+			Grants: []Grant{
+				// The account, its operators and country configurations.
+				{Table: schema.Accounts, Actions: []string{getItem}},
+				{Table: schema.Reviews, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
+				{Table: schema.Checks, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+			},
+			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWathq, secretYente},
+		},
+		{
+			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
+			Description: "Daily (EventBridge): opens the periodic reviews that are due",
+			MemoryMB:    256, TimeoutSeconds: 300,
+			Grants: []Grant{
+				// Every account's settings: a scan, once a day.
+				{Table: schema.Accounts, Actions: []string{scan}},
+				{Table: schema.Entities, Actions: []string{query, updateItem}},
+				{Table: schema.Reviews, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{putItem}},
 			},
 		},
 	}
