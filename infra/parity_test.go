@@ -3,8 +3,9 @@ package main
 // The parity test holds template.yaml (SAM) and the CDK stack to one
 // another: the same functions (runtime, architecture, handler, memory,
 // timeout, environment variable names, code), the same tables (keys,
-// indexes, stream, TTL), the same secrets and the same routes. Adding a
-// function, a table or a route to one and not the other fails here.
+// indexes, stream, TTL), the same secrets and the same routes; and the same
+// decision workflow and periodic-review schedule (TestWorkflowMatchesCDK).
+// Adding a function, a table or a route to one and not the other fails here.
 
 import (
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
 )
@@ -267,5 +269,217 @@ func cdkRoutes(t *testing.T, cdk map[string]any) []string {
 		out = append(out, fmt.Sprintf("%s %s -> %s", p["HttpMethod"], path(p["ResourceId"]), fn))
 	}
 	sort.Strings(out)
+	return out
+}
+
+// TestWorkflowMatchesCDK: the one ASL file with the same substitutions, the
+// same logging, tracing and role permissions, the same approvals topic; the
+// same schedule of the same function; the same outputs.
+func TestWorkflowMatchesCDK(t *testing.T) {
+	cdk := stacktest.Template(t)
+	sam := loadSAM(t)
+	stage := norm(sam["Parameters"].(map[string]any)["Stage"].(map[string]any)["Default"])
+	// render writes an intrinsic value as a Fn::Sub string ("${X.Arn}",
+	// "${X}"), with template.yaml's ${Stage} at its default, the CDK
+	// stack's stage.
+	render := func(v any) string { return strings.ReplaceAll(intrinsic(v), "${Stage}", stage) }
+
+	// The state machine.
+	cdkSMs := resourcesOfType(cdk, "AWS::StepFunctions::StateMachine")
+	samSMs := resourcesOfType(sam, "AWS::Serverless::StateMachine")
+	id := stack.DecisionStateMachineID
+	if want := []string{id}; !reflect.DeepEqual(keys(cdkSMs), want) || !reflect.DeepEqual(keys(samSMs), want) {
+		t.Fatalf("state machines: CDK %v, SAM %v, want %v", keys(cdkSMs), keys(samSMs), want)
+	}
+	c, s := cdkSMs[id], samSMs[id]
+	if s["DefinitionUri"] != stack.DecisionDefinitionFile {
+		t.Errorf("SAM DefinitionUri = %v, want %s", s["DefinitionUri"], stack.DecisionDefinitionFile)
+	}
+	text, err := stack.DecisionDefinition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if render(c["DefinitionString"]) != text {
+		t.Errorf("the CDK stack's definition is not %s", stack.DecisionDefinitionFile)
+	}
+	subst := func(p map[string]any) map[string]string {
+		out := map[string]string{}
+		for k, v := range p["DefinitionSubstitutions"].(map[string]any) {
+			out[k] = render(v)
+		}
+		return out
+	}
+	want := map[string]string{
+		stack.SubstDecisionFunctionArn: "${DecisionFunction.Arn}",
+		stack.SubstApprovalTopicArn:    "${" + stack.DecisionApprovalTopicID + "}",
+	}
+	if a, b := subst(c), subst(s); !reflect.DeepEqual(a, want) || !reflect.DeepEqual(b, want) {
+		t.Errorf("DefinitionSubstitutions: CDK %v, SAM %v, want %v", a, b, want)
+	}
+	for _, k := range []string{"${" + stack.SubstDecisionFunctionArn + "}", "${" + stack.SubstApprovalTopicArn + "}"} {
+		if !strings.Contains(text, k) {
+			t.Errorf("%s has no placeholder %s", stack.DecisionDefinitionFile, k)
+		}
+	}
+	if c["StateMachineType"] != s["Type"] || c["StateMachineType"] != "STANDARD" {
+		t.Errorf("type: CDK %v, SAM %v", c["StateMachineType"], s["Type"])
+	}
+	if a, b := canonical(c["LoggingConfiguration"]), canonical(s["Logging"]); a != b {
+		t.Errorf("logging:\n CDK %s\n SAM %s", a, b)
+	}
+	if a, b := canonical(c["TracingConfiguration"]), canonical(s["Tracing"]); a != b || a != "{Enabled:true}" {
+		t.Errorf("tracing: CDK %s, SAM %s", a, b)
+	}
+	logGroup := stack.DecisionStateMachineID + "LogGroup"
+	cl, sl := resourcesOfType(cdk, "AWS::Logs::LogGroup")[logGroup], resourcesOfType(sam, "AWS::Logs::LogGroup")[logGroup]
+	if cl == nil || sl == nil || render(cl["LogGroupName"]) != render(sl["LogGroupName"]) || norm(cl["RetentionInDays"]) != norm(sl["RetentionInDays"]) {
+		t.Errorf("log group %s: CDK %v, SAM %v", logGroup, cl, sl)
+	}
+
+	// The role: the same permissions on named resources, the same log
+	// delivery actions on "*". X-Ray's come from CDK's tracing and SAM's
+	// managed policy (AWSXrayWriteOnlyAccess).
+	var cdkStatements []any
+	for _, pol := range resourcesOfType(cdk, "AWS::IAM::Policy") {
+		for _, r := range pol["Roles"].([]any) {
+			if render(r) == "${"+id+"Role}" {
+				cdkStatements = append(cdkStatements, pol["PolicyDocument"].(map[string]any)["Statement"].([]any)...)
+			}
+		}
+	}
+	var samStatements []any
+	for _, p := range s["Policies"].([]any) {
+		st, ok := p.(map[string]any)["Statement"].([]any)
+		if !ok {
+			t.Errorf("SAM policy %v: write statements, not a policy template", p)
+			continue
+		}
+		samStatements = append(samStatements, st...)
+	}
+	a, b := permissions(cdkStatements, render), permissions(samStatements, render)
+	var cdkXRay []string
+	for _, p := range a {
+		if strings.HasPrefix(p, "Allow xray:") {
+			cdkXRay = append(cdkXRay, p)
+		}
+	}
+	a = slicesWithout(a, cdkXRay)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("state machine permissions:\n CDK %v\n SAM %v", a, b)
+	}
+	if len(cdkXRay) == 0 {
+		t.Error("the CDK role has no X-Ray permissions")
+	}
+
+	// The approvals topic, with the AWS managed key.
+	ct, st := resourcesOfType(cdk, "AWS::SNS::Topic")[stack.DecisionApprovalTopicID], resourcesOfType(sam, "AWS::SNS::Topic")[stack.DecisionApprovalTopicID]
+	if ct == nil || st == nil {
+		t.Fatalf("%s: CDK %v, SAM %v", stack.DecisionApprovalTopicID, ct != nil, st != nil)
+	}
+	if k := render(ct["KmsMasterKeyId"]); render(st["KmsMasterKeyId"]) != stack.AWSManagedSNSKey || !strings.HasSuffix(k, ":"+stack.AWSManagedSNSKey) {
+		t.Errorf("KmsMasterKeyId: CDK %s, SAM %s, want %s", k, render(st["KmsMasterKeyId"]), stack.AWSManagedSNSKey)
+	}
+
+	// The schedule.
+	var cdkSchedules, samSchedules []string
+	for rid, r := range resourcesOfType(cdk, "AWS::Events::Rule") {
+		if r["ScheduleExpression"] == nil {
+			continue
+		}
+		for _, tg := range r["Targets"].([]any) {
+			tg := tg.(map[string]any)
+			cdkSchedules = append(cdkSchedules, fmt.Sprintf("%s %v %s retry %s -> %s", render(r["Name"]), r["ScheduleExpression"], rid, canonical(tg["RetryPolicy"]), render(tg["Arn"])))
+		}
+	}
+	for fid, f := range resourcesOfType(sam, "AWS::Serverless::Function") {
+		events, _ := f["Events"].(map[string]any)
+		for _, e := range events {
+			e := e.(map[string]any)
+			if e["Type"] != "Schedule" {
+				continue
+			}
+			p := e["Properties"].(map[string]any)
+			// SAM names the rule <function><event>; the CDK rule has its own id.
+			samSchedules = append(samSchedules, fmt.Sprintf("%s %v %s retry %s -> ${%s.Arn}", render(p["Name"]), p["Schedule"], stack.PeriodicReviewsScheduleID, canonical(p["RetryPolicy"]), fid))
+		}
+	}
+	wantSchedule := []string{fmt.Sprintf("%s %s %s retry {MaximumEventAgeInSeconds:%d,MaximumRetryAttempts:%d} -> ${PeriodicReviewsFunction.Arn}",
+		stack.PeriodicReviewsRuleName(stage), stack.PeriodicReviewsSchedule, stack.PeriodicReviewsScheduleID,
+		stack.PeriodicReviewsMaxEventAgeSeconds, stack.PeriodicReviewsRetryAttempts)}
+	if !reflect.DeepEqual(cdkSchedules, wantSchedule) || !reflect.DeepEqual(samSchedules, wantSchedule) {
+		t.Errorf("schedules:\n CDK  %v\n SAM  %v\n want %v", cdkSchedules, samSchedules, wantSchedule)
+	}
+
+	// The outputs.
+	for _, o := range []string{"DecisionStateMachineArn", "DecisionApprovalTopicArn"} {
+		co, _ := cdk["Outputs"].(map[string]any)[o].(map[string]any)
+		so, _ := sam["Outputs"].(map[string]any)[o].(map[string]any)
+		if co == nil || so == nil || render(co["Value"]) != render(so["Value"]) {
+			t.Errorf("output %s: CDK %v, SAM %v", o, co, so)
+		}
+	}
+}
+
+// intrinsic writes a CloudFormation value as Fn::Sub would: "${X}" for a
+// Ref, "${X.Attr}" for a GetAtt, joins concatenated, a Fn::Sub string as
+// it is.
+func intrinsic(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		if r, ok := x["Ref"]; ok {
+			return "${" + norm(r) + "}"
+		}
+		if ga, ok := x["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
+			return "${" + norm(ga[0]) + "." + norm(ga[1]) + "}"
+		}
+		if sub, ok := x["Fn::Sub"].(string); ok {
+			return sub
+		}
+		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
+			var parts []string
+			for _, p := range j[1].([]any) {
+				parts = append(parts, intrinsic(p))
+			}
+			return strings.Join(parts, norm(j[0]))
+		}
+	}
+	return canonical(v)
+}
+
+// permissions flattens Allow statements into sorted "action resource" pairs.
+func permissions(statements []any, render func(any) string) []string {
+	list := func(v any) []any {
+		if l, ok := v.([]any); ok {
+			return l
+		}
+		return []any{v}
+	}
+	var out []string
+	for _, st := range statements {
+		st := st.(map[string]any)
+		effect := norm(st["Effect"])
+		for _, a := range list(st["Action"]) {
+			for _, r := range list(st["Resource"]) {
+				out = append(out, effect+" "+norm(a)+" "+render(r))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func slicesWithout(s, drop []string) []string {
+	d := map[string]bool{}
+	for _, x := range drop {
+		d[x] = true
+	}
+	var out []string
+	for _, x := range s {
+		if !d[x] {
+			out = append(out, x)
+		}
+	}
 	return out
 }

@@ -1,11 +1,13 @@
 package stack
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
@@ -28,6 +30,8 @@ type ObservabilityProps struct {
 	Stage     string
 	Functions map[string]*Function
 	Api       *Api
+	// Workflow, when set, adds the decision workflow's alarms.
+	Workflow *DecisionWorkflow
 	// AlarmEmail, when set, is subscribed to the alarm topic.
 	AlarmEmail string
 }
@@ -40,11 +44,19 @@ type Observability struct {
 	Dashboard awscloudwatch.Dashboard
 }
 
+// DecisionFaultsMetric counts the decision function's faults (namespace
+// evs-<stage>): its ERROR log lines and its timeouts. Its Lambda Errors
+// also count every refused action (IllegalTransition, Conflict, …), which
+// the function returns as errors by design, so they are not alarmed on.
+const DecisionFaultsMetric = "DecisionFaults"
+
 // NewObservability creates an SNS topic every alarm notifies (in alarm and
 // back to OK), with an e-mail subscription when AlarmEmail is set; alarms on
-// each function's Errors and Throttles and on the API stage's 5XXError and
-// p99 Latency; and a dashboard with the API's requests, 4XX, 5XX and latency
-// and the functions' invocations, errors and duration.
+// each function's Errors (the decision function's DecisionFaultsMetric
+// instead) and Throttles, on the API stage's 5XXError and p99 Latency and,
+// with a Workflow, on the state machine's throttled executions; and a
+// dashboard with the API's requests, 4XX, 5XX and latency and the
+// functions' invocations, errors and duration.
 func NewObservability(scope constructs.Construct, id *string, props *ObservabilityProps) *Observability {
 	if props == nil || props.Api == nil || props.Stage == "" {
 		panic("infra: ObservabilityProps needs Stage and Api")
@@ -88,10 +100,22 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 	for _, name := range names {
 		f := props.Functions[name]
 		id := f.Spec.LogicalID
-		alarm(id+"Errors", name+"-errors", "Function "+name+" failed (Errors ≥ 1 in 5 minutes)",
-			f.Function.MetricErrors(sum()), 1, 1, atLeast)
+		if name == DecisionFunction {
+			alarm(id+"Faults", name+"-faults", "Function "+name+" failed, not counting refused actions (≥ 1 in 5 minutes)",
+				decisionFaults(o.Construct, prefix, f).Metric(sum()), 1, 1, atLeast)
+		} else {
+			alarm(id+"Errors", name+"-errors", "Function "+name+" failed (Errors ≥ 1 in 5 minutes)",
+				f.Function.MetricErrors(sum()), 1, 1, atLeast)
+		}
 		alarm(id+"Throttles", name+"-throttles", "Function "+name+" was throttled (Throttles ≥ 1 in 5 minutes)",
 			f.Function.MetricThrottles(sum()), 1, 1, atLeast)
+	}
+	if w := props.Workflow; w != nil {
+		// Not ExecutionsFailed: a refused decision fails its execution by
+		// design. Faults are DecisionFaultsMetric; an execution that is never
+		// started is this.
+		alarm("DecisionExecutionsThrottled", "decision-executions-throttled", "Decision executions were throttled (≥ 1 in 5 minutes)",
+			w.StateMachine.Metric(jsii.String("ExecutionThrottled"), sum()), 1, 1, atLeast)
 	}
 	stage := props.Api.Stage
 	alarm("Api5xx", "api-5xx", "The API answered 5XX (≥ 5 in 5 minutes)",
@@ -145,4 +169,27 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 		},
 	})
 	return o
+}
+
+// decisionFaults publishes DecisionFaultsMetric from the function's log
+// group: lines the handler logs at ERROR (every fault it returns; refusals
+// are INFO) and the runtime's timeout line.
+func decisionFaults(scope constructs.Construct, namespace string, f *Function) awslogs.MetricFilter {
+	var first awslogs.MetricFilter
+	for i, pattern := range []awslogs.IFilterPattern{
+		awslogs.FilterPattern_StringValue(jsii.String("$.level"), jsii.String("="), jsii.String("ERROR")),
+		awslogs.FilterPattern_AllTerms(jsii.String("Task timed out")),
+	} {
+		mf := awslogs.NewMetricFilter(scope, jsii.String(fmt.Sprintf("%sFaults%d", f.Spec.LogicalID, i+1)), &awslogs.MetricFilterProps{
+			LogGroup:        f.LogGroup,
+			FilterPattern:   pattern,
+			MetricNamespace: jsii.String(namespace),
+			MetricName:      jsii.String(DecisionFaultsMetric),
+			MetricValue:     jsii.String("1"),
+		})
+		if first == nil {
+			first = mf
+		}
+	}
+	return first
 }

@@ -15,7 +15,7 @@ import (
 // and p99 latency, all notifying the topic.
 func TestAlarms(t *testing.T) {
 	tmpl := dev(t).JSON
-	topicID, _ := only(t, tmpl, "AWS::SNS::Topic")
+	topicID := alarmTopic(t, tmpl)
 	restID, _ := only(t, tmpl, "AWS::ApiGateway::RestApi")
 	stageID, _ := only(t, tmpl, "AWS::ApiGateway::Stage")
 
@@ -35,6 +35,8 @@ func TestAlarms(t *testing.T) {
 		switch p["Namespace"] {
 		case "AWS/Lambda":
 			key += " " + dims["FunctionName"]
+		case "AWS/States":
+			key += " " + dims["StateMachineArn"]
 		case "AWS/ApiGateway":
 			if dims["ApiName"] != "evs-dev" || !strings.HasPrefix(dims["Stage"], "ref:"+stageID) && dims["Stage"] != "dev" {
 				t.Errorf("%s: dimensions %v", id, dims)
@@ -52,9 +54,16 @@ func TestAlarms(t *testing.T) {
 		}
 	}
 	_ = restID
-	want := []string{"AWS/ApiGateway 5XXError Sum", "AWS/ApiGateway Latency p99"}
+	want := []string{"AWS/ApiGateway 5XXError Sum", "AWS/ApiGateway Latency p99",
+		// Not ExecutionsFailed: refused decisions fail their executions.
+		"AWS/States ExecutionThrottled Sum ref:" + stack.DecisionStateMachineID,
+		"evs-dev " + stack.DecisionFaultsMetric + " Sum",
+	}
 	for _, f := range deploy.Functions() {
-		want = append(want, "AWS/Lambda Errors Sum ref:"+f.LogicalID, "AWS/Lambda Throttles Sum ref:"+f.LogicalID)
+		if f.Name != stack.DecisionFunction { // its Errors count refusals
+			want = append(want, "AWS/Lambda Errors Sum ref:"+f.LogicalID)
+		}
+		want = append(want, "AWS/Lambda Throttles Sum ref:"+f.LogicalID)
 	}
 	if !equal(keys(found), want) {
 		t.Errorf("alarms: %s", diff(keys(found), want))
@@ -94,12 +103,49 @@ func TestAlarmTopic(t *testing.T) {
 	if subs := resources(dev(t).JSON, "AWS::SNS::Subscription"); len(subs) != 0 {
 		t.Errorf("dev has subscriptions %v", keys(subs))
 	}
-	topicID, _ := only(t, prod(t).JSON, "AWS::SNS::Topic")
+	topicID := alarmTopic(t, prod(t).JSON)
 	_, sub := only(t, prod(t).JSON, "AWS::SNS::Subscription")
 	p := props(sub)
 	if p["Protocol"] != "email" || p["Endpoint"] != prod(t).Props.AlarmEmail || ref(p["TopicArn"]) != "ref:"+topicID {
 		t.Errorf("subscription = %v", p)
 	}
+}
+
+// The decision function's faults metric counts its ERROR lines and its
+// timeouts, never the INFO lines of refused actions.
+func TestDecisionFaultsMetric(t *testing.T) {
+	var patterns []string
+	for id, mf := range resources(dev(t).JSON, "AWS::Logs::MetricFilter") {
+		p := props(mf)
+		mt := asList(p["MetricTransformations"])
+		if ref(p["LogGroupName"]) != "ref:DecisionFunctionLogGroup" || len(mt) != 1 {
+			t.Errorf("metric filter %s on %s", id, ref(p["LogGroupName"]))
+			continue
+		}
+		m := mt[0].(obj)
+		if m["MetricNamespace"] != "evs-dev" || m["MetricName"] != stack.DecisionFaultsMetric || m["MetricValue"] != "1" {
+			t.Errorf("metric filter %s publishes %v", id, m)
+		}
+		patterns = append(patterns, p["FilterPattern"].(string))
+	}
+	if want := []string{`{ $.level = "ERROR" }`, `"Task timed out"`}; !equal(patterns, want) {
+		t.Errorf("filter patterns: %s", diff(patterns, want))
+	}
+}
+
+// alarmTopic is the one SNS topic besides the approvals topic.
+func alarmTopic(t *testing.T, tmpl obj) string {
+	t.Helper()
+	var ids []string
+	for id := range resources(tmpl, "AWS::SNS::Topic") {
+		if id != stack.DecisionApprovalTopicID {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("alarm topics %v, want 1", ids)
+	}
+	return ids[0]
 }
 
 // CDK reports nothing about the stacks: no error, no warning.

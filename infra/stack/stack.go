@@ -1,9 +1,10 @@
 // Package stack is the CDK (Go) description of the Entity Verification
 // Service: one construct per concern (tables, secrets, functions, API,
-// observability) composed by NewServiceStack. Everything it creates comes
-// from the service's own catalogue: shared/schema (tables), shared/deploy
-// (functions, their grants, settings and secrets) and shared/api (routes,
-// gateway responses, authorizer cache).
+// decision workflow, schedule, observability) composed by NewServiceStack.
+// Everything it creates comes from the service's own catalogue:
+// shared/schema (tables), shared/deploy (functions, their grants, settings
+// and secrets), shared/api (routes, gateway responses, authorizer cache) and
+// the decision state machine's ASL file.
 package stack
 
 import (
@@ -66,6 +67,8 @@ type ServiceStack struct {
 	Secrets       *Secrets
 	Functions     *Functions
 	Api           *Api
+	Workflow      *DecisionWorkflow
+	Schedule      *Schedule
 	Observability *Observability
 }
 
@@ -73,9 +76,10 @@ type ServiceStack struct {
 func StackName(stage string) string { return "evs-" + stage }
 
 // NewServiceStack composes the service: tables and secrets, the functions
-// that use them, the REST API in front of the functions, alarms and a
-// dashboard over both. Outputs: ApiUrl (the stage URL) and, per table,
-// <TableLogicalID>Name (its physical name).
+// that use them, the REST API in front of the functions, the decision
+// workflow, the periodic-review schedule, alarms and a dashboard. Outputs:
+// ApiUrl (the stage URL), per table <TableLogicalID>Name (its physical
+// name), DecisionStateMachineArn and DecisionApprovalTopicArn.
 func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStackProps) *ServiceStack {
 	if props == nil {
 		props = &ServiceStackProps{}
@@ -113,10 +117,17 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		ThrottleBurst: props.ThrottleBurst,
 		Retain:        retain,
 	})
+	workflow := NewDecisionWorkflow(st, jsii.String("Workflow"), &DecisionWorkflowProps{
+		Stage:     stage,
+		Functions: fns.Functions,
+		Retain:    retain,
+	})
+	schedule := NewSchedule(st, jsii.String("Schedule"), &ScheduleProps{Stage: stage, Functions: fns.Functions})
 	obs := NewObservability(st, jsii.String("Observability"), &ObservabilityProps{
 		Stage:      stage,
 		Functions:  fns.Functions,
 		Api:        restAPI,
+		Workflow:   workflow,
 		AlarmEmail: props.AlarmEmail,
 	})
 
@@ -124,8 +135,10 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	for _, t := range schema.Tables() {
 		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}
+	output(st, "DecisionStateMachineArn", workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
+	output(st, "DecisionApprovalTopicArn", workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
 
-	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Functions: fns, Api: restAPI, Observability: obs}
+	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Functions: fns, Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
 }
 
 func output(st awscdk.Stack, id string, value *string, description string) {

@@ -1,0 +1,220 @@
+package stack
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// The functions of shared/deploy the workflow and the schedule run.
+const (
+	DecisionFunction        = "decision"
+	PeriodicReviewsFunction = "periodic-reviews"
+)
+
+// The decision workflow as template.yaml declares it too (the parity test
+// compares them).
+const (
+	// DecisionDefinitionFile is the one ASL definition, relative to the
+	// repository root (template.yaml's DefinitionUri).
+	DecisionDefinitionFile = "infra/statemachine/decision.asl.json"
+	// The ${…} placeholders of the definition.
+	SubstDecisionFunctionArn = "DecisionFunctionArn"
+	SubstApprovalTopicArn    = "ApprovalTopicArn"
+	// Logical ids, the same in template.yaml.
+	DecisionStateMachineID  = "DecisionStateMachine"
+	DecisionApprovalTopicID = "DecisionApprovalTopic"
+	// AWSManagedSNSKey encrypts the approvals topic. Its key policy lets any
+	// principal of the account use it through SNS, so the state machine's
+	// role needs no KMS permission to publish.
+	AWSManagedSNSKey = "alias/aws/sns"
+)
+
+// The periodic-review schedule as template.yaml declares it too.
+const (
+	PeriodicReviewsScheduleID = "PeriodicReviewsSchedule"
+	// PeriodicReviewsSchedule runs daily at 02:00 UTC.
+	PeriodicReviewsSchedule = "cron(0 2 * * ? *)"
+	// EventBridge's retries of a delivery it could not hand to Lambda. A
+	// run that is dropped costs a day at most: the next run opens whatever
+	// is due by then.
+	PeriodicReviewsRetryAttempts      = 2
+	PeriodicReviewsMaxEventAgeSeconds = 3600
+)
+
+// DecisionWorkflowProps configures the decision workflow.
+type DecisionWorkflowProps struct {
+	// Stage names the log group.
+	Stage string
+	// Functions maps function names to functions (Functions.Functions); it
+	// must hold DecisionFunction.
+	Functions map[string]*Function
+	// Retain keeps the log group when the stack is deleted (prod).
+	Retain bool
+}
+
+// DecisionWorkflow is the operator-decision state machine and what it uses.
+type DecisionWorkflow struct {
+	constructs.Construct
+	StateMachine awsstepfunctions.StateMachine
+	// ApprovalTopic receives the task token of a decision that needs a
+	// second operator.
+	ApprovalTopic awssns.Topic
+	Role          awsiam.Role
+	LogGroup      awslogs.LogGroup
+}
+
+// NewDecisionWorkflow creates the approvals topic and the STANDARD state
+// machine of DecisionDefinitionFile, its placeholders substituted by
+// CloudFormation (DefinitionSubstitutions, as in template.yaml), with a role
+// of its own: lambda:InvokeFunction on the decision function (and its
+// versions), sns:Publish on the topic, and what CDK adds for logging and
+// X-Ray. Logical ids: DecisionStateMachine, DecisionStateMachineRole,
+// DecisionStateMachineLogGroup, DecisionApprovalTopic.
+func NewDecisionWorkflow(scope constructs.Construct, id *string, props *DecisionWorkflowProps) *DecisionWorkflow {
+	if props == nil || props.Stage == "" {
+		panic("infra: DecisionWorkflowProps.Stage is required")
+	}
+	fn, ok := props.Functions[DecisionFunction]
+	if !ok {
+		panic(fmt.Sprintf("infra: the decision workflow needs function %q", DecisionFunction))
+	}
+	definition, err := DecisionDefinition()
+	if err != nil {
+		panic(err.Error())
+	}
+
+	w := &DecisionWorkflow{Construct: constructs.NewConstruct(scope, id)}
+	w.ApprovalTopic = awssns.NewTopic(w.Construct, jsii.String(DecisionApprovalTopicID), &awssns.TopicProps{
+		DisplayName: jsii.String("EVS " + props.Stage + " second approvals"),
+		MasterKey:   awskms.Alias_FromAliasName(w.Construct, jsii.String("AwsManagedSnsKey"), jsii.String(AWSManagedSNSKey)),
+	})
+	overrideID(w.ApprovalTopic, DecisionApprovalTopicID)
+
+	// Under /aws/vendedlogs/ CloudWatch Logs needs no resource policy per
+	// log group for the delivery (that policy has a small size limit).
+	w.LogGroup = awslogs.NewLogGroup(w.Construct, jsii.String("LogGroup"), &awslogs.LogGroupProps{
+		LogGroupName:  jsii.String("/aws/vendedlogs/states/" + StackName(props.Stage) + "-decision"),
+		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		RemovalPolicy: removal(props.Retain),
+	})
+	overrideID(w.LogGroup, DecisionStateMachineID+"LogGroup")
+
+	w.Role = awsiam.NewRole(w.Construct, jsii.String("Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
+		Description: jsii.String("Role of the decision state machine: invoke the decision function, publish approval requests"),
+	})
+	overrideID(w.Role, DecisionStateMachineID+"Role")
+	fnArn := fn.Function.FunctionArn()
+	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:     jsii.String("InvokeDecision"),
+		Effect:  awsiam.Effect_ALLOW,
+		Actions: jsii.Strings("lambda:InvokeFunction"),
+		// ARN:* covers a qualified ARN (version or alias).
+		Resources: &[]*string{fnArn, jsii.String(*fnArn + ":*")},
+	}))
+	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("PublishApprovals"),
+		Effect:    awsiam.Effect_ALLOW,
+		Actions:   jsii.Strings("sns:Publish"),
+		Resources: &[]*string{w.ApprovalTopic.TopicArn()},
+	}))
+
+	w.StateMachine = awsstepfunctions.NewStateMachine(w.Construct, jsii.String("StateMachine"), &awsstepfunctions.StateMachineProps{
+		StateMachineType: awsstepfunctions.StateMachineType_STANDARD,
+		DefinitionBody:   awsstepfunctions.DefinitionBody_FromString(jsii.String(definition)),
+		DefinitionSubstitutions: &map[string]*string{
+			SubstDecisionFunctionArn: fnArn,
+			SubstApprovalTopicArn:    w.ApprovalTopic.TopicArn(),
+		},
+		Role: w.Role,
+		// ERROR: a STANDARD execution keeps its whole history in Step
+		// Functions (90 days); the log group adds the failures, kept and
+		// searchable. No execution data: inputs carry operators' reasons,
+		// whose record is the audit table.
+		Logs: &awsstepfunctions.LogOptions{
+			Destination:          w.LogGroup,
+			Level:                awsstepfunctions.LogLevel_ERROR,
+			IncludeExecutionData: jsii.Bool(false),
+		},
+		TracingEnabled: jsii.Bool(true),
+	})
+	overrideID(w.StateMachine, DecisionStateMachineID)
+	if p, ok := w.Role.Node().TryFindChild(jsii.String("DefaultPolicy")).(awsiam.Policy); ok && p != nil {
+		overrideID(p, DecisionStateMachineID+"RoleDefaultPolicy")
+	}
+	return w
+}
+
+// DecisionDefinition is the text of DecisionDefinitionFile.
+func DecisionDefinition() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(root, DecisionDefinitionFile))
+	if err != nil {
+		return "", fmt.Errorf("infra: the decision state machine: %w", err)
+	}
+	return string(b), nil
+}
+
+// ScheduleProps configures the periodic-review schedule.
+type ScheduleProps struct {
+	// Stage names the rule.
+	Stage string
+	// Functions must hold PeriodicReviewsFunction.
+	Functions map[string]*Function
+}
+
+// Schedule is the rule that runs the periodic reviews.
+type Schedule struct {
+	constructs.Construct
+	Rule awsevents.Rule
+}
+
+// NewSchedule creates the EventBridge rule PeriodicReviewsSchedule, which
+// invokes the periodic-reviews function daily (PeriodicReviewsSchedule),
+// and the permission for EventBridge to invoke it from this rule only.
+func NewSchedule(scope constructs.Construct, id *string, props *ScheduleProps) *Schedule {
+	if props == nil || props.Stage == "" {
+		panic("infra: ScheduleProps.Stage is required")
+	}
+	fn, ok := props.Functions[PeriodicReviewsFunction]
+	if !ok {
+		panic(fmt.Sprintf("infra: the schedule needs function %q", PeriodicReviewsFunction))
+	}
+	s := &Schedule{Construct: constructs.NewConstruct(scope, id)}
+	s.Rule = awsevents.NewRule(s.Construct, jsii.String(PeriodicReviewsScheduleID), &awsevents.RuleProps{
+		RuleName:    jsii.String(PeriodicReviewsRuleName(props.Stage)),
+		Description: jsii.String("Opens the periodic reviews that are due, daily at 02:00 UTC"),
+		Schedule:    awsevents.Schedule_Expression(jsii.String(PeriodicReviewsSchedule)),
+		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn.Function, &awseventstargets.LambdaFunctionProps{
+			RetryAttempts: jsii.Number(PeriodicReviewsRetryAttempts),
+			MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(PeriodicReviewsMaxEventAgeSeconds)),
+		})},
+	})
+	overrideID(s.Rule, PeriodicReviewsScheduleID)
+	return s
+}
+
+// PeriodicReviewsRuleName is the rule's name in a stage.
+func PeriodicReviewsRuleName(stage string) string {
+	return StackName(stage) + "-periodic-reviews"
+}
+
+// overrideID gives a construct's CloudFormation resource a fixed logical id.
+func overrideID(c constructs.IConstruct, logicalID string) {
+	c.Node().DefaultChild().(awscdk.CfnElement).OverrideLogicalId(jsii.String(logicalID))
+}
