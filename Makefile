@@ -56,7 +56,7 @@ vet: tools
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
-test: tools stack-install vet sam-validate sam-build ## install what is missing and run every test
+test: tools stack-install sfn-install vet sam-validate sam-build ## install what is missing and run every test
 	@started=$$($(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
 	status=0; $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \
@@ -76,6 +76,15 @@ bench: tools ## run the benchmarks (ratios measured in one run)
 .PHONY: clean
 clean: ## remove build output (keeps downloaded jars)
 	rm -rf bin build .aws-sam cdk.out infra/cdk.out
+
+# --- Local Step Functions ---
+# local/workflow_test.go runs infra/statemachine/decision.asl.json in
+# aws-local-stepfunctions (npm), pinned by local/stepfunctions/package-lock.json
+# and installed into .tools/sfn by install.sh (a no-op once installed; npm's
+# cache in ~/.npm serves a fresh clone).
+.PHONY: sfn-install
+sfn-install: ## install the local Step Functions interpreter (pinned) into .tools/sfn (once)
+	@local/stepfunctions/install.sh
 
 # --- SAM ---
 # template.yaml is the SAM template of the system the CDK app in infra/

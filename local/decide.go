@@ -50,6 +50,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
 	second := fs.Int64("second-approver", 0, "the second operator, where the account requires four eyes")
+	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -82,6 +83,19 @@ func cmdDecide(ctx context.Context, args []string) error {
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
 	}
 	svc := decisionService(e, localProviderURL())
+	if *workflow {
+		res, err := runWorkflow(ctx, svc, req, *second)
+		if err != nil {
+			return err
+		}
+		if err := printJSON(res); err != nil {
+			return err
+		}
+		if res.Status != "SUCCEEDED" {
+			return fmt.Errorf("%s: %s", res.Error, res.Cause)
+		}
+		return nil
+	}
 	v, err := svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req})
 	if err != nil {
 		return taskError(err)

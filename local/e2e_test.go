@@ -82,7 +82,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func mustAccount(t *testing.T, e *env, name string, codes ...string) int64 {
+func mustAccount(t testing.TB, e *env, name string, codes ...string) int64 {
 	t.Helper()
 	cs, err := parseCountries(strings.Join(codes, ","))
 	if err != nil {

@@ -27,10 +27,19 @@ commands:
   key revoke --key KEY                               revoke a key
   operator create --account ID --name NAME --permissions P[,P...]   print the new operator id
   decide ACTION --review ID --operator ID [--reason TEXT] [--assignee ID] [--level L] [--match ID --verdict V]
-         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID]
+         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID] [--workflow]
                                                      ACTION: assign start escalate escalate-to-aml approve reject cancel
                                                      queue-checks adjudicate-match assess-risk update-profile open-periodic-review
   audit --entity ID [--account ID]                   print the entity's audit trail, one JSON line per action
+  endpoint create --url URL --events E[,E...] [--account ID] [--operator ID] [--description D]
+                                                     print "<id>\t<secret>" (the secret is shown this once)
+  endpoint list|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
+  endpoint rotate --id ID [--overlap 24h]            print the new secret; the old one signs until the overlap ends
+  deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--operator ID]
+                                                     one JSON line per attempt, newest first
+  deliveries redeliver --id ID --operator ID [--reason TEXT]   a new attempt of a failed delivery, audited
+  receiver --port P --secret S [--secret S2] [--tolerance D]
+                                                     listen on 127.0.0.1:P; print each verified webhook event as a JSON line
   sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
                                                      post a signed screening webhook, as the provider would
 
@@ -81,6 +90,12 @@ func run(ctx context.Context, args []string) error {
 		return cmdDecide(ctx, rest)
 	case cmd == "audit":
 		return cmdAudit(ctx, rest)
+	case cmd == "endpoint" && sub != "":
+		return cmdEndpoint(ctx, sub, rest[1:])
+	case cmd == "deliveries" && sub != "":
+		return cmdDeliveries(ctx, sub, rest[1:])
+	case cmd == "receiver":
+		return cmdReceiver(ctx, rest)
 	case cmd == "sim" && sub == "webhook":
 		return cmdSimWebhook(ctx, rest[1:])
 	case cmd == "help" || cmd == "-h" || cmd == "--help":

@@ -16,6 +16,7 @@ import (
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -73,6 +74,18 @@ func cmdUp(ctx context.Context, args []string) error {
 		fmt.Printf("Demo key: %s\n", demo.Key)
 		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
 	}
+	allow, err := localAllowList()
+	if err != nil {
+		return fmt.Errorf("WEBHOOK_ALLOWED_NETWORKS: %w", err)
+	}
+	flow, err := newReviewFlow(ctx, e.store, e.names, e.log, flowOptions{QueuePrefix: tablePrefix(), Allow: allow})
+	if err != nil {
+		return err
+	}
+	stopFlow := flow.run(ctx, e.log)
+	defer stopFlow()
+	fmt.Printf("Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", flow.QueueURLs[deploy.QueueDeliveries], allow)
+	fmt.Println("          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved,assigned")
 	fmt.Println("Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
 
 	errc := make(chan error, 1)

@@ -71,7 +71,8 @@ func NewReviewOut(r domain.Review) *ReviewOut {
 // the task with its named failure (IllegalTransition, Forbidden, NotFound,
 // InvalidRequest, Conflict, SecondApproverRequired), which the state machine
 // maps to a Fail state an operator can read in the console; a fault fails
-// with its own type and is retried.
+// with its own type, which ends in DecisionFailed (only Lambda's own service
+// errors are retried).
 func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) {
 	req := in.Request
 	if req.ActionID == "" {

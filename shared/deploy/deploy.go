@@ -39,6 +39,79 @@ type Secret struct {
 	SecretID string // e.g. WathqApiKey (logical id WathqApiKeySecret)
 }
 
+// Queue ids.
+const (
+	// QueueDeliveries carries one message per delivery, from review-events
+	// (and redeliveries) to webhook-delivery.
+	QueueDeliveries = "deliveries"
+	// QueueDeliveriesDLQ receives delivery messages that failed
+	// MaxReceiveCount times (the delivery function could not even record
+	// them: DynamoDB unreachable, a malformed message).
+	QueueDeliveriesDLQ = "deliveries_dlq"
+	// QueueReviewEventsFailures is review-events' on-failure destination:
+	// stream records that still failed after the bounded retries.
+	QueueReviewEventsFailures = "review_events_failures"
+)
+
+// Queue is an SQS queue of the service.
+type Queue struct {
+	ID string
+	// LogicalID is its CloudFormation logical id.
+	LogicalID string
+	// EnvVar holds its URL in the environment of the functions that send to it.
+	EnvVar                   string
+	VisibilityTimeoutSeconds int
+	RetentionDays            int
+	// DeadLetter and MaxReceiveCount: where a message goes after failing
+	// that many receives.
+	DeadLetter      string
+	MaxReceiveCount int
+}
+
+// Queues lists the service's queues.
+func Queues() []Queue {
+	delivery, _ := Lookup("webhook-delivery")
+	return []Queue{
+		{
+			ID: QueueDeliveries, LogicalID: "DeliveriesQueue", EnvVar: "DELIVERIES_QUEUE_URL",
+			// Six times the consumer's timeout, as Lambda advises for SQS
+			// sources: a message is never visible again while a batch holding
+			// it may still run.
+			VisibilityTimeoutSeconds: 6 * delivery.TimeoutSeconds, RetentionDays: 4,
+			DeadLetter: QueueDeliveriesDLQ, MaxReceiveCount: 5,
+		},
+		{ID: QueueDeliveriesDLQ, LogicalID: "DeliveriesDeadLetterQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14},
+		{ID: QueueReviewEventsFailures, LogicalID: "ReviewEventsFailureQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14},
+	}
+}
+
+// LookupQueue returns the queue id.
+func LookupQueue(id string) (Queue, bool) {
+	for _, q := range Queues() {
+		if q.ID == id {
+			return q, true
+		}
+	}
+	return Queue{}, false
+}
+
+// StreamSource feeds a function from a table's stream.
+type StreamSource struct {
+	Table     string
+	BatchSize int
+	// A failing batch is retried at most MaxRetries times, split in two on
+	// each error (bisect), then its records go to OnFailure (a queue id).
+	MaxRetries   int
+	MaxRecordAge int // seconds
+	OnFailure    string
+}
+
+// QueueSource feeds a function from a queue, reporting failures per message.
+type QueueSource struct {
+	Queue     string
+	BatchSize int
+}
+
 // Function is one Lambda function.
 type Function struct {
 	// Name is the directory under functions/ and under build/.
@@ -52,6 +125,11 @@ type Function struct {
 	Grants         []Grant
 	Settings       []Setting
 	Secrets        []Secret
+	// SendsTo lists the queues it sends to (their URLs in its environment).
+	SendsTo []string
+	// Stream or Queue is its event source, if it has one.
+	Stream *StreamSource
+	Queue  *QueueSource
 }
 
 // Runtime, architecture and handler of every function: a Go binary named
@@ -81,6 +159,10 @@ var (
 	settingYenteURL  = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org"}
 	settingDataset   = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default"}
 	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7"}
+
+	// Networks webhook deliveries may reach although private or loopback
+	// (CIDRs): none in AWS; make local permits loopback receivers.
+	settingWebhookAllow = Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: ""}
 
 	secretWathq   = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey"}
 	secretYente   = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey"}
@@ -183,6 +265,31 @@ func Functions() []Function {
 				{Table: schema.Audit, Actions: []string{putItem}},
 			},
 		},
+		{
+			Name: "review-events", LogicalID: "ReviewEventsFunction",
+			Description: "Reviews table stream: review state changes to one delivery message per subscribed endpoint",
+			MemoryMB:    256, TimeoutSeconds: 30,
+			Grants: []Grant{
+				{Table: schema.WebhookEndpoints, Actions: []string{query}},
+			},
+			SendsTo: []string{QueueDeliveries},
+			Stream: &StreamSource{
+				Table: schema.Reviews, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400,
+				OnFailure: QueueReviewEventsFailures,
+			},
+		},
+		{
+			Name: "webhook-delivery", LogicalID: "WebhookDeliveryFunction",
+			Description: "Deliveries queue: claims, signs and posts each webhook once, recording the attempt",
+			// A batch's posts run side by side, each within the 10 s delivery timeout.
+			MemoryMB: 256, TimeoutSeconds: 60,
+			Grants: []Grant{
+				{Table: schema.WebhookEndpoints, Actions: []string{getItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, updateItem}},
+			},
+			Settings: []Setting{settingWebhookAllow},
+			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
+		},
 	}
 }
 
@@ -223,6 +330,10 @@ func (f Function) EnvVarNames() []string {
 	}
 	for _, s := range f.Secrets {
 		out = append(out, s.EnvVar)
+	}
+	for _, id := range f.SendsTo {
+		q, _ := LookupQueue(id)
+		out = append(out, q.EnvVar)
 	}
 	sort.Strings(out)
 	return out

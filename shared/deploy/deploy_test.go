@@ -50,3 +50,34 @@ func TestNames(t *testing.T) {
 		t.Errorf("EnvVarNames = %v, want %v", got, want)
 	}
 }
+
+// TestEventSources holds queues and event sources to what Lambda needs.
+func TestEventSources(t *testing.T) {
+	for _, f := range Functions() {
+		for _, id := range f.SendsTo {
+			if q, ok := LookupQueue(id); !ok || q.EnvVar == "" {
+				t.Errorf("%s sends to %q, which is no queue with a URL variable", f.Name, id)
+			}
+		}
+		if s := f.Stream; s != nil {
+			if tb, ok := schema.Lookup(s.Table); !ok || tb.Stream == "" {
+				t.Errorf("%s reads the stream of %q, which has none", f.Name, s.Table)
+			}
+			if _, ok := LookupQueue(s.OnFailure); !ok || s.MaxRetries <= 0 || s.BatchSize <= 0 {
+				t.Errorf("%s: stream source %+v needs bounded retries, a batch size and an on-failure queue", f.Name, s)
+			}
+		}
+		if s := f.Queue; s != nil {
+			q, ok := LookupQueue(s.Queue)
+			if !ok {
+				t.Fatalf("%s reads queue %q, which does not exist", f.Name, s.Queue)
+			}
+			if q.VisibilityTimeoutSeconds < 6*f.TimeoutSeconds {
+				t.Errorf("%s: queue %s visibility %d s < 6 × timeout %d s", f.Name, q.ID, q.VisibilityTimeoutSeconds, f.TimeoutSeconds)
+			}
+			if _, ok := LookupQueue(q.DeadLetter); !ok || q.MaxReceiveCount <= 0 {
+				t.Errorf("queue %s needs a dead-letter queue", q.ID)
+			}
+		}
+	}
+}

@@ -76,6 +76,10 @@ const (
 	InboundWebhooks = "inbound_webhooks"
 	// Audit keeps one record per operator action, keyed by the action's id.
 	Audit = "audit"
+	// WebhookEndpoints holds subscribers' URLs, event kinds and secrets.
+	WebhookEndpoints = "webhook_endpoints"
+	// WebhookDeliveries holds one item per delivery attempt.
+	WebhookDeliveries = "webhook_deliveries"
 )
 
 // Index names.
@@ -87,6 +91,11 @@ const (
 	ByEntity               = "by_entity"
 	// AuditByEntity orders an entity's audit records by time.
 	AuditByEntity = "by_entity_time"
+	// Deliveries: newest first overall, by endpoint, by review, by status.
+	DeliveriesByCreated  = "by_created"
+	DeliveriesByEndpoint = "by_endpoint"
+	DeliveriesByReview   = "by_review"
+	DeliveriesByStatus   = "by_status"
 )
 
 var (
@@ -155,6 +164,26 @@ func Tables() []Table {
 			// Idempotency-Keys of create requests, kept 24 hours.
 			ID: Idempotency, EnvVar: "IDEMPOTENCY_TABLE",
 			PartitionKey: accountID, SortKey: &Attr{"idempotency_key", String},
+			TTLAttr: "expires_at",
+		},
+		{
+			// Subscribers' endpoints; an account's are one query.
+			ID: WebhookEndpoints, EnvVar: "WEBHOOK_ENDPOINTS_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"endpoint_id", Number},
+		},
+		{
+			// One item per attempt, kept 90 days (expires_at). Each index's sort
+			// key ends "<created_at>#<delivery id>", so every filter lists in
+			// time order; the first part narrows it ("<endpoint id>#",
+			// "<review id>#", "<status>#", zero-padded ids).
+			ID: WebhookDeliveries, EnvVar: "WEBHOOK_DELIVERIES_TABLE",
+			PartitionKey: accountID, SortKey: &Attr{"delivery_id", String},
+			Indexes: []Index{
+				{Name: DeliveriesByCreated, Local: true, SortKey: Attr{"created_key", String}, Projection: ProjectAll},
+				{Name: DeliveriesByEndpoint, Local: true, SortKey: Attr{"endpoint_key", String}, Projection: ProjectAll},
+				{Name: DeliveriesByReview, Local: true, SortKey: Attr{"review_key", String}, Projection: ProjectAll},
+				{Name: DeliveriesByStatus, Local: true, SortKey: Attr{"status_key", String}, Projection: ProjectAll},
+			},
 			TTLAttr: "expires_at",
 		},
 		{

@@ -85,7 +85,7 @@ type Event struct {
 	EntityReviewID int64   `json:"entity_review_id"`
 	EntityID       int64   `json:"entity_id"`
 	AccountID      int64   `json:"account_id"`
-	Outcome        *string `json:"outcome"` // the approval outcome for entity_review.approved; null otherwise
+	Outcome        *string `json:"outcome"` // the review's outcome once completed (approved, rejected); null otherwise
 	OccurredAt     string  `json:"occurred_at"`
 }
 

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/evs-kyb/evs/local/pipeline"
+	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/reviewevents"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// reviewFlow is the events path run locally for real: the reviews table's
+// stream in DynamoDB Local feeds the review-events handler, the deliveries
+// queue in ElasticMQ feeds the webhook-delivery handler, each built as its
+// functions/<name>/main.go builds it.
+type reviewFlow struct {
+	SQS       *sqs.Client
+	QueueURLs map[string]string // deploy queue id → URL
+	Emitter   *reviewevents.Emitter
+	Deliverer *delivery.Deliverer
+	Streams   *pipeline.StreamPoller
+	Queue     *pipeline.QueuePoller
+}
+
+// flowOptions tunes the flow (tests shorten the polls).
+type flowOptions struct {
+	QueuePrefix  string
+	Allow        webhooks.AllowList
+	PollInterval time.Duration
+	// ClientTimeout is the delivery timeout (webhooks.DefaultTimeout).
+	ClientTimeout time.Duration
+	RetryBackoff  time.Duration
+}
+
+// newReviewFlow creates the queues if missing and wires both handlers to
+// their pollers.
+func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log *slog.Logger, o flowOptions) (*reviewFlow, error) {
+	client := pipeline.SQSClient(devstack.SQSEndpoint())
+	urls, err := pipeline.EnsureQueues(ctx, client, o.QueuePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("create queues: %w", err)
+	}
+	events, _ := deploy.Lookup("review-events")
+	sender, _ := deploy.Lookup("webhook-delivery")
+	timeout := o.ClientTimeout
+	if timeout == 0 {
+		timeout = webhooks.DefaultTimeout
+	}
+	f := &reviewFlow{SQS: client, QueueURLs: urls}
+	f.Emitter = &reviewevents.Emitter{Endpoints: st, Queue: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]}}
+	f.Deliverer = &delivery.Deliverer{
+		Store:  st,
+		Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: timeout, Allow: o.Allow}),
+		Lease:  2 * time.Duration(sender.TimeoutSeconds) * time.Second,
+	}
+	endpoint := devstack.DynamoDBEndpoint()
+	f.Streams = &pipeline.StreamPoller{
+		Streams: dynamodbstreams.NewFromConfig(devstack.AWSConfig(), func(o *dynamodbstreams.Options) {
+			o.BaseEndpoint = aws.String(endpoint)
+		}),
+		DB: dynamodb.NewFromConfig(devstack.AWSConfig(), func(o *dynamodb.Options) {
+			o.BaseEndpoint = aws.String(endpoint)
+		}),
+		Table:        names[schema.Reviews],
+		Source:       *events.Stream,
+		Handler:      f.Emitter.Handle,
+		OnFailure:    pipeline.FailureQueue(client, urls[events.Stream.OnFailure]),
+		Interval:     o.PollInterval,
+		RetryBackoff: o.RetryBackoff,
+		FunctionARN:  pipeline.FunctionARN(events.Name),
+		Log:          log,
+	}
+	f.Queue = &pipeline.QueuePoller{
+		SQS: client, URL: urls[deploy.QueueDeliveries], BatchSize: sender.Queue.BatchSize, WaitSeconds: 1,
+		Handler: f.Deliverer.Handle, FunctionARN: pipeline.FunctionARN(sender.Name), Log: log,
+	}
+	return f, nil
+}
+
+// run polls until ctx ends; stop waits for both pollers.
+func (f *reviewFlow) run(ctx context.Context, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for name, run := range map[string]func(context.Context) error{"review-events": f.Streams.Run, "webhook-delivery": f.Queue.Run} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := run(ctx); err != nil && ctx.Err() == nil {
+				log.Error("poller stopped", "function", name, "error", err.Error())
+			}
+		}()
+	}
+	return func() { cancel(); wg.Wait() }
+}

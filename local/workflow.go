@@ -1,0 +1,149 @@
+package main
+
+// The decision state machine run locally: infra/statemachine/decision.asl.json
+// interpreted by aws-local-stepfunctions (Node, local/stepfunctions/run.mjs),
+// its Lambda tasks answered by the decision function's own handler, served
+// over the Lambda invoke API on a loopback port. So the ASL's paths,
+// ResultSelectors, Choice and Catch-to-Fail wiring are exercised with the
+// real handler, which `decide` (the two phases called directly) does not.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
+
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/devstack"
+)
+
+// WorkflowResult is how one execution ended, as run.mjs reports it.
+type WorkflowResult struct {
+	Execution string          `json:"execution"`
+	Status    string          `json:"status"`           // SUCCEEDED or FAILED
+	Output    json.RawMessage `json:"output,omitempty"` // the review, when SUCCEEDED
+	Error     string          `json:"error,omitempty"`  // the Fail state's error, e.g. IllegalTransition
+	Cause     string          `json:"cause,omitempty"`  // for a refusal, the Lambda error document, as in AWS
+	States    []string        `json:"states"`           // the states entered, in order
+}
+
+// errNoNode: the interpreter needs Node.js.
+var errNoNode = errors.New("the decision workflow runs on Node.js (20 or later), which is not installed")
+
+// runWorkflow runs req through the decision state machine. The execution is
+// named after req.ActionID (or a fresh name, which then names the action, as
+// in AWS). secondApprover answers the four-eyes wait: an operator id, or 0
+// for the second operator's refusal. It returns an error only when the
+// execution could not be run; a refused action is a FAILED result.
+func runWorkflow(ctx context.Context, svc *decisions.Service, req decisions.Request, secondApprover int64) (WorkflowResult, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return WorkflowResult{}, errNoNode
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return WorkflowResult{}, err
+	}
+	if err := installInterpreter(ctx, root); err != nil {
+		return WorkflowResult{}, err
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return WorkflowResult{}, err
+	}
+	srv := &http.Server{Handler: lambdaInvokeAPI(ctx, "decision", svc.Handle), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) // returns when Close runs
+	defer srv.Close()
+
+	name := req.ActionID
+	if name == "" {
+		name = fmt.Sprintf("local-%d", time.Now().UnixNano())
+	}
+	// The second approver reaches Apply only through the approval task, as
+	// in AWS: an execution's input cannot name one.
+	req.SecondApproverID = 0
+	input, err := json.Marshal(req)
+	if err != nil {
+		return WorkflowResult{}, err
+	}
+	args := []string{filepath.Join(root, "local", "stepfunctions", "run.mjs"),
+		"--lambda-endpoint", "http://" + ln.Addr().String(), "--name", name, "--input", string(input)}
+	if secondApprover != 0 {
+		args = append(args, "--second-approver", strconv.FormatInt(secondApprover, 10))
+	}
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return WorkflowResult{}, fmt.Errorf("run.mjs: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	res := WorkflowResult{Execution: name}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return WorkflowResult{}, fmt.Errorf("run.mjs printed %q: %w", out, err)
+	}
+	return res, nil
+}
+
+// installInterpreter installs aws-local-stepfunctions into .tools/sfn when
+// it is missing (install.sh does nothing when it is there), so a fresh
+// clone runs the workflow without a make step.
+func installInterpreter(ctx context.Context, root string) error {
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "local", "stepfunctions", "install.sh"))
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("local/stepfunctions/install.sh: %w: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// lambdaInvokeAPI serves handler as the Lambda function fn over the Lambda
+// invoke API, POST /2015-03-31/functions/<fn>/invocations, answering as
+// Lambda does: the handler's output, or, when it fails, 200 with
+// X-Amz-Function-Error and {"errorMessage", "errorType"}, the error type
+// named as the Go runtime names it (an InvokeResponse_Error's own Type,
+// otherwise the error's Go type name). lambda.NewHandler decodes the
+// payload and encodes the result exactly as lambda.Start does.
+func lambdaInvokeAPI(ctx context.Context, fn string, handler any) http.Handler {
+	h := lambda.NewHandler(handler)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /2015-03-31/functions/"+fn+"/invocations", func(w http.ResponseWriter, r *http.Request) {
+		var payload bytes.Buffer
+		if _, err := payload.ReadFrom(r.Body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		// ctx, not the request's: the function runs to the end whatever the
+		// caller does, and logs with the runner's logger.
+		out, err := h.Invoke(ctx, payload.Bytes())
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+			// The runtime asserts the type; it does not unwrap.
+			ie, ok := err.(messages.InvokeResponse_Error)
+			if !ok {
+				t := reflect.TypeOf(err)
+				if t.Kind() == reflect.Pointer {
+					t = t.Elem()
+				}
+				ie = messages.InvokeResponse_Error{Type: t.Name(), Message: err.Error()}
+			}
+			out, _ = json.Marshal(ie)
+		}
+		w.Write(out) // a caller that left cannot be answered
+	})
+	return mux
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// TestDecisionWorkflow runs operator actions through the decision state
+// machine (infra/statemachine/decision.asl.json) in aws-local-stepfunctions,
+// its Lambda tasks calling the decision handler over DynamoDB Local: what
+// the ASL does with the handler's answers (results, refusals caught into
+// Fail states, the four-eyes wait) and what ends up in the store.
+func TestDecisionWorkflow(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the decision workflow runs in aws-local-stepfunctions on Node.js 20 or later")
+	}
+	ctx := logging.WithLogger(context.Background(), quietLogger())
+	st := devstack.Store(t)
+	e := &env{store: st, log: quietLogger()}
+	svc := &decisions.Service{Store: st, Checker: &checks.Runner{}}
+
+	acct := mustAccount(t, e, "Workflow", "SA")
+	decider := wfOperator(t, st, acct, "Dana Decider", domain.PermReviewDecide)
+	review := wfReview(t, st, acct, "7000000810")
+
+	run := func(t *testing.T, req decisions.Request, second int64) WorkflowResult {
+		t.Helper()
+		start := time.Now()
+		res, err := runWorkflow(ctx, svc, req, second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %s: %s %s in %v via %v", req.Action, res.Execution, res.Status, res.Error, time.Since(start).Round(time.Millisecond), res.States)
+		return res
+	}
+	// unchanged asserts that a refused execution wrote nothing: the review
+	// is as it was, and no audit record names the action.
+	unchanged := func(t *testing.T, acctID int64, before domain.Review, actionID string) {
+		t.Helper()
+		after, err := st.Review(ctx, acctID, before.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Version != before.Version || after.Status != before.Status {
+			t.Errorf("review changed: version %d → %d, %s → %s", before.Version, after.Version, before.Status, after.Status)
+		}
+		if _, err := st.AuditRecord(ctx, acctID, actionID); err == nil {
+			t.Errorf("an audit record names refused action %s", actionID)
+		}
+	}
+
+	t.Run("start then approve", func(t *testing.T) {
+		// No action id: the execution's name names the action.
+		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider}, 0)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		if got := wfOutput(t, res); got.Status != string(domain.ReviewInProgress) {
+			t.Errorf("started review = %+v", got)
+		}
+		if rec, err := st.AuditRecord(ctx, acct, res.Execution); err != nil || rec.Action != domain.ActionStart {
+			t.Errorf("audit record of %s = %+v, %v", res.Execution, rec, err)
+		}
+
+		res = run(t, decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider,
+			ActionID: "wf-approve", Reason: "registry and screening clear"}, 0)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		got := wfOutput(t, res)
+		stored, err := st.Review(ctx, acct, review)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != string(domain.ReviewCompleted) || stored.Status != domain.ReviewCompleted || got.Version != stored.Version ||
+			stored.Outcome == nil || *stored.Outcome != domain.OutcomeApproved ||
+			stored.OutcomeReason == nil || *stored.OutcomeReason != "registry and screening clear" {
+			t.Errorf("approved review: output %+v, stored %+v", got, stored)
+		}
+	})
+
+	t.Run("illegal transition", func(t *testing.T) {
+		before, _ := st.Review(ctx, acct, review) // completed by the subtest above
+		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf-restart"}, 0)
+		wfStates(t, res, "Validate", "IllegalTransition")
+		wfFailure(t, res, decisions.FailIllegalTransition, "cannot start review")
+		unchanged(t, acct, before, "wf-restart")
+	})
+
+	t.Run("four eyes", func(t *testing.T) {
+		acct := mustAccount(t, e, "Workflow four eyes", "SA")
+		if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{FourEyes: []string{string(domain.ActionApprove)}}); err != nil {
+			t.Fatal(err)
+		}
+		decider := wfOperator(t, st, acct, "Dana Decider", domain.PermReviewDecide)
+		second := wfOperator(t, st, acct, "Sami Second", domain.PermReviewDecide)
+		review := wfReview(t, st, acct, "7000000820")
+		if res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf4-start"}, 0); res.Status != "SUCCEEDED" {
+			t.Fatalf("start: %+v", res)
+		}
+		before, _ := st.Review(ctx, acct, review)
+		approve := func(id string) decisions.Request {
+			return decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Reason: "four eyes"}
+		}
+
+		// Nobody approves: the wait fails into SecondApprovalRefused.
+		res := run(t, approve("wf4-refused"), 0)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "SecondApprovalRefused")
+		wfFailure(t, res, "SecondApprovalRefused", "No second operator")
+		unchanged(t, acct, before, "wf4-refused")
+
+		// The operator approving their own action: Apply refuses it.
+		res = run(t, approve("wf4-self"), decider)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "SecondApproverRequired")
+		wfFailure(t, res, decisions.FailSecondApprover, "another operator")
+		unchanged(t, acct, before, "wf4-self")
+
+		res = run(t, approve("wf4-approved"), second)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided")
+		if got := wfOutput(t, res); got.Status != string(domain.ReviewCompleted) {
+			t.Errorf("approved review = %+v", got)
+		}
+		rec, err := st.AuditRecord(ctx, acct, "wf4-approved")
+		if err != nil || rec.SecondApproverID == nil || *rec.SecondApproverID != second {
+			t.Errorf("audit record = %+v, %v; want second approver %d", rec, err, second)
+		}
+	})
+}
+
+func wfOperator(t *testing.T, st *store.Store, acct int64, name string, perms ...string) int64 {
+	t.Helper()
+	op, err := st.CreateOperator(context.Background(), acct, name, perms, domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op.ID
+}
+
+// wfReview creates an entity ready for review with an open initial review.
+func wfReview(t *testing.T, st *store.Store, acct int64, number string) int64 {
+	t.Helper()
+	now := domain.Now()
+	created, err := st.CreateEntity(context.Background(), domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: number, LegalName: "Workflow Co", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsClear,
+			CreatedAt: now, UpdatedAt: now},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.Reviews[0].ID
+}
+
+func wfStates(t *testing.T, res WorkflowResult, states ...string) {
+	t.Helper()
+	if !slices.Equal(res.States, states) {
+		t.Errorf("states = %v, want %v (%s %s: %s)", res.States, states, res.Status, res.Error, res.Cause)
+	}
+}
+
+// wfFailure checks a FAILED execution's error and that its cause says why.
+func wfFailure(t *testing.T, res WorkflowResult, name, causeHas string) {
+	t.Helper()
+	if res.Status != "FAILED" || res.Error != name || !strings.Contains(res.Cause, causeHas) {
+		t.Errorf("result = %s %s: %s; want FAILED %s with %q in the cause", res.Status, res.Error, res.Cause, name, causeHas)
+	}
+}
+
+func wfOutput(t *testing.T, res WorkflowResult) decisions.ReviewOut {
+	t.Helper()
+	if res.Status != "SUCCEEDED" {
+		t.Fatalf("execution %s: %s %s: %s", res.Execution, res.Status, res.Error, res.Cause)
+	}
+	var r decisions.ReviewOut
+	if err := json.Unmarshal(res.Output, &r); err != nil {
+		t.Fatal(fmt.Errorf("output %s: %w", res.Output, err))
+	}
+	return r
+}

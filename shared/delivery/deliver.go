@@ -1,0 +1,247 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// Headers of a delivery besides Content-Type and X-Service-Signature.
+const (
+	// HeaderDeliveryID names the attempt (a redelivery has its own).
+	HeaderDeliveryID = "X-Service-Delivery-Id"
+	// HeaderEventID names the event: the same on every attempt, the key a
+	// receiver de-duplicates on.
+	HeaderEventID = "X-Service-Event-Id"
+	// HeaderTimestamp is when the attempt was sent, in Unix seconds.
+	HeaderTimestamp = "X-Service-Timestamp"
+	UserAgent       = "evs-webhooks/1"
+)
+
+// MaxRecordedBody is how much of a receiver's answer is kept.
+const MaxRecordedBody = 4096
+
+// DefaultLease is the lease when Deliverer.Lease is not set: Lambda's
+// longest timeout, so it outlasts any delivery function. Without a lease a
+// duplicate message arriving during the POST would record it interrupted.
+const DefaultLease = 15 * time.Minute
+
+// Store is what deliveries read and write.
+type Store interface {
+	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
+	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, store.ClaimResult, error)
+	FinishDelivery(ctx context.Context, d domain.Delivery) error
+}
+
+// Deliverer is the webhook-delivery function.
+type Deliverer struct {
+	Store Store
+	// Client posts; webhooks.NewClient gives it its timeout, refuses
+	// private addresses at connect time and follows no redirect.
+	Client *http.Client
+	// Lease is how long a claim may stay sending before a duplicate message
+	// records it interrupted: longer than the function's timeout
+	// (DefaultLease when zero or less).
+	Lease   time.Duration
+	Metrics *metrics.Writer
+	Now     func() time.Time
+}
+
+// Handle delivers each message of the batch, side by side. A message is
+// reported failed (SQS gives it again, then its dead-letter queue) only when
+// nothing could be recorded: an unreadable message, or the claim itself
+// failing. Once claimed, the attempt's outcome is recorded and the message
+// acknowledged, whatever the receiver answered: no automatic retry.
+func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var (
+		mu       sync.Mutex
+		failures []events.SQSBatchItemFailure
+		wg       sync.WaitGroup
+	)
+	for _, rec := range ev.Records {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := d.deliver(ctx, rec); err != nil {
+				logging.From(ctx).Error("delivery message not processed", "message_id", rec.MessageId, "error", err.Error())
+				mu.Lock()
+				failures = append(failures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return events.SQSEventResponse{BatchItemFailures: failures}, nil
+}
+
+func (d *Deliverer) lease() time.Duration {
+	if d.Lease > 0 {
+		return d.Lease
+	}
+	return DefaultLease
+}
+
+func (d *Deliverer) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC().Truncate(time.Millisecond)
+	}
+	return domain.Now()
+}
+
+func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
+	var m Message
+	if err := json.Unmarshal([]byte(rec.Body), &m); err != nil {
+		return fmt.Errorf("decode message: %w", err)
+	}
+	if m.AccountID == 0 || m.DeliveryID == "" || m.EndpointID == 0 {
+		return fmt.Errorf("message lacks account_id, delivery_id or endpoint_id")
+	}
+	log := logging.From(ctx).With("delivery_id", m.DeliveryID, "event_id", m.EventID, "account_id", m.AccountID, "endpoint_id", m.EndpointID)
+
+	// The endpoint first: a fault reading it leaves the message to SQS,
+	// nothing claimed.
+	ep, err := d.Store.Endpoint(ctx, m.AccountID, m.EndpointID)
+	var gone error
+	switch {
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		gone = errors.New("endpoint deleted before delivery")
+	case err != nil:
+		return fmt.Errorf("read endpoint: %w", err)
+	case !ep.Active:
+		gone = errors.New("endpoint deactivated before delivery")
+	case !ep.Subscribes(m.Event.EventType):
+		// Spec 6: an endpoint receives only the events it subscribes to.
+		gone = fmt.Errorf("endpoint unsubscribed from %s before delivery", m.Event.EventType)
+	}
+
+	now := d.now()
+	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
+		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
+		EventID: m.EventID, Event: m.Event, URL: ep.URL, CreatedAt: now,
+	}, now, d.lease())
+	switch {
+	case err != nil:
+		return fmt.Errorf("claim: %w", err)
+	case claim == store.AlreadyClaimed:
+		log.Info("duplicate delivery message: already claimed", "status", att.Status)
+		return nil
+	case claim == store.Interrupted:
+		log.Warn("delivery interrupted earlier: recorded failed, not posted again")
+		d.Metrics.Put(map[string]any{"delivery_id": att.ID}, metrics.Value{Name: metrics.DeliveriesFailed, Unit: metrics.Count, Value: 1})
+		return nil
+	}
+
+	if gone != nil {
+		att.Error = gone.Error()
+	} else {
+		d.post(ctx, ep, &att)
+	}
+	done := d.now()
+	att.CompletedAt = &done
+	if att.Error == "" && att.ResponseStatus >= 200 && att.ResponseStatus < 300 {
+		att.Status = domain.DeliveryDelivered
+	} else {
+		att.Status = domain.DeliveryFailed
+	}
+	if err := d.Store.FinishDelivery(ctx, att); err != nil {
+		// The POST happened (or not) and cannot be recorded: leave the
+		// message to SQS; its next receive, after the lease, records the
+		// attempt interrupted.
+		return fmt.Errorf("record result: %w", err)
+	}
+	failed := 0.0
+	if att.Status == domain.DeliveryFailed {
+		failed = 1
+	}
+	d.Metrics.Put(map[string]any{"delivery_id": att.ID, "endpoint_id": att.EndpointID},
+		metrics.Value{Name: metrics.DeliveriesDelivered, Unit: metrics.Count, Value: 1 - failed},
+		metrics.Value{Name: metrics.DeliveriesFailed, Unit: metrics.Count, Value: failed},
+		metrics.Value{Name: metrics.DeliveryDuration, Unit: metrics.Milliseconds, Value: float64(att.DurationMS)})
+	log.Info("delivery", "status", att.Status, "response_status", att.ResponseStatus, "duration_ms", att.DurationMS, "error", att.Error, "attempt", att.Attempt)
+	return nil
+}
+
+// post signs and sends the attempt, recording status, body, error and time.
+func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.Delivery) {
+	body, err := store.Payload(*att)
+	if err != nil {
+		att.Error = err.Error()
+		return
+	}
+	sent := d.now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
+	if err != nil {
+		att.Error = "bad endpoint url: " + err.Error()
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(webhooks.SignatureHeader, Signature(ep.SigningSecrets(sent), body))
+	req.Header.Set(HeaderDeliveryID, att.ID)
+	req.Header.Set(HeaderEventID, att.EventID)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(sent.Unix(), 10))
+
+	start := time.Now()
+	resp, err := d.Client.Do(req)
+	if err != nil {
+		att.DurationMS = time.Since(start).Milliseconds()
+		att.Error = err.Error()
+		return
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(io.LimitReader(resp.Body, MaxRecordedBody+1))
+	att.DurationMS = time.Since(start).Milliseconds()
+	att.ResponseStatus = resp.StatusCode
+	att.ResponseBody = recorded(got)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		att.Error = "receiver answered " + resp.Status
+	}
+}
+
+// Signature is X-Service-Signature's value: one "sha256=<hex>" per secret,
+// comma-separated, the current secret first. Outside a rotation there is
+// one secret and so exactly the spec's single value.
+func Signature(secrets []string, body []byte) string {
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		sigs = append(sigs, webhooks.Sign([]byte(s), body))
+	}
+	return strings.Join(sigs, ", ")
+}
+
+// truncatedMark ends a recorded answer that was cut.
+const truncatedMark = "…[truncated]"
+
+// recorded is a receiver's answer as kept: valid UTF-8 of at most
+// MaxRecordedBody bytes, mark included; an answer cut to fit ends with
+// truncatedMark, cut at a character boundary.
+func recorded(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	// b holds one byte more than is kept when the answer was longer.
+	if len(b) <= MaxRecordedBody && len(s) <= MaxRecordedBody {
+		return s
+	}
+	// Replacing invalid bytes changes the length: cut s itself.
+	keep := min(len(s), MaxRecordedBody-len(truncatedMark))
+	for keep > 0 && keep < len(s) && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + truncatedMark
+}

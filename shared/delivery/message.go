@@ -1,0 +1,42 @@
+// Package delivery posts review events to subscribers' endpoints: one SQS
+// message per delivery, claimed once, signed over the exact bytes sent,
+// posted with a timeout to an address checked when connecting, and recorded
+// as delivered or failed. Failed deliveries are not retried automatically;
+// an operator redelivers them (Redeliver), as a new audited attempt.
+package delivery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// Message is one delivery on the deliveries queue.
+type Message struct {
+	AccountID  int64  `json:"account_id"`
+	DeliveryID string `json:"delivery_id"`
+	// Attempt is 1 for a delivery made by review-events, more for a
+	// redelivery (whose attempt record exists, queued).
+	Attempt    int          `json:"attempt"`
+	EndpointID int64        `json:"endpoint_id"`
+	EventID    string       `json:"event_id"`
+	Event      domain.Event `json:"event"`
+}
+
+// ID is the delivery id of an event for an endpoint: the same event and
+// endpoint always give the same id, so a stream record seen twice claims
+// the same delivery and posts once.
+func ID(eventID string, endpointID int64) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", eventID, endpointID)))
+	return "dlv_" + hex.EncodeToString(sum[:16])
+}
+
+// NewMessage is the first delivery of an event to an endpoint.
+func NewMessage(eventID string, ev domain.Event, endpointID int64) Message {
+	return Message{
+		AccountID: ev.AccountID, DeliveryID: ID(eventID, endpointID), Attempt: 1,
+		EndpointID: endpointID, EventID: eventID, Event: ev,
+	}
+}

@@ -1,0 +1,175 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// ViewStore is what the deliveries view and redelivery read and write.
+type ViewStore interface {
+	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	Delivery(ctx context.Context, accountID int64, id string) (domain.Delivery, error)
+	Deliveries(ctx context.Context, accountID int64, f store.DeliveryFilter) ([]domain.Delivery, error)
+	CreateRedelivery(ctx context.Context, r store.Redelivery) error
+	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
+}
+
+// Sender queues deliveries.
+type Sender interface {
+	Send(ctx context.Context, msgs []Message) error
+}
+
+// Operations is the deliveries view and redelivery, for operators.
+type Operations struct {
+	Store ViewStore
+	Queue Sender
+	Now   func() time.Time
+}
+
+// List shows the account's attempts, newest first, to an operator with
+// webhook_delivery.view.
+func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f store.DeliveryFilter) ([]domain.Delivery, error) {
+	if _, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookDeliveryView); err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !validStatus(f.Status) {
+		return nil, domain.Invalid("status", fmt.Sprintf("must be one of %v", domain.DeliveryStatuses))
+	}
+	if f.EventType != "" && !domain.ValidEventType(string(f.EventType)) {
+		return nil, domain.Invalid("event", fmt.Sprintf("must be one of %v", domain.EventTypes))
+	}
+	return o.Store.Deliveries(ctx, accountID, f)
+}
+
+// Redeliver makes a new attempt of a failed delivery (id names any of its
+// attempts; the latest must have failed), by an operator with
+// webhook_endpoint.manage, who must say why. The attempt and its audit record
+// are written in one transaction, then queued; the same actionID redelivers
+// once, and queues its attempt again while it is still queued (its message
+// lost to a failed send). Any other action while the latest attempt is
+// queued or sending is a conflict: of two operators redelivering at once,
+// one wins.
+func (o *Operations) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
+	op, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookEndpointEdit)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	if strings.TrimSpace(reason) == "" {
+		return domain.Delivery{}, domain.Invalid("reason", "can't be blank: say why the delivery is made again")
+	}
+	if strings.TrimSpace(actionID) == "" {
+		return domain.Delivery{}, domain.Invalid("action_id", "can't be blank")
+	}
+	if rec, err := o.Store.AuditRecord(ctx, accountID, actionID); err == nil {
+		return o.applied(ctx, rec)
+	}
+	att, err := o.Store.Delivery(ctx, accountID, id)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	orig, err := o.Store.Delivery(ctx, accountID, att.OriginalID)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	latest, err := o.Store.Delivery(ctx, accountID, store.AttemptID(orig.ID, orig.Attempts))
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	switch latest.Status {
+	case domain.DeliveryFailed:
+	case domain.DeliveryQueued:
+		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict,
+			"Delivery %s is queued already; if its message was lost, repeat the redelivery that made it, with the same action id.", latest.ID)
+	default:
+		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s is %s: only a failed delivery can be redelivered.", latest.ID, latest.Status)
+	}
+
+	now := domain.Now()
+	if o.Now != nil {
+		now = o.Now().UTC().Truncate(time.Millisecond)
+	}
+	n := orig.Attempts + 1
+	next := domain.Delivery{
+		AccountID: accountID, ID: store.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
+		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Status: domain.DeliveryQueued,
+		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
+	}
+	reviewID := orig.Event.EntityReviewID
+	err = o.Store.CreateRedelivery(ctx, store.Redelivery{
+		Original: orig, Attempt: next,
+		Audit: domain.AuditRecord{
+			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
+			ReviewID: &reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
+			Before: map[string]any{"delivery_id": latest.ID, "status": string(latest.Status), "response_status": latest.ResponseStatus, "error": latest.Error},
+			After: map[string]any{"delivery_id": next.ID, "status": string(next.Status), "attempt": n,
+				"original_id": orig.ID, "endpoint_id": orig.EndpointID, "event_id": orig.EventID},
+		},
+	})
+	switch {
+	case errors.Is(err, store.ErrDuplicateAction):
+		rec, err := o.Store.AuditRecord(ctx, accountID, actionID)
+		if err != nil {
+			return domain.Delivery{}, err
+		}
+		return o.applied(ctx, rec)
+	case errors.Is(err, store.ErrStale):
+		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s was redelivered meanwhile: look again.", orig.ID)
+	case err != nil:
+		return domain.Delivery{}, err
+	}
+	if err := o.Queue.Send(ctx, []Message{message(next)}); err != nil {
+		// The attempt is recorded queued: the same action again queues it.
+		return next, fmt.Errorf("queue redelivery %s (recorded queued; repeat action %s to queue it): %w", next.ID, actionID, err)
+	}
+	return next, nil
+}
+
+// applied is the attempt an action already made, queued again while it is
+// still queued (a duplicate message is harmless: it is claimed once).
+func (o *Operations) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
+	id, _ := rec.After["delivery_id"].(string)
+	if rec.Action != domain.ActionRedeliver || id == "" {
+		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Action id %s was used for %s.", rec.ActionID, rec.Action)
+	}
+	d, err := o.Store.Delivery(ctx, rec.AccountID, id)
+	if err != nil || d.Status != domain.DeliveryQueued {
+		return d, err
+	}
+	if err := o.Queue.Send(ctx, []Message{message(d)}); err != nil {
+		return d, fmt.Errorf("queue redelivery %s: %w", d.ID, err)
+	}
+	return d, nil
+}
+
+func (o *Operations) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
+	if operatorID <= 0 {
+		return domain.Operator{}, domain.Invalid("operator", "is required")
+	}
+	op, err := o.Store.Operator(ctx, accountID, operatorID)
+	if err != nil {
+		return domain.Operator{}, err
+	}
+	if !op.Can(perm) {
+		return domain.Operator{}, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, perm)
+	}
+	return op, nil
+}
+
+func message(d domain.Delivery) Message {
+	return Message{AccountID: d.AccountID, DeliveryID: d.ID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID, Event: d.Event}
+}
+
+func validStatus(s domain.DeliveryStatus) bool {
+	for _, x := range domain.DeliveryStatuses {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,135 @@
+package domain
+
+import "time"
+
+// EventType is a kind of review event posted to subscribers (spec section 6).
+type EventType string
+
+const (
+	EventApproved       EventType = "entity_review.approved"
+	EventRejected       EventType = "entity_review.rejected"
+	EventEscalated      EventType = "entity_review.escalated"
+	EventEscalatedToAML EventType = "entity_review.escalated_to_aml"
+	EventAssigned       EventType = "entity_review.assigned"
+	EventChecksQueued   EventType = "entity_review.checks_queued"
+)
+
+// EventTypes lists every event kind.
+var EventTypes = []EventType{EventApproved, EventRejected, EventEscalated, EventEscalatedToAML, EventAssigned, EventChecksQueued}
+
+// ValidEventType reports whether s names an event kind.
+func ValidEventType(s string) bool {
+	for _, t := range EventTypes {
+		if string(t) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is one review state change, as subscribers receive it. Its field
+// order is the body's: the delivery signs exactly these bytes.
+type Event struct {
+	EventType      EventType `json:"event_type"`
+	EntityReviewID int64     `json:"entity_review_id"`
+	EntityID       int64     `json:"entity_id"`
+	AccountID      int64     `json:"account_id"`
+	// Outcome is the review's outcome once it has one (approved, rejected),
+	// null before.
+	Outcome    *string `json:"outcome"`
+	OccurredAt string  `json:"occurred_at"`
+}
+
+// Endpoint is a subscriber's URL and the events it receives.
+type Endpoint struct {
+	AccountID int64
+	ID        int64
+	URL       string
+	Events    []EventType
+	Active    bool
+	// Secret signs every delivery. During a rotation PreviousSecret signs
+	// too, until PreviousExpiresAt.
+	Secret            string
+	PreviousSecret    string
+	PreviousExpiresAt *time.Time
+	Description       string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	Version           int64
+}
+
+// Subscribes reports whether the endpoint receives events of type t now.
+func (e Endpoint) Subscribes(t EventType) bool {
+	if !e.Active {
+		return false
+	}
+	for _, x := range e.Events {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// SigningSecrets are the secrets that sign a delivery at now: the current
+// one, then the previous one while its overlap lasts.
+func (e Endpoint) SigningSecrets(now time.Time) []string {
+	out := []string{e.Secret}
+	if e.PreviousSecret != "" && e.PreviousExpiresAt != nil && now.Before(*e.PreviousExpiresAt) {
+		out = append(out, e.PreviousSecret)
+	}
+	return out
+}
+
+// DeliveryStatus is where one delivery attempt stands.
+type DeliveryStatus string
+
+const (
+	// DeliveryQueued: a redelivery waiting for the delivery function.
+	DeliveryQueued DeliveryStatus = "queued"
+	// DeliverySending: claimed by the delivery function, POST under way.
+	DeliverySending   DeliveryStatus = "sending"
+	DeliveryDelivered DeliveryStatus = "delivered"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
+// DeliveryStatuses lists every status.
+var DeliveryStatuses = []DeliveryStatus{DeliveryQueued, DeliverySending, DeliveryDelivered, DeliveryFailed}
+
+// Delivery is one attempt to post one event to one endpoint. The first
+// attempt's id is derived from the event and the endpoint, so the same
+// change never makes two; a redelivery is a further attempt with its own id
+// (<original id>.<attempt>) pointing at the original.
+type Delivery struct {
+	AccountID  int64
+	ID         string
+	OriginalID string // the first attempt's id (ID itself for the first)
+	Attempt    int    // 1 for the first
+	// Attempts counts every attempt of the delivery; kept on the first.
+	Attempts   int
+	EndpointID int64
+	EventID    string
+	Event      Event
+	URL        string
+	Status     DeliveryStatus
+	// Set once the POST is done.
+	ResponseStatus int
+	ResponseBody   string
+	Error          string
+	DurationMS     int64
+	// Who asked for a redelivery, and why.
+	RequestedBy *int64
+	Reason      string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	CompletedAt *time.Time
+}
+
+// Audited actions on endpoints and deliveries (not review decisions).
+const (
+	ActionEndpointCreate Action = "webhook_endpoint.create"
+	ActionEndpointUpdate Action = "webhook_endpoint.update"
+	ActionEndpointRotate Action = "webhook_endpoint.rotate_secret"
+	ActionEndpointDelete Action = "webhook_endpoint.delete"
+	ActionRedeliver      Action = "webhook_delivery.redeliver"
+)

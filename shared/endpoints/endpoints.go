@@ -1,0 +1,308 @@
+// Package endpoints manages subscribers' webhook endpoints: URL checks,
+// event kinds, a generated signing secret shown once, rotation with an
+// overlap in which both secrets sign, deactivation and deletion. Every
+// change is audited.
+package endpoints
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// DefaultOverlap is how long the old secret keeps signing after a rotation.
+const DefaultOverlap = 24 * time.Hour
+
+// MaxOverlap bounds a rotation's overlap.
+const MaxOverlap = 7 * 24 * time.Hour
+
+// SecretPrefix starts every signing secret (not "whsec_": that names
+// Standard Webhooks secrets, whose key is the base64 after it). The HMAC key
+// is the whole secret string, prefix included, as shown.
+const SecretPrefix = "evs_whsk_"
+
+// Store is what endpoint management reads and writes.
+type Store interface {
+	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	CreateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error)
+	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
+	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
+	UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error)
+	DeleteEndpoint(ctx context.Context, accountID, id, version int64, audit domain.AuditRecord) error
+}
+
+// Service manages endpoints.
+type Service struct {
+	Store Store
+	// Allow lists the networks a plain-http or private endpoint may use
+	// (none in AWS; loopback under make local).
+	Allow webhooks.AllowList
+	Now   func() time.Time
+}
+
+// Actor is who makes a change. OperatorID 0 is the account's
+// administrator at the command line (who holds the tables' credentials
+// anyway); any other operator needs webhook_endpoint.manage.
+type Actor struct {
+	AccountID  int64
+	OperatorID int64
+	// ActionID names the change in the audit trail (one per change).
+	ActionID string
+}
+
+// Changes are the fields an update sets; nil leaves one as it is.
+type Changes struct {
+	URL         *string
+	Events      []domain.EventType // nil: unchanged
+	Active      *bool
+	Description *string
+}
+
+// Create adds an endpoint, active, with a new secret (returned once here;
+// List shows it no more).
+func (s *Service) Create(ctx context.Context, a Actor, url string, events []domain.EventType, description string) (domain.Endpoint, error) {
+	op, err := s.actor(ctx, a)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	if err := s.validate(url, events); err != nil {
+		return domain.Endpoint{}, err
+	}
+	secret, err := NewSecret()
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	now := s.now()
+	e := domain.Endpoint{
+		AccountID: a.AccountID, URL: url, Events: dedupe(events), Active: true, Secret: secret,
+		Description: description, CreatedAt: now, UpdatedAt: now,
+	}
+	out, err := s.Store.CreateEndpoint(ctx, e, s.audit(a, op, domain.ActionEndpointCreate, now, nil, nil))
+	if errors.Is(err, store.ErrDuplicateAction) {
+		return domain.Endpoint{}, usedActionID(a)
+	}
+	return out, err
+}
+
+// List returns the account's endpoints with their secrets hidden.
+func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) {
+	if _, err := s.actor(ctx, a); err != nil {
+		return nil, err
+	}
+	eps, err := s.Store.Endpoints(ctx, a.AccountID, true)
+	if err != nil {
+		return nil, err
+	}
+	for i := range eps {
+		eps[i] = Redacted(eps[i])
+	}
+	return eps, nil
+}
+
+// Update changes an endpoint's URL, events, active flag or description,
+// and returns it with its secrets hidden. Deactivating stops deliveries
+// (messages already queued are recorded failed, not posted); activating
+// resumes them for new events. Only what changes is checked: an endpoint
+// whose URL today's allow-list would refuse can still be deactivated.
+func (s *Service) Update(ctx context.Context, a Actor, id int64, c Changes) (domain.Endpoint, error) {
+	out, err := s.change(ctx, a, id, domain.ActionEndpointUpdate, func(e *domain.Endpoint, now time.Time) error {
+		if c.URL != nil {
+			if err := s.validateURL(*c.URL); err != nil {
+				return err
+			}
+			e.URL = *c.URL
+		}
+		if c.Events != nil {
+			if err := validateEvents(c.Events); err != nil {
+				return err
+			}
+			e.Events = dedupe(c.Events)
+		}
+		if c.Active != nil {
+			e.Active = *c.Active
+		}
+		if c.Description != nil {
+			e.Description = *c.Description
+		}
+		return nil
+	})
+	return Redacted(out), err
+}
+
+// Rotate gives the endpoint a new secret (returned once). The old one keeps
+// signing for overlap (DefaultOverlap when 0; 0 < overlap <= MaxOverlap), so
+// a receiver can switch without losing a delivery: meanwhile each delivery
+// carries both signatures.
+func (s *Service) Rotate(ctx context.Context, a Actor, id int64, overlap time.Duration) (domain.Endpoint, error) {
+	if overlap == 0 {
+		overlap = DefaultOverlap
+	}
+	if overlap < 0 || overlap > MaxOverlap {
+		return domain.Endpoint{}, domain.Invalid("overlap", fmt.Sprintf("must be between 0 and %s", MaxOverlap))
+	}
+	secret, err := NewSecret()
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	return s.change(ctx, a, id, domain.ActionEndpointRotate, func(e *domain.Endpoint, now time.Time) error {
+		until := now.Add(overlap)
+		e.PreviousSecret, e.PreviousExpiresAt, e.Secret = e.Secret, &until, secret
+		return nil
+	})
+}
+
+// Delete removes an endpoint; its delivery records stay.
+func (s *Service) Delete(ctx context.Context, a Actor, id int64) error {
+	op, err := s.actor(ctx, a)
+	if err != nil {
+		return err
+	}
+	e, err := s.Store.Endpoint(ctx, a.AccountID, id)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	err = s.Store.DeleteEndpoint(ctx, a.AccountID, id, e.Version, s.audit(a, op, domain.ActionEndpointDelete, now, snapshot(e), nil))
+	if errors.Is(err, store.ErrDuplicateAction) {
+		return usedActionID(a)
+	}
+	if errors.Is(err, store.ErrStale) {
+		return domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
+	}
+	return err
+}
+
+func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.Action, apply func(*domain.Endpoint, time.Time) error) (domain.Endpoint, error) {
+	op, err := s.actor(ctx, a)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	e, err := s.Store.Endpoint(ctx, a.AccountID, id)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	before, now := e, s.now()
+	if err := apply(&e, now); err != nil {
+		return domain.Endpoint{}, err
+	}
+	e.UpdatedAt = now
+	out, err := s.Store.UpdateEndpoint(ctx, e, s.audit(a, op, action, now, snapshot(before), snapshot(e)))
+	if errors.Is(err, store.ErrDuplicateAction) {
+		return domain.Endpoint{}, usedActionID(a)
+	}
+	if errors.Is(err, store.ErrStale) {
+		return domain.Endpoint{}, domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
+	}
+	return out, err
+}
+
+func (s *Service) actor(ctx context.Context, a Actor) (domain.Operator, error) {
+	if a.AccountID <= 0 {
+		return domain.Operator{}, domain.Invalid("account", "is required")
+	}
+	if strings.TrimSpace(a.ActionID) == "" {
+		return domain.Operator{}, domain.Invalid("action_id", "can't be blank")
+	}
+	if a.OperatorID == 0 {
+		return domain.Operator{Name: "account administrator"}, nil
+	}
+	op, err := s.Store.Operator(ctx, a.AccountID, a.OperatorID)
+	if err != nil {
+		return domain.Operator{}, err
+	}
+	if !op.Can(domain.PermWebhookEndpointEdit) {
+		return domain.Operator{}, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, domain.PermWebhookEndpointEdit)
+	}
+	return op, nil
+}
+
+// usedActionID is the answer to a change whose action id named an earlier
+// change: nothing is written again.
+func usedActionID(a Actor) error {
+	return domain.Errorf(domain.ECodeConflict, "Action id %s was applied already: use a new one for a new change.", a.ActionID)
+}
+
+func (s *Service) validate(url string, events []domain.EventType) error {
+	if err := s.validateURL(url); err != nil {
+		return err
+	}
+	return validateEvents(events)
+}
+
+func (s *Service) validateURL(url string) error {
+	if err := webhooks.CheckURL(url, s.Allow); err != nil {
+		return domain.Invalid("url", err.Error())
+	}
+	return nil
+}
+
+func validateEvents(events []domain.EventType) error {
+	if len(events) == 0 {
+		return domain.Invalid("events", fmt.Sprintf("can't be blank: subscribe to at least one of %v", domain.EventTypes))
+	}
+	for _, t := range events {
+		if !domain.ValidEventType(string(t)) {
+			return domain.Invalid("events", fmt.Sprintf("%q is not an event; use %v", t, domain.EventTypes))
+		}
+	}
+	return nil
+}
+
+func (s *Service) audit(a Actor, op domain.Operator, action domain.Action, now time.Time, before, after map[string]any) domain.AuditRecord {
+	return domain.AuditRecord{
+		AccountID: a.AccountID, ActionID: a.ActionID, Action: action, OperatorID: op.ID, OperatorName: op.Name,
+		Before: before, After: after, At: now,
+	}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Millisecond)
+	}
+	return domain.Now()
+}
+
+// NewSecret is a new signing secret: the prefix and 32 random bytes in hex.
+func NewSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("new signing secret: %w", err)
+	}
+	return SecretPrefix + hex.EncodeToString(b), nil
+}
+
+// Redacted is the endpoint as listed: secrets are shown once, at creation
+// and rotation.
+func Redacted(e domain.Endpoint) domain.Endpoint {
+	e.Secret, e.PreviousSecret = "", ""
+	return e
+}
+
+// snapshot is an endpoint in the audit trail, without its secrets.
+func snapshot(e domain.Endpoint) map[string]any {
+	m := map[string]any{"endpoint_id": e.ID, "url": e.URL, "events": e.Events, "active": e.Active, "description": e.Description}
+	if e.PreviousExpiresAt != nil {
+		m["previous_secret_expires_at"] = domain.FormatTime(*e.PreviousExpiresAt)
+	}
+	return m
+}
+
+func dedupe(ts []domain.EventType) []domain.EventType {
+	seen := map[domain.EventType]bool{}
+	var out []domain.EventType
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,306 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// DeliveryRetention is how long delivery records are kept (the items'
+// expires_at; DynamoDB's TTL removes them after).
+const DeliveryRetention = 90 * 24 * time.Hour
+
+type deliveryItem struct {
+	AccountID  int64  `dynamo:"account_id,hash"`
+	DeliveryID string `dynamo:"delivery_id,range"`
+	OriginalID string `dynamo:"original_id"`
+	Attempt    int    `dynamo:"attempt"`
+	Attempts   int    `dynamo:"attempts,omitempty"`
+	EndpointID int64  `dynamo:"endpoint_id"`
+	EventID    string `dynamo:"event_id"`
+	EventType  string `dynamo:"event_type"`
+	ReviewID   int64  `dynamo:"review_id"`
+	EntityID   int64  `dynamo:"entity_id"`
+	// Payload is the exact body posted (and re-posted on redelivery).
+	Payload        string `dynamo:"payload"`
+	URL            string `dynamo:"url,omitempty"`
+	Status         string `dynamo:"status"`
+	ResponseStatus int    `dynamo:"response_status,omitempty"`
+	ResponseBody   string `dynamo:"response_body,omitempty"`
+	Error          string `dynamo:"error,omitempty"`
+	DurationMS     int64  `dynamo:"duration_ms,omitempty"`
+	RequestedBy    *int64 `dynamo:"requested_by,omitempty"`
+	Reason         string `dynamo:"reason,omitempty"`
+	CreatedAt      string `dynamo:"created_at"`
+	StartedAt      string `dynamo:"started_at,omitempty"`
+	CompletedAt    string `dynamo:"completed_at,omitempty"`
+	CreatedKey     string `dynamo:"created_key"`
+	EndpointKey    string `dynamo:"endpoint_key"`
+	ReviewKey      string `dynamo:"review_key"`
+	StatusKey      string `dynamo:"status_key"`
+	ExpiresAt      int64  `dynamo:"expires_at"`
+}
+
+func newDeliveryItem(d domain.Delivery) (deliveryItem, error) {
+	payload, err := json.Marshal(d.Event)
+	if err != nil {
+		return deliveryItem{}, fmt.Errorf("encode event: %w", err)
+	}
+	created := fmtTime(d.CreatedAt)
+	tail := created + "#" + d.ID
+	return deliveryItem{
+		AccountID: d.AccountID, DeliveryID: d.ID, OriginalID: d.OriginalID, Attempt: d.Attempt, Attempts: d.Attempts,
+		EndpointID: d.EndpointID, EventID: d.EventID, EventType: string(d.Event.EventType),
+		ReviewID: d.Event.EntityReviewID, EntityID: d.Event.EntityID, Payload: string(payload), URL: d.URL,
+		Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
+		DurationMS: d.DurationMS, RequestedBy: d.RequestedBy, Reason: d.Reason,
+		CreatedAt: created, StartedAt: fmtOptTime(d.StartedAt), CompletedAt: fmtOptTime(d.CompletedAt),
+		CreatedKey:  tail,
+		EndpointKey: fmt.Sprintf("%012d#%s", d.EndpointID, tail),
+		ReviewKey:   fmt.Sprintf("%012d#%s", d.Event.EntityReviewID, tail),
+		StatusKey:   string(d.Status) + "#" + tail,
+		ExpiresAt:   d.CreatedAt.Add(DeliveryRetention).Unix(),
+	}, nil
+}
+
+func (it deliveryItem) domain() domain.Delivery {
+	d := domain.Delivery{
+		AccountID: it.AccountID, ID: it.DeliveryID, OriginalID: it.OriginalID, Attempt: it.Attempt, Attempts: it.Attempts,
+		EndpointID: it.EndpointID, EventID: it.EventID, URL: it.URL, Status: domain.DeliveryStatus(it.Status),
+		ResponseStatus: it.ResponseStatus, ResponseBody: it.ResponseBody, Error: it.Error, DurationMS: it.DurationMS,
+		RequestedBy: it.RequestedBy, Reason: it.Reason,
+		CreatedAt: parseTime(it.CreatedAt), StartedAt: parseOptTime(it.StartedAt), CompletedAt: parseOptTime(it.CompletedAt),
+	}
+	json.Unmarshal([]byte(it.Payload), &d.Event)
+	return d
+}
+
+// Payload is the exact body of a delivery: what was (or will be) signed and
+// posted.
+func Payload(d domain.Delivery) ([]byte, error) {
+	it, err := newDeliveryItem(d)
+	return []byte(it.Payload), err
+}
+
+// ClaimResult says what a claim found.
+type ClaimResult int
+
+const (
+	// Claimed: this caller owns the attempt and must post it.
+	Claimed ClaimResult = iota
+	// AlreadyClaimed: another message claimed it (a duplicate); nothing to do.
+	AlreadyClaimed
+	// Interrupted: a claim older than the lease never finished (its
+	// function died mid-post); it is now recorded failed, not posted again.
+	Interrupted
+)
+
+// ClaimDelivery marks an attempt as being sent, once: a first attempt is
+// created by the claim, a redelivery (created queued) moves to sending. A
+// second claim of the same attempt (a duplicate message) gets
+// AlreadyClaimed; one arriving after lease on an attempt still sending gets
+// Interrupted, and the attempt is recorded failed, since whether the
+// receiver got the POST is unknown.
+func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, ClaimResult, error) {
+	d.Status, d.StartedAt = domain.DeliverySending, &now
+	table := s.table(schema.WebhookDeliveries)
+	var err error
+	if d.Attempt <= 1 {
+		d.Attempt, d.Attempts, d.OriginalID = 1, 1, d.ID
+		var it deliveryItem
+		if it, err = newDeliveryItem(d); err != nil {
+			return d, 0, err
+		}
+		err = table.Put(it).If("attribute_not_exists(delivery_id)").Run(ctx)
+	} else {
+		// A redelivery was created queued; its index keys carry its own
+		// creation time.
+		var cur domain.Delivery
+		if cur, err = s.Delivery(ctx, d.AccountID, d.ID); err != nil {
+			return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
+		}
+		var it deliveryItem
+		err = table.Update("account_id", d.AccountID).Range("delivery_id", d.ID).
+			Set("status", string(domain.DeliverySending)).
+			Set("status_key", string(domain.DeliverySending)+"#"+fmtTime(cur.CreatedAt)+"#"+d.ID).
+			Set("started_at", fmtTime(now)).
+			Set("url", d.URL).
+			If("'status' = ?", string(domain.DeliveryQueued)).
+			Value(ctx, &it)
+		if err == nil {
+			return it.domain(), Claimed, nil
+		}
+	}
+	if err == nil {
+		return d, Claimed, nil
+	}
+	if !isCondFailed(err) {
+		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
+	}
+	cur, err := s.Delivery(ctx, d.AccountID, d.ID)
+	if err != nil {
+		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
+	}
+	if cur.Status != domain.DeliverySending || cur.StartedAt == nil || now.Sub(*cur.StartedAt) < lease {
+		return cur, AlreadyClaimed, nil
+	}
+	cur.Status, cur.CompletedAt = domain.DeliveryFailed, &now
+	cur.Error = "interrupted: the delivery function stopped during this attempt; whether the receiver got it is unknown"
+	switch err := s.FinishDelivery(ctx, cur); {
+	case errors.Is(err, ErrStale):
+		return cur, AlreadyClaimed, nil
+	case err != nil:
+		return cur, 0, err
+	}
+	return cur, Interrupted, nil
+}
+
+// FinishDelivery records the result of an attempt being sent; ErrStale if
+// it is no longer sending (another claim recorded it).
+func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
+	if d.CompletedAt == nil {
+		return fmt.Errorf("finish delivery %s: no completion time", d.ID)
+	}
+	u := s.table(schema.WebhookDeliveries).Update("account_id", d.AccountID).Range("delivery_id", d.ID).
+		Set("status", string(d.Status)).
+		Set("status_key", string(d.Status)+"#"+fmtTime(d.CreatedAt)+"#"+d.ID).
+		Set("completed_at", fmtTime(*d.CompletedAt)).
+		Set("duration_ms", d.DurationMS).
+		If("'status' = ?", string(domain.DeliverySending))
+	if d.ResponseStatus != 0 {
+		u.Set("response_status", d.ResponseStatus)
+	}
+	if d.ResponseBody != "" {
+		u.Set("response_body", d.ResponseBody)
+	}
+	if d.Error != "" {
+		u.Set("error", d.Error)
+	}
+	err := u.Run(ctx)
+	if isCondFailed(err) {
+		return ErrStale
+	}
+	return wrap(err, "record delivery %s", d.ID)
+}
+
+// Delivery returns one attempt.
+func (s *Store) Delivery(ctx context.Context, accountID int64, id string) (domain.Delivery, error) {
+	var it deliveryItem
+	err := s.table(schema.WebhookDeliveries).Get("account_id", accountID).Range("delivery_id", dynamo.Equal, id).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return domain.Delivery{}, wrap(notFound(err, "Delivery"), "get delivery %s", id)
+	}
+	return it.domain(), nil
+}
+
+// DeliveryFilter narrows the deliveries view; zero fields match all.
+type DeliveryFilter struct {
+	EndpointID int64
+	ReviewID   int64
+	EventType  domain.EventType
+	Status     domain.DeliveryStatus
+	// Limit caps the attempts returned (newest first); 0 means 100.
+	Limit int
+}
+
+// Deliveries lists the account's attempts, newest first. The most selective
+// filter picks the index (endpoint, review, status, else time); the others
+// filter what it reads.
+func (s *Store) Deliveries(ctx context.Context, accountID int64, f DeliveryFilter) ([]domain.Delivery, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	q := s.table(schema.WebhookDeliveries).Get("account_id", accountID).Order(dynamo.Descending).Consistent(true)
+	var filters []string
+	var args []any
+	switch {
+	case f.EndpointID != 0:
+		q.Index(schema.DeliveriesByEndpoint).Range("endpoint_key", dynamo.BeginsWith, fmt.Sprintf("%012d#", f.EndpointID))
+		if f.ReviewID != 0 {
+			filters, args = append(filters, "review_id = ?"), append(args, f.ReviewID)
+		}
+		if f.Status != "" {
+			filters, args = append(filters, "'status' = ?"), append(args, string(f.Status))
+		}
+	case f.ReviewID != 0:
+		q.Index(schema.DeliveriesByReview).Range("review_key", dynamo.BeginsWith, fmt.Sprintf("%012d#", f.ReviewID))
+		if f.Status != "" {
+			filters, args = append(filters, "'status' = ?"), append(args, string(f.Status))
+		}
+	case f.Status != "":
+		q.Index(schema.DeliveriesByStatus).Range("status_key", dynamo.BeginsWith, string(f.Status)+"#")
+	default:
+		q.Index(schema.DeliveriesByCreated)
+	}
+	if f.EventType != "" {
+		filters, args = append(filters, "event_type = ?"), append(args, string(f.EventType))
+	}
+	if len(filters) > 0 {
+		q.Filter(strings.Join(filters, " AND "), args...)
+	}
+	var items []deliveryItem
+	if err := q.Limit(limit).All(ctx, &items); err != nil {
+		return nil, fmt.Errorf("list deliveries of account %d: %w", accountID, err)
+	}
+	out := make([]domain.Delivery, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}
+
+// Redelivery is a new attempt of a failed delivery, asked for by an operator.
+type Redelivery struct {
+	// Original is the first attempt (its Attempts is the latest attempt's number).
+	Original domain.Delivery
+	// Attempt is the new attempt, queued.
+	Attempt domain.Delivery
+	Audit   domain.AuditRecord
+}
+
+// CreateRedelivery writes a redelivery in one transaction: the original's
+// attempt count (only if no other attempt was added meanwhile: ErrStale),
+// the new queued attempt, and its audit record (ErrDuplicateAction if the
+// action id was applied before).
+func (s *Store) CreateRedelivery(ctx context.Context, r Redelivery) error {
+	it, err := newDeliveryItem(r.Attempt)
+	if err != nil {
+		return err
+	}
+	o := r.Original
+	err = s.db.WriteTx().
+		Put(s.table(schema.Audit).Put(newAuditItem(r.Audit)).If("attribute_not_exists(action_id)")).
+		Update(s.table(schema.WebhookDeliveries).Update("account_id", o.AccountID).Range("delivery_id", o.ID).
+			Set("attempts", r.Attempt.Attempt).If("attempts = ?", r.Attempt.Attempt-1)).
+		Put(s.table(schema.WebhookDeliveries).Put(it).If("attribute_not_exists(delivery_id)")).
+		Run(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case cancelledAt(err, 0):
+		return ErrDuplicateAction
+	case isTxCondFailed(err), isTxConflict(err):
+		return ErrStale
+	default:
+		return fmt.Errorf("redeliver %s: %w", o.ID, err)
+	}
+}
+
+// AttemptID names attempt n of a delivery: the first is the delivery's own
+// id, a redelivery "<id>.<n>".
+func AttemptID(originalID string, n int) string {
+	if n <= 1 {
+		return originalID
+	}
+	return originalID + "." + strconv.Itoa(n)
+}

@@ -1,0 +1,272 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+func endpointAudit(accountID int64, actionID string, action domain.Action) domain.AuditRecord {
+	return domain.AuditRecord{AccountID: accountID, ActionID: actionID, Action: action, OperatorName: "admin", At: t0}
+}
+
+func TestEndpointRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := devstack.Store(t)
+	acct := newAccount(t, st)
+	until := t0.Add(time.Hour)
+	in := domain.Endpoint{AccountID: acct, URL: "https://hooks.example.com/evs", Events: []domain.EventType{domain.EventRejected, domain.EventApproved},
+		Active: true, Secret: "s1", PreviousSecret: "s0", PreviousExpiresAt: &until, Description: "ERP", CreatedAt: t0, UpdatedAt: t0}
+	ep, err := st.CreateEndpoint(ctx, in, endpointAudit(acct, "c-1", domain.ActionEndpointCreate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.ID == 0 || ep.Version != 1 {
+		t.Fatalf("created %+v", ep)
+	}
+	got, err := st.Endpoint(ctx, acct, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got.Events)
+	want := ep
+	want.Events = []domain.EventType{domain.EventApproved, domain.EventRejected}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stored\n got %+v\nwant %+v", got, want)
+	}
+	rec, err := st.AuditRecord(ctx, acct, "c-1")
+	if err != nil || rec.After["endpoint_id"] != float64(ep.ID) {
+		t.Errorf("audit %+v (%v)", rec, err)
+	}
+
+	tests := []struct {
+		name string
+		run  func() error
+		want error
+		code string
+	}{
+		{"create in a missing account", func() error {
+			e := in
+			e.AccountID = 987654
+			_, err := st.CreateEndpoint(ctx, e, endpointAudit(987654, "c-2", domain.ActionEndpointCreate))
+			return err
+		}, nil, domain.ECodeNotFound},
+		{"create with a used action id", func() error {
+			_, err := st.CreateEndpoint(ctx, in, endpointAudit(acct, "c-1", domain.ActionEndpointCreate))
+			return err
+		}, store.ErrDuplicateAction, ""},
+		{"update with a used action id", func() error {
+			_, err := st.UpdateEndpoint(ctx, ep, endpointAudit(acct, "c-1", domain.ActionEndpointUpdate))
+			return err
+		}, store.ErrDuplicateAction, ""},
+		{"update at a stale version", func() error {
+			e := ep
+			e.Version = 7
+			_, err := st.UpdateEndpoint(ctx, e, endpointAudit(acct, "u-1", domain.ActionEndpointUpdate))
+			return err
+		}, store.ErrStale, ""},
+		{"update a missing endpoint", func() error {
+			e := ep
+			e.ID = 999
+			_, err := st.UpdateEndpoint(ctx, e, endpointAudit(acct, "u-2", domain.ActionEndpointUpdate))
+			return err
+		}, store.ErrStale, ""},
+		{"delete with a used action id", func() error {
+			return st.DeleteEndpoint(ctx, acct, ep.ID, ep.Version, endpointAudit(acct, "c-1", domain.ActionEndpointDelete))
+		}, store.ErrDuplicateAction, ""},
+		{"delete at a stale version", func() error {
+			return st.DeleteEndpoint(ctx, acct, ep.ID, 3, endpointAudit(acct, "d-1", domain.ActionEndpointDelete))
+		}, store.ErrStale, ""},
+		{"get another account's endpoint", func() error {
+			_, err := st.Endpoint(ctx, acct+1, ep.ID)
+			return err
+		}, nil, domain.ECodeNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if tc.want != nil && !errors.Is(err, tc.want) || tc.code != "" && domain.ErrorCode(err) != tc.code {
+				t.Errorf("err = %v, want %v %s", err, tc.want, tc.code)
+			}
+		})
+	}
+	if got, _ := st.Endpoint(ctx, acct, ep.ID); got.Version != 1 {
+		t.Errorf("endpoint changed: %+v", got)
+	}
+	eps, err := st.Endpoints(ctx, acct, true)
+	if err != nil || len(eps) != 1 {
+		t.Errorf("endpoints %+v (%v)", eps, err)
+	}
+}
+
+func delivery(accountID int64, id string, at time.Time) domain.Delivery {
+	return domain.Delivery{AccountID: accountID, ID: id, Attempt: 1, EndpointID: 3, EventID: "evt_1", URL: "https://hooks.example.com/evs",
+		Event:     domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: accountID, Outcome: ptrTo("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
+		CreatedAt: at}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func TestClaimDelivery(t *testing.T) {
+	ctx := context.Background()
+	st := devstack.Store(t)
+	acct := newAccount(t, st)
+	lease := time.Minute
+	d := delivery(acct, "dlv_1", t0)
+
+	steps := []struct {
+		name   string
+		at     time.Time
+		want   store.ClaimResult
+		status domain.DeliveryStatus
+	}{
+		{"first claim", t0, store.Claimed, domain.DeliverySending},
+		{"a duplicate within the lease", t0.Add(lease - time.Millisecond), store.AlreadyClaimed, domain.DeliverySending},
+		{"a duplicate after the lease", t0.Add(lease), store.Interrupted, domain.DeliveryFailed},
+		{"and again", t0.Add(2 * lease), store.AlreadyClaimed, domain.DeliveryFailed},
+	}
+	for _, s := range steps {
+		got, res, err := st.ClaimDelivery(ctx, d, s.at, lease)
+		if err != nil || res != s.want || got.Status != s.status {
+			t.Errorf("%s: %v %s (%v), want %v %s", s.name, res, got.Status, err, s.want, s.status)
+		}
+	}
+	got, err := st.Delivery(ctx, acct, "dlv_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != domain.DeliveryFailed || got.Error == "" || got.CompletedAt == nil || !got.CompletedAt.Equal(t0.Add(lease)) ||
+		!got.StartedAt.Equal(t0) || got.OriginalID != "dlv_1" || got.Attempts != 1 {
+		t.Errorf("recorded %+v", got)
+	}
+	if err := st.FinishDelivery(ctx, got); !errors.Is(err, store.ErrStale) {
+		t.Errorf("finish a failed attempt: %v", err)
+	}
+
+	// A finished attempt is claimed once, and its result recorded once.
+	d2 := delivery(acct, "dlv_2", t0)
+	claimed, res, err := st.ClaimDelivery(ctx, d2, t0, lease)
+	if err != nil || res != store.Claimed {
+		t.Fatal(res, err)
+	}
+	done := t0.Add(time.Second)
+	claimed.Status, claimed.CompletedAt, claimed.ResponseStatus, claimed.ResponseBody, claimed.DurationMS = domain.DeliveryDelivered, &done, 204, "", 12
+	if err := st.FinishDelivery(ctx, claimed); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishDelivery(ctx, claimed); !errors.Is(err, store.ErrStale) {
+		t.Errorf("finish twice: %v", err)
+	}
+	if _, res, _ := st.ClaimDelivery(ctx, d2, t0.Add(time.Hour), lease); res != store.AlreadyClaimed {
+		t.Errorf("claim a delivered attempt: %v", res)
+	}
+	got, _ = st.Delivery(ctx, acct, "dlv_2")
+	want := claimed
+	want.Attempts, want.OriginalID = 1, "dlv_2"
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("recorded\n got %+v\nwant %+v", got, want)
+	}
+
+	// A redelivery: created queued, claimed once.
+	re := got
+	re.ID, re.Attempt, re.Attempts, re.Status, re.OriginalID = store.AttemptID("dlv_2", 2), 2, 0, domain.DeliveryQueued, "dlv_2"
+	re.ResponseStatus, re.DurationMS, re.StartedAt, re.CompletedAt, re.CreatedAt = 0, 0, nil, nil, t0.Add(2*time.Hour)
+	redelivery := store.Redelivery{Original: got, Attempt: re, Audit: domain.AuditRecord{AccountID: acct, ActionID: "re-1", Action: domain.ActionRedeliver, At: t0}}
+	if err := st.CreateRedelivery(ctx, redelivery); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, store.ErrDuplicateAction) {
+		t.Errorf("the same action again: %v", err)
+	}
+	redelivery.Audit.ActionID = "re-2"
+	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, store.ErrStale) {
+		t.Errorf("another action for the same attempt: %v", err)
+	}
+	if o, _ := st.Delivery(ctx, acct, "dlv_2"); o.Attempts != 2 {
+		t.Errorf("attempts %d", o.Attempts)
+	}
+	claimAt := t0.Add(3 * time.Hour)
+	c, res, err := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: re.ID, Attempt: 2, URL: "https://moved.example.com/evs"}, claimAt, lease)
+	if err != nil || res != store.Claimed || c.Status != domain.DeliverySending || c.URL != "https://moved.example.com/evs" ||
+		!c.StartedAt.Equal(claimAt) || !c.CreatedAt.Equal(re.CreatedAt) || !reflect.DeepEqual(c.Event, re.Event) || c.Reason != re.Reason {
+		t.Errorf("claimed redelivery %+v %v (%v)", c, res, err)
+	}
+	if _, res, _ := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: re.ID, Attempt: 2}, claimAt.Add(time.Second), lease); res != store.AlreadyClaimed {
+		t.Errorf("claim a redelivery twice: %v", res)
+	}
+	if _, _, err := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: "dlv_2.9", Attempt: 9}, claimAt, lease); domain.ErrorCode(err) != domain.ECodeNotFound {
+		t.Errorf("claim a redelivery never recorded: %v", err)
+	}
+	byStatus, err := st.Deliveries(ctx, acct, store.DeliveryFilter{Status: domain.DeliverySending})
+	if err != nil || len(byStatus) != 1 || byStatus[0].ID != re.ID {
+		t.Errorf("sending: %+v (%v)", byStatus, err)
+	}
+}
+
+func TestAttemptIDAndPayload(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "dlv_x"}, {1, "dlv_x"}, {2, "dlv_x.2"}, {12, "dlv_x.12"}} {
+		if got := store.AttemptID("dlv_x", tc.n); got != tc.want {
+			t.Errorf("AttemptID(%d) = %s, want %s", tc.n, got, tc.want)
+		}
+	}
+	b, err := store.Payload(delivery(1, "dlv_x", t0))
+	want := `{"event_type":"entity_review.approved","entity_review_id":20,"entity_id":10,"account_id":1,"outcome":"approved","occurred_at":"2026-11-01T09:00:00.000Z"}`
+	if err != nil || string(b) != want {
+		t.Errorf("payload %s (%v)", b, err)
+	}
+}
+
+func TestReviewFromItem(t *testing.T) {
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	item := func(edit func(map[string]types.AttributeValue)) map[string]types.AttributeValue {
+		m := map[string]types.AttributeValue{"account_id": n("1"), "review_id": n("20"), "entity_id": n("10"), "purpose": s("initial"),
+			"status": s("escalated"), "escalation": s("aml"), "version": n("4"), "checks_queued_at": s("2026-11-01T09:30:00.000Z"),
+			"created_at": s("2026-11-01T09:00:00.000Z"), "updated_at": s("2026-11-01T10:00:00.000Z")}
+		if edit != nil {
+			edit(m)
+		}
+		return m
+	}
+	queued := t0.Add(30 * time.Minute)
+	tests := []struct {
+		name string
+		item map[string]types.AttributeValue
+		want *domain.Review
+	}{
+		{"a review", item(nil), &domain.Review{AccountID: 1, ID: 20, EntityID: 10, Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated,
+			Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, Version: 4, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
+		{"no version (never decided)", item(func(m map[string]types.AttributeValue) { delete(m, "version") }), &domain.Review{AccountID: 1, ID: 20, EntityID: 10,
+			Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated, Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
+		{"version as a string", item(func(m map[string]types.AttributeValue) { m["version"] = s("4") }), nil},
+		{"no account", item(func(m map[string]types.AttributeValue) { delete(m, "account_id") }), nil},
+		{"no review id", item(func(m map[string]types.AttributeValue) { delete(m, "review_id") }), nil},
+		{"no entity id", item(func(m map[string]types.AttributeValue) { delete(m, "entity_id") }), nil},
+		{"empty", map[string]types.AttributeValue{}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := store.ReviewFromItem(tc.item)
+			switch {
+			case tc.want == nil && err == nil:
+				t.Errorf("review %+v, want an error", got)
+			case tc.want != nil && err != nil:
+				t.Error(err)
+			case tc.want != nil && !reflect.DeepEqual(got, *tc.want):
+				t.Errorf("review\n got %+v\nwant %+v", got, *tc.want)
+			}
+		})
+	}
+}
