@@ -37,17 +37,22 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -71,7 +76,7 @@ var samplePermissions = []string{domain.PermEntityCreate, domain.PermReviewView,
 
 // seedSampleWorld creates what the sample events name, on fresh tables (ids
 // start at 1 there).
-func seedSampleWorld(t *testing.T, st *store.Store) {
+func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{store: st, log: quietLogger()}
@@ -131,6 +136,68 @@ func seedSampleWorld(t *testing.T, st *store.Store) {
 	if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{ReviewIntervalDays: 365}); err != nil {
 		t.Fatal(err)
 	}
+	// Endpoint 1 receives approvals at the replay's receiver, signed with
+	// sampleEndpointSecret.
+	ep, err := st.CreateEndpoint(ctx, domain.Endpoint{
+		AccountID: acct, URL: receiverURL, Events: []domain.EventType{domain.EventApproved}, Active: true,
+		Secret: sampleEndpointSecret, CreatedAt: now, UpdatedAt: now,
+	}, domain.AuditRecord{AccountID: acct, ActionID: "sample-endpoint", Action: domain.ActionEndpointCreate, OperatorName: "sample", At: now})
+	if err != nil || ep.ID != 1 {
+		t.Fatalf("endpoint %d, %v: the sample events name endpoint 1", ep.ID, err)
+	}
+}
+
+// sampleEndpointSecret signs the deliveries to sample endpoint 1.
+const sampleEndpointSecret = "evs_whsk_73616d706c652d656e64706f696e742d736563726574"
+
+// sampleDelivery is the delivery events/review-events.json makes and
+// events/webhook-delivery.json carries: review 1 approved, for endpoint 1.
+const sampleDelivery = "dlv_f8693450d8efa13b8d16b25354baf31b"
+
+// sampleDeps are what the sample events' functions reach besides the
+// tables: the provider simulator, the deliveries queue and a subscriber.
+type sampleDeps struct {
+	simURL   string
+	sqs      *sqs.Client
+	queues   map[string]string
+	receiver *testReceiver
+}
+
+func newSampleDeps(t *testing.T) *sampleDeps {
+	t.Helper()
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
+	t.Cleanup(simSrv.Close)
+	client := pipeline.SQSClient(devstack.SQSEndpoint())
+	queues, err := pipeline.EnsureQueues(context.Background(), client, devstack.UniquePrefix(t.Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, url := range queues {
+			client.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
+		}
+	})
+	return &sampleDeps{simURL: simSrv.URL, sqs: client, queues: queues, receiver: newTestReceiver(t, sampleEndpointSecret)}
+}
+
+// queued receives what the deliveries queue holds now.
+func (d *sampleDeps) queued(t *testing.T) []delivery.Message {
+	t.Helper()
+	out, err := d.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+		QueueUrl: aws.String(d.queues[deploy.QueueDeliveries]), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []delivery.Message
+	for _, m := range out.Messages {
+		var msg delivery.Message
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs
 }
 
 // sampleEventsDir is events/ at the repository root.
@@ -349,6 +416,25 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("run = %+v, want 1 account, nothing due", res)
 			}
 		}},
+		{file: "review-events.json", result: func(t *testing.T, out []byte, _ *store.Store) {
+			var r events.DynamoDBEventResponse
+			if err := json.Unmarshal(out, &r); err != nil || len(r.BatchItemFailures) != 0 {
+				t.Errorf("answer %s (%v), want no batch item failures", out, err)
+			}
+		}},
+		{file: "webhook-delivery.json", result: func(t *testing.T, out []byte, st *store.Store) {
+			var r events.SQSEventResponse
+			if err := json.Unmarshal(out, &r); err != nil || len(r.BatchItemFailures) != 0 {
+				t.Errorf("answer %s (%v), want no batch item failures", out, err)
+			}
+			d, err := st.Delivery(context.Background(), 1, sampleDelivery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != domain.DeliveryDelivered || d.ResponseStatus != http.StatusNoContent {
+				t.Errorf("delivery %s: %s %d %s, want delivered 204", d.ID, d.Status, d.ResponseStatus, d.Error)
+			}
+		}},
 	}
 }
 
@@ -491,7 +577,8 @@ func proxyInvoker(h httplambda.Handler) sampleInvoker {
 // sampleHandlers builds every function's Lambda handler as its
 // functions/<name>/main.go does, with the providers played by the
 // simulator at simURL and the webhook checked at the clock now.
-func sampleHandlers(st *store.Store, simURL string, now func() time.Time) (map[string]sampleInvoker, error) {
+func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (map[string]sampleInvoker, error) {
+	simURL := deps.simURL
 	log := quietLogger()
 	client := &http.Client{Timeout: 30 * time.Second}
 	runner := &checks.Runner{
@@ -503,6 +590,10 @@ func sampleHandlers(st *store.Store, simURL string, now func() time.Time) (map[s
 		return nil, err
 	}
 	authorizer := (&auth.Authorizer{Keys: st}).Handle
+	loopback, err := webhooks.ParseAllowList("127.0.0.0/8")
+	if err != nil {
+		return nil, err
+	}
 	return map[string]sampleInvoker{
 		"authorizer": func(ctx context.Context, raw []byte) (any, error) {
 			var ev events.APIGatewayCustomAuthorizerRequestTypeRequest
@@ -523,6 +614,12 @@ func sampleHandlers(st *store.Store, simURL string, now func() time.Time) (map[s
 		}), log)),
 		"decision":         taskInvoker((&decisions.Service{Store: st, Checker: runner}).Handle),
 		"periodic-reviews": taskInvoker((&decisions.Scheduler{Store: st}).HandleSchedule),
+		"review-events": taskInvoker((&reviewevents.Emitter{
+			Endpoints: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
+		}).Handle),
+		"webhook-delivery": taskInvoker((&delivery.Deliverer{
+			Store: st, Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: webhooks.DefaultTimeout, Allow: loopback}),
+		}).Handle),
 	}, nil
 }
 
@@ -590,11 +687,10 @@ func TestSampleEvents(t *testing.T) {
 	}
 
 	st := devstack.Store(t)
-	seedSampleWorld(t, st)
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
-	t.Cleanup(simSrv.Close)
+	deps := newSampleDeps(t)
+	seedSampleWorld(t, st, deps.receiver.url())
 	hookAt := webhookTime(t, readSampleEvent(t, "provider-webhook.json"))
-	handlers, err := sampleHandlers(st, simSrv.URL, func() time.Time { return hookAt })
+	handlers, err := sampleHandlers(st, deps, func() time.Time { return hookAt })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -643,16 +739,24 @@ func TestSampleEvents(t *testing.T) {
 		t.Run(strings.TrimSuffix(c.file, ".json"), func(t *testing.T) {
 			check(t, c, invoke(t, c))
 		})
+		if c.file == "review-events.json" {
+			t.Run("review-events queued the sample delivery", func(t *testing.T) {
+				msgs := deps.queued(t)
+				if len(msgs) != 1 || msgs[0].DeliveryID != sampleDelivery || msgs[0].EndpointID != 1 || msgs[0].Event.EventType != domain.EventApproved {
+					t.Errorf("queued %+v, want %s for endpoint 1 (what events/webhook-delivery.json carries)", msgs, sampleDelivery)
+				}
+			})
+		}
 		if c.file == "provider-webhook.json" {
 			// Before the decisions change what it applied.
-			webhookFollowUps(t, st, simSrv.URL, hookAt, invoke)
+			webhookFollowUps(t, st, deps, hookAt, invoke)
 		}
 	}
 }
 
 // webhookFollowUps replays the provider webhook (a duplicate) and sends it
 // too late (refused).
-func webhookFollowUps(t *testing.T, st *store.Store, simURL string, hookAt time.Time, invoke func(t *testing.T, c sampleEvent) any) {
+func webhookFollowUps(t *testing.T, st *store.Store, deps *sampleDeps, hookAt time.Time, invoke func(t *testing.T, c sampleEvent) any) {
 	t.Run("provider-webhook replayed", func(t *testing.T) {
 		r := invoke(t, sampleEvent{file: "provider-webhook.json"}).(events.APIGatewayProxyResponse)
 		if r.StatusCode != http.StatusOK || proxyJSON(t, r)["status"] != "duplicate" {
@@ -676,7 +780,7 @@ func webhookFollowUps(t *testing.T, st *store.Store, simURL string, hookAt time.
 	t.Run("provider-webhook outside the tolerance", func(t *testing.T) {
 		// The same signed event an hour later is refused: the signature
 		// holds only near its timestamp.
-		late, err := sampleHandlers(st, simURL, func() time.Time { return hookAt.Add(time.Hour) })
+		late, err := sampleHandlers(st, deps, func() time.Time { return hookAt.Add(time.Hour) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +47,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -120,7 +118,7 @@ func TestLambdaBuildFlagsMatchMakefile(t *testing.T) {
 // rieEnv is the environment of a function under the emulator: what its
 // catalogue entry names, and nothing of this process's (no real AWS
 // credentials, profile or region can leak in).
-func rieEnv(t *testing.T, f deploy.Function, names schema.Names, simURL string) []string {
+func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDeps) []string {
 	t.Helper()
 	env := []string{
 		"AWS_REGION=" + devstack.Region,
@@ -130,6 +128,7 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, simURL string) 
 		"AWS_SHARED_CREDENTIALS_FILE=/dev/null",
 		"AWS_EC2_METADATA_DISABLED=true",
 		"DYNAMODB_ENDPOINT=" + devstack.DynamoDBEndpoint(),
+		"SQS_ENDPOINT=" + devstack.SQSEndpoint(),
 		// What the emulator reports, as Lambda would.
 		"AWS_LAMBDA_FUNCTION_NAME=" + f.Name,
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=" + strconv.Itoa(f.MemoryMB),
@@ -141,7 +140,11 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, simURL string) 
 	}
 	// Settings that must point at the simulator; the others keep their
 	// catalogue default.
-	settings := map[string]string{"WATHQ_BASE_URL": simURL, "YENTE_BASE_URL": simURL}
+	settings := map[string]string{"WATHQ_BASE_URL": deps.simURL, "YENTE_BASE_URL": deps.simURL, "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"}
+	queues := map[string]string{}
+	for _, q := range deploy.Queues() {
+		queues[q.EnvVar] = deps.queues[q.ID]
+	}
 	// Secrets, by value: boot.Secret reads the variable without _SECRET_ARN.
 	secrets := map[string]string{
 		"WATHQ_API_KEY_SECRET_ARN":                localWathqKey,
@@ -154,6 +157,10 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, simURL string) 
 			continue
 		}
 		if v, ok := tables[name]; ok {
+			env = append(env, name+"="+v)
+			continue
+		}
+		if v, ok := queues[name]; ok {
 			env = append(env, name+"="+v)
 			continue
 		}
@@ -342,9 +349,8 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 	db := devstack.DB()
 	names := devstack.Tables(t, db)
 	st := store.New(db, names)
-	seedSampleWorld(t, st)
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
-	t.Cleanup(simSrv.Close)
+	deps := newSampleDeps(t)
+	seedSampleWorld(t, st, deps.receiver.url())
 
 	// Every function's emulator starts at once; the events then run in the
 	// replay's order, so the same checks hold.
@@ -354,7 +360,7 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 		if _, err := os.Stat(bin); err != nil {
 			t.Fatalf("go build made no %s: %v", f.Name, err)
 		}
-		emulators[f.Name] = startEmulator(t, rie, bin, f, rieEnv(t, f, names, simSrv.URL))
+		emulators[f.Name] = startEmulator(t, rie, bin, f, rieEnv(t, f, names, deps))
 	}
 	for _, e := range emulators {
 		e.waitReady(t)
