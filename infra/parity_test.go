@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,8 +97,14 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// norm renders a value so that "5" and 5 compare equal (YAML scalars are strings).
-func norm(v any) string { return fmt.Sprint(v) }
+// norm renders a value so that "5" and 5 compare equal (YAML scalars are
+// strings), 1209600 included (not 1.2096e+06).
+func norm(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
 
 func envNames(props map[string]any) []string {
 	env, _ := props["Environment"].(map[string]any)
@@ -482,4 +489,253 @@ func slicesWithout(s, drop []string) []string {
 		}
 	}
 	return out
+}
+
+// deep writes every intrinsic inside a value as intrinsic does, so that
+// canonical compares a CDK value with its template.yaml twin.
+func deep(v any, render func(any) string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Join"} {
+			if _, ok := x[k]; ok && len(x) == 1 {
+				return render(x)
+			}
+		}
+		out := map[string]any{}
+		for k, y := range x {
+			out[k] = deep(y, render)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = deep(y, render)
+		}
+		return out
+	}
+	return v
+}
+
+// TestPipelineMatchesCDK: the review-events → deliveries → webhook-delivery
+// pipeline is the same in template.yaml and the CDK stack: the queues
+// (logical ids, encryption, retention, visibility, redrive) and their
+// SSL-only policies, both event sources property for property (SAM's
+// events, the CDK stack's mappings under the logical ids SAM gives them),
+// the pipeline's alarms, the queues' outputs; and every setting is a
+// template parameter with the catalogue's default.
+func TestPipelineMatchesCDK(t *testing.T) {
+	cdk := stacktest.Template(t)
+	sam := loadSAM(t)
+	stage := norm(sam["Parameters"].(map[string]any)["Stage"].(map[string]any)["Default"])
+	render := func(v any) string { return strings.ReplaceAll(intrinsic(v), "${Stage}", stage) }
+	same := func(what string, a, b any) {
+		t.Helper()
+		if ca, cb := canonical(deep(a, render)), canonical(deep(b, render)); ca != cb {
+			t.Errorf("%s:\n CDK %s\n SAM %s", what, ca, cb)
+		}
+	}
+
+	// Queues.
+	var wantQueues, wantPolicies []string
+	for _, q := range deploy.Queues() {
+		wantQueues = append(wantQueues, q.LogicalID)
+		wantPolicies = append(wantPolicies, stack.QueuePolicyLogicalID(q.LogicalID))
+	}
+	sort.Strings(wantQueues)
+	sort.Strings(wantPolicies)
+	cdkQueues, samQueues := resourcesOfType(cdk, "AWS::SQS::Queue"), resourcesOfType(sam, "AWS::SQS::Queue")
+	if !reflect.DeepEqual(keys(cdkQueues), wantQueues) || !reflect.DeepEqual(keys(samQueues), wantQueues) {
+		t.Fatalf("queues: CDK %v, SAM %v, want %v", keys(cdkQueues), keys(samQueues), wantQueues)
+	}
+	for _, q := range deploy.Queues() {
+		c, s := cdkQueues[q.LogicalID], samQueues[q.LogicalID]
+		delete(c, "Tags")
+		same("queue "+q.LogicalID, c, s)
+		if norm(s["VisibilityTimeout"]) != norm(q.VisibilityTimeoutSeconds) || norm(s["MessageRetentionPeriod"]) != norm(q.RetentionDays*86400) || norm(s["SqsManagedSseEnabled"]) != "true" {
+			t.Errorf("queue %s in template.yaml: %v, want the catalogue's %+v", q.LogicalID, s, q)
+		}
+	}
+	cdkPolicies, samPolicies := resourcesOfType(cdk, "AWS::SQS::QueuePolicy"), resourcesOfType(sam, "AWS::SQS::QueuePolicy")
+	if !reflect.DeepEqual(keys(cdkPolicies), wantPolicies) || !reflect.DeepEqual(keys(samPolicies), wantPolicies) {
+		t.Errorf("queue policies: CDK %v, SAM %v, want %v", keys(cdkPolicies), keys(samPolicies), wantPolicies)
+	}
+	for id, c := range cdkPolicies {
+		same("queue policy "+id, c, samPolicies[id])
+	}
+
+	// Event sources: SAM's DynamoDB and SQS events become mappings named
+	// <function><event>; their Stream or Queue is the mapping's
+	// EventSourceArn, and DestinationConfig.OnFailure.Type only tells SAM
+	// which send permission to add.
+	cdkMappings := resourcesOfType(cdk, "AWS::Lambda::EventSourceMapping")
+	samMappings := map[string]map[string]any{}
+	for fid, f := range resourcesOfType(sam, "AWS::Serverless::Function") {
+		events, _ := f["Events"].(map[string]any)
+		for name, e := range events {
+			e := e.(map[string]any)
+			typ := norm(e["Type"])
+			if typ != "DynamoDB" && typ != "SQS" {
+				continue
+			}
+			p := map[string]any{}
+			for k, v := range e["Properties"].(map[string]any) {
+				p[k] = v
+			}
+			src := map[string]string{"DynamoDB": "Stream", "SQS": "Queue"}[typ]
+			p["EventSourceArn"] = p[src]
+			delete(p, src)
+			p["FunctionName"] = map[string]any{"Ref": fid}
+			if dc, ok := p["DestinationConfig"].(map[string]any); ok {
+				of := map[string]any{}
+				for k, v := range dc["OnFailure"].(map[string]any) {
+					of[k] = v
+				}
+				if of["Type"] != "SQS" {
+					t.Errorf("%s.%s: OnFailure Type %v, want SQS (SAM then lets the function send there)", fid, name, of["Type"])
+				}
+				delete(of, "Type")
+				p["DestinationConfig"] = map[string]any{"OnFailure": of}
+			}
+			samMappings[fid+name] = p
+		}
+	}
+	var wantMappings []string
+	for _, f := range deploy.Functions() {
+		if id := stack.EventSourceMappingID(f); id != "" {
+			wantMappings = append(wantMappings, id)
+		}
+	}
+	sort.Strings(wantMappings)
+	if !reflect.DeepEqual(keys(cdkMappings), wantMappings) || !reflect.DeepEqual(keys(samMappings), wantMappings) {
+		t.Fatalf("event sources: CDK %v, SAM %v, want %v", keys(cdkMappings), keys(samMappings), wantMappings)
+	}
+	for id, c := range cdkMappings {
+		delete(c, "Tags")
+		same("event source "+id, c, samMappings[id])
+	}
+
+	// Alarms: every one template.yaml has is the CDK stack's, and the
+	// pipeline's are in both. Actions: each template's own alarm topic, the
+	// one its AlarmTopicArn output names.
+	pipeline := []string{stack.WebhookDeliveriesFailedAlarm.LogicalID}
+	for _, q := range stack.FailureQueues() {
+		pipeline = append(pipeline, stack.QueueMessagesAlarm(q).LogicalID)
+	}
+	for _, q := range stack.ConsumedQueues() {
+		pipeline = append(pipeline, stack.QueueAgeAlarm(q).LogicalID)
+	}
+	sort.Strings(pipeline)
+	cdkAlarms, samAlarms := resourcesOfType(cdk, "AWS::CloudWatch::Alarm"), resourcesOfType(sam, "AWS::CloudWatch::Alarm")
+	if !reflect.DeepEqual(keys(samAlarms), pipeline) {
+		t.Errorf("template.yaml's alarms %v, want the pipeline's %v", keys(samAlarms), pipeline)
+	}
+	topicOf := func(tmpl map[string]any) string {
+		o, _ := tmpl["Outputs"].(map[string]any)["AlarmTopicArn"].(map[string]any)
+		if o == nil {
+			t.Fatal("no AlarmTopicArn output")
+		}
+		return render(o["Value"])
+	}
+	cdkTopic, samTopic := topicOf(cdk), topicOf(sam)
+	for _, id := range pipeline {
+		c, s := cdkAlarms[id], samAlarms[id]
+		if c == nil || s == nil {
+			t.Errorf("alarm %s: CDK %v, SAM %v", id, c != nil, s != nil)
+			continue
+		}
+		for _, k := range []string{"AlarmName", "AlarmDescription", "Namespace", "MetricName", "Dimensions", "Statistic", "ExtendedStatistic",
+			"Period", "EvaluationPeriods", "DatapointsToAlarm", "Threshold", "ComparisonOperator", "TreatMissingData"} {
+			same("alarm "+id+" "+k, c[k], s[k])
+		}
+		for _, k := range []string{"AlarmActions", "OKActions"} {
+			if a, b := canonical(deep(c[k], render)), canonical(deep(s[k], render)); a != "["+cdkTopic+"]" || b != "["+samTopic+"]" {
+				t.Errorf("alarm %s %s: CDK %s, SAM %s, want the alarm topics %s, %s", id, k, a, b, cdkTopic, samTopic)
+			}
+		}
+	}
+
+	// Outputs.
+	for _, q := range deploy.Queues() {
+		o := q.LogicalID + "Url"
+		co, _ := cdk["Outputs"].(map[string]any)[o].(map[string]any)
+		so, _ := sam["Outputs"].(map[string]any)[o].(map[string]any)
+		if co == nil || so == nil || render(co["Value"]) != render(so["Value"]) || render(so["Value"]) != "${"+q.LogicalID+"}" {
+			t.Errorf("output %s: CDK %v, SAM %v", o, co, so)
+		}
+	}
+
+	// Settings: a parameter each, with the catalogue's default, the value
+	// of the setting's variable wherever a function has it.
+	params := sam["Parameters"].(map[string]any)
+	for _, set := range deploy.Settings() {
+		p, _ := params[set.Parameter].(map[string]any)
+		if p == nil || norm(p["Default"]) != set.Default {
+			t.Errorf("parameter %s = %v, want default %q", set.Parameter, p, set.Default)
+		}
+	}
+	samFns := resourcesOfType(sam, "AWS::Serverless::Function")
+	for _, f := range deploy.Functions() {
+		vars, _ := samFns[f.LogicalID]["Environment"].(map[string]any)["Variables"].(map[string]any)
+		for _, set := range f.Settings {
+			if got := render(vars[set.EnvVar]); got != "${"+set.Parameter+"}" {
+				t.Errorf("%s %s = %s, want the parameter %s", f.LogicalID, set.EnvVar, got, set.Parameter)
+			}
+		}
+		for _, id := range f.SendsTo {
+			q, _ := deploy.LookupQueue(id)
+			if got := render(vars[q.EnvVar]); got != "${"+q.LogicalID+"}" {
+				t.Errorf("%s %s = %s, want the URL of %s", f.LogicalID, q.EnvVar, got, q.LogicalID)
+			}
+		}
+	}
+}
+
+// TestFunctionPermissionsMatchCDK: each function's statements in
+// template.yaml are, action for resource, the CDK role's, except what each
+// tool adds by itself: CDK's X-Ray actions (SAM's come from Tracing) and
+// the CDK role's writing to its own log group (SAM attaches
+// AWSLambdaBasicExecutionRole, and the event sources' managed policies).
+func TestFunctionPermissionsMatchCDK(t *testing.T) {
+	cdk := stacktest.Template(t)
+	sam := loadSAM(t)
+	render := func(v any) string { return intrinsic(v) }
+	samFns := resourcesOfType(sam, "AWS::Serverless::Function")
+	for _, f := range deploy.Functions() {
+		var cdkStatements []any
+		for _, pol := range resourcesOfType(cdk, "AWS::IAM::Policy") {
+			for _, r := range pol["Roles"].([]any) {
+				if render(r) == "${"+f.LogicalID+"Role}" {
+					cdkStatements = append(cdkStatements, pol["PolicyDocument"].(map[string]any)["Statement"].([]any)...)
+				}
+			}
+		}
+		var kept []any
+		for _, st := range cdkStatements {
+			if sid := norm(st.(map[string]any)["Sid"]); sid == "WriteOwnLogs" {
+				continue
+			}
+			kept = append(kept, st)
+		}
+		a := permissions(kept, render)
+		var xray []string
+		for _, p := range a {
+			if strings.HasPrefix(p, "Allow xray:") {
+				xray = append(xray, p)
+			}
+		}
+		a = slicesWithout(a, xray)
+		var samStatements []any
+		policies, _ := samFns[f.LogicalID]["Policies"].([]any)
+		for _, p := range policies {
+			st, ok := p.(map[string]any)["Statement"].([]any)
+			if !ok {
+				t.Errorf("%s: SAM policy %v: write statements, not a policy template", f.LogicalID, p)
+				continue
+			}
+			samStatements = append(samStatements, st...)
+		}
+		if b := permissions(samStatements, render); !reflect.DeepEqual(a, b) {
+			t.Errorf("%s permissions:\n CDK %v\n SAM %v", f.LogicalID, a, b)
+		}
+	}
 }

@@ -52,6 +52,15 @@ type flowFixture struct {
 
 func newFlowFixture(t testing.TB) *flowFixture {
 	t.Helper()
+	f := newFlowFixtureWith(t, flowOptions{PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, ClientTimeout: 2 * time.Second})
+	t.Cleanup(f.flow.run(f.ctx, flowLog()))
+	return f
+}
+
+// newFlowFixtureWith sets the fixture up with the flow's options, its
+// pollers not started.
+func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
+	t.Helper()
 	ctx := context.Background()
 	db := devstack.DB()
 	names := devstack.Tables(t, db)
@@ -66,10 +75,8 @@ func newFlowFixture(t testing.TB) *flowFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flow, err := newReviewFlow(ctx, st, names, flowLog(), flowOptions{
-		QueuePrefix: devstack.UniquePrefix(t.Name()), Allow: allow,
-		PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, ClientTimeout: 2 * time.Second,
-	})
+	o.QueuePrefix, o.Allow = devstack.UniquePrefix(t.Name()), allow
+	flow, err := newReviewFlow(ctx, st, names, flowLog(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +85,6 @@ func newFlowFixture(t testing.TB) *flowFixture {
 			flow.SQS.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		}
 	})
-	t.Cleanup(flow.run(ctx, flowLog()))
 	return &flowFixture{t: t, ctx: ctx, st: st, names: names, flow: flow, acct: acct, op: op,
 		svc: &decisions.Service{Store: st}, eps: &endpoints.Service{Store: st, Allow: allow}}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -37,6 +38,9 @@ type FunctionsProps struct {
 	Tables map[string]awsdynamodb.Table
 	// Secrets maps deploy.Secret.SecretID to its secret (Secrets.Secrets).
 	Secrets map[string]awssecretsmanager.Secret
+	// Queues maps deploy.Queue.ID to its queue (Queues.Queues): the queues
+	// functions send to, consume, or send their stream failures to.
+	Queues map[string]awssqs.Queue
 	// Settings maps deploy.Setting.Parameter to its value; a missing one
 	// takes its Default.
 	Settings map[string]string
@@ -63,11 +67,14 @@ type Functions struct {
 // provided.al2023 on arm64, handler bootstrap, code from
 // <AssetRoot>/<name>, memory and timeout from the catalogue, X-Ray tracing,
 // its own log group (one month), and a role of its own whose only
-// permissions are written here by hand from the catalogue: exactly the
-// Grant's DynamoDB actions on exactly its tables (and their indexes when the
-// Grant says so), secretsmanager:GetSecretValue on exactly its secrets, and
-// writing to its own log group. CDK adds the X-Ray write actions tracing
-// needs. Logical ids are deploy's (<LogicalID>, <LogicalID>Role,
+// permissions are written here by hand from the catalogue (Statements):
+// exactly the Grant's DynamoDB actions on exactly its tables (and their
+// indexes when the Grant says so), secretsmanager:GetSecretValue on exactly
+// its secrets, sending to exactly the queues it sends to, reading exactly
+// its event source (stream or queue) and sending to exactly its on-failure
+// queue, and writing to its own log group. CDK adds the X-Ray write actions
+// tracing needs. The event source mappings themselves are NewEventSources'.
+// Logical ids are deploy's (<LogicalID>, <LogicalID>Role,
 // <LogicalID>LogGroup).
 //
 // It panics, naming `make build`, when an artifact is missing.
@@ -101,10 +108,10 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 	// would let it write to any log group.
 	role := awsiam.NewRole(scope, jsii.String(spec.LogicalID+"Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-		Description: jsii.String("Role of " + spec.Name + ": only its own tables, secrets and log group"),
+		Description: jsii.String("Role of " + spec.Name + ": only its own tables, secrets, queues, event source and log group"),
 	})
 	role.Node().DefaultChild().(awsiam.CfnRole).OverrideLogicalId(jsii.String(spec.LogicalID + "Role"))
-	for _, s := range Statements(spec, props.Tables, props.Secrets, logs) {
+	for _, s := range Statements(spec, props.Tables, props.Secrets, props.Queues, logs) {
 		role.AddToPrincipalPolicy(s)
 	}
 
@@ -116,7 +123,7 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(root, spec.Name)), nil),
 		MemorySize:   jsii.Number(float64(spec.MemoryMB)),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(spec.TimeoutSeconds))),
-		Environment:  Environment(spec, props.Tables, props.Secrets, props.Settings),
+		Environment:  Environment(spec, props.Tables, props.Secrets, props.Queues, props.Settings),
 		Tracing:      awslambda.Tracing_ACTIVE,
 		LogGroup:     logs,
 		Role:         role,
@@ -128,12 +135,48 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 	return &Function{Spec: spec, Function: fn, Role: role, LogGroup: logs}
 }
 
+// Actions of the queue and stream statements, each the least its user needs.
+var (
+	// QueueSendActions: sending to a queue (SendMessageBatch is authorized
+	// as sqs:SendMessage too).
+	QueueSendActions = []string{"sqs:SendMessage"}
+	// QueueConsumeActions: what Lambda's poller does, as the function's
+	// role, for an SQS event source. Not ChangeMessageVisibility: neither
+	// the poller nor the handler changes a message's visibility.
+	QueueConsumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+	// StreamReadActions: what Lambda's poller does, as the function's role,
+	// for a DynamoDB stream event source.
+	StreamReadActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+)
+
 // Statements are the permissions a function's role is given by hand:
 // per Grant, its actions on its table's ARN (and <arn>/index/* with
-// Indexes); secretsmanager:GetSecretValue on the function's secrets; and
-// logs:CreateLogStream, logs:PutLogEvents on its own log group.
-func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, logs awslogs.LogGroup) []awsiam.PolicyStatement {
+// Indexes); secretsmanager:GetSecretValue on the function's secrets;
+// QueueSendActions on each queue of SendsTo; with a Stream source,
+// StreamReadActions on that table's stream ARN (the stream, not every
+// stream of the table or the account) and QueueSendActions on its
+// OnFailure queue (Lambda sends the failed batches' descriptions as the
+// function's role); with a Queue source, QueueConsumeActions on that queue;
+// and logs:CreateLogStream, logs:PutLogEvents on its own log group.
+func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, logs awslogs.LogGroup) []awsiam.PolicyStatement {
 	var out []awsiam.PolicyStatement
+	statement := func(sid string, actions []string, resources ...*string) {
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String(sid),
+			Effect:    awsiam.Effect_ALLOW,
+			Actions:   jsii.Strings(actions...),
+			Resources: &resources,
+		}))
+	}
+	queue := func(id, use string) (awssqs.Queue, deploy.Queue) {
+		q, ok := queues[id]
+		qs, known := deploy.LookupQueue(id)
+		if !ok || !known {
+			panic(fmt.Sprintf("infra: %s: %s queue %q, which the stack does not have", spec.Name, use, id))
+		}
+		return q, qs
+	}
+
 	sids := map[string]int{}
 	for _, g := range spec.Grants {
 		t, ok := tables[g.Table]
@@ -144,12 +187,7 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 		if g.Indexes {
 			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
 		}
-		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String(sid(sids, g.Table)),
-			Effect:    awsiam.Effect_ALLOW,
-			Actions:   jsii.Strings(g.Actions...),
-			Resources: &resources,
-		}))
+		statement(sid(sids, g.Table), g.Actions, resources...)
 	}
 	if len(spec.Secrets) > 0 {
 		var resources []*string
@@ -160,20 +198,29 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 			}
 			resources = append(resources, secret.SecretArn())
 		}
-		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("ReadSecrets"),
-			Effect:    awsiam.Effect_ALLOW,
-			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
-			Resources: &resources,
-		}))
+		statement("ReadSecrets", []string{"secretsmanager:GetSecretValue"}, resources...)
+	}
+	for _, id := range spec.SendsTo {
+		q, qs := queue(id, "sends to")
+		statement("SendTo"+qs.LogicalID, QueueSendActions, q.QueueArn())
+	}
+	if src := spec.Stream; src != nil {
+		t, ok := tables[src.Table]
+		if !ok || t.TableStreamArn() == nil {
+			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", spec.Name, src.Table))
+		}
+		statement("Read"+strings.TrimSuffix(deploy.TableLogicalID(src.Table), "Table")+"Stream", StreamReadActions, t.TableStreamArn())
+		if src.OnFailure != "" {
+			q, qs := queue(src.OnFailure, "on-failure")
+			statement("OnFailureTo"+qs.LogicalID, QueueSendActions, q.QueueArn())
+		}
+	}
+	if src := spec.Queue; src != nil {
+		q, qs := queue(src.Queue, "consumes")
+		statement("Consume"+qs.LogicalID, QueueConsumeActions, q.QueueArn())
 	}
 	if logs != nil {
-		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String("WriteOwnLogs"),
-			Effect:    awsiam.Effect_ALLOW,
-			Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
-			Resources: jsii.Strings(*logs.LogGroupArn()),
-		}))
+		statement("WriteOwnLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())
 	}
 	return out
 }
@@ -191,9 +238,9 @@ func sid(used map[string]int, table string) string {
 
 // Environment is a function's environment: each table it uses → the
 // table's name, each setting → its value (or Default), each secret's
-// variable → the secret's ARN, and LOG_LEVEL. Its keys are exactly
-// spec.EnvVarNames().
-func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, settings map[string]string) *map[string]*string {
+// variable → the secret's ARN, each queue it sends to → the queue's URL,
+// and LOG_LEVEL. Its keys are exactly spec.EnvVarNames().
+func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, settings map[string]string) *map[string]*string {
 	env := map[string]*string{deploy.LogLevelVar: jsii.String(LogLevel)}
 	for _, g := range spec.Grants {
 		t, ok := tables[g.Table]
@@ -215,6 +262,14 @@ func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secr
 			panic(fmt.Sprintf("infra: %s: no secret %q", spec.Name, s.SecretID))
 		}
 		env[s.EnvVar] = secret.SecretArn()
+	}
+	for _, id := range spec.SendsTo {
+		q, ok := queues[id]
+		qs, known := deploy.LookupQueue(id)
+		if !ok || !known || qs.EnvVar == "" {
+			panic(fmt.Sprintf("infra: %s: no queue %q (or no variable for its URL)", spec.Name, id))
+		}
+		env[qs.EnvVar] = q.QueueUrl()
 	}
 	return &env
 }

@@ -79,6 +79,12 @@ func TestFunctions(t *testing.T) {
 						t.Errorf("%s = %s, want the ARN of %s", sec.EnvVar, got, deploy.SecretLogicalID(sec.SecretID))
 					}
 				}
+				for _, id := range f.SendsTo {
+					q, _ := deploy.LookupQueue(id)
+					if got := ref(env[q.EnvVar]); got != "ref:"+q.LogicalID {
+						t.Errorf("%s = %s, want the URL of %s", q.EnvVar, got, q.LogicalID)
+					}
+				}
 
 				// Its own log group, kept a month.
 				lg, _ := p["LoggingConfig"].(obj)
@@ -124,7 +130,11 @@ func allowedExtras(f deploy.Function) []string {
 	}
 }
 
-// wantPermissions is a function's catalogue entry as "action resource" pairs.
+// wantPermissions is a function's catalogue entry as "action resource"
+// pairs: its grants, its secrets, sending to the queues of SendsTo, reading
+// its stream (the stream's ARN) and sending to its on-failure queue, or
+// consuming its queue. TestPipelinePermissions spells out the last three
+// for the functions that have them.
 func wantPermissions(f deploy.Function) []string {
 	var out []string
 	for _, g := range f.Grants {
@@ -138,6 +148,23 @@ func wantPermissions(f deploy.Function) []string {
 	}
 	for _, s := range f.Secrets {
 		out = append(out, "secretsmanager:GetSecretValue ref:"+deploy.SecretLogicalID(s.SecretID))
+	}
+	queueArn := func(id string) string { q, _ := deploy.LookupQueue(id); return "arn:" + q.LogicalID }
+	for _, id := range f.SendsTo {
+		out = append(out, "sqs:SendMessage "+queueArn(id))
+	}
+	if src := f.Stream; src != nil {
+		for _, a := range []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"} {
+			out = append(out, a+" getatt:"+deploy.TableLogicalID(src.Table)+".StreamArn")
+		}
+		if src.OnFailure != "" {
+			out = append(out, "sqs:SendMessage "+queueArn(src.OnFailure))
+		}
+	}
+	if src := f.Queue; src != nil {
+		for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"} {
+			out = append(out, a+" "+queueArn(src.Queue))
+		}
 	}
 	return append(out, allowedExtras(f)...)
 }

@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -10,9 +11,13 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/shared/deploy"
+	emf "github.com/evs-kyb/evs/shared/metrics"
 )
 
 // Alarm thresholds, over five-minute periods.
@@ -23,7 +28,85 @@ const (
 	// periods in a row (creates wait for providers up to 8 s).
 	APILatencyP99Millis = 10000
 	APILatencyPeriods   = 3
+	// QueueOldestMessageAgeSeconds: the oldest message of a queue a
+	// function consumes has waited this long. Messages are normally taken
+	// within seconds; one whose batch failed waits the visibility timeout
+	// (six times the consumer's timeout, 6 minutes for the deliveries) before
+	// its next receive, so 15 minutes means repeated failures or a consumer
+	// that does not keep up.
+	QueueOldestMessageAgeSeconds = 900
 )
+
+// WebhookDeliveryFunction is the function of shared/deploy that writes the
+// emf.DeliveriesDelivered, emf.DeliveriesFailed and emf.DeliveryDuration
+// metrics.
+const WebhookDeliveryFunction = "webhook-delivery"
+
+// PipelineAlarm names an alarm of the review-events → deliveries →
+// webhook-delivery pipeline: its logical id (the same in template.yaml) and
+// its name after "evs-<stage>-".
+type PipelineAlarm struct {
+	LogicalID string
+	Name      string
+}
+
+// The pipeline's alarms whose ids do not follow from a queue's.
+var WebhookDeliveriesFailedAlarm = PipelineAlarm{LogicalID: "WebhookDeliveriesFailed", Name: "webhook-deliveries-failed"}
+
+// QueueMessagesAlarm is the alarm on any message in a queue that holds
+// failures (a dead-letter queue, a stream's on-failure queue).
+func QueueMessagesAlarm(q deploy.Queue) PipelineAlarm {
+	return PipelineAlarm{LogicalID: q.LogicalID + "Messages", Name: dashed(q.ID) + "-messages"}
+}
+
+// QueueAgeAlarm is the alarm on the age of the oldest message of a queue a
+// function consumes.
+func QueueAgeAlarm(q deploy.Queue) PipelineAlarm {
+	return PipelineAlarm{LogicalID: q.LogicalID + "OldestMessageAge", Name: dashed(q.ID) + "-oldest-message-age"}
+}
+
+func dashed(id string) string { return strings.ReplaceAll(id, "_", "-") }
+
+// FailureQueues are the queues that hold only failures, in catalogue
+// order: every queue that is another's dead-letter queue and every
+// stream's on-failure queue.
+func FailureQueues() []deploy.Queue {
+	failure := map[string]bool{}
+	for _, q := range deploy.Queues() {
+		if q.DeadLetter != "" {
+			failure[q.DeadLetter] = true
+		}
+	}
+	for _, f := range deploy.Functions() {
+		if f.Stream != nil && f.Stream.OnFailure != "" {
+			failure[f.Stream.OnFailure] = true
+		}
+	}
+	var out []deploy.Queue
+	for _, q := range deploy.Queues() {
+		if failure[q.ID] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// ConsumedQueues are the queues some function consumes, in catalogue order.
+func ConsumedQueues() []deploy.Queue {
+	consumed := map[string]bool{}
+	for _, f := range deploy.Functions() {
+		if f.Queue != nil {
+			consumed[f.Queue.Queue] = true
+		}
+	}
+	var out []deploy.Queue
+	for _, q := range deploy.Queues() {
+		if consumed[q.ID] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
 
 // ObservabilityProps configures alarms and the dashboard.
 type ObservabilityProps struct {
@@ -32,6 +115,8 @@ type ObservabilityProps struct {
 	Api       *Api
 	// Workflow, when set, adds the decision workflow's alarms.
 	Workflow *DecisionWorkflow
+	// Queues, when set, adds the delivery pipeline's alarms and widgets.
+	Queues *Queues
 	// AlarmEmail, when set, is subscribed to the alarm topic.
 	AlarmEmail string
 }
@@ -54,9 +139,14 @@ const DecisionFaultsMetric = "DecisionFaults"
 // back to OK), with an e-mail subscription when AlarmEmail is set; alarms on
 // each function's Errors (the decision function's DecisionFaultsMetric
 // instead) and Throttles, on the API stage's 5XXError and p99 Latency and,
-// with a Workflow, on the state machine's throttled executions; and a
-// dashboard with the API's requests, 4XX, 5XX and latency and the
-// functions' invocations, errors and duration.
+// with a Workflow, on the state machine's throttled executions; with
+// Queues, the delivery pipeline's: any message in a failure queue
+// (FailureQueues), the oldest message of a consumed queue
+// (QueueOldestMessageAgeSeconds) and any failed webhook delivery
+// (emf.DeliveriesFailed); and a dashboard with the API's requests, 4XX, 5XX
+// and latency, the functions' invocations, errors and duration and, with
+// Queues, the deliveries delivered and failed, the delivery duration, the
+// queues' depth and oldest message, and the streams' iterator age.
 func NewObservability(scope constructs.Construct, id *string, props *ObservabilityProps) *Observability {
 	if props == nil || props.Api == nil || props.Stage == "" {
 		panic("infra: ObservabilityProps needs Stage and Api")
@@ -73,7 +163,7 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 	}
 	action := awscloudwatchactions.NewSnsAction(o.Topic)
 
-	alarm := func(id, name, description string, metric awscloudwatch.IMetric, threshold float64, periods float64, op awscloudwatch.ComparisonOperator) {
+	alarm := func(id, name, description string, metric awscloudwatch.IMetric, threshold float64, periods float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
 		a := awscloudwatch.NewAlarm(o.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
 			AlarmName:          jsii.String(prefix + "-" + name),
 			AlarmDescription:   jsii.String(description),
@@ -86,6 +176,11 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 		a.AddAlarmAction(action)
 		a.AddOkAction(action)
 		o.Alarms = append(o.Alarms, a)
+		return a
+	}
+	// The pipeline's alarms have fixed logical ids, template.yaml's.
+	pipelineAlarm := func(pa PipelineAlarm, description string, metric awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) {
+		overrideID(alarm(pa.LogicalID, pa.Name, description, metric, threshold, 1, op), pa.LogicalID)
 	}
 
 	names := make([]string, 0, len(props.Functions))
@@ -117,6 +212,46 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 		alarm("DecisionExecutionsThrottled", "decision-executions-throttled", "Decision executions were throttled (≥ 1 in 5 minutes)",
 			w.StateMachine.Metric(jsii.String("ExecutionThrottled"), sum()), 1, 1, atLeast)
 	}
+	maximum := func() *awscloudwatch.MetricOptions {
+		return &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
+	}
+	var queueDepth, queueAge, iteratorAge []awscloudwatch.IMetric
+	var pipelineRows []*[]awscloudwatch.IWidget
+	if props.Queues != nil {
+		queue := func(q deploy.Queue) awssqs.Queue {
+			made, ok := props.Queues.Queues[q.ID]
+			if !ok {
+				panic("infra: observability: no queue " + q.ID)
+			}
+			return made
+		}
+		for _, q := range FailureQueues() {
+			pipelineAlarm(QueueMessagesAlarm(q), "Messages wait in the failure queue "+q.ID+" (≥ 1): see the README on inspecting and redriving it",
+				queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), 1, atLeast)
+		}
+		for _, q := range ConsumedQueues() {
+			pipelineAlarm(QueueAgeAlarm(q), fmt.Sprintf("The oldest message of queue %s has waited %d minutes or more", q.ID, QueueOldestMessageAgeSeconds/60),
+				queue(q).MetricApproximateAgeOfOldestMessage(maximum()), QueueOldestMessageAgeSeconds, atLeast)
+		}
+		if _, ok := props.Functions[WebhookDeliveryFunction]; ok {
+			pipelineAlarm(WebhookDeliveriesFailedAlarm, "Webhook deliveries failed: a subscriber answered other than 2xx or could not be reached (≥ 1 in 5 minutes)",
+				deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
+		}
+
+		for _, q := range deploy.Queues() {
+			queueDepth = append(queueDepth, labelledMetric(queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), q.ID+" visible"))
+			queueAge = append(queueAge, labelledMetric(queue(q).MetricApproximateAgeOfOldestMessage(maximum()), q.ID))
+		}
+		for _, q := range ConsumedQueues() {
+			queueDepth = append(queueDepth, labelledMetric(queue(q).MetricApproximateNumberOfMessagesNotVisible(maximum()), q.ID+" in flight"))
+		}
+		for _, name := range names {
+			if f := props.Functions[name]; f.Spec.Stream != nil {
+				iteratorAge = append(iteratorAge, labelledMetric(f.Function.Metric(jsii.String("IteratorAge"), maximum()), name))
+			}
+		}
+	}
+
 	stage := props.Api.Stage
 	alarm("Api5xx", "api-5xx", "The API answered 5XX (≥ 5 in 5 minutes)",
 		stage.MetricServerError(sum()), API5xxThreshold, 1, atLeast)
@@ -129,9 +264,7 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 			Title: jsii.String(title), Left: &metrics, Width: jsii.Number(12), Height: jsii.Number(6),
 		})
 	}
-	labelled := func(m awscloudwatch.Metric, label string) awscloudwatch.IMetric {
-		return m.With(&awscloudwatch.MetricOptions{Label: jsii.String(label)})
-	}
+	labelled := labelledMetric
 	var invocations, errors, durations []awscloudwatch.IMetric
 	for _, name := range names {
 		fn := props.Functions[name].Function
@@ -139,36 +272,72 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 		errors = append(errors, labelled(fn.MetricErrors(sum()), name))
 		durations = append(durations, labelled(fn.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}), name+" p99"))
 	}
+	if props.Queues != nil {
+		pipelineRows = append(pipelineRows,
+			&[]awscloudwatch.IWidget{
+				graph("Webhook deliveries",
+					labelled(deliveryMetric(emf.DeliveriesDelivered, "Sum", period), "delivered"),
+					labelled(deliveryMetric(emf.DeliveriesFailed, "Sum", period), "failed")),
+				graph("Webhook delivery duration",
+					labelled(deliveryMetric(emf.DeliveryDuration, "p50", period), "p50"),
+					labelled(deliveryMetric(emf.DeliveryDuration, "p95", period), "p95")),
+			},
+			&[]awscloudwatch.IWidget{
+				graph("Queue depth", queueDepth...),
+				graph("Queue oldest message age (seconds)", queueAge...),
+			},
+		)
+		if len(iteratorAge) > 0 {
+			pipelineRows = append(pipelineRows, &[]awscloudwatch.IWidget{graph("Stream iterator age (ms)", iteratorAge...)})
+		}
+	}
 	alarms := make([]interfacesawscloudwatch.IAlarmRef, len(o.Alarms))
 	for i, a := range o.Alarms {
 		alarms[i] = a
 	}
+	rows := []*[]awscloudwatch.IWidget{
+		&[]awscloudwatch.IWidget{
+			graph("API requests", labelled(stage.MetricCount(sum()), "requests")),
+			graph("API 4XX", labelled(stage.MetricClientError(sum()), "4XX")),
+		},
+		&[]awscloudwatch.IWidget{
+			graph("API 5XX", labelled(stage.MetricServerError(sum()), "5XX")),
+			graph("API latency",
+				labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p50")}), "p50"),
+				labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}), "p99")),
+		},
+		&[]awscloudwatch.IWidget{
+			graph("Function invocations", invocations...),
+			graph("Function errors", errors...),
+		},
+		&[]awscloudwatch.IWidget{
+			graph("Function duration (p99)", durations...),
+			awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
+				Title: jsii.String("Alarms"), Alarms: &alarms, Width: jsii.Number(12), Height: jsii.Number(6),
+			}),
+		},
+	}
+	rows = append(rows, pipelineRows...)
 	o.Dashboard = awscloudwatch.NewDashboard(o.Construct, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DashboardName: jsii.String(prefix),
-		Widgets: &[]*[]awscloudwatch.IWidget{
-			&[]awscloudwatch.IWidget{
-				graph("API requests", labelled(stage.MetricCount(sum()), "requests")),
-				graph("API 4XX", labelled(stage.MetricClientError(sum()), "4XX")),
-			},
-			&[]awscloudwatch.IWidget{
-				graph("API 5XX", labelled(stage.MetricServerError(sum()), "5XX")),
-				graph("API latency",
-					labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p50")}), "p50"),
-					labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}), "p99")),
-			},
-			&[]awscloudwatch.IWidget{
-				graph("Function invocations", invocations...),
-				graph("Function errors", errors...),
-			},
-			&[]awscloudwatch.IWidget{
-				graph("Function duration (p99)", durations...),
-				awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
-					Title: jsii.String("Alarms"), Alarms: &alarms, Width: jsii.Number(12), Height: jsii.Number(6),
-				}),
-			},
-		},
+		Widgets:       &rows,
 	})
 	return o
+}
+
+func labelledMetric(m awscloudwatch.Metric, label string) awscloudwatch.IMetric {
+	return m.With(&awscloudwatch.MetricOptions{Label: jsii.String(label)})
+}
+
+// deliveryMetric is one of webhook-delivery's metrics (namespace
+// emf.Namespace, no dimensions: the function writes them so).
+func deliveryMetric(name, statistic string, period awscdk.Duration) awscloudwatch.Metric {
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace:  jsii.String(emf.Namespace),
+		MetricName: jsii.String(name),
+		Statistic:  jsii.String(statistic),
+		Period:     period,
+	})
 }
 
 // decisionFaults publishes DecisionFaultsMetric from the function's log

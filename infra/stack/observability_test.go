@@ -9,6 +9,7 @@ import (
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
+	emf "github.com/evs-kyb/evs/shared/metrics"
 )
 
 // Alarms on every function's Errors and Throttles and on the stage's 5XX
@@ -37,6 +38,12 @@ func TestAlarms(t *testing.T) {
 			key += " " + dims["FunctionName"]
 		case "AWS/States":
 			key += " " + dims["StateMachineArn"]
+		case "AWS/SQS":
+			key += " " + dims["QueueName"]
+		case emf.Namespace:
+			if len(dims) != 0 {
+				t.Errorf("%s: dimensions %v; webhook-delivery writes its metrics without", id, dims)
+			}
 		case "AWS/ApiGateway":
 			if dims["ApiName"] != "evs-dev" || !strings.HasPrefix(dims["Stage"], "ref:"+stageID) && dims["Stage"] != "dev" {
 				t.Errorf("%s: dimensions %v", id, dims)
@@ -65,8 +72,64 @@ func TestAlarms(t *testing.T) {
 		}
 		want = append(want, "AWS/Lambda Throttles Sum ref:"+f.LogicalID)
 	}
+	// The delivery pipeline's.
+	want = append(want,
+		"AWS/SQS ApproximateNumberOfMessagesVisible Maximum getatt:ReviewEventsFailureQueue.QueueName",
+		"AWS/SQS ApproximateNumberOfMessagesVisible Maximum getatt:DeliveriesDeadLetterQueue.QueueName",
+		"AWS/SQS ApproximateAgeOfOldestMessage Maximum getatt:DeliveriesQueue.QueueName",
+		"EVS WebhookDeliveriesFailed Sum",
+	)
 	if !equal(keys(found), want) {
 		t.Errorf("alarms: %s", diff(keys(found), want))
+	}
+}
+
+// The delivery pipeline's alarms, under the logical ids template.yaml
+// uses: any message in the stream's failure queue or in the deliveries'
+// dead-letter queue, the deliveries queue's oldest message at 15 minutes,
+// any failed delivery; each over one five-minute period, missing data not
+// breaching (an idle queue or a quiet day reports nothing).
+func TestPipelineAlarms(t *testing.T) {
+	tmpl := dev(t).JSON
+	topic := alarmTopic(t, tmpl)
+	type alarm struct {
+		name, namespace, metric, stat, queue, op string
+		threshold                                float64
+	}
+	atLeast := "GreaterThanOrEqualToThreshold"
+	want := map[string]alarm{
+		"ReviewEventsFailureQueueMessages":  {"evs-dev-review-events-failures-messages", "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "ReviewEventsFailureQueue", atLeast, 1},
+		"DeliveriesDeadLetterQueueMessages": {"evs-dev-deliveries-dlq-messages", "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "DeliveriesDeadLetterQueue", atLeast, 1},
+		"DeliveriesQueueOldestMessageAge":   {"evs-dev-deliveries-oldest-message-age", "AWS/SQS", "ApproximateAgeOfOldestMessage", "Maximum", "DeliveriesQueue", atLeast, stack.QueueOldestMessageAgeSeconds},
+		"WebhookDeliveriesFailed":           {"evs-dev-webhook-deliveries-failed", "EVS", "WebhookDeliveriesFailed", "Sum", "", atLeast, 1},
+	}
+	if stack.QueueOldestMessageAgeSeconds != 900 {
+		t.Errorf("QueueOldestMessageAgeSeconds = %d", stack.QueueOldestMessageAgeSeconds)
+	}
+	if emf.Namespace != "EVS" || emf.DeliveriesFailed != "WebhookDeliveriesFailed" {
+		t.Errorf("metrics: namespace %s, failed %s", emf.Namespace, emf.DeliveriesFailed)
+	}
+	for id, w := range want {
+		p := props(resource(t, tmpl, id, "AWS::CloudWatch::Alarm"))
+		var dims []string
+		for _, d := range asList(p["Dimensions"]) {
+			dims = append(dims, d.(obj)["Name"].(string)+"="+ref(d.(obj)["Value"]))
+		}
+		wantDims := []string(nil)
+		if w.queue != "" {
+			wantDims = []string{"QueueName=getatt:" + w.queue + ".QueueName"}
+		}
+		if p["AlarmName"] != w.name || p["Namespace"] != w.namespace || p["MetricName"] != w.metric || p["Statistic"] != w.stat ||
+			p["ExtendedStatistic"] != nil || !equal(dims, wantDims) {
+			t.Errorf("%s: %v %v %v %v %v, want %+v", id, p["AlarmName"], p["Namespace"], p["MetricName"], p["Statistic"], dims, w)
+		}
+		if p["Period"] != float64(300) || p["EvaluationPeriods"] != float64(1) || p["DatapointsToAlarm"] != nil ||
+			p["Threshold"] != w.threshold || p["ComparisonOperator"] != w.op || p["TreatMissingData"] != "notBreaching" {
+			t.Errorf("%s: period %v × %v, %v %v, missing %v", id, p["Period"], p["EvaluationPeriods"], p["ComparisonOperator"], p["Threshold"], p["TreatMissingData"])
+		}
+		if a, ok := strs(p["AlarmActions"]), strs(p["OKActions"]); len(a) != 1 || a[0] != "ref:"+topic || len(ok) != 1 || ok[0] != "ref:"+topic {
+			t.Errorf("%s: actions %v, OK actions %v", id, a, ok)
+		}
 	}
 }
 
@@ -84,9 +147,25 @@ func TestDashboard(t *testing.T) {
 		`"AWS/ApiGateway","Count"`, `"AWS/ApiGateway","4XXError"`, `"AWS/ApiGateway","5XXError"`, `"AWS/ApiGateway","Latency"`,
 		`"title":"API requests"`, `"title":"API 4XX"`, `"title":"API 5XX"`, `"title":"API latency"`,
 		`"title":"Function invocations"`, `"title":"Function errors"`, `"title":"Function duration (p99)"`, `"title":"Alarms"`,
+		// The delivery pipeline.
+		`"title":"Webhook deliveries"`, `"title":"Webhook delivery duration"`, `"title":"Queue depth"`,
+		`"title":"Queue oldest message age (seconds)"`, `"title":"Stream iterator age (ms)"`,
+		`["EVS","WebhookDeliveriesDelivered",{"label":"delivered","stat":"Sum"}]`,
+		`["EVS","WebhookDeliveriesFailed",{"label":"failed","stat":"Sum"}]`,
+		`["EVS","WebhookDeliveryDuration",{"label":"p50","stat":"p50"}]`,
+		`["EVS","WebhookDeliveryDuration",{"label":"p95","stat":"p95"}]`,
+		`["AWS/SQS","ApproximateNumberOfMessagesNotVisible","QueueName","getatt:DeliveriesQueue.QueueName",{"label":"deliveries in flight","stat":"Maximum"}]`,
+		`["AWS/Lambda","IteratorAge","FunctionName","ref:ReviewEventsFunction",{"label":"review-events","stat":"Maximum"}]`,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("dashboard lacks %s", s)
+		}
+	}
+	for _, q := range deploy.Queues() {
+		for _, m := range []string{"ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage"} {
+			if !strings.Contains(body, `"AWS/SQS","`+m+`","QueueName","getatt:`+q.LogicalID+`.QueueName"`) {
+				t.Errorf("dashboard lacks %s of %s", m, q.ID)
+			}
 		}
 	}
 	for _, f := range deploy.Functions() {

@@ -1,10 +1,11 @@
 // Package stack is the CDK (Go) description of the Entity Verification
 // Service: one construct per concern (tables, secrets, functions, API,
-// decision workflow, schedule, observability) composed by NewServiceStack.
-// Everything it creates comes from the service's own catalogue:
-// shared/schema (tables), shared/deploy (functions, their grants, settings
-// and secrets), shared/api (routes, gateway responses, authorizer cache) and
-// the decision state machine's ASL file.
+// queues, event sources, decision workflow, schedule, observability)
+// composed by NewServiceStack. Everything it creates comes from the
+// service's own catalogue: shared/schema (tables), shared/deploy (functions,
+// their grants, settings, secrets, queues and event sources), shared/api
+// (routes, gateway responses, authorizer cache), shared/metrics (the
+// service's own metrics) and the decision state machine's ASL file.
 package stack
 
 import (
@@ -65,7 +66,9 @@ type ServiceStack struct {
 	Stage         string
 	Data          *Data
 	Secrets       *Secrets
+	Queues        *Queues
 	Functions     *Functions
+	EventSources  *EventSources
 	Api           *Api
 	Workflow      *DecisionWorkflow
 	Schedule      *Schedule
@@ -75,11 +78,13 @@ type ServiceStack struct {
 // StackName is the stack name (and construct id) of a stage: evs-<stage>.
 func StackName(stage string) string { return "evs-" + stage }
 
-// NewServiceStack composes the service: tables and secrets, the functions
-// that use them, the REST API in front of the functions, the decision
-// workflow, the periodic-review schedule, alarms and a dashboard. Outputs:
-// ApiUrl (the stage URL), per table <TableLogicalID>Name (its physical
-// name), DecisionStateMachineArn and DecisionApprovalTopicArn.
+// NewServiceStack composes the service: tables, secrets and queues, the
+// functions that use them, their stream and queue event sources, the REST
+// API in front of the functions, the decision workflow, the periodic-review
+// schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL), per
+// table <TableLogicalID>Name (its physical name), per queue
+// <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn and
+// AlarmTopicArn.
 func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStackProps) *ServiceStack {
 	if props == nil {
 		props = &ServiceStackProps{}
@@ -103,12 +108,19 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 
 	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
 	secrets := NewSecrets(st, jsii.String("Secrets"), &SecretsProps{Retain: retain})
+	queues := NewQueues(st, jsii.String("Queues"), &QueuesProps{Retain: retain})
 	fns := NewFunctions(st, jsii.String("Functions"), &FunctionsProps{
 		AssetRoot: props.AssetRoot,
 		Tables:    data.Tables,
 		Secrets:   secrets.Secrets,
+		Queues:    queues.Queues,
 		Settings:  props.Settings,
 		Retain:    retain,
+	})
+	sources := NewEventSources(st, jsii.String("EventSources"), &EventSourcesProps{
+		Functions: fns.Functions,
+		Tables:    data.Tables,
+		Queues:    queues.Queues,
 	})
 	restAPI := NewApi(st, jsii.String("Api"), &ApiProps{
 		Stage:         stage,
@@ -128,6 +140,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		Functions:  fns.Functions,
 		Api:        restAPI,
 		Workflow:   workflow,
+		Queues:     queues,
 		AlarmEmail: props.AlarmEmail,
 	})
 
@@ -135,10 +148,15 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	for _, t := range schema.Tables() {
 		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}
+	for _, q := range deploy.Queues() {
+		output(st, q.LogicalID+"Url", queues.Queues[q.ID].QueueUrl(), "URL of the "+q.ID+" queue")
+	}
 	output(st, "DecisionStateMachineArn", workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
 	output(st, "DecisionApprovalTopicArn", workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
+	output(st, "AlarmTopicArn", obs.Topic.TopicArn(), "Every alarm notifies this topic; subscribe whoever answers them")
 
-	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Functions: fns, Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
+	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
+		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
 }
 
 func output(st awscdk.Stack, id string, value *string, description string) {
