@@ -176,7 +176,6 @@ func wantPermissions(f deploy.Function) []string {
 // Lambda alone; used by that function alone.
 func TestLeastPrivilege(t *testing.T) {
 	tmpl := dev(t).JSON
-	policies := resources(tmpl, "AWS::IAM::Policy")
 	managed := resources(tmpl, "AWS::IAM::ManagedPolicy")
 	roleUsers := map[string][]string{}
 	for id, fn := range resources(tmpl, "AWS::Lambda::Function") {
@@ -205,32 +204,7 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 			}
 
-			var got []string
-			for id, pol := range policies {
-				attached := false
-				for _, r := range strs(props(pol)["Roles"]) {
-					attached = attached || r == "ref:"+roleID
-				}
-				if !attached {
-					continue
-				}
-				for _, st := range props(pol)["PolicyDocument"].(obj)["Statement"].([]any) {
-					st := st.(obj)
-					for _, k := range []string{"NotAction", "NotResource", "Condition", "Principal", "NotPrincipal"} {
-						if st[k] != nil {
-							t.Errorf("%s: statement with %s: %v", id, k, st)
-						}
-					}
-					if st["Effect"] != "Allow" {
-						t.Errorf("%s: statement %v is not an Allow", id, st)
-					}
-					for _, a := range strs(st["Action"]) {
-						for _, r := range strs(st["Resource"]) {
-							got = append(got, a+" "+r)
-						}
-					}
-				}
-			}
+			got := rolePermissions(t, tmpl, roleID)
 			if want := wantPermissions(f); !equal(got, want) {
 				t.Errorf("permissions: %s", diff(got, want))
 			}

@@ -36,7 +36,7 @@ const (
 )
 
 // MaxRecordedBody is how much of a receiver's answer is kept.
-const MaxRecordedBody = 4096
+const MaxRecordedBody = webhooks.MaxResponseBody
 
 // DefaultLease is the lease when Deliverer.Lease is not set: Lambda's
 // longest timeout, so it outlasts any delivery function. Without a lease a

@@ -38,13 +38,7 @@ func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f st
 	if _, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookDeliveryView); err != nil {
 		return nil, err
 	}
-	if f.Status != "" && !validStatus(f.Status) {
-		return nil, domain.Invalid("status", fmt.Sprintf("must be one of %v", domain.DeliveryStatuses))
-	}
-	if f.EventType != "" && !domain.ValidEventType(string(f.EventType)) {
-		return nil, domain.Invalid("event", fmt.Sprintf("must be one of %v", domain.EventTypes))
-	}
-	return o.Store.Deliveries(ctx, accountID, f)
+	return o.ListAll(ctx, accountID, f)
 }
 
 // Redeliver makes a new attempt of a failed delivery (id names any of its
