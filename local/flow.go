@@ -64,7 +64,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	f.Deliverer = &delivery.Deliverer{
 		Store:  st,
 		Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: timeout, Allow: o.Allow}),
-		Lease:  2 * time.Duration(sender.TimeoutSeconds) * time.Second,
+		Lease:  delivery.LeaseFor(sender.TimeoutSeconds),
 	}
 	endpoint := devstack.DynamoDBEndpoint()
 	f.Streams = &pipeline.StreamPoller{

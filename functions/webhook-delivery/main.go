@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -24,7 +23,7 @@ func main() {
 	d := &delivery.Deliverer{
 		Store:   st,
 		Client:  webhooks.NewClient(webhooks.ClientOptions{Timeout: webhooks.DefaultTimeout, Allow: allow}),
-		Lease:   2 * time.Duration(fn.TimeoutSeconds) * time.Second,
+		Lease:   delivery.LeaseFor(fn.TimeoutSeconds),
 		Metrics: metrics.New(os.Stdout),
 	}
 	lambda.Start(d.Handle)

@@ -43,6 +43,14 @@ const MaxRecordedBody = webhooks.MaxResponseBody
 // duplicate message arriving during the POST would record it interrupted.
 const DefaultLease = 15 * time.Minute
 
+// LeaseFor is the lease of a delivery function with that timeout: twice
+// it, so a claim outlives the invocation that made it, and still shorter
+// than the queue's visibility timeout (six times it), so the next copy of
+// a message left by a crash records the claim interrupted.
+func LeaseFor(timeoutSeconds int) time.Duration {
+	return 2 * time.Duration(timeoutSeconds) * time.Second
+}
+
 // Store is what deliveries read and write.
 type Store interface {
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
