@@ -10,7 +10,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/httplambda"
 )
@@ -20,11 +19,6 @@ func main() {
 	log := boot.Logger()
 	cfg := boot.Must(boot.AWSConfig(ctx))
 	st := boot.Must(boot.StoreWith(cfg, "create-entity"))
-	wathq := boot.Must(boot.Wathq(ctx, cfg))
-	yente := boot.Must(boot.Yente(ctx, cfg, true))
-	runner := &checks.Runner{
-		Registries: map[string]checks.Registry{checks.ProviderWathq: wathq},
-		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
-	}
+	runner := boot.Must(boot.Intake(ctx, cfg))
 	lambda.Start(httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: st, Intake: runner, Countries: country.ISO()}), log))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
 )
 
@@ -17,11 +16,6 @@ func main() {
 	boot.Logger()
 	cfg := boot.Must(boot.AWSConfig(ctx))
 	st := boot.Must(boot.StoreWith(cfg, "decision"))
-	wathq := boot.Must(boot.Wathq(ctx, cfg))
-	yente := boot.Must(boot.Yente(ctx, cfg, true))
-	svc := &decisions.Service{Store: st, Checker: &checks.Runner{
-		Registries: map[string]checks.Registry{checks.ProviderWathq: wathq},
-		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
-	}}
+	svc := &decisions.Service{Store: st, Checker: boot.Must(boot.Intake(ctx, cfg))}
 	lambda.Start(svc.Handle)
 }

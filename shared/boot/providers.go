@@ -93,3 +93,21 @@ func Wathq(ctx context.Context, cfg aws.Config) (*checks.Wathq, error) {
 	}
 	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), Client: providerClient()}, nil
 }
+
+// Intake is the checks runner over the deployed providers (Wathq, yente
+// with its key), as create-entity and the decision function's queue_checks
+// use it.
+func Intake(ctx context.Context, cfg aws.Config) (*checks.Runner, error) {
+	wathq, err := Wathq(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	yente, err := Yente(ctx, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	return &checks.Runner{
+		Registries: map[string]checks.Registry{checks.ProviderWathq: wathq},
+		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
+	}, nil
+}
