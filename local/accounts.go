@@ -6,147 +6,270 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/auth"
-	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-func cmdAccountCreate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
-	name := fs.String("name", "", "account name")
-	countries := fs.String("countries", "", "ISO 3166-1 alpha-2 codes to enable, comma-separated")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *name == "" || *countries == "" {
-		return usageError{"account create: --name and --countries are required"}
-	}
-	codes, err := parseCountries(*countries)
+// Accounts, API keys and operators: each command is an admin command
+// document run by the admin handler, in-process or on a stage (--stage).
+
+// adminCmd is an administering command being run: its flags, then where
+// its documents go.
+type adminCmd struct {
+	fs *flag.FlagSet
+	t  targetFlags
+}
+
+func newAdminCmd(name string) *adminCmd {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return &adminCmd{fs: fs, t: addTargetFlags(fs)}
+}
+
+// run parses args and sends doc, decoding the answer into out.
+func (c *adminCmd) send(ctx context.Context, doc map[string]any, out any) error {
+	target, err := adminFor(ctx, c.t)
 	if err != nil {
 		return err
 	}
-	e, err := open(ctx)
-	if err != nil {
+	return runAdmin(ctx, target, c.t.actorName(), doc, out)
+}
+
+// account is --account, or on the local store the demo account when none
+// is given; a stage has no demo account.
+func (c *adminCmd) account(account int64) (int64, error) {
+	if account > 0 || c.t.remote() {
+		if account <= 0 {
+			return 0, usageError{c.fs.Name() + ": --account is required with --stage"}
+		}
+		return account, nil
+	}
+	return accountOrDemo(c.fs.Name(), account)
+}
+
+func cmdAccount(ctx context.Context, sub string, args []string) error {
+	c := newAdminCmd("account " + sub)
+	id := c.fs.Int64("id", 0, "get, update: the account id")
+	name := c.fs.String("name", "", "create, update: the account's name")
+	countries := c.fs.String("countries", "", "create, update: ISO 3166-1 alpha-2 codes to enable, comma-separated")
+	disable := c.fs.String("disable-countries", "", "update: codes to disable, comma-separated")
+	interval := c.fs.Int("review-interval-days", -1, "create, update: days between periodic reviews (0: none)")
+	fourEyes := c.fs.String("four-eyes", "\x00", "create, update: actions needing a second operator, comma-separated (empty: none)")
+	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	acct, err := createAccount(ctx, e, *name, codes)
-	if err != nil {
-		return err
+	doc := map[string]any{"command": "account." + sub}
+	if *name != "" {
+		doc["name"] = *name
 	}
-	fmt.Println(acct.ID)
+	var list []any
+	for _, code := range splitList(*countries) {
+		list = append(list, code)
+	}
+	for _, code := range splitList(*disable) {
+		list = append(list, map[string]any{"code": code, "active": false})
+	}
+	if list != nil {
+		doc["countries"] = list
+	}
+	if *interval >= 0 {
+		doc["review_interval_days"] = *interval
+	}
+	if *fourEyes != "\x00" {
+		doc["four_eyes"] = splitList(*fourEyes)
+	}
+	var out struct {
+		Account  admin.AccountView   `json:"account"`
+		Accounts []admin.AccountView `json:"accounts"`
+	}
+	switch sub {
+	case "create":
+		if *name == "" || *countries == "" {
+			return usageError{"account create: --name and --countries are required"}
+		}
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		fmt.Println(out.Account.ID)
+	case "list":
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		for _, a := range out.Accounts {
+			fmt.Printf("%d\t%s\n", a.ID, a.Name)
+		}
+	case "get", "update":
+		if *id <= 0 {
+			return usageError{"account " + sub + ": --id is required"}
+		}
+		doc["account_id"] = *id
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		printLine(out.Account)
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", "account "+sub)}
+	}
 	return nil
 }
 
-// parseCountries checks every code against the ISO catalogue before anything
-// is written.
-func parseCountries(list string) ([]country.Country, error) {
-	cat := country.ISO()
-	var out []country.Country
-	for _, c := range strings.Split(list, ",") {
-		if strings.TrimSpace(c) == "" {
-			continue
-		}
-		cc, ok := cat.ByAlpha2(c)
-		if !ok {
-			return nil, usageError{fmt.Sprintf("Country %q is not a country the service knows", strings.TrimSpace(c))}
-		}
-		out = append(out, cc)
-	}
-	if len(out) == 0 {
-		return nil, usageError{"at least one country is required"}
-	}
-	return out, nil
-}
-
-// createAccount creates the account and enables its countries with their
-// default configuration.
-func createAccount(ctx context.Context, e *env, name string, countries []country.Country) (domain.Account, error) {
-	now := domain.Now()
-	acct, err := e.store.CreateAccount(ctx, name, now)
-	if err != nil {
-		return domain.Account{}, err
-	}
-	for _, c := range countries {
-		if err := e.store.PutCountryConfig(ctx, domain.DefaultCountryConfig(acct.ID, c.Alpha2, c.Numeric, now)); err != nil {
-			return domain.Account{}, err
-		}
-	}
-	e.log.Info("account created", "account_id", acct.ID, "name", name)
-	return acct, nil
-}
-
-func cmdAccountList(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("account list", flag.ContinueOnError)
-	if err := parseFlags(fs, args); err != nil {
+func cmdKey(ctx context.Context, sub string, args []string) error {
+	c := newAdminCmd("key " + sub)
+	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	perms := c.fs.String("permissions", "", "create: permissions, comma-separated: "+strings.Join(domain.APIKeyPermissions, ","))
+	description := c.fs.String("description", "", "create: what the key is for")
+	id := c.fs.String("id", "", "revoke, rotate: the key's id (key_…, from key list)")
+	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
+	overlap := c.fs.String("overlap", "", "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
+	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	e, err := open(ctx)
+	acct, err := c.account(*account)
 	if err != nil {
 		return err
 	}
-	accts, err := e.store.ListAccounts(ctx)
-	if err != nil {
-		return err
+	doc := map[string]any{"command": "key." + sub, "account_id": acct}
+	if *key != "" {
+		*id = auth.KeyID(auth.HashKey(*key))
 	}
-	for _, a := range accts {
-		fmt.Printf("%d\t%s\n", a.ID, a.Name)
+	var out struct {
+		Key     string          `json:"key"`
+		APIKey  admin.KeyView   `json:"api_key"`
+		APIKeys []admin.KeyView `json:"api_keys"`
+	}
+	switch sub {
+	case "create":
+		if *perms == "" {
+			return usageError{"key create: --permissions is required"}
+		}
+		doc["permissions"] = splitList(*perms)
+		if *description != "" {
+			doc["description"] = *description
+		}
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		fmt.Println(out.Key) // shown this once
+	case "list":
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		for _, k := range out.APIKeys {
+			printLine(k)
+		}
+	case "revoke", "rotate":
+		if *id == "" {
+			return usageError{"key " + sub + ": --id or --key is required"}
+		}
+		doc["key_id"] = *id
+		if *overlap != "" {
+			doc["overlap"] = *overlap
+		}
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		if sub == "rotate" {
+			fmt.Println(out.Key) // the new key, shown this once
+		}
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", "key "+sub)}
 	}
 	return nil
 }
 
-func cmdKeyCreate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("key create", flag.ContinueOnError)
-	account := fs.Int64("account", 0, "account id")
-	perms := fs.String("permissions", "", "permissions, comma-separated")
-	if err := parseFlags(fs, args); err != nil {
+func cmdOperator(ctx context.Context, sub string, args []string) error {
+	c := newAdminCmd("operator " + sub)
+	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	id := c.fs.Int64("id", 0, "update, disable: the operator's id")
+	name := c.fs.String("name", "", "create, update: the operator's name")
+	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions, ","))
+	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	if *account <= 0 || *perms == "" {
-		return usageError{"key create: --account and --permissions are required"}
-	}
-	e, err := open(ctx)
+	acct, err := c.account(*account)
 	if err != nil {
 		return err
 	}
-	key, err := createKey(ctx, e, *account, strings.Split(*perms, ","))
-	if err != nil {
-		return err
+	doc := map[string]any{"command": "operator." + sub, "account_id": acct}
+	if *name != "" {
+		doc["name"] = *name
 	}
-	fmt.Println(key)
+	if *perms != "\x00" {
+		doc["permissions"] = splitList(*perms)
+	}
+	if sub == "update" || sub == "disable" {
+		if *id <= 0 {
+			return usageError{"operator " + sub + ": --id is required"}
+		}
+		doc["operator_id"] = *id
+	}
+	var out struct {
+		Operator  admin.OperatorView   `json:"operator"`
+		Operators []admin.OperatorView `json:"operators"`
+	}
+	switch sub {
+	case "create":
+		if *name == "" {
+			return usageError{"operator create: --account and --name are required"}
+		}
+		if _, ok := doc["permissions"]; !ok {
+			doc["permissions"] = []string{}
+		}
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		fmt.Println(out.Operator.ID)
+	case "list":
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		for _, o := range out.Operators {
+			printLine(o)
+		}
+	case "update", "disable":
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		printLine(out.Operator)
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", "operator "+sub)}
+	}
 	return nil
 }
 
+// createAccount opens an account with its countries through the admin
+// handler, as account create does (make local's demo account, tests).
+func createAccount(ctx context.Context, e *env, name string, codes []string) (admin.AccountView, error) {
+	h, err := localAdmin(e)
+	if err != nil {
+		return admin.AccountView{}, err
+	}
+	var out struct {
+		Account admin.AccountView `json:"account"`
+	}
+	err = runAdmin(ctx, inProcess{h}, "make local", map[string]any{"command": "account.create", "name": name, "countries": codes}, &out)
+	return out.Account, err
+}
+
+// createKey issues a key through the admin handler, as key create does.
 func createKey(ctx context.Context, e *env, accountID int64, perms []string) (string, error) {
-	for i := range perms {
-		perms[i] = strings.TrimSpace(perms[i])
-	}
-	key, rec, err := auth.NewKey(accountID, perms, domain.Now())
+	h, err := localAdmin(e)
 	if err != nil {
 		return "", err
 	}
-	if err := e.store.PutAPIKey(ctx, rec); err != nil {
-		return "", err
+	var out struct {
+		Key string `json:"key"`
 	}
-	e.log.Info("api key created", "account_id", accountID, "key_prefix", rec.Prefix, "permissions", perms)
-	return key, nil
+	err = runAdmin(ctx, inProcess{h}, "make local", map[string]any{"command": "key.create", "account_id": accountID, "permissions": perms}, &out)
+	return out.Key, err
 }
 
-func cmdKeyRevoke(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("key revoke", flag.ContinueOnError)
-	key := fs.String("key", "", "the API key")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func splitList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
 	}
-	if *key == "" {
-		return usageError{"key revoke: --key is required"}
-	}
-	e, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	if err := e.store.RevokeAPIKey(ctx, auth.HashKey(*key), domain.Now()); err != nil {
-		return err
-	}
-	e.log.Info("api key revoked", "key_hash_prefix", auth.HashKey(*key)[:12])
-	return nil
+	return out
 }

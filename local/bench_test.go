@@ -42,8 +42,7 @@ func newBenchAccount(b *testing.B) *benchAccount {
 	ctx := context.Background()
 	st := devstack.Store(b)
 	e := &env{store: st, log: quietLogger()}
-	cs, _ := parseCountries("SA")
-	acct, err := createAccount(ctx, e, "Bench", cs)
+	acct, err := createAccount(ctx, e, "Bench", []string{"SA"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,8 +158,7 @@ func BenchmarkCreateEntity(b *testing.B) {
 	ctx := context.Background()
 	st := devstack.Store(b)
 	e := &env{store: st, log: quietLogger()}
-	cs, _ := parseCountries("SA")
-	acct, err := createAccount(ctx, e, "Bench create", cs)
+	acct, err := createAccount(ctx, e, "Bench create", []string{"SA"})
 	if err != nil {
 		b.Fatal(err)
 	}

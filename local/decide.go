@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
+	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -51,21 +51,13 @@ func cmdDecide(ctx context.Context, args []string) error {
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
 	second := fs.Int64("second-approver", 0, "the second operator, where the account requires four eyes")
 	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
+	wait := fs.Duration("wait", time.Minute, "with --stage: how long to wait for the execution's result")
+	t := addTargetFlags(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *review <= 0 || *operator <= 0 {
 		return usageError{"decide: --review and --operator are required"}
-	}
-	e, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	acct := *account
-	if acct == 0 {
-		if acct, err = operatorAccount(ctx, e, *operator); err != nil {
-			return err
-		}
 	}
 	opt := func(v string) *string {
 		if v == "\x00" {
@@ -78,9 +70,27 @@ func cmdDecide(ctx context.Context, args []string) error {
 		id = fmt.Sprintf("cli-%d", time.Now().UnixNano())
 	}
 	req := decisions.Request{
-		Action: action, AccountID: acct, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
+		Action: action, AccountID: *account, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
 		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
+	}
+	if t.remote() {
+		if req.AccountID <= 0 {
+			return usageError{"decide: --account is required with --stage"}
+		}
+		if *workflow || *second != 0 {
+			return usageError{"decide: with --stage the action runs in the stage's workflow; a second approver answers with `decide confirm`"}
+		}
+		return decideOnStage(ctx, t, req, *wait)
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	if req.AccountID == 0 {
+		if req.AccountID, err = operatorAccount(ctx, e, *operator); err != nil {
+			return err
+		}
 	}
 	svc := decisionService(e, localProviderURL())
 	if *workflow {
@@ -140,68 +150,35 @@ func operatorAccount(ctx context.Context, e *env, operatorID int64) (int64, erro
 	return 0, fmt.Errorf("NotFound: no operator %d in any account", operatorID)
 }
 
-func cmdOperatorCreate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator create", flag.ContinueOnError)
-	account := fs.Int64("account", 0, "account id")
-	name := fs.String("name", "", "the operator's name")
-	perms := fs.String("permissions", "", "comma-separated: "+strings.Join(domain.OperatorPermissions, ","))
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *account <= 0 || *name == "" {
-		return usageError{"operator create: --account and --name are required"}
-	}
-	e, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	var list []string
-	for _, p := range strings.Split(*perms, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			list = append(list, p)
-		}
-	}
-	op, err := e.store.CreateOperator(ctx, *account, *name, list, domain.Now())
-	if err != nil {
-		return err
-	}
-	fmt.Println(op.ID)
-	return nil
-}
-
+// cmdAudit prints an entity's audit trail (oldest first) or, without
+// --entity, the account's (newest first), one JSON line per record.
 func cmdAudit(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	entity := fs.Int64("entity", 0, "entity id")
-	account := fs.Int64("account", 0, "account id (default: the demo account)")
-	if err := parseFlags(fs, args); err != nil {
+	c := newAdminCmd("audit")
+	entity := c.fs.Int64("entity", 0, "entity id (default: the whole account's trail, newest first)")
+	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	limit := c.fs.Int("limit", 0, "without --entity: at most this many records (default 100)")
+	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	if *entity <= 0 {
-		return usageError{"audit: --entity is required"}
-	}
-	e, err := open(ctx)
+	acct, err := c.account(*account)
 	if err != nil {
 		return err
 	}
-	acct := *account
-	if acct == 0 {
-		path, _ := demoStatePath()
-		st, err := readDemoState(path)
-		if err != nil {
-			return usageError{"audit: --account is required (no demo account found)"}
-		}
-		acct = st.AccountID
+	doc := map[string]any{"command": "audit.list", "account_id": acct}
+	if *entity > 0 {
+		doc["entity_id"] = *entity
 	}
-	trail, err := e.store.AuditTrail(ctx, acct, *entity)
-	if err != nil {
+	if *limit > 0 {
+		doc["limit"] = *limit
+	}
+	var out struct {
+		Audit []admin.AuditView `json:"audit"`
+	}
+	if err := c.send(ctx, doc, &out); err != nil {
 		return err
 	}
-	for _, a := range trail {
-		line := map[string]any{"at": domain.FormatTime(a.At), "action": a.Action, "action_id": a.ActionID, "operator_id": a.OperatorID,
-			"operator_name": a.OperatorName, "review_id": a.ReviewID, "reason": a.Reason, "before": a.Before, "after": a.After,
-			"second_approver_id": a.SecondApproverID}
-		b, _ := json.Marshal(line)
-		fmt.Println(string(b))
+	for _, a := range out.Audit {
+		printLine(a)
 	}
 	return nil
 }

@@ -84,11 +84,7 @@ func newFixture(t *testing.T) *fixture {
 
 func mustAccount(t testing.TB, e *env, name string, codes ...string) int64 {
 	t.Helper()
-	cs, err := parseCountries(strings.Join(codes, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
-	acct, err := createAccount(context.Background(), e, name, cs)
+	acct, err := createAccount(context.Background(), e, name, codes)
 	if err != nil {
 		t.Fatal(err)
 	}

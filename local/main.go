@@ -21,27 +21,39 @@ const usage = `usage: go run ./local <command> [flags]
 
 commands:
   up [--seed demo|none] [--entities N] [--port P]   start the stack, create the tables, seed, serve the API
-  account create --name NAME --countries SA[,AE...] print the new account id
+  account create --name NAME --countries SA[,AE...] [--review-interval-days N] [--four-eyes A,..]
+                                                     print the new account id
   account list                                       print "<id>\t<name>" per account
-  key create --account ID --permissions P[,P...]     print a new API key (shown once)
-  key revoke --key KEY                               revoke a key
+  account get|update --id ID [--name N] [--countries SA,..] [--disable-countries AE,..] [--review-interval-days N] [--four-eyes A,..]
+  key create --account ID --permissions P[,P...] [--description D]   print a new API key (shown once)
+  key list --account ID                              one JSON line per key (never the key itself)
+  key revoke --account ID (--id key_… | --key KEY)   stop a key at once
+  key rotate --account ID (--id key_… | --key KEY) [--overlap 24h]   print the successor; the old key works until the overlap ends
   operator create --account ID --name NAME --permissions P[,P...]   print the new operator id
+  operator list --account ID / operator update --id ID [--name N] [--permissions P,..] / operator disable --id ID
   decide ACTION --review ID --operator ID [--reason TEXT] [--assignee ID] [--level L] [--match ID --verdict V]
-         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID] [--workflow]
+         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID] [--workflow] [--wait 1m]
                                                      ACTION: assign start escalate escalate-to-aml approve reject cancel
                                                      queue-checks adjudicate-match assess-risk update-profile open-periodic-review
-  audit --entity ID [--account ID]                   print the entity's audit trail, one JSON line per action
+  decide confirm --token T --operator ID [--refuse --reason R] --stage NAME   answer a four-eyes wait on a stage
+  audit [--entity ID] [--account ID] [--limit N]     the entity's (or the account's) audit trail, one JSON line per record
   endpoint create --url URL --events E[,E...] [--account ID] [--operator ID] [--description D]
                                                      print "<id>\t<secret>" (the secret is shown this once)
-  endpoint list|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
+  endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
   endpoint rotate --id ID [--overlap 24h]            print the new secret; the old one signs until the overlap ends
   deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--operator ID]
                                                      one JSON line per attempt, newest first
-  deliveries redeliver --id ID --operator ID [--reason TEXT]   a new attempt of a failed delivery, audited
+  deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
   receiver --port P --secret S [--secret S2] [--tolerance D]
                                                      listen on 127.0.0.1:P; print each verified webhook event as a JSON line
   sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
                                                      post a signed screening webhook, as the provider would
+  stage-api [--port 4566]                            serve this machine's admin function and decision workflow over the
+                                                     Lambda and Step Functions APIs, to try --stage with --endpoint-url
+
+Every command above but up, receiver, sim and stage-api also takes --stage NAME [--region R] [--profile P]
+[--endpoint-url URL] [--actor WHO]: it then acts on the deployed stack evs-NAME through its admin function
+(Lambda Invoke) or, for decide, its decision state machine. Without --stage it acts on the local store.
 
 environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info)
 `
@@ -76,16 +88,14 @@ func run(ctx context.Context, args []string) error {
 	switch {
 	case cmd == "up":
 		return cmdUp(ctx, rest)
-	case cmd == "account" && sub == "create":
-		return cmdAccountCreate(ctx, rest[1:])
-	case cmd == "account" && sub == "list":
-		return cmdAccountList(ctx, rest[1:])
-	case cmd == "key" && sub == "create":
-		return cmdKeyCreate(ctx, rest[1:])
-	case cmd == "key" && sub == "revoke":
-		return cmdKeyRevoke(ctx, rest[1:])
-	case cmd == "operator" && sub == "create":
-		return cmdOperatorCreate(ctx, rest[1:])
+	case cmd == "account" && sub != "":
+		return cmdAccount(ctx, sub, rest[1:])
+	case cmd == "key" && sub != "":
+		return cmdKey(ctx, sub, rest[1:])
+	case cmd == "operator" && sub != "":
+		return cmdOperator(ctx, sub, rest[1:])
+	case cmd == "decide" && sub == "confirm":
+		return cmdDecideConfirm(ctx, rest[1:])
 	case cmd == "decide":
 		return cmdDecide(ctx, rest)
 	case cmd == "audit":
@@ -94,6 +104,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdEndpoint(ctx, sub, rest[1:])
 	case cmd == "deliveries" && sub != "":
 		return cmdDeliveries(ctx, sub, rest[1:])
+	case cmd == "stage-api":
+		return cmdStageAPI(ctx, rest)
 	case cmd == "receiver":
 		return cmdReceiver(ctx, rest)
 	case cmd == "sim" && sub == "webhook":

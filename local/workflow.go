@@ -23,6 +23,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -47,18 +48,6 @@ var errNoNode = errors.New("the decision workflow runs on Node.js (20 or later),
 // for the second operator's refusal. It returns an error only when the
 // execution could not be run; a refused action is a FAILED result.
 func runWorkflow(ctx context.Context, svc *decisions.Service, req decisions.Request, secondApprover int64) (WorkflowResult, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return WorkflowResult{}, errNoNode
-	}
-	root, err := devstack.RepoRoot()
-	if err != nil {
-		return WorkflowResult{}, err
-	}
-	if err := installInterpreter(ctx, root); err != nil {
-		return WorkflowResult{}, err
-	}
-
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return WorkflowResult{}, err
@@ -78,10 +67,43 @@ func runWorkflow(ctx context.Context, svc *decisions.Service, req decisions.Requ
 	if err != nil {
 		return WorkflowResult{}, err
 	}
+	return runExecution(ctx, execution{LambdaEndpoint: "http://" + ln.Addr().String(), Name: name, Input: input, SecondApprover: secondApprover})
+}
+
+// execution is one run of the decision state machine in the interpreter.
+type execution struct {
+	// LambdaEndpoint serves the decision function over the Lambda invoke API.
+	LambdaEndpoint string
+	Name           string
+	Input          []byte
+	// SecondApprover answers the four-eyes wait at once (0: refused),
+	// unless ApprovalEndpoint is given, which is asked and waited for.
+	SecondApprover   int64
+	ApprovalEndpoint string
+}
+
+// runExecution runs the state machine through run.mjs. It returns an error
+// only when the execution could not be run; a refused action is a FAILED
+// result.
+func runExecution(ctx context.Context, x execution) (WorkflowResult, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return WorkflowResult{}, errNoNode
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return WorkflowResult{}, err
+	}
+	if err := installInterpreter(ctx, root); err != nil {
+		return WorkflowResult{}, err
+	}
 	args := []string{filepath.Join(root, "local", "stepfunctions", "run.mjs"),
-		"--lambda-endpoint", "http://" + ln.Addr().String(), "--name", name, "--input", string(input)}
-	if secondApprover != 0 {
-		args = append(args, "--second-approver", strconv.FormatInt(secondApprover, 10))
+		"--lambda-endpoint", x.LambdaEndpoint, "--name", x.Name, "--input", string(x.Input)}
+	switch {
+	case x.ApprovalEndpoint != "":
+		args = append(args, "--approval-endpoint", x.ApprovalEndpoint)
+	case x.SecondApprover != 0:
+		args = append(args, "--second-approver", strconv.FormatInt(x.SecondApprover, 10))
 	}
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = root
@@ -91,7 +113,7 @@ func runWorkflow(ctx context.Context, svc *decisions.Service, req decisions.Requ
 	if err != nil {
 		return WorkflowResult{}, fmt.Errorf("run.mjs: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	res := WorkflowResult{Execution: name}
+	res := WorkflowResult{Execution: x.Name}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return WorkflowResult{}, fmt.Errorf("run.mjs printed %q: %w", out, err)
 	}
@@ -127,8 +149,11 @@ func lambdaInvokeAPI(ctx context.Context, fn string, handler any) http.Handler {
 			return
 		}
 		// ctx, not the request's: the function runs to the end whatever the
-		// caller does, and logs with the runner's logger.
-		out, err := h.Invoke(ctx, payload.Bytes())
+		// caller does, and logs with the runner's logger. Each invocation
+		// has a request id, as in Lambda.
+		id := randomID()
+		w.Header().Set("X-Amzn-RequestId", id)
+		out, err := h.Invoke(lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: id}), payload.Bytes())
 		w.Header().Set("Content-Type", "application/json")
 		if err != nil {
 			w.Header().Set("X-Amz-Function-Error", "Unhandled")

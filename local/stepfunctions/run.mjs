@@ -15,7 +15,11 @@
 //     so Catch/Retry ErrorEquals match as in AWS.
 //   - arn:aws:states:::sns:publish.waitForTaskToken: stands for the second
 //     operator's SendTaskSuccess ({"second_approver_id": ID}) or, without
-//     --second-approver, SendTaskFailure (SecondApprovalRefused).
+//     --second-approver, SendTaskFailure (SecondApprovalRefused). With
+//     --approval-endpoint URL it POSTs the published message there and waits
+//     for the answer ({"output": …} or {"error", "cause"}), which the local
+//     Step Functions API (local/stageapi.go) gives when SendTaskSuccess or
+//     SendTaskFailure names the token.
 // A Task with any other Resource stops the run rather than reach AWS.
 //
 // Prints one JSON object: {"status": "SUCCEEDED", "output": ..., "states": [...]}
@@ -38,6 +42,7 @@ const { values: opt } = parseArgs({
     name: { type: 'string' },
     input: { type: 'string', default: '{}' },
     'second-approver': { type: 'string' },
+    'approval-endpoint': { type: 'string' },
     region: { type: 'string', default: 'us-east-1' },
     account: { type: 'string', default: '000000000000' },
     tools: { type: 'string', default: process.env.SFN_DIR || join(root, '.tools', 'sfn') },
@@ -116,6 +121,17 @@ async function awaitApproval({ Message }) {
   if (Message?.task_token !== taskToken) {
     // Without the token no operator could answer: AWS would wait until the timeout.
     throw taskError('States.Timeout', 'the approval request carries no task token, so nobody can answer it');
+  }
+  if (opt['approval-endpoint']) {
+    let answer;
+    try {
+      const res = await fetch(opt['approval-endpoint'], { method: 'POST', body: JSON.stringify(Message) });
+      answer = await res.json();
+    } catch (err) {
+      throw taskError('States.TaskFailed', `approval endpoint: ${err.cause?.message ?? err.message}`);
+    }
+    if (answer.error) throw taskError(answer.error, answer.cause ?? '');
+    return answer.output;
   }
   const second = opt['second-approver'];
   if (!second) throw taskError('SecondApprovalRefused', 'No second operator approved the action.');

@@ -27,6 +27,10 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// KeyID names a key by its hash without revealing it: "key_" and the
+// first 16 hex digits.
+func KeyID(hash string) string { return "key_" + hash[:min(16, len(hash))] }
+
 // NewKey makes a key for the account and returns it in clear (shown once)
 // with the record to store.
 func NewKey(accountID int64, permissions []string, now time.Time) (string, domain.APIKey, error) {
@@ -43,8 +47,10 @@ func NewKey(accountID int64, permissions []string, now time.Time) (string, domai
 		return "", domain.APIKey{}, fmt.Errorf("new key: %w", err)
 	}
 	key := keyPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+	hash := HashKey(key)
 	return key, domain.APIKey{
-		Hash:        HashKey(key),
+		ID:          KeyID(hash),
+		Hash:        hash,
 		Prefix:      key[:len(keyPrefix)+6],
 		AccountID:   accountID,
 		Permissions: permissions,

@@ -11,10 +11,10 @@ import (
 // them.
 const (
 	FailIllegalTransition = "IllegalTransition"
-	FailForbidden         = "Forbidden"
-	FailNotFound          = "NotFound"
-	FailInvalid           = "InvalidRequest"
-	FailConflict          = "Conflict"
+	FailForbidden         = domain.FailForbidden
+	FailNotFound          = domain.FailNotFound
+	FailInvalid           = domain.FailInvalid
+	FailConflict          = domain.FailConflict
 	FailSecondApprover    = "SecondApproverRequired"
 )
 
@@ -30,18 +30,12 @@ func refuse(name, format string, args ...any) *Error {
 	return &Error{Name: name, Message: fmt.Sprintf(format, args...)}
 }
 
-// FailureName is the failure name of err: an *Error's own, NotFound or
-// InvalidRequest for the store's coded errors, "" for a fault.
+// FailureName is the failure name of err: an *Error's own, the domain's
+// name for a coded error, "" for a fault.
 func FailureName(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Name
 	}
-	switch domain.ErrorCode(err) {
-	case domain.ECodeNotFound:
-		return FailNotFound
-	case domain.ECodeInvalid:
-		return FailInvalid
-	}
-	return ""
+	return domain.FailureName(err)
 }

@@ -50,9 +50,20 @@ func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f st
 // queued or sending is a conflict: of two operators redelivering at once,
 // one wins.
 func (o *Operations) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
-	op, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookEndpointEdit)
-	if err != nil {
-		return domain.Delivery{}, err
+	return o.RedeliverAs(ctx, domain.Actor{AccountID: accountID, OperatorID: operatorID, ActionID: actionID}, id, reason)
+}
+
+// RedeliverAs is Redeliver by an actor: an operator with
+// webhook_endpoint.manage, or the account's administrator (OperatorID 0 and
+// Admin set, as the admin function acts).
+func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
+	accountID, actionID := a.AccountID, a.ActionID
+	op := domain.Operator{Name: a.AdminName()}
+	if a.OperatorID != 0 || a.Admin == "" {
+		var err error
+		if op, err = o.operator(ctx, accountID, a.OperatorID, domain.PermWebhookEndpointEdit); err != nil {
+			return domain.Delivery{}, err
+		}
 	}
 	if strings.TrimSpace(reason) == "" {
 		return domain.Delivery{}, domain.Invalid("reason", "can't be blank: say why the delivery is made again")
@@ -95,11 +106,16 @@ func (o *Operations) Redeliver(ctx context.Context, accountID int64, id string, 
 		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
 	}
 	reviewID := orig.Event.EntityReviewID
+	reqBy := &op.ID
+	if op.ID == 0 {
+		reqBy = nil
+	}
+	next.RequestedBy = reqBy
 	err = o.Store.CreateRedelivery(ctx, store.Redelivery{
 		Original: orig, Attempt: next,
 		Audit: domain.AuditRecord{
 			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
-			ReviewID: &reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
+			Actor: a.Admin, RequestID: a.RequestID, ReviewID: &reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
 			Before: map[string]any{"delivery_id": latest.ID, "status": string(latest.Status), "response_status": latest.ResponseStatus, "error": latest.Error},
 			After: map[string]any{"delivery_id": next.ID, "status": string(next.Status), "attempt": n,
 				"original_id": orig.ID, "endpoint_id": orig.EndpointID, "event_id": orig.EventID},

@@ -151,6 +151,8 @@ const (
 	updateItem   = "dynamodb:UpdateItem"
 	deleteItem   = "dynamodb:DeleteItem"
 	scan         = "dynamodb:Scan"
+	// condCheck: a transaction's ConditionCheck (the account exists).
+	condCheck = "dynamodb:ConditionCheckItem"
 )
 
 // Provider settings and secrets (issue: create entity).
@@ -289,6 +291,23 @@ func Functions() []Function {
 			},
 			Settings: []Setting{settingWebhookAllow},
 			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
+		},
+		{
+			Name: "admin", LogicalID: "AdminFunction",
+			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit",
+			MemoryMB:    256, TimeoutSeconds: 30,
+			Grants: []Grant{
+				// Accounts, their countries and operators; account.list scans.
+				{Table: schema.Accounts, Actions: []string{getItem, query, scan, putItem, updateItem, condCheck}},
+				{Table: schema.APIKeys, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+			},
+			Settings: []Setting{settingWebhookAllow},
+			// Redeliveries.
+			SendsTo: []string{QueueDeliveries},
 		},
 	}
 }

@@ -20,10 +20,16 @@ type Operator struct {
 	Name        string
 	Permissions []string
 	CreatedAt   time.Time
+	// DisabledAt is set once the operator may no longer act.
+	DisabledAt *time.Time
 }
 
-// Can reports whether the operator holds perm.
+// Can reports whether the operator holds perm; a disabled operator holds
+// nothing.
 func (o Operator) Can(perm string) bool {
+	if o.DisabledAt != nil {
+		return false
+	}
 	for _, p := range o.Permissions {
 		if p == perm {
 			return true
@@ -66,14 +72,20 @@ const (
 	VerdictFalsePositive = "false_positive"
 )
 
-// AuditRecord is the trail of one operator action: who, what, when, why, and
-// what changed, written in the same transaction as the change.
+// AuditRecord is the trail of one operator or administrator action: who,
+// what, when, why, and what changed, written in the same transaction as the
+// change.
 type AuditRecord struct {
-	AccountID        int64
-	ActionID         string // the request or execution id; an action is applied once per id
-	Action           Action
-	OperatorID       int64
-	OperatorName     string
+	AccountID    int64
+	ActionID     string // the request or execution id; an action is applied once per id
+	Action       Action
+	OperatorID   int64
+	OperatorName string
+	// Actor names the administrator of an admin command (as the command
+	// document states it) and RequestID the Lambda request that ran it, so
+	// CloudTrail's record of the Invoke call can be found.
+	Actor            string
+	RequestID        string
 	SecondApproverID *int64
 	ReviewID         *int64
 	EntityID         int64

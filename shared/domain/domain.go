@@ -261,16 +261,25 @@ var APIKeyPermissions = []string{PermEntityView, PermEntityCreate, PermReviewVie
 
 // APIKey is a credential of an account. Only the SHA-256 of the secret is kept.
 type APIKey struct {
+	// ID names the key in listings and commands without revealing it:
+	// "key_" and the first 16 hex digits of its hash.
+	ID          string
 	Hash        string // lowercase hex SHA-256 of the whole key
 	Prefix      string // the first characters, to recognise a key in listings
 	AccountID   int64
 	Permissions []string
+	Description string
 	CreatedAt   time.Time
-	RevokedAt   *time.Time
+	// RevokedAt is when the key stops working: now for a revoked key, later
+	// for a key rotated with an overlap.
+	RevokedAt *time.Time
 }
 
 // Active reports whether the key may still be used.
-func (k APIKey) Active() bool { return k.RevokedAt == nil }
+func (k APIKey) Active() bool { return k.ActiveAt(time.Now()) }
+
+// ActiveAt reports whether the key may be used at now.
+func (k APIKey) ActiveAt(now time.Time) bool { return k.RevokedAt == nil || now.Before(*k.RevokedAt) }
 
 // Has reports whether the key grants perm.
 func (k APIKey) Has(perm string) bool {

@@ -86,3 +86,29 @@ func ErrorFields(err error) map[string][]string {
 	}
 	return nil
 }
+
+// Failure names: how a function invoked directly (the decision task, the
+// admin function) names a refusal in its Lambda error, where Step Functions,
+// the console and the command line read it.
+const (
+	FailInvalid   = "InvalidRequest"
+	FailNotFound  = "NotFound"
+	FailForbidden = "Forbidden"
+	FailConflict  = "Conflict"
+)
+
+// FailureName is the failure name of a coded error, or "" for a fault
+// (which must not be shown as a refusal).
+func FailureName(err error) string {
+	switch ErrorCode(err) {
+	case ECodeInvalid, ECodeBadRequest, ECodeTooLarge, ECodeUnsupportedMedia:
+		return FailInvalid
+	case ECodeNotFound:
+		return FailNotFound
+	case ECodeForbidden, ECodeUnauthorized:
+		return FailForbidden
+	case ECodeConflict:
+		return FailConflict
+	}
+	return ""
+}

@@ -49,14 +49,9 @@ type Service struct {
 }
 
 // Actor is who makes a change. OperatorID 0 is the account's
-// administrator at the command line (who holds the tables' credentials
-// anyway); any other operator needs webhook_endpoint.manage.
-type Actor struct {
-	AccountID  int64
-	OperatorID int64
-	// ActionID names the change in the audit trail (one per change).
-	ActionID string
-}
+// administrator (the admin function, the command line); any other operator
+// needs webhook_endpoint.manage.
+type Actor = domain.Actor
 
 // Changes are the fields an update sets; nil leaves one as it is.
 type Changes struct {
@@ -94,7 +89,7 @@ func (s *Service) Create(ctx context.Context, a Actor, url string, events []doma
 
 // List returns the account's endpoints with their secrets hidden.
 func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) {
-	if _, err := s.actor(ctx, a); err != nil {
+	if _, err := s.reader(ctx, a); err != nil {
 		return nil, err
 	}
 	eps, err := s.Store.Endpoints(ctx, a.AccountID, true)
@@ -105,6 +100,15 @@ func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) 
 		eps[i] = Redacted(eps[i])
 	}
 	return eps, nil
+}
+
+// Get returns one endpoint with its secrets hidden.
+func (s *Service) Get(ctx context.Context, a Actor, id int64) (domain.Endpoint, error) {
+	if _, err := s.reader(ctx, a); err != nil {
+		return domain.Endpoint{}, err
+	}
+	e, err := s.Store.Endpoint(ctx, a.AccountID, id)
+	return Redacted(e), err
 }
 
 // Update changes an endpoint's URL, events, active flag or description,
@@ -204,6 +208,14 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 	return out, err
 }
 
+// reader is who reads: as actor, but a read names no change.
+func (s *Service) reader(ctx context.Context, a Actor) (domain.Operator, error) {
+	if a.ActionID == "" {
+		a.ActionID = "read"
+	}
+	return s.actor(ctx, a)
+}
+
 func (s *Service) actor(ctx context.Context, a Actor) (domain.Operator, error) {
 	if a.AccountID <= 0 {
 		return domain.Operator{}, domain.Invalid("account", "is required")
@@ -212,7 +224,7 @@ func (s *Service) actor(ctx context.Context, a Actor) (domain.Operator, error) {
 		return domain.Operator{}, domain.Invalid("action_id", "can't be blank")
 	}
 	if a.OperatorID == 0 {
-		return domain.Operator{Name: "account administrator"}, nil
+		return domain.Operator{Name: a.AdminName()}, nil
 	}
 	op, err := s.Store.Operator(ctx, a.AccountID, a.OperatorID)
 	if err != nil {
@@ -259,7 +271,7 @@ func validateEvents(events []domain.EventType) error {
 func (s *Service) audit(a Actor, op domain.Operator, action domain.Action, now time.Time, before, after map[string]any) domain.AuditRecord {
 	return domain.AuditRecord{
 		AccountID: a.AccountID, ActionID: a.ActionID, Action: action, OperatorID: op.ID, OperatorName: op.Name,
-		Before: before, After: after, At: now,
+		Actor: a.Admin, RequestID: a.RequestID, Before: before, After: after, At: now,
 	}
 }
 

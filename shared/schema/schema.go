@@ -84,6 +84,8 @@ const (
 
 // Index names.
 const (
+	// APIKeysByAccount lists an account's keys by id.
+	APIKeysByAccount       = "by_account"
 	EntitiesBySeq          = "by_seq"
 	EntitiesByCountrySeq   = "by_country_seq"
 	EntitiesByRegistration = "by_registration"
@@ -115,6 +117,10 @@ func Tables() []Table {
 			// does not start with the account id: it is how the account is found.
 			ID: APIKeys, EnvVar: "API_KEYS_TABLE",
 			PartitionKey: Attr{"key_hash", String},
+			Indexes: []Index{
+				// An account's keys, for administrators (never on a request path).
+				{Name: APIKeysByAccount, PartitionKey: accountID, SortKey: Attr{"key_id", String}, Projection: ProjectAll},
+			},
 		},
 		{
 			// Service-wide id sequences (entity, review, check, account).

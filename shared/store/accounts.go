@@ -12,21 +12,71 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// CreateAccount creates an account with zeroed entity counters.
+// CreateAccount creates an account with zeroed entity counters (seed data
+// and tests; administrators open accounts with OpenAccount).
 func (s *Store) CreateAccount(ctx context.Context, name string, now time.Time) (domain.Account, error) {
-	if name == "" {
+	return s.OpenAccount(ctx, domain.Account{Name: name, CreatedAt: now}, nil, nil)
+}
+
+// OpenAccount creates an account, its country configurations and, when
+// audit is given, the record of its creation, in one transaction, and
+// returns the account with its new id.
+func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit *domain.AuditRecord) (domain.Account, error) {
+	if a.Name == "" {
 		return domain.Account{}, domain.Invalid("name", "can't be blank")
 	}
 	id, err := s.nextIDs(ctx, seqAccount, 1)
 	if err != nil {
 		return domain.Account{}, err
 	}
-	it := accountItem{AccountID: id, SK: skAccount, Name: name, CreatedAt: fmtTime(now), CountryCounts: map[string]int64{}}
-	err = s.table(schema.Accounts).Put(it).If("attribute_not_exists(account_id)").Run(ctx)
-	if err != nil {
+	a.ID = id
+	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},
+		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays}
+	tx := s.db.WriteTx().Put(s.table(schema.Accounts).Put(it).If("attribute_not_exists(account_id)"))
+	for _, c := range countries {
+		c.AccountID = id
+		tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
+	}
+	if audit != nil {
+		rec := *audit
+		rec.AccountID = id
+		tx.Put(s.auditPut(rec))
+	}
+	err = tx.Run(ctx)
+	switch {
+	case audit != nil && cancelledAt(err, len(countries)+1):
+		return domain.Account{}, ErrDuplicateAction
+	case err != nil:
 		return domain.Account{}, fmt.Errorf("create account: %w", err)
 	}
-	return domain.Account{ID: id, Name: name, CreatedAt: now}, nil
+	return a, nil
+}
+
+// UpdateAccount writes an account's name and review policies, creates or
+// replaces the given country configurations and records the audit, in one
+// transaction.
+func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error {
+	u := s.table(schema.Accounts).Update("account_id", a.ID).Range("sk", skAccount).
+		Set("name", a.Name).Set("review_interval_days", a.Settings.ReviewIntervalDays).If("attribute_exists(account_id)")
+	if len(a.Settings.FourEyes) > 0 {
+		u.SetSet("four_eyes", a.Settings.FourEyes)
+	} else {
+		u.Remove("four_eyes")
+	}
+	tx := s.db.WriteTx().Update(u)
+	for _, c := range countries {
+		c.AccountID = a.ID
+		tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
+	}
+	tx.Put(s.auditPut(audit))
+	err := tx.Run(ctx)
+	switch {
+	case cancelledAt(err, 0):
+		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	case cancelledAt(err, len(countries)+1):
+		return ErrDuplicateAction
+	}
+	return wrap(err, "update account %d", a.ID)
 }
 
 // Account returns one account.
@@ -86,7 +136,19 @@ func (s *Store) ListAccounts(ctx context.Context) ([]domain.Account, error) {
 
 // PutCountryConfig creates or replaces an account's configuration of a country.
 func (s *Store) PutCountryConfig(ctx context.Context, c domain.CountryConfig) error {
-	it := countryItem{
+	// The account must exist: a configuration never creates a tenant.
+	err := s.db.WriteTx().
+		Check(s.table(schema.Accounts).Check("account_id", c.AccountID).Range("sk", skAccount).IfExists()).
+		Put(s.table(schema.Accounts).Put(newCountryItem(c))).
+		Run(ctx)
+	if isTxCondFailed(err) {
+		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	}
+	return wrap(err, "put country %s for account %d", c.CountryCode, c.AccountID)
+}
+
+func newCountryItem(c domain.CountryConfig) countryItem {
+	return countryItem{
 		AccountID:           c.AccountID,
 		SK:                  skCountryPrefix + c.CountryCode,
 		CountryCode:         c.CountryCode,
@@ -97,15 +159,6 @@ func (s *Store) PutCountryConfig(ctx context.Context, c domain.CountryConfig) er
 		IntakeChecks:        c.IntakeChecks,
 		UpdatedAt:           fmtTime(c.UpdatedAt),
 	}
-	// The account must exist: a configuration never creates a tenant.
-	err := s.db.WriteTx().
-		Check(s.table(schema.Accounts).Check("account_id", c.AccountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.Accounts).Put(it)).
-		Run(ctx)
-	if isTxCondFailed(err) {
-		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
-	}
-	return wrap(err, "put country %s for account %d", c.CountryCode, c.AccountID)
 }
 
 // CountryConfigs returns every country configured for the account, by code.

@@ -3,21 +3,45 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
+
+	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// PutAPIKey stores a new key (its hash only) for an existing account.
+func newAPIKeyItem(k domain.APIKey) apiKeyItem {
+	return apiKeyItem{KeyHash: k.Hash, KeyID: k.ID, Prefix: k.Prefix, AccountID: k.AccountID, Permissions: k.Permissions,
+		Description: k.Description, CreatedAt: fmtTime(k.CreatedAt), RevokedAt: fmtOptTime(k.RevokedAt)}
+}
+
+// PutAPIKey stores a new key (its hash only) for an existing account (seed
+// data and tests; administrators issue keys with IssueAPIKey).
 func (s *Store) PutAPIKey(ctx context.Context, k domain.APIKey) error {
-	it := apiKeyItem{KeyHash: k.Hash, Prefix: k.Prefix, AccountID: k.AccountID, Permissions: k.Permissions, CreatedAt: fmtTime(k.CreatedAt)}
-	err := s.db.WriteTx().
+	return s.issueAPIKey(ctx, k, nil)
+}
+
+// IssueAPIKey stores a new key (its hash only) for an existing account with
+// the audit record of its issue, in one transaction.
+func (s *Store) IssueAPIKey(ctx context.Context, k domain.APIKey, audit domain.AuditRecord) error {
+	return s.issueAPIKey(ctx, k, &audit)
+}
+
+func (s *Store) issueAPIKey(ctx context.Context, k domain.APIKey, audit *domain.AuditRecord) error {
+	tx := s.db.WriteTx().
 		Check(s.table(schema.Accounts).Check("account_id", k.AccountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.APIKeys).Put(it).If("attribute_not_exists(key_hash)")).
-		Run(ctx)
-	if isTxCondFailed(err) {
+		Put(s.table(schema.APIKeys).Put(newAPIKeyItem(k)).If("attribute_not_exists(key_hash)"))
+	if audit != nil {
+		tx.Put(s.auditPut(*audit))
+	}
+	err := tx.Run(ctx)
+	switch {
+	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	case cancelledAt(err, 2):
+		return ErrDuplicateAction
 	}
 	return wrap(err, "put api key")
 }
@@ -28,6 +52,40 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, e
 	err := s.table(schema.APIKeys).Get("key_hash", hash).One(ctx, &it)
 	if err != nil {
 		return domain.APIKey{}, wrap(notFound(err, "API key"), "get api key")
+	}
+	return it.domain(), nil
+}
+
+// APIKeys returns the account's keys, revoked ones included, oldest first.
+// It reads a global index, so a key issued a moment ago may be missing.
+func (s *Store) APIKeys(ctx context.Context, accountID int64) ([]domain.APIKey, error) {
+	var items []apiKeyItem
+	err := s.table(schema.APIKeys).Get("account_id", accountID).Index(schema.APIKeysByAccount).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
+	}
+	out := make([]domain.APIKey, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// APIKey returns the account's key with the id (domain.APIKey.ID): another
+// account's key is not found.
+func (s *Store) APIKey(ctx context.Context, accountID int64, id string) (domain.APIKey, error) {
+	var ref apiKeyItem
+	err := s.table(schema.APIKeys).Get("account_id", accountID).Range("key_id", dynamo.Equal, id).
+		Index(schema.APIKeysByAccount).One(ctx, &ref)
+	if err != nil {
+		return domain.APIKey{}, wrap(notFound(err, "API key"), "get api key %s", id)
+	}
+	// The index is eventually consistent: the key itself is read strongly.
+	var it apiKeyItem
+	err = s.table(schema.APIKeys).Get("key_hash", ref.KeyHash).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return domain.APIKey{}, wrap(notFound(err, "API key"), "get api key %s", id)
 	}
 	return it.domain(), nil
 }
@@ -44,4 +102,42 @@ func (s *Store) RevokeAPIKey(ctx context.Context, hash string, at time.Time) err
 		return fmt.Errorf("revoke api key: %w", err)
 	}
 	return nil
+}
+
+// RevokeKey ends the account's key at `at` (now, or later for a rotation's
+// overlap) with the audit record, in one transaction. A key that already
+// ends sooner keeps its end.
+func (s *Store) RevokeKey(ctx context.Context, k domain.APIKey, at time.Time, audit domain.AuditRecord) error {
+	err := s.db.WriteTx().
+		Update(s.revokeUpdate(k, at)).
+		Put(s.auditPut(audit)).
+		Run(ctx)
+	return s.keyTxError(err, k, 1)
+}
+
+// RotateKey ends the key old at oldEnds and issues next in its place, with
+// the audit record, in one transaction.
+func (s *Store) RotateKey(ctx context.Context, old domain.APIKey, oldEnds time.Time, next domain.APIKey, audit domain.AuditRecord) error {
+	err := s.db.WriteTx().
+		Update(s.revokeUpdate(old, oldEnds)).
+		Put(s.table(schema.APIKeys).Put(newAPIKeyItem(next)).If("attribute_not_exists(key_hash)")).
+		Put(s.auditPut(audit)).
+		Run(ctx)
+	return s.keyTxError(err, old, 2)
+}
+
+func (s *Store) revokeUpdate(k domain.APIKey, at time.Time) *dynamo.Update {
+	return s.table(schema.APIKeys).Update("key_hash", k.Hash).
+		Set("revoked_at", fmtTime(at)).
+		If("account_id = ? AND (attribute_not_exists(revoked_at) OR revoked_at > ?)", k.AccountID, fmtTime(at))
+}
+
+func (s *Store) keyTxError(err error, k domain.APIKey, auditAt int) error {
+	switch {
+	case cancelledAt(err, 0):
+		return domain.Errorf(domain.ECodeConflict, "API key %s is revoked already.", k.ID)
+	case cancelledAt(err, auditAt):
+		return ErrDuplicateAction
+	}
+	return wrap(err, "revoke api key %s", k.ID)
 }

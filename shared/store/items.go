@@ -44,9 +44,11 @@ type countryItem struct {
 
 type apiKeyItem struct {
 	KeyHash     string   `dynamo:"key_hash,hash"`
+	KeyID       string   `dynamo:"key_id"`
 	Prefix      string   `dynamo:"prefix"`
 	AccountID   int64    `dynamo:"account_id"`
 	Permissions []string `dynamo:"permissions,set,omitempty"`
+	Description string   `dynamo:"description,omitempty"`
 	CreatedAt   string   `dynamo:"created_at"`
 	RevokedAt   string   `dynamo:"revoked_at,omitempty"`
 }
@@ -328,7 +330,14 @@ func (it countryItem) domain() domain.CountryConfig {
 }
 
 func (it apiKeyItem) domain() domain.APIKey {
+	id := it.KeyID
+	if id == "" {
+		// Keys issued before ids existed.
+		id = "key_" + it.KeyHash[:min(16, len(it.KeyHash))]
+	}
 	return domain.APIKey{
+		ID:          id,
+		Description: it.Description,
 		Hash:        it.KeyHash,
 		Prefix:      it.Prefix,
 		AccountID:   it.AccountID,

@@ -23,40 +23,109 @@ type operatorItem struct {
 	Name        string   `dynamo:"name"`
 	Permissions []string `dynamo:"permissions,set,omitempty"`
 	CreatedAt   string   `dynamo:"created_at"`
+	DisabledAt  string   `dynamo:"disabled_at,omitempty"`
 }
 
 func operatorSK(id int64) string { return fmt.Sprintf("%s%012d", skOperatorPrefix, id) }
 
 func (it operatorItem) domain() domain.Operator {
-	return domain.Operator{AccountID: it.AccountID, ID: it.OperatorID, Name: it.Name, Permissions: it.Permissions, CreatedAt: parseTime(it.CreatedAt)}
+	return domain.Operator{AccountID: it.AccountID, ID: it.OperatorID, Name: it.Name, Permissions: it.Permissions,
+		CreatedAt: parseTime(it.CreatedAt), DisabledAt: parseOptTime(it.DisabledAt)}
 }
 
-// CreateOperator adds an operator to an existing account.
+func newOperatorItem(o domain.Operator) operatorItem {
+	return operatorItem{AccountID: o.AccountID, SK: operatorSK(o.ID), OperatorID: o.ID, Name: o.Name, Permissions: o.Permissions,
+		CreatedAt: fmtTime(o.CreatedAt), DisabledAt: fmtOptTime(o.DisabledAt)}
+}
+
+// CreateOperator adds an operator to an existing account (seed data and
+// tests; administrators add operators with AddOperator).
 func (s *Store) CreateOperator(ctx context.Context, accountID int64, name string, permissions []string, now time.Time) (domain.Operator, error) {
-	if name == "" {
-		return domain.Operator{}, domain.Invalid("name", "can't be blank")
-	}
-	for _, p := range permissions {
-		if !contains(domain.OperatorPermissions, p) {
-			return domain.Operator{}, domain.Invalid("permissions", fmt.Sprintf("%q is not an operator permission", p))
-		}
+	return s.addOperator(ctx, domain.Operator{AccountID: accountID, Name: name, Permissions: permissions, CreatedAt: now}, nil)
+}
+
+// AddOperator adds an operator to an existing account with the audit
+// record, in one transaction, and returns it with its new id.
+func (s *Store) AddOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) (domain.Operator, error) {
+	return s.addOperator(ctx, op, &audit)
+}
+
+func (s *Store) addOperator(ctx context.Context, op domain.Operator, audit *domain.AuditRecord) (domain.Operator, error) {
+	if err := validOperator(op); err != nil {
+		return domain.Operator{}, err
 	}
 	id, err := s.nextIDs(ctx, seqOperator, 1)
 	if err != nil {
 		return domain.Operator{}, err
 	}
-	it := operatorItem{AccountID: accountID, SK: operatorSK(id), OperatorID: id, Name: name, Permissions: permissions, CreatedAt: fmtTime(now)}
-	err = s.db.WriteTx().
-		Check(s.table(schema.Accounts).Check("account_id", accountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.Accounts).Put(it)).
-		Run(ctx)
-	if isTxCondFailed(err) {
-		return domain.Operator{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	op.ID = id
+	tx := s.db.WriteTx().
+		Check(s.table(schema.Accounts).Check("account_id", op.AccountID).Range("sk", skAccount).IfExists()).
+		Put(s.table(schema.Accounts).Put(newOperatorItem(op)))
+	if audit != nil {
+		a := *audit
+		if a.After == nil {
+			a.After = map[string]any{}
+		}
+		a.After["operator_id"] = id
+		tx.Put(s.auditPut(a))
 	}
-	if err != nil {
+	err = tx.Run(ctx)
+	switch {
+	case cancelledAt(err, 0):
+		return domain.Operator{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
+	case cancelledAt(err, 2):
+		return domain.Operator{}, ErrDuplicateAction
+	case err != nil:
 		return domain.Operator{}, fmt.Errorf("create operator: %w", err)
 	}
-	return it.domain(), nil
+	return op, nil
+}
+
+// UpdateOperator replaces an existing operator (name, permissions, disabled)
+// with the audit record, in one transaction.
+func (s *Store) UpdateOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) error {
+	if err := validOperator(op); err != nil {
+		return err
+	}
+	err := s.db.WriteTx().
+		Put(s.table(schema.Accounts).Put(newOperatorItem(op)).If("attribute_exists(operator_id)")).
+		Put(s.auditPut(audit)).
+		Run(ctx)
+	switch {
+	case cancelledAt(err, 0):
+		return domain.Errorf(domain.ECodeNotFound, "Operator not found.")
+	case cancelledAt(err, 1):
+		return ErrDuplicateAction
+	}
+	return wrap(err, "update operator %d", op.ID)
+}
+
+// Operators returns the account's operators, by id.
+func (s *Store) Operators(ctx context.Context, accountID int64) ([]domain.Operator, error) {
+	var items []operatorItem
+	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skOperatorPrefix).
+		Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("list operators of account %d: %w", accountID, err)
+	}
+	out := make([]domain.Operator, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}
+
+func validOperator(op domain.Operator) error {
+	if op.Name == "" {
+		return domain.Invalid("name", "can't be blank")
+	}
+	for _, p := range op.Permissions {
+		if !contains(domain.OperatorPermissions, p) {
+			return domain.Invalid("permissions", fmt.Sprintf("%q is not an operator permission", p))
+		}
+	}
+	return nil
 }
 
 // Operator returns one operator of the account.

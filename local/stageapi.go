@@ -1,0 +1,249 @@
+package main
+
+// A stage's control plane on this machine: the Lambda Invoke API for the
+// admin and decision functions and the Step Functions API (StartExecution,
+// DescribeExecution, SendTaskSuccess, SendTaskFailure) for the decision state
+// machine, its executions run by aws-local-stepfunctions (run.mjs). The
+// commands' remote mode (--stage with --endpoint-url and EVS_STACK_OUTPUTS)
+// talks to it exactly as it talks to AWS, so the remote path is tested
+// without an account. It stands in for AWS's APIs; the handlers behind it
+// are the functions' own.
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/admin"
+	"github.com/evs-kyb/evs/shared/decisions"
+)
+
+// Names the stand-in answers to, as a stack's outputs would give them.
+const (
+	localAdminFunction = "admin"
+	localStateMachine  = "arn:aws:states:us-east-1:000000000000:stateMachine:decision"
+)
+
+// localStageOutputs are the stack outputs of the stand-in.
+func localStageOutputs() string {
+	b, _ := json.Marshal(map[string]string{outputAdminFunction: localAdminFunction, outputDecisionSM: localStateMachine})
+	return string(b)
+}
+
+// stageAPI serves the stand-in. base is its own URL, which the executions'
+// tasks call back.
+type stageAPI struct {
+	ctx      context.Context
+	admin    *admin.Handler
+	decision *decisions.Service
+	base     string
+
+	mu        sync.Mutex
+	execs     map[string]*stageExecution // by ARN
+	approvals map[string]chan approvalAnswer
+}
+
+type stageExecution struct {
+	arn, name, input string
+	started, stopped time.Time
+	result           *WorkflowResult
+	runErr           error
+}
+
+type approvalAnswer struct {
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Cause  string          `json:"cause,omitempty"`
+}
+
+func newStageAPI(ctx context.Context, h *admin.Handler, svc *decisions.Service) *stageAPI {
+	return &stageAPI{ctx: ctx, admin: h, decision: svc, execs: map[string]*stageExecution{}, approvals: map[string]chan approvalAnswer{}}
+}
+
+// Handler routes the Lambda Invoke API by path and the Step Functions API
+// (JSON 1.0, X-Amz-Target) at /.
+func (s *stageAPI) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/2015-03-31/functions/"+localAdminFunction+"/", lambdaInvokeAPI(s.ctx, localAdminFunction, s.admin.Handle))
+	mux.Handle("/2015-03-31/functions/decision/", lambdaInvokeAPI(s.ctx, "decision", s.decision.Handle))
+	mux.HandleFunc("POST /approvals", s.awaitApproval)
+	mux.HandleFunc("POST /{$}", s.stepFunctions)
+	return mux
+}
+
+func (s *stageAPI) stepFunctions(w http.ResponseWriter, r *http.Request) {
+	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AWSStepFunctions.")
+	var in map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		sfnError(w, "ValidationException", "the body is not JSON")
+		return
+	}
+	str := func(k string) string { v, _ := in[k].(string); return v }
+	switch op {
+	case "StartExecution":
+		s.start(w, str("stateMachineArn"), str("name"), str("input"))
+	case "DescribeExecution":
+		s.describe(w, str("executionArn"))
+	case "SendTaskSuccess":
+		s.answer(w, str("taskToken"), approvalAnswer{Output: json.RawMessage(str("output"))})
+	case "SendTaskFailure":
+		s.answer(w, str("taskToken"), approvalAnswer{Error: str("error"), Cause: str("cause")})
+	default:
+		sfnError(w, "UnknownOperationException", "the local Step Functions API does not serve "+op)
+	}
+}
+
+// start runs an execution in the background; a second start of the same
+// name with the same input is the same execution, as in AWS.
+func (s *stageAPI) start(w http.ResponseWriter, machine, name, input string) {
+	if machine != localStateMachine {
+		sfnError(w, "StateMachineDoesNotExist", "State Machine Does Not Exist: '"+machine+"'")
+		return
+	}
+	if name == "" {
+		name = fmt.Sprintf("local-%d", time.Now().UnixNano())
+	}
+	arn := strings.Replace(localStateMachine, ":stateMachine:", ":execution:", 1) + ":" + name
+	s.mu.Lock()
+	x, ok := s.execs[arn]
+	if ok && x.input != input {
+		s.mu.Unlock()
+		sfnError(w, "ExecutionAlreadyExists", "Execution Already Exists: '"+arn+"'")
+		return
+	}
+	if !ok {
+		x = &stageExecution{arn: arn, name: name, input: input, started: time.Now()}
+		s.execs[arn] = x
+		go s.run(x)
+	}
+	s.mu.Unlock()
+	sfnJSON(w, map[string]any{"executionArn": arn, "startDate": epoch(x.started)})
+}
+
+func (s *stageAPI) run(x *stageExecution) {
+	res, err := runExecution(s.ctx, execution{LambdaEndpoint: s.base, Name: x.name, Input: []byte(x.input), ApprovalEndpoint: s.base + "/approvals"})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x.result, x.runErr, x.stopped = &res, err, time.Now()
+}
+
+func (s *stageAPI) describe(w http.ResponseWriter, arn string) {
+	s.mu.Lock()
+	x, ok := s.execs[arn]
+	var out map[string]any
+	if ok {
+		out = map[string]any{"executionArn": x.arn, "stateMachineArn": localStateMachine, "name": x.name, "input": x.input,
+			"startDate": epoch(x.started), "status": "RUNNING"}
+		switch {
+		case x.runErr != nil:
+			out["status"], out["error"], out["cause"] = "FAILED", "States.Runtime", x.runErr.Error()
+		case x.result != nil && x.result.Status == "SUCCEEDED":
+			out["status"], out["output"] = "SUCCEEDED", string(x.result.Output)
+		case x.result != nil:
+			out["status"], out["error"], out["cause"] = x.result.Status, x.result.Error, x.result.Cause
+		}
+		if !x.stopped.IsZero() {
+			out["stopDate"] = epoch(x.stopped)
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		sfnError(w, "ExecutionDoesNotExist", "Execution Does Not Exist: '"+arn+"'")
+		return
+	}
+	sfnJSON(w, out)
+}
+
+// awaitApproval holds an execution's approval task until SendTaskSuccess
+// or SendTaskFailure names its token.
+func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
+	var msg struct {
+		TaskToken string `json:"task_token"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || msg.TaskToken == "" {
+		http.Error(w, "no task token", http.StatusBadRequest)
+		return
+	}
+	ch := make(chan approvalAnswer, 1)
+	s.mu.Lock()
+	s.approvals[msg.TaskToken] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.approvals, msg.TaskToken)
+		s.mu.Unlock()
+	}()
+	select {
+	case a := <-ch:
+		json.NewEncoder(w).Encode(a)
+	case <-r.Context().Done():
+	case <-s.ctx.Done():
+	}
+}
+
+func (s *stageAPI) answer(w http.ResponseWriter, token string, a approvalAnswer) {
+	s.mu.Lock()
+	ch, ok := s.approvals[token]
+	s.mu.Unlock()
+	if !ok {
+		sfnError(w, "TaskDoesNotExist", "Task Does Not Exist")
+		return
+	}
+	ch <- a
+	sfnJSON(w, map[string]any{})
+}
+
+func sfnJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	json.NewEncoder(w).Encode(v)
+}
+
+func sfnError(w http.ResponseWriter, typ, msg string) {
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("X-Amzn-ErrorType", typ)
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]string{"__type": typ, "message": msg})
+}
+
+func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// cmdStageAPI serves the stand-in over the local store until interrupted,
+// so the commands' --stage mode can be tried on this machine.
+func cmdStageAPI(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("stage-api", flag.ContinueOnError)
+	port := fs.Int("port", 4566, "port on 127.0.0.1")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	e, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	h, err := localAdmin(e)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
+	if err != nil {
+		return err
+	}
+	api := newStageAPI(ctx, h, decisionService(e, localProviderURL()))
+	api.base = "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Printf("export %s='%s' AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local\n", stackOutputsVar, localStageOutputs())
+	fmt.Printf("# then: go run ./local account list --stage local --endpoint-url %s\n", api.base)
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}

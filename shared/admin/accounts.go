@@ -1,0 +1,274 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// maxCountries bounds the countries one command sets: they are written in
+// one transaction with the account and its audit record.
+const maxCountries = 50
+
+// maxReviewIntervalDays bounds review_interval_days (ten years).
+const maxReviewIntervalDays = 3650
+
+// CountryInput enables (or, with "active": false, disables) a country for
+// an account. "SA" alone is short for {"code": "SA"}: the country's default
+// registration rule and intake checks.
+type CountryInput struct {
+	Code   string `json:"code"`
+	Active *bool  `json:"active,omitempty"`
+	// RegistrationPattern is a regular expression the whole registration
+	// number must match; RegistrationMessage is the message when it does
+	// not. Both or neither.
+	RegistrationPattern string `json:"registration_pattern,omitempty"`
+	RegistrationMessage string `json:"registration_message,omitempty"`
+}
+
+// UnmarshalJSON takes a code alone or the object.
+func (ci *CountryInput) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &ci.Code)
+	}
+	type plain CountryInput
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return domain.Invalid("countries", `each must be a country code such as "SA" or an object {"code", "active", "registration_pattern", "registration_message"}`)
+	}
+	*ci = CountryInput(p)
+	return nil
+}
+
+type accountFields struct {
+	common
+	AccountID          int64          `json:"account_id"`
+	Name               *string        `json:"name"`
+	Countries          []CountryInput `json:"countries"`
+	ReviewIntervalDays *int           `json:"review_interval_days"`
+	FourEyes           *[]string      `json:"four_eyes"`
+}
+
+func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
+	var p accountFields
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if p.AccountID != 0 {
+		return nil, domain.Invalid("account_id", "is given by the service: leave it out")
+	}
+	a := domain.Account{CreatedAt: c.now}
+	if p.Name == nil {
+		return nil, domain.Invalid("name", "is required")
+	}
+	if err := applyAccountFields(&a, p); err != nil {
+		return nil, err
+	}
+	if len(p.Countries) == 0 {
+		return nil, domain.Invalid("countries", `is required: enable at least one, such as ["SA"]`)
+	}
+	countries, err := countryConfigs(0, p.Countries, nil, c)
+	if err != nil {
+		return nil, err
+	}
+	audit := c.audit(0, domain.ActionAccountCreate, nil, accountSnapshot(a, countries))
+	a, err = h.Store.OpenAccount(ctx, a, countries, &audit)
+	if err != nil {
+		return nil, err
+	}
+	for i := range countries {
+		countries[i].AccountID = a.ID
+	}
+	return map[string]any{"account": viewAccount(a, countries)}, nil
+}
+
+func (h *Handler) accountList(ctx context.Context, c *call) (any, error) {
+	var p struct{ common }
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	accts, err := h.Store.ListAccounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AccountView, 0, len(accts))
+	for _, a := range accts {
+		out = append(out, viewAccount(a, nil))
+	}
+	return map[string]any{"accounts": out}, nil
+}
+
+func (h *Handler) accountGet(ctx context.Context, c *call) (any, error) {
+	id, err := h.accountOnly(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	a, err := h.Store.Account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	countries, err := h.Store.CountryConfigs(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"account": viewAccount(a, countries)}, nil
+}
+
+// accountUpdate changes what the command names and leaves the rest: the
+// name, the review policies, and each country listed (enabled, disabled or
+// given a rule); countries not listed stay as they are.
+func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
+	var p accountFields
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	a, err := h.account(ctx, p.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := h.Store.CountryConfigs(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	before := accountSnapshot(a, existing)
+	if err := applyAccountFields(&a, p); err != nil {
+		return nil, err
+	}
+	changed, err := countryConfigs(a.ID, p.Countries, existing, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, accountSnapshot(a, changed))); err != nil {
+		return nil, err
+	}
+	all, err := h.Store.CountryConfigs(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"account": viewAccount(a, all)}, nil
+}
+
+// applyAccountFields validates and sets the name and review policies given.
+func applyAccountFields(a *domain.Account, p accountFields) error {
+	if p.Name != nil {
+		name := strings.TrimSpace(*p.Name)
+		if err := checkText("name", name, 200, true); err != nil {
+			return err
+		}
+		a.Name = name
+	}
+	if p.ReviewIntervalDays != nil {
+		if *p.ReviewIntervalDays < 0 || *p.ReviewIntervalDays > maxReviewIntervalDays {
+			return domain.Invalid("review_interval_days", fmt.Sprintf("must be between 0 (no periodic reviews) and %d", maxReviewIntervalDays))
+		}
+		a.Settings.ReviewIntervalDays = *p.ReviewIntervalDays
+	}
+	if p.FourEyes != nil {
+		var list []string
+		for _, act := range *p.FourEyes {
+			if !fourEyesAction(act) {
+				return domain.Invalid("four_eyes", fmt.Sprintf("%q is not an action; use %s", act, strings.Join(fourEyesActions(), ", ")))
+			}
+			if !slices.Contains(list, act) {
+				list = append(list, act)
+			}
+		}
+		slices.Sort(list)
+		a.Settings.FourEyes = list
+	}
+	return nil
+}
+
+func fourEyesActions() []string {
+	out := []string{domain.FourEyesApproveHighRisk}
+	for _, a := range domain.Actions {
+		out = append(out, string(a))
+	}
+	return out
+}
+
+func fourEyesAction(s string) bool { return slices.Contains(fourEyesActions(), s) }
+
+// countryConfigs turns the countries a command lists into configurations:
+// each known to the catalogue, listed once, with a rule that compiles. A
+// country the account already has keeps its rule and checks unless the
+// command gives a rule.
+func countryConfigs(accountID int64, in []CountryInput, existing []domain.CountryConfig, c *call) ([]domain.CountryConfig, error) {
+	if len(in) > maxCountries {
+		return nil, domain.Invalid("countries", fmt.Sprintf("at most %d in one command", maxCountries))
+	}
+	cat := country.ISO()
+	var out []domain.CountryConfig
+	seen := map[string]bool{}
+	for _, ci := range in {
+		cc, ok := cat.ByAlpha2(ci.Code)
+		if !ok {
+			return nil, domain.Invalid("countries", fmt.Sprintf("Country %q is not a country the service knows", strings.TrimSpace(ci.Code)))
+		}
+		if seen[cc.Alpha2] {
+			return nil, domain.Invalid("countries", fmt.Sprintf("%s is listed twice", cc.Alpha2))
+		}
+		seen[cc.Alpha2] = true
+		cfg := domain.DefaultCountryConfig(accountID, cc.Alpha2, cc.Numeric, c.now)
+		if i := slices.IndexFunc(existing, func(e domain.CountryConfig) bool { return e.CountryCode == cc.Alpha2 }); i >= 0 {
+			cfg = existing[i]
+			cfg.UpdatedAt = c.now
+		}
+		if ci.Active != nil {
+			cfg.Active = *ci.Active
+		} else {
+			cfg.Active = true
+		}
+		if ci.RegistrationPattern != "" || ci.RegistrationMessage != "" {
+			if ci.RegistrationPattern == "" || ci.RegistrationMessage == "" {
+				return nil, domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern and registration_message go together", cc.Alpha2))
+			}
+			if err := checkRule(cc.Alpha2, ci.RegistrationPattern, ci.RegistrationMessage); err != nil {
+				return nil, err
+			}
+			cfg.RegistrationPattern, cfg.RegistrationMessage = ci.RegistrationPattern, ci.RegistrationMessage
+		}
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
+// checkRule refuses a registration rule that does not compile, would
+// accept a number that cannot be stored, or says nothing useful.
+func checkRule(code, pattern, message string) error {
+	if len(pattern) > 200 {
+		return domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern is longer than 200 characters", code))
+	}
+	if !strings.HasPrefix(pattern, "^") || !strings.HasSuffix(pattern, "$") {
+		return domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern must match the whole number: start it with ^ and end it with $", code))
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		return domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern is not a regular expression: %v", code, err))
+	}
+	return checkText("countries", message, 200, true)
+}
+
+// accountSnapshot is an account in the audit trail.
+func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
+	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes}
+	if a.ID != 0 {
+		m["account_id"] = a.ID
+	}
+	var cs []map[string]any
+	for _, c := range countries {
+		cs = append(cs, map[string]any{"code": c.CountryCode, "active": c.Active, "registration_pattern": c.RegistrationPattern})
+	}
+	if len(cs) > 0 {
+		m["countries"] = cs
+	}
+	return m
+}

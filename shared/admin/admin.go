@@ -1,0 +1,333 @@
+// Package admin is how an owner administers a stage: accounts and their
+// countries, API keys, operators, webhook endpoints, deliveries and the audit
+// trail. Each command is a JSON document, {"command": "key.create",
+// "actor": "ops@example.com", "account_id": 1, ...}; the answer is a JSON
+// document or a named refusal (InvalidRequest, NotFound, Forbidden,
+// Conflict). The admin function serves it over the Lambda Invoke API, and
+// the local commands call the same Handler in-process, so this package is
+// the one place the logic lives.
+//
+// Every change writes an audit record naming the actor and the request, in
+// the same transaction as the change. Keys and secrets appear in clear only
+// in the answer that creates them, never in a log or a table.
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// Store is what the commands read and write.
+type Store interface {
+	endpoints.Store
+	delivery.ViewStore
+	Account(ctx context.Context, id int64) (domain.Account, error)
+	ListAccounts(ctx context.Context) ([]domain.Account, error)
+	OpenAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit *domain.AuditRecord) (domain.Account, error)
+	UpdateAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error
+	CountryConfigs(ctx context.Context, accountID int64) ([]domain.CountryConfig, error)
+	IssueAPIKey(ctx context.Context, k domain.APIKey, audit domain.AuditRecord) error
+	APIKeys(ctx context.Context, accountID int64) ([]domain.APIKey, error)
+	APIKey(ctx context.Context, accountID int64, id string) (domain.APIKey, error)
+	RevokeKey(ctx context.Context, k domain.APIKey, at time.Time, audit domain.AuditRecord) error
+	RotateKey(ctx context.Context, old domain.APIKey, oldEnds time.Time, next domain.APIKey, audit domain.AuditRecord) error
+	AddOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) (domain.Operator, error)
+	UpdateOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) error
+	Operators(ctx context.Context, accountID int64) ([]domain.Operator, error)
+	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
+	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Handler runs admin commands.
+type Handler struct {
+	Store Store
+	// Queue takes redeliveries.
+	Queue delivery.Sender
+	// Allow lists the networks a plain-http or private endpoint URL may use
+	// (none in AWS).
+	Allow webhooks.AllowList
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// MaxDocument bounds a command document (Lambda's own limit is 6 MB).
+const MaxDocument = 64 << 10
+
+// common are the fields every command takes.
+type common struct {
+	Command string `json:"command"`
+	// Actor names who runs the command (an e-mail, a ticket, an IAM user):
+	// the audit trail records it beside the request id.
+	Actor string `json:"actor"`
+	// ActionID names the change in the audit trail; the same id again
+	// changes nothing. Default: the request id, so a retried invocation
+	// applies once.
+	ActionID string `json:"action_id,omitempty"`
+}
+
+// call is one command being run.
+type call struct {
+	common
+	doc       json.RawMessage
+	requestID string
+	now       time.Time
+}
+
+// command runs one kind of command; change says whether it writes (and so
+// audits).
+type command struct {
+	change bool
+	run    func(h *Handler, ctx context.Context, c *call) (any, error)
+}
+
+// commands is the command table.
+func commands() map[string]command {
+	return map[string]command{
+		"account.create":     {true, (*Handler).accountCreate},
+		"account.list":       {false, (*Handler).accountList},
+		"account.get":        {false, (*Handler).accountGet},
+		"account.update":     {true, (*Handler).accountUpdate},
+		"key.create":         {true, (*Handler).keyCreate},
+		"key.list":           {false, (*Handler).keyList},
+		"key.revoke":         {true, (*Handler).keyRevoke},
+		"key.rotate":         {true, (*Handler).keyRotate},
+		"operator.create":    {true, (*Handler).operatorCreate},
+		"operator.list":      {false, (*Handler).operatorList},
+		"operator.update":    {true, (*Handler).operatorUpdate},
+		"operator.disable":   {true, (*Handler).operatorDisable},
+		"endpoint.create":    {true, (*Handler).endpointCreate},
+		"endpoint.list":      {false, (*Handler).endpointList},
+		"endpoint.get":       {false, (*Handler).endpointGet},
+		"endpoint.update":    {true, (*Handler).endpointUpdate},
+		"endpoint.rotate":    {true, (*Handler).endpointRotate},
+		"endpoint.delete":    {true, (*Handler).endpointDelete},
+		"delivery.list":      {false, (*Handler).deliveryList},
+		"delivery.get":       {false, (*Handler).deliveryGet},
+		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
+		"audit.list":         {false, (*Handler).auditList},
+	}
+}
+
+// Commands lists the command names, sorted.
+func Commands() []string {
+	var out []string
+	for name := range commands() {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Handle is the admin function's Lambda handler: it runs the command
+// document and answers its result as JSON, or fails with a named error
+// (errorType InvalidRequest, NotFound, Forbidden or Conflict) that the
+// caller reads; a fault fails with its own type and is logged.
+func (h *Handler) Handle(ctx context.Context, doc json.RawMessage) (json.RawMessage, error) {
+	c := &call{doc: doc, now: h.now()}
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		c.requestID = lc.AwsRequestID
+	}
+	log := logging.From(ctx).With("request_id", c.requestID)
+	out, err := h.handle(ctx, c)
+	// Keys and secrets are in out, never logged: only the command's name,
+	// the actor and the outcome are.
+	log = log.With("command", c.Command, "actor", c.Actor, "action_id", c.ActionID)
+	if err != nil {
+		if name := domain.FailureName(err); name != "" {
+			log.Info("admin command refused", "failure", name, "reason", domain.ErrorMessage(err), "fields", domain.ErrorFields(err))
+			return nil, messages.InvokeResponse_Error{Type: name, Message: refusal(err)}
+		}
+		log.Error("admin command failed", "error", err.Error())
+		return nil, fmt.Errorf("admin %s: %w", c.Command, err)
+	}
+	log.Info("admin command")
+	return out, nil
+}
+
+func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) {
+	if len(c.doc) > MaxDocument {
+		return nil, domain.Invalid("command", fmt.Sprintf("the document is over %d bytes", MaxDocument))
+	}
+	if err := json.Unmarshal(c.doc, &c.common); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && (ute.Field == "command" || ute.Field == "actor" || ute.Field == "action_id") {
+			return nil, domain.Invalid(ute.Field, "must be a string")
+		}
+		return nil, domain.Invalid("command", "the document must be a JSON object such as {\"command\": \"account.list\", \"actor\": \"you@example.com\"}")
+	}
+	cmd, ok := commands()[c.Command]
+	if !ok {
+		if c.Command == "" {
+			return nil, domain.Invalid("command", "is required; one of "+strings.Join(Commands(), ", "))
+		}
+		return nil, domain.Invalid("command", fmt.Sprintf("%q is not a command; one of %s", c.Command, strings.Join(Commands(), ", ")))
+	}
+	if err := checkText("actor", c.Actor, 200, true); err != nil {
+		return nil, err
+	}
+	if cmd.change {
+		if c.ActionID == "" {
+			if c.requestID == "" {
+				return nil, domain.Invalid("action_id", "is required when no request id names the change")
+			}
+			c.ActionID = "adm-" + c.requestID
+		}
+		if err := checkText("action_id", c.ActionID, 200, true); err != nil {
+			return nil, err
+		}
+	}
+	out, err := cmd.run(h, ctx, c)
+	if errors.Is(err, store.ErrDuplicateAction) {
+		return nil, domain.Errorf(domain.ECodeConflict, "Action id %s was applied already: use a new one for a new change.", c.ActionID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// decode reads the command's own fields into p, strictly: an unknown field
+// or a value of the wrong type is refused, naming the field.
+func decode(c *call, p any) error {
+	dec := json.NewDecoder(bytes.NewReader(c.doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		var ute *json.UnmarshalTypeError
+		var de *domain.Error
+		switch {
+		case errors.As(err, &de):
+			return err
+		case errors.As(err, &ute):
+			return domain.Invalid(ute.Field, "must be "+jsonKind(ute.Type.Kind().String()))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return domain.Invalid(field, fmt.Sprintf("is not a field of %s", c.Command))
+		default:
+			return domain.Invalid("command", "the document is not valid JSON: "+err.Error())
+		}
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "ptr":
+		return "a value of the documented type"
+	}
+	return "of another type"
+}
+
+// refusal is the message a refused command answers: the sentence, and for
+// validation failures each field's messages.
+func refusal(err error) string {
+	fields := domain.ErrorFields(err)
+	if len(fields) == 0 {
+		return domain.ErrorMessage(err)
+	}
+	var keys []string
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+" "+strings.Join(fields[k], "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkText refuses blank (when required), over-long and control-character
+// text.
+func checkText(field, v string, max int, required bool) error {
+	switch {
+	case required && strings.TrimSpace(v) == "":
+		return domain.Invalid(field, "is required")
+	case len(v) > max:
+		return domain.Invalid(field, fmt.Sprintf("is longer than %d characters", max))
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return domain.Invalid(field, "contains control characters")
+	}
+	return nil
+}
+
+// account checks that the account exists: a command naming an account
+// that does not is refused as NotFound before anything else.
+func (h *Handler) account(ctx context.Context, id int64) (domain.Account, error) {
+	if id <= 0 {
+		return domain.Account{}, domain.Invalid("account_id", "is required: a positive account id")
+	}
+	a, err := h.Store.Account(ctx, id)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return a, domain.Errorf(domain.ECodeNotFound, "Account %d not found.", id)
+	}
+	return a, err
+}
+
+// accountOnly reads a command whose one field is account_id, and checks
+// the account exists.
+func (h *Handler) accountOnly(ctx context.Context, c *call) (int64, error) {
+	var p struct {
+		common
+		AccountID int64 `json:"account_id"`
+	}
+	if err := decode(c, &p); err != nil {
+		return 0, err
+	}
+	_, err := h.account(ctx, p.AccountID)
+	return p.AccountID, err
+}
+
+// actor is who makes a change, for the endpoint and delivery services.
+func (c *call) actor(accountID, operatorID int64) domain.Actor {
+	return domain.Actor{AccountID: accountID, OperatorID: operatorID, Admin: c.Actor, ActionID: c.ActionID, RequestID: c.requestID}
+}
+
+// audit is the record of an administrator's change.
+func (c *call) audit(accountID int64, action domain.Action, before, after map[string]any) domain.AuditRecord {
+	return domain.AuditRecord{AccountID: accountID, ActionID: c.ActionID, Action: action, OperatorName: c.Actor,
+		Actor: c.Actor, RequestID: c.requestID, Before: before, After: after, At: c.now}
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now().UTC().Truncate(time.Millisecond)
+	}
+	return domain.Now()
+}
+
+func (h *Handler) endpoints() *endpoints.Service {
+	return &endpoints.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
+}
+
+func (h *Handler) deliveries() *delivery.Operations {
+	return &delivery.Operations{Store: h.Store, Queue: h.Queue, Now: h.Now}
+}

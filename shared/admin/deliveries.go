@@ -1,0 +1,133 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// The deliveries view and redelivery. Without operator_id the administrator
+// acts; with it, the operator needs webhook_delivery.view to list and
+// webhook_endpoint.manage to redeliver.
+
+// maxDeliveries bounds one listing.
+const maxDeliveries = 1000
+
+type deliveryFields struct {
+	common
+	AccountID  int64  `json:"account_id"`
+	OperatorID int64  `json:"operator_id"`
+	DeliveryID string `json:"delivery_id"`
+	EndpointID int64  `json:"endpoint_id"`
+	ReviewID   int64  `json:"review_id"`
+	EventType  string `json:"event_type"`
+	Status     string `json:"status"`
+	Limit      int    `json:"limit"`
+	Reason     string `json:"reason"`
+}
+
+func (h *Handler) deliveryCall(ctx context.Context, c *call) (deliveryFields, error) {
+	var p deliveryFields
+	if err := decode(c, &p); err != nil {
+		return p, err
+	}
+	_, err := h.account(ctx, p.AccountID)
+	return p, err
+}
+
+func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
+	p, err := h.deliveryCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if p.DeliveryID != "" || p.Reason != "" {
+		return nil, domain.Invalid("delivery_id", "is not a field of delivery.list (use delivery.get)")
+	}
+	if p.Limit == 0 {
+		p.Limit = 100
+	}
+	if p.Limit < 1 || p.Limit > maxDeliveries {
+		return nil, domain.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxDeliveries))
+	}
+	f := store.DeliveryFilter{EndpointID: p.EndpointID, ReviewID: p.ReviewID, Status: domain.DeliveryStatus(p.Status), Limit: p.Limit}
+	if p.EventType != "" {
+		f.EventType = eventTypes(&[]string{p.EventType})[0]
+	}
+	var ds []domain.Delivery
+	if p.OperatorID != 0 {
+		ds, err = h.deliveries().List(ctx, p.AccountID, p.OperatorID, f)
+	} else {
+		ds, err = h.deliveries().ListAll(ctx, p.AccountID, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeliveryView, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, viewDelivery(d))
+	}
+	return map[string]any{"deliveries": out}, nil
+}
+
+func (h *Handler) deliveryGet(ctx context.Context, c *call) (any, error) {
+	p, err := h.deliveryCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := deliveryOnly(p); err != nil {
+		return nil, err
+	}
+	if p.Reason != "" {
+		return nil, domain.Invalid("reason", "is not a field of delivery.get")
+	}
+	if p.OperatorID != 0 {
+		op, err := h.Store.Operator(ctx, p.AccountID, p.OperatorID)
+		if err != nil {
+			return nil, notFoundIn(err, p.AccountID, "operator", p.OperatorID)
+		}
+		if !op.Can(domain.PermWebhookDeliveryView) {
+			return nil, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, domain.PermWebhookDeliveryView)
+		}
+	}
+	d, err := h.Store.Delivery(ctx, p.AccountID, p.DeliveryID)
+	if err != nil {
+		return nil, notFoundIn(err, p.AccountID, "delivery", p.DeliveryID)
+	}
+	return map[string]any{"delivery": viewDelivery(d)}, nil
+}
+
+// deliveryRedeliver makes a new attempt of a failed delivery, audited.
+func (h *Handler) deliveryRedeliver(ctx context.Context, c *call) (any, error) {
+	p, err := h.deliveryCall(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := deliveryOnly(p); err != nil {
+		return nil, err
+	}
+	if err := checkText("reason", p.Reason, 500, true); err != nil {
+		return nil, err
+	}
+	d, err := h.deliveries().RedeliverAs(ctx, c.actor(p.AccountID, p.OperatorID), p.DeliveryID, p.Reason)
+	if err != nil {
+		return nil, notFoundIn(err, p.AccountID, "delivery", p.DeliveryID)
+	}
+	return map[string]any{"delivery": viewDelivery(d)}, nil
+}
+
+// deliveryOnly refuses list filters on a command about one delivery.
+func deliveryOnly(p deliveryFields) error {
+	if err := checkText("delivery_id", p.DeliveryID, 200, true); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(p.DeliveryID, "dlv_") {
+		return domain.Invalid("delivery_id", "must be a delivery id, such as dlv_…")
+	}
+	if p.EndpointID != 0 || p.ReviewID != 0 || p.EventType != "" || p.Status != "" || p.Limit != 0 {
+		return domain.Invalid("delivery_id", "names one delivery: leave out the list filters")
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package admin
+
+import (
+	"context"
+	"slices"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+type operatorFields struct {
+	common
+	AccountID   int64     `json:"account_id"`
+	OperatorID  int64     `json:"operator_id"`
+	Name        *string   `json:"name"`
+	Permissions *[]string `json:"permissions"`
+}
+
+func (h *Handler) operatorCreate(ctx context.Context, c *call) (any, error) {
+	var p operatorFields
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if p.OperatorID != 0 {
+		return nil, domain.Invalid("operator_id", "is given by the service: leave it out")
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	op := domain.Operator{AccountID: p.AccountID, CreatedAt: c.now, Permissions: []string{}}
+	if p.Name == nil {
+		return nil, domain.Invalid("name", "is required")
+	}
+	if err := applyOperatorFields(&op, p); err != nil {
+		return nil, err
+	}
+	op, err := h.Store.AddOperator(ctx, op, c.audit(p.AccountID, domain.ActionOperatorCreate, nil, operatorSnapshot(op)))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"operator": viewOperator(op)}, nil
+}
+
+func (h *Handler) operatorList(ctx context.Context, c *call) (any, error) {
+	accountID, err := h.accountOnly(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := h.Store.Operators(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OperatorView, 0, len(ops))
+	for _, o := range ops {
+		out = append(out, viewOperator(o))
+	}
+	return map[string]any{"operators": out}, nil
+}
+
+func (h *Handler) operatorUpdate(ctx context.Context, c *call) (any, error) {
+	return h.changeOperator(ctx, c, domain.ActionOperatorUpdate, func(op *domain.Operator, p operatorFields) error {
+		if p.Name == nil && p.Permissions == nil {
+			return domain.Invalid("name", "or permissions is required: say what changes")
+		}
+		return applyOperatorFields(op, p)
+	})
+}
+
+// operatorDisable stops an operator for good: every permission check
+// refuses a disabled operator.
+func (h *Handler) operatorDisable(ctx context.Context, c *call) (any, error) {
+	return h.changeOperator(ctx, c, domain.ActionOperatorDisable, func(op *domain.Operator, p operatorFields) error {
+		if p.Name != nil || p.Permissions != nil {
+			return domain.Invalid("name", "is not a field of operator.disable")
+		}
+		if op.DisabledAt != nil {
+			return domain.Errorf(domain.ECodeConflict, "Operator %d is disabled already.", op.ID)
+		}
+		op.DisabledAt = &c.now
+		return nil
+	})
+}
+
+func (h *Handler) changeOperator(ctx context.Context, c *call, action domain.Action, apply func(*domain.Operator, operatorFields) error) (any, error) {
+	var p operatorFields
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	if p.OperatorID <= 0 {
+		return nil, domain.Invalid("operator_id", "is required")
+	}
+	op, err := h.Store.Operator(ctx, p.AccountID, p.OperatorID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return nil, domain.Errorf(domain.ECodeNotFound, "Account %d has no operator %d.", p.AccountID, p.OperatorID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	before := operatorSnapshot(op)
+	if err := apply(&op, p); err != nil {
+		return nil, err
+	}
+	if err := h.Store.UpdateOperator(ctx, op, c.audit(p.AccountID, action, before, operatorSnapshot(op))); err != nil {
+		return nil, err
+	}
+	return map[string]any{"operator": viewOperator(op)}, nil
+}
+
+func applyOperatorFields(op *domain.Operator, p operatorFields) error {
+	if p.Name != nil {
+		if err := checkText("name", *p.Name, 200, true); err != nil {
+			return err
+		}
+		op.Name = *p.Name
+	}
+	if p.Permissions != nil {
+		perms := []string{}
+		for _, perm := range trimAll(*p.Permissions) {
+			if !slices.Contains(domain.OperatorPermissions, perm) {
+				return domain.Invalid("permissions", "\""+perm+"\" is not an operator permission; use "+joinStrings(domain.OperatorPermissions))
+			}
+			if !slices.Contains(perms, perm) {
+				perms = append(perms, perm)
+			}
+		}
+		slices.Sort(perms)
+		op.Permissions = perms
+	}
+	return nil
+}
+
+func operatorSnapshot(o domain.Operator) map[string]any {
+	m := map[string]any{"name": o.Name, "permissions": o.Permissions}
+	if o.ID != 0 {
+		m["operator_id"] = o.ID
+	}
+	if o.DisabledAt != nil {
+		m["disabled_at"] = domain.FormatTime(*o.DisabledAt)
+	}
+	return m
+}

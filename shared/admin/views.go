@@ -1,0 +1,167 @@
+package admin
+
+import (
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// The records as commands answer them: every time RFC 3339 UTC with
+// milliseconds, absent values null, never a key's hash or a secret.
+
+// AccountView is an account with its settings and, where read, countries.
+type AccountView struct {
+	ID                 int64         `json:"id"`
+	Name               string        `json:"name"`
+	ReviewIntervalDays int           `json:"review_interval_days"`
+	FourEyes           []string      `json:"four_eyes"`
+	Countries          []CountryView `json:"countries,omitempty"`
+	CreatedAt          string        `json:"created_at"`
+}
+
+// CountryView is an account's configuration of one country.
+type CountryView struct {
+	Code                string               `json:"code"`
+	CountryID           int                  `json:"country_id"`
+	Active              bool                 `json:"active"`
+	RegistrationPattern string               `json:"registration_pattern"`
+	RegistrationMessage string               `json:"registration_message"`
+	IntakeChecks        []domain.IntakeCheck `json:"intake_checks"`
+	UpdatedAt           string               `json:"updated_at"`
+}
+
+func viewAccount(a domain.Account, countries []domain.CountryConfig) AccountView {
+	v := AccountView{ID: a.ID, Name: a.Name, ReviewIntervalDays: a.Settings.ReviewIntervalDays, FourEyes: a.Settings.FourEyes,
+		CreatedAt: domain.FormatTime(a.CreatedAt)}
+	if v.FourEyes == nil {
+		v.FourEyes = []string{}
+	}
+	for _, c := range countries {
+		v.Countries = append(v.Countries, CountryView{Code: c.CountryCode, CountryID: c.CountryID, Active: c.Active,
+			RegistrationPattern: c.RegistrationPattern, RegistrationMessage: c.RegistrationMessage,
+			IntakeChecks: c.IntakeChecks, UpdatedAt: domain.FormatTime(c.UpdatedAt)})
+	}
+	return v
+}
+
+// KeyView is an API key without its secret.
+type KeyView struct {
+	ID          string   `json:"id"`
+	AccountID   int64    `json:"account_id"`
+	Prefix      string   `json:"prefix"`
+	Permissions []string `json:"permissions"`
+	Description string   `json:"description"`
+	Active      bool     `json:"active"`
+	CreatedAt   string   `json:"created_at"`
+	// RevokedAt is when the key stopped (or, after a rotation, stops)
+	// working.
+	RevokedAt *string `json:"revoked_at"`
+}
+
+func viewKey(k domain.APIKey, now time.Time) KeyView {
+	return KeyView{ID: k.ID, AccountID: k.AccountID, Prefix: k.Prefix, Permissions: k.Permissions, Description: k.Description,
+		Active: k.ActiveAt(now), CreatedAt: domain.FormatTime(k.CreatedAt), RevokedAt: optTime(k.RevokedAt)}
+}
+
+// OperatorView is an operator.
+type OperatorView struct {
+	ID          int64    `json:"id"`
+	AccountID   int64    `json:"account_id"`
+	Name        string   `json:"name"`
+	Permissions []string `json:"permissions"`
+	Active      bool     `json:"active"`
+	CreatedAt   string   `json:"created_at"`
+	DisabledAt  *string  `json:"disabled_at"`
+}
+
+func viewOperator(o domain.Operator) OperatorView {
+	v := OperatorView{ID: o.ID, AccountID: o.AccountID, Name: o.Name, Permissions: o.Permissions, Active: o.DisabledAt == nil,
+		CreatedAt: domain.FormatTime(o.CreatedAt), DisabledAt: optTime(o.DisabledAt)}
+	if v.Permissions == nil {
+		v.Permissions = []string{}
+	}
+	return v
+}
+
+// EndpointView is a webhook endpoint, never its secrets.
+type EndpointView struct {
+	ID                      int64              `json:"id"`
+	AccountID               int64              `json:"account_id"`
+	URL                     string             `json:"url"`
+	Events                  []domain.EventType `json:"events"`
+	Active                  bool               `json:"active"`
+	Description             string             `json:"description,omitempty"`
+	PreviousSecretExpiresAt *string            `json:"previous_secret_expires_at"`
+	CreatedAt               string             `json:"created_at"`
+	UpdatedAt               string             `json:"updated_at"`
+}
+
+func viewEndpoint(ep domain.Endpoint) EndpointView {
+	return EndpointView{ID: ep.ID, AccountID: ep.AccountID, URL: ep.URL, Events: ep.Events, Active: ep.Active, Description: ep.Description,
+		PreviousSecretExpiresAt: optTime(ep.PreviousExpiresAt), CreatedAt: domain.FormatTime(ep.CreatedAt), UpdatedAt: domain.FormatTime(ep.UpdatedAt)}
+}
+
+// DeliveryView is one delivery attempt, as the deliveries view shows it.
+type DeliveryView struct {
+	ID             string  `json:"id"`
+	OriginalID     string  `json:"original_id"`
+	Attempt        int     `json:"attempt"`
+	EndpointID     int64   `json:"endpoint_id"`
+	EventID        string  `json:"event_id"`
+	EventType      string  `json:"event_type"`
+	ReviewID       int64   `json:"entity_review_id"`
+	EntityID       int64   `json:"entity_id"`
+	URL            string  `json:"url"`
+	Status         string  `json:"status"`
+	ResponseStatus int     `json:"response_status,omitempty"`
+	ResponseBody   string  `json:"response_body,omitempty"`
+	Error          string  `json:"error,omitempty"`
+	DurationMS     int64   `json:"duration_ms"`
+	RequestedBy    *int64  `json:"requested_by,omitempty"`
+	Reason         string  `json:"reason,omitempty"`
+	CreatedAt      string  `json:"created_at"`
+	StartedAt      *string `json:"started_at"`
+	CompletedAt    *string `json:"completed_at"`
+}
+
+func viewDelivery(d domain.Delivery) DeliveryView {
+	return DeliveryView{
+		ID: d.ID, OriginalID: d.OriginalID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID,
+		EventType: string(d.Event.EventType), ReviewID: d.Event.EntityReviewID, EntityID: d.Event.EntityID, URL: d.URL,
+		Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
+		DurationMS: d.DurationMS, RequestedBy: d.RequestedBy, Reason: d.Reason, CreatedAt: domain.FormatTime(d.CreatedAt),
+		StartedAt: optTime(d.StartedAt), CompletedAt: optTime(d.CompletedAt),
+	}
+}
+
+// AuditView is one audit record.
+type AuditView struct {
+	At               string         `json:"at"`
+	Action           domain.Action  `json:"action"`
+	ActionID         string         `json:"action_id"`
+	AccountID        int64          `json:"account_id"`
+	OperatorID       int64          `json:"operator_id"`
+	OperatorName     string         `json:"operator_name"`
+	Actor            string         `json:"actor,omitempty"`
+	RequestID        string         `json:"request_id,omitempty"`
+	ReviewID         *int64         `json:"review_id"`
+	EntityID         int64          `json:"entity_id,omitempty"`
+	Reason           string         `json:"reason"`
+	Before           map[string]any `json:"before"`
+	After            map[string]any `json:"after"`
+	SecondApproverID *int64         `json:"second_approver_id"`
+}
+
+func viewAudit(a domain.AuditRecord) AuditView {
+	return AuditView{At: domain.FormatTime(a.At), Action: a.Action, ActionID: a.ActionID, AccountID: a.AccountID, OperatorID: a.OperatorID,
+		OperatorName: a.OperatorName, Actor: a.Actor, RequestID: a.RequestID, ReviewID: a.ReviewID, EntityID: a.EntityID,
+		Reason: a.Reason, Before: a.Before, After: a.After, SecondApproverID: a.SecondApproverID}
+}
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := domain.FormatTime(*t)
+	return &s
+}
