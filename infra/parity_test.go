@@ -6,6 +6,8 @@ package main
 // indexes, stream, TTL), the same secrets and the same routes; and the same
 // decision workflow and periodic-review schedule (TestWorkflowMatchesCDK).
 // Adding a function, a table or a route to one and not the other fails here.
+// A function may have no route and no event source (decision, admin): its
+// template.yaml entry then has no event either (TestFunctionEventsMatchCatalogue).
 
 import (
 	"fmt"
@@ -21,7 +23,9 @@ import (
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
+	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
 // loadSAM reads template.yaml, turning the short intrinsic tags (!Ref x,
@@ -173,20 +177,116 @@ func TestTemplateMatchesCDK(t *testing.T) {
 		}
 	}
 
+	// Every index of shared/schema is in both, in the list its kind says
+	// (the comparison above would pass if both lacked one).
+	for _, tb := range schema.Tables() {
+		id := deploy.TableLogicalID(tb.ID)
+		for _, ix := range tb.Indexes {
+			list := "GlobalSecondaryIndexes"
+			if ix.Local {
+				list = "LocalSecondaryIndexes"
+			}
+			for name, tmpl := range map[string]map[string]map[string]any{"CDK": cdkTables, "SAM": samTables} {
+				if !hasIndex(tmpl[id][list], ix.Name) {
+					t.Errorf("%s: table %s has no %s %s", name, id, list, ix.Name)
+				}
+			}
+		}
+	}
+
 	// Secrets.
 	if a, b := keys(resourcesOfType(cdk, "AWS::SecretsManager::Secret")), keys(resourcesOfType(sam, "AWS::SecretsManager::Secret")); !reflect.DeepEqual(a, b) {
 		t.Errorf("secrets: CDK %v, SAM %v", a, b)
 	}
 
-	// Routes: method and path to function.
-	if n := len(samRoutes(sam)); n < len(deploy.Functions())-1 {
-		t.Errorf("only %d routes found in template.yaml", n)
+	// Routes: method and path to function; each resource path also has an
+	// ANY method. Not every function has a route.
+	if n, want := len(samRoutes(sam)), len(api.Routes())+len(stack.ResourcePaths()); n != want {
+		t.Errorf("%d routes found in template.yaml, want %d", n, want)
 	}
 	if len(cdkFns) != len(deploy.Functions()) {
 		t.Errorf("%d functions, catalogue has %d", len(cdkFns), len(deploy.Functions()))
 	}
 	if a, b := cdkRoutes(t, cdk), samRoutes(sam); !reflect.DeepEqual(a, b) {
 		t.Errorf("routes differ:\n CDK %v\n SAM %v", a, b)
+	}
+}
+
+// hasIndex reports whether a list of index definitions names one.
+func hasIndex(list any, name string) bool {
+	l, _ := list.([]any)
+	for _, ix := range l {
+		if m, ok := ix.(map[string]any); ok && norm(m["IndexName"]) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFunctionEventsMatchCatalogue: a function's events in template.yaml are
+// what the catalogue gives it: Api events exactly for a route, a DynamoDB
+// event for a stream source, an SQS event for a queue source, the Schedule
+// of the periodic reviews; none for a function that is only invoked (the
+// decision function by the state machine, the admin function through the
+// Lambda Invoke API). The CDK stack's side is in infra/stack's tests.
+func TestFunctionEventsMatchCatalogue(t *testing.T) {
+	samFns := resourcesOfType(loadSAM(t), "AWS::Serverless::Function")
+	for _, f := range deploy.Functions() {
+		t.Run(f.Name, func(t *testing.T) {
+			want := map[string]bool{}
+			if _, ok := f.Route(); ok {
+				want["Api"] = true
+			}
+			if f.Stream != nil {
+				want["DynamoDB"] = true
+			}
+			if f.Queue != nil {
+				want["SQS"] = true
+			}
+			if f.Name == stack.PeriodicReviewsFunction {
+				want["Schedule"] = true
+			}
+			props, ok := samFns[f.LogicalID]
+			if !ok {
+				t.Fatalf("no %s in template.yaml", f.LogicalID)
+			}
+			got := map[string]bool{}
+			events, _ := props["Events"].(map[string]any)
+			for _, e := range events {
+				got[norm(e.(map[string]any)["Type"])] = true
+			}
+			if !reflect.DeepEqual(keys(got), keys(want)) {
+				t.Errorf("event types %v, want %v", keys(got), keys(want))
+			}
+		})
+	}
+	admin, ok := deploy.Lookup(stack.AdminFunction)
+	if !ok {
+		t.Fatalf("no function %s in the catalogue", stack.AdminFunction)
+	}
+	if _, hasRoute := admin.Route(); hasRoute || admin.Stream != nil || admin.Queue != nil {
+		t.Errorf("the catalogue gives %s a route or an event source; it is invoked only", admin.Name)
+	}
+}
+
+// TestAdminOutputMatchesCDK: both name the admin function in the output
+// AdminFunctionName and say how to invoke it.
+func TestAdminOutputMatchesCDK(t *testing.T) {
+	cdk := stacktest.Template(t)
+	sam := loadSAM(t)
+	admin, _ := deploy.Lookup(stack.AdminFunction)
+	for name, tmpl := range map[string]map[string]any{"CDK": cdk, "SAM": sam} {
+		o, _ := tmpl["Outputs"].(map[string]any)[stack.AdminFunctionOutput].(map[string]any)
+		if o == nil {
+			t.Errorf("%s: no output %s", name, stack.AdminFunctionOutput)
+			continue
+		}
+		if got := intrinsic(o["Value"]); got != "${"+admin.LogicalID+"}" {
+			t.Errorf("%s: output %s = %s, want the name of %s", name, stack.AdminFunctionOutput, got, admin.LogicalID)
+		}
+		if d := norm(o["Description"]); !strings.Contains(d, "aws lambda invoke") || !strings.Contains(d, "--payload") {
+			t.Errorf("%s: output %s's description %q does not say how to invoke it", name, stack.AdminFunctionOutput, d)
+		}
 	}
 }
 

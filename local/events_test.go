@@ -19,10 +19,15 @@ package main
 // test re-signs it at the current time instead).
 // events/create-entity.json creates entity 2, its providers played by the
 // simulator (registration number ending in 0: active and clear).
+// events/admin-*.json are command documents of the admin function, one per
+// command family, reading account 1 after the other events ran;
+// events/admin-refused.json names an account that does not exist and is
+// refused (NotFound).
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -36,12 +41,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
@@ -88,8 +95,9 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 		t.Fatalf("sampleKey %q is not a well-formed key", sampleKey)
 	}
 	now := domain.Now()
+	// With its id, as every issued key has one: events/admin-key.json lists it.
 	if err := st.PutAPIKey(ctx, domain.APIKey{
-		Hash: auth.HashKey(sampleKey), Prefix: sampleKey[:10], AccountID: acct,
+		ID: auth.KeyID(auth.HashKey(sampleKey)), Hash: auth.HashKey(sampleKey), Prefix: sampleKey[:10], AccountID: acct,
 		Permissions: samplePermissions, CreatedAt: now,
 	}); err != nil {
 		t.Fatal(err)
@@ -255,16 +263,44 @@ type sampleEvent struct {
 	check  func(t *testing.T, r events.APIGatewayProxyResponse)
 	// The authorizer: checks of its answer.
 	authz func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse)
-	// Other functions (decision, periodic-reviews): checks of the handler's
-	// JSON answer, with the store to look behind it.
+	// Other functions (decision, periodic-reviews, admin): checks of the
+	// handler's JSON answer, with the store to look behind it.
 	result func(t *testing.T, out []byte, st *store.Store)
+	// A refused event: the named failure the function answers instead.
+	refused *sampleRefusal
+}
+
+// sampleRefusal is a named failure as Lambda reports it to the caller of
+// the Invoke API: errorType and errorMessage.
+type sampleRefusal struct {
+	errorType, message string
+}
+
+// check compares a refusal with the one wanted.
+func (want sampleRefusal) check(t *testing.T, errorType, message string) {
+	t.Helper()
+	if errorType != want.errorType || message != want.message {
+		t.Errorf("refused with %s %q, want %s %q", errorType, message, want.errorType, want.message)
+	}
+}
+
+// checkErr checks an in-process handler's error: the named failure the
+// runtime would report (a messages.InvokeResponse_Error).
+func (want sampleRefusal) checkErr(t *testing.T, err error) {
+	t.Helper()
+	var ie messages.InvokeResponse_Error
+	if !errors.As(err, &ie) {
+		t.Fatalf("answer %v, want the refusal %s %q", err, want.errorType, want.message)
+	}
+	want.check(t, ie.Type, ie.Message)
 }
 
 // sampleEvents lists every event file, in the order the replay runs them:
 // reads first, then the create (entity 2), then the webhook, then operator
 // decisions on review 1 (entity 1) up to its approval, a periodic review of
-// entity 1 (review 3) opened and rejected, review 2 cancelled, and last the
-// scheduled periodic-review run.
+// entity 1 (review 3) opened and rejected, review 2 cancelled, the
+// scheduled periodic-review run, the approval's webhook queued and
+// delivered, and last the admin function's reads of what all that left.
 func sampleEvents() []sampleEvent {
 	return []sampleEvent{
 		{file: "authorizer.json", authz: func(t *testing.T, r events.APIGatewayCustomAuthorizerResponse) {
@@ -435,7 +471,120 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("delivery %s: %s %d %s, want delivered 204", d.ID, d.Status, d.ResponseStatus, d.Error)
 			}
 		}},
+		adminEvent("admin-account.json", func(t *testing.T, r struct {
+			Account admin.AccountView `json:"account"`
+		}, _ string) {
+			a := r.Account
+			if a.ID != 1 || a.Name != "Sample Events" || a.ReviewIntervalDays != 365 || a.FourEyes == nil || len(a.FourEyes) != 0 || a.CreatedAt == "" {
+				t.Errorf("account = %+v, want 1 Sample Events, yearly reviews, no four eyes", a)
+			}
+			if len(a.Countries) != 1 || a.Countries[0].Code != "SA" || a.Countries[0].CountryID != 682 || !a.Countries[0].Active {
+				t.Errorf("countries = %+v, want SA (682) active", a.Countries)
+			}
+		}),
+		adminEvent("admin-key.json", func(t *testing.T, r struct {
+			Keys []admin.KeyView `json:"api_keys"`
+		}, raw string) {
+			if len(r.Keys) != 1 {
+				t.Fatalf("api_keys = %+v, want the sample key alone", r.Keys)
+			}
+			k := r.Keys[0]
+			if k.ID != auth.KeyID(auth.HashKey(sampleKey)) || k.AccountID != 1 || k.Prefix != sampleKey[:10] || !k.Active || k.RevokedAt != nil ||
+				!slices.Equal(sorted(k.Permissions), sorted(samplePermissions)) {
+				t.Errorf("key = %+v, want the sample key, active, with its permissions", k)
+			}
+			// Listed by id and prefix, never in clear or by its hash.
+			if strings.Contains(raw, sampleKey) || strings.Contains(raw, auth.HashKey(sampleKey)) {
+				t.Errorf("the listing reveals the key or its hash: %s", raw)
+			}
+		}),
+		adminEvent("admin-operator.json", func(t *testing.T, r struct {
+			Operators []admin.OperatorView `json:"operators"`
+		}, _ string) {
+			names := map[int64]string{}
+			for _, o := range r.Operators {
+				names[o.ID] = o.Name
+				if o.AccountID != 1 || !o.Active || len(o.Permissions) == 0 {
+					t.Errorf("operator %+v, want account 1's, active, with permissions", o)
+				}
+			}
+			if len(r.Operators) != 2 || names[1] != "Sara Al-Harbi" || names[2] != "Omar Al-Qahtani" {
+				t.Errorf("operators = %v, want 1 Sara Al-Harbi and 2 Omar Al-Qahtani", names)
+			}
+		}),
+		adminEvent("admin-endpoint.json", func(t *testing.T, r struct {
+			Endpoints []admin.EndpointView `json:"endpoints"`
+		}, raw string) {
+			if len(r.Endpoints) != 1 {
+				t.Fatalf("endpoints = %+v, want endpoint 1 alone", r.Endpoints)
+			}
+			ep := r.Endpoints[0]
+			if ep.ID != 1 || ep.AccountID != 1 || !ep.Active || !slices.Equal(ep.Events, []domain.EventType{domain.EventApproved}) ||
+				!strings.HasPrefix(ep.URL, "http://127.0.0.1:") || ep.PreviousSecretExpiresAt != nil {
+				t.Errorf("endpoint = %+v, want 1, active, approvals to the local receiver", ep)
+			}
+			if strings.Contains(raw, sampleEndpointSecret) || strings.Contains(raw, `"secret"`) {
+				t.Errorf("the listing reveals the endpoint's secret: %s", raw)
+			}
+		}),
+		adminEvent("admin-delivery.json", func(t *testing.T, r struct {
+			Deliveries []admin.DeliveryView `json:"deliveries"`
+		}, _ string) {
+			// The one delivery the pipeline made, which webhook-delivery posted.
+			if len(r.Deliveries) != 1 {
+				t.Fatalf("deliveries = %+v, want %s alone", r.Deliveries, sampleDelivery)
+			}
+			d := r.Deliveries[0]
+			if d.ID != sampleDelivery || d.Status != string(domain.DeliveryDelivered) || d.ResponseStatus != http.StatusNoContent ||
+				d.EndpointID != 1 || d.EventType != string(domain.EventApproved) || d.ReviewID != 1 || d.Attempt != 1 {
+				t.Errorf("delivery = %+v, want %s delivered (204) to endpoint 1 for review 1's approval", d, sampleDelivery)
+			}
+		}),
+		adminEvent("admin-audit.json", func(t *testing.T, r struct {
+			Audit []admin.AuditView `json:"audit"`
+		}, _ string) {
+			byID := map[string]admin.AuditView{}
+			for i, a := range r.Audit {
+				byID[a.ActionID] = a
+				if a.AccountID != 1 {
+					t.Errorf("record %s is account %d's", a.ActionID, a.AccountID)
+				}
+				if i > 0 && a.At > r.Audit[i-1].At {
+					t.Errorf("record %s (%s) after %s (%s): want newest first", a.ActionID, a.At, r.Audit[i-1].ActionID, r.Audit[i-1].At)
+				}
+			}
+			// The account's opening, the sample endpoint, an operator's decision.
+			var opened bool
+			for _, a := range r.Audit {
+				opened = opened || (a.Action == domain.ActionAccountCreate && a.Actor == "make local")
+			}
+			if !opened || byID["sample-endpoint"].Action != domain.ActionEndpointCreate ||
+				byID["sample-decision-approve"].Action != domain.ActionApprove || byID["sample-decision-approve"].OperatorID != 1 {
+				t.Errorf("audit = %+v, want the account's opening, the sample endpoint and the approval by operator 1", r.Audit)
+			}
+		}),
+		{file: "admin-refused.json", refused: &sampleRefusal{"NotFound", "Account 99 not found."}},
 	}
+}
+
+// adminEvent is an admin sample event: its answer, decoded into A (strictly:
+// the JSON must be an object of A's fields), checked with its raw text.
+func adminEvent[A any](file string, check func(t *testing.T, answer A, raw string)) sampleEvent {
+	return sampleEvent{file: file, result: func(t *testing.T, out []byte, _ *store.Store) {
+		var a A
+		dec := json.NewDecoder(strings.NewReader(string(out)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&a); err != nil {
+			t.Fatalf("answer %s: %v", out, err)
+		}
+		check(t, a, string(out))
+	}}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
 
 // decisionEvent is a decision sample event: its answer is the review as the
@@ -620,6 +769,11 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		"webhook-delivery": taskInvoker((&delivery.Deliverer{
 			Store: st, Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: webhooks.DefaultTimeout, Allow: loopback}),
 		}).Handle),
+		// As functions/admin/main.go: the store, the deliveries queue, the
+		// allow list of WEBHOOK_ALLOWED_NETWORKS (loopback, as rieEnv sets it).
+		"admin": taskInvoker((&admin.Handler{
+			Store: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]}, Allow: loopback,
+		}).Handle),
 	}, nil
 }
 
@@ -655,7 +809,8 @@ func webhookTime(t testing.TB, raw []byte) time.Time {
 
 // TestSampleEvents replays every sample event through its function's
 // handler and checks the answer; the webhook is replayed twice (applied,
-// then duplicate).
+// then duplicate); after the refused admin event, more documents the admin
+// function must refuse (adminRefusals).
 func TestSampleEvents(t *testing.T) {
 	cases := sampleEvents()
 
@@ -713,6 +868,9 @@ func TestSampleEvents(t *testing.T) {
 		defer cancel()
 		ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "replay-" + c.file})
 		out, err := handlers[f.Name](ctx, raw)
+		if c.refused != nil {
+			return err // check reads the refusal
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
@@ -721,6 +879,10 @@ func TestSampleEvents(t *testing.T) {
 	check := func(t *testing.T, c sampleEvent, out any) {
 		t.Helper()
 		switch {
+		case c.refused != nil:
+			err, _ := out.(error)
+			c.refused.checkErr(t, err)
+			return
 		case c.authz != nil:
 			c.authz(t, out.(events.APIGatewayCustomAuthorizerResponse))
 			return
@@ -751,7 +913,73 @@ func TestSampleEvents(t *testing.T) {
 			// Before the decisions change what it applied.
 			webhookFollowUps(t, st, deps, hookAt, invoke)
 		}
+		if c.file == "admin-refused.json" {
+			adminRefusals(t, st, handlers["admin"])
+		}
 	}
+}
+
+// adminRefusals sends the admin handler documents it must refuse, each
+// naming its failure and the field or record at fault, and checks that the
+// refused changes wrote nothing.
+func adminRefusals(t *testing.T, st *store.Store, h sampleInvoker) {
+	t.Run("admin refusals", func(t *testing.T) {
+		ctx := context.Background()
+		keysBefore, err := st.APIKeys(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auditBefore, err := st.AccountAudit(ctx, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name, doc string
+			want      sampleRefusal
+		}{
+			{"not an object", `[1, 2]`,
+				sampleRefusal{"InvalidRequest", `command the document must be a JSON object such as {"command": "account.list", "actor": "you@example.com"}`}},
+			{"no command", `{"actor": "ops@example.com", "account_id": 1}`,
+				sampleRefusal{"InvalidRequest", "command is required; one of " + strings.Join(admin.Commands(), ", ")}},
+			{"unknown command", `{"command": "account.delete", "actor": "ops@example.com", "account_id": 1}`,
+				sampleRefusal{"InvalidRequest", `command "account.delete" is not a command; one of ` + strings.Join(admin.Commands(), ", ")}},
+			{"no actor", `{"command": "account.get", "account_id": 1}`,
+				sampleRefusal{"InvalidRequest", "actor is required"}},
+			{"no account", `{"command": "operator.list", "actor": "ops@example.com"}`,
+				sampleRefusal{"InvalidRequest", "account_id is required: a positive account id"}},
+			{"account id as text", `{"command": "account.get", "actor": "ops@example.com", "account_id": "1"}`,
+				sampleRefusal{"InvalidRequest", "account_id must be a number"}},
+			{"unknown field", `{"command": "key.list", "actor": "ops@example.com", "account_id": 1, "key": "evs_x"}`,
+				sampleRefusal{"InvalidRequest", "key is not a field of key.list"}},
+			{"unknown endpoint", `{"command": "endpoint.get", "actor": "ops@example.com", "account_id": 1, "endpoint_id": 99}`,
+				sampleRefusal{"NotFound", "Account 1 has no webhook endpoint 99."}},
+			{"change of an unknown operator", `{"command": "operator.update", "actor": "ops@example.com", "account_id": 1, "operator_id": 99, "name": "X"}`,
+				sampleRefusal{"NotFound", "Account 1 has no operator 99."}},
+			{"key with an unknown permission", `{"command": "key.create", "actor": "ops@example.com", "account_id": 1, "permissions": ["entity.delete"]}`,
+				sampleRefusal{"InvalidRequest", `permissions "entity.delete" is not a permission; use ` + strings.Join(domain.APIKeyPermissions, ", ")}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				ctx := lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "refusal-" + strings.ReplaceAll(c.name, " ", "-")})
+				out, err := h(ctx, []byte(c.doc))
+				if err == nil {
+					t.Fatalf("answered %s, want %s", out, c.want.errorType)
+				}
+				c.want.checkErr(t, err)
+			})
+		}
+		keysAfter, err := st.APIKeys(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auditAfter, err := st.AccountAudit(ctx, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keysAfter) != len(keysBefore) || len(auditAfter) != len(auditBefore) {
+			t.Errorf("refusals wrote: %d keys then %d, %d audit records then %d", len(keysBefore), len(keysAfter), len(auditBefore), len(auditAfter))
+		}
+	})
 }
 
 // webhookFollowUps replays the provider webhook (a duplicate) and sends it

@@ -8,7 +8,10 @@ package main
 // .tools/sam-venv, installed by make sam-install, which make test runs
 // first), with the environment its shared/deploy entry describes: the names
 // of fresh test tables on DynamoDB Local, the settings pointing at the
-// provider simulator, the secrets given by value. The sample events of
+// provider simulator, the secrets given by value, the URLs of the test
+// queues on ElasticMQ (review-events and admin send to the deliveries
+// queue). A refused event (events/admin-refused.json) must come back as the
+// function error it names. The sample events of
 // events/ are posted to the emulator's invoke endpoint and the answers
 // checked as TestSampleEvents checks them; the webhook event is re-signed at
 // the current time, as the function reads a real clock.
@@ -274,9 +277,17 @@ func (e *emulator) waitReady(t *testing.T) {
 	}
 }
 
-// invoke posts an event to the emulator's invoke endpoint, as Lambda's
-// Invoke API would, and returns the function's answer.
-func (e *emulator) invoke(t *testing.T, event []byte) []byte {
+// functionError is a function's failure as the Invoke API answers it.
+type functionError struct {
+	ErrorMessage string `json:"errorMessage"`
+	ErrorType    string `json:"errorType"`
+}
+
+// call posts an event to the emulator's invoke endpoint, as Lambda's
+// Invoke API would, and returns the function's answer and, when it failed
+// (a function error, or a failed init, is a 200 carrying errorMessage), its
+// error.
+func (e *emulator) call(t *testing.T, event []byte) ([]byte, *functionError) {
 	t.Helper()
 	client := &http.Client{Timeout: time.Duration(e.fn.TimeoutSeconds+10) * time.Second}
 	resp, err := client.Post("http://"+e.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(event))
@@ -288,12 +299,19 @@ func (e *emulator) invoke(t *testing.T, event []byte) []byte {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("invoke %s: HTTP %d: %s", e.fn.Name, resp.StatusCode, body)
 	}
-	// A function error (or a failed init) is a 200 carrying errorMessage.
-	var fnErr struct {
-		ErrorMessage string `json:"errorMessage"`
-		ErrorType    string `json:"errorType"`
-	}
+	var fnErr functionError
 	if json.Unmarshal(body, &fnErr) == nil && fnErr.ErrorMessage != "" {
+		return body, &fnErr
+	}
+	return body, nil
+}
+
+// invoke calls the function and returns its answer, failing the test if
+// the function failed.
+func (e *emulator) invoke(t *testing.T, event []byte) []byte {
+	t.Helper()
+	body, fnErr := e.call(t, event)
+	if fnErr != nil {
 		t.Fatalf("%s failed: %s (%s)", e.fn.Name, fnErr.ErrorMessage, fnErr.ErrorType)
 	}
 	return body
@@ -383,6 +401,15 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 			raw := readSampleEvent(t, c.file)
 			if f.Name == "provider-webhook" {
 				raw = resignWebhook(t, raw, sampleWebhookSecret, time.Now())
+			}
+			if c.refused != nil {
+				// A named failure reaches the caller as its errorType.
+				out, fnErr := e.call(t, raw)
+				if fnErr == nil {
+					t.Fatalf("answered %s, want the refusal %s", out, c.refused.errorType)
+				}
+				c.refused.check(t, fnErr.ErrorType, fnErr.ErrorMessage)
+				return
 			}
 			out := e.invoke(t, raw)
 			if c.result != nil {

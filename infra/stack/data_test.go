@@ -194,10 +194,33 @@ func TestSecrets(t *testing.T) {
 	})
 }
 
-// ApiUrl and one <TableLogicalID>Name output per table.
+// ApiUrl and one <TableLogicalID>Name output per table; and the stack's
+// outputs are exactly those, the queues', the workflow's, the alarm topic's
+// and the admin function's (each checked by its own test).
 func TestOutputs(t *testing.T) {
 	tmpl := dev(t).JSON
 	outputs := tmpl["Outputs"].(obj)
+	want := []string{"ApiUrl", "DecisionStateMachineArn", "DecisionApprovalTopicArn", "AlarmTopicArn", stack.AdminFunctionOutput}
+	for _, tb := range schema.Tables() {
+		want = append(want, deploy.TableLogicalID(tb.ID)+"Name")
+	}
+	for _, q := range deploy.Queues() {
+		want = append(want, q.LogicalID+"Url")
+	}
+	var got []string
+	for id, o := range outputs {
+		// CDK's RestApi adds an output of its own, the stage URL again.
+		if strings.HasPrefix(id, "ApiRestApiEndpoint") && outputs["ApiUrl"] != nil && ref(o.(obj)["Value"]) == ref(outputs["ApiUrl"].(obj)["Value"]) {
+			continue
+		}
+		got = append(got, id)
+		if d, _ := o.(obj)["Description"].(string); d == "" {
+			t.Errorf("output %s has no description", id)
+		}
+	}
+	if !equal(got, want) {
+		t.Errorf("outputs: %s", diff(got, want))
+	}
 	apiURL, ok := outputs["ApiUrl"].(obj)
 	if !ok {
 		t.Fatal("no ApiUrl output")

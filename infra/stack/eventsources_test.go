@@ -121,7 +121,8 @@ func TestEventSourceMappingsWaitForPermissions(t *testing.T) {
 // The pipeline's permissions, spelled out: review-events reads exactly the
 // reviews table's stream (by its stream ARN) and sends to exactly the
 // deliveries queue and its failure queue; webhook-delivery consumes exactly
-// the deliveries queue. TestLeastPrivilege holds every role to exactly its
+// the deliveries queue; admin sends to exactly the deliveries queue
+// (redeliveries). TestLeastPrivilege holds every role to exactly its
 // permissions; this also checks no other role may touch the queues or the
 // stream.
 func TestPipelinePermissions(t *testing.T) {
@@ -139,6 +140,9 @@ func TestPipelinePermissions(t *testing.T) {
 			"sqs:ReceiveMessage arn:DeliveriesQueue",
 			"sqs:DeleteMessage arn:DeliveriesQueue",
 			"sqs:GetQueueAttributes arn:DeliveriesQueue",
+		},
+		"AdminFunctionRole": {
+			"sqs:SendMessage arn:DeliveriesQueue",
 		},
 	}
 	streamActions := map[string]bool{"dynamodb:DescribeStream": true, "dynamodb:GetRecords": true, "dynamodb:GetShardIterator": true, "dynamodb:ListStreams": true}

@@ -75,6 +75,20 @@ type ServiceStack struct {
 	Observability *Observability
 }
 
+// AdminFunction is the function of shared/deploy that administers a stage.
+// It has no route and no event source: an owner invokes it through the
+// Lambda Invoke API, and the stack says how in the AdminFunctionOutput.
+const AdminFunction = "admin"
+
+// AdminFunctionOutput names the stack output holding the admin function's
+// physical name; AdminFunctionOutputDescription tells how to invoke it.
+const (
+	AdminFunctionOutput            = "AdminFunctionName"
+	AdminFunctionOutputDescription = "The admin function (no API route): aws lambda invoke --function-name <this name> " +
+		"--cli-binary-format raw-in-base64-out --payload '{\"command\":\"account.list\",\"actor\":\"you@example.com\"}' answer.json " +
+		"(a refused command answers FunctionError Unhandled, its errorType in answer.json)"
+)
+
 // StackName is the stack name (and construct id) of a stage: evs-<stage>.
 func StackName(stage string) string { return "evs-" + stage }
 
@@ -83,8 +97,8 @@ func StackName(stage string) string { return "evs-" + stage }
 // API in front of the functions, the decision workflow, the periodic-review
 // schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL), per
 // table <TableLogicalID>Name (its physical name), per queue
-// <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn and
-// AlarmTopicArn.
+// <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn,
+// AlarmTopicArn and AdminFunctionName (AdminFunctionOutput).
 func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStackProps) *ServiceStack {
 	if props == nil {
 		props = &ServiceStackProps{}
@@ -154,6 +168,11 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	output(st, "DecisionStateMachineArn", workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
 	output(st, "DecisionApprovalTopicArn", workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
 	output(st, "AlarmTopicArn", obs.Topic.TopicArn(), "Every alarm notifies this topic; subscribe whoever answers them")
+	admin, ok := fns.Functions[AdminFunction]
+	if !ok {
+		panic("infra: the catalogue has no function " + AdminFunction)
+	}
+	output(st, AdminFunctionOutput, admin.Function.FunctionName(), AdminFunctionOutputDescription)
 
 	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
 		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
