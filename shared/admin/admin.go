@@ -246,6 +246,22 @@ func jsonKind(goKind string) string {
 	return "of another type"
 }
 
+// notFields refuses the fields given (true) that the command does not
+// take, though its sibling commands decode them.
+func notFields(c *call, given map[string]bool) error {
+	var names []string
+	for f, ok := range given {
+		if ok {
+			names = append(names, f)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	return domain.Invalid(names[0], "is not a field of "+c.Command)
+}
+
 // refusal is the message a refused command answers: the sentence, and for
 // validation failures each field's messages.
 func refusal(err error) string {

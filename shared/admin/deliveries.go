@@ -43,8 +43,8 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.DeliveryID != "" || p.Reason != "" {
-		return nil, domain.Invalid("delivery_id", "is not a field of delivery.list (use delivery.get)")
+	if err := notFields(c, map[string]bool{"delivery_id": p.DeliveryID != "", "reason": p.Reason != ""}); err != nil {
+		return nil, err
 	}
 	if p.Limit == 0 {
 		p.Limit = 100
@@ -77,11 +77,11 @@ func (h *Handler) deliveryGet(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := deliveryOnly(p); err != nil {
+	if err := deliveryOnly(c, p); err != nil {
 		return nil, err
 	}
-	if p.Reason != "" {
-		return nil, domain.Invalid("reason", "is not a field of delivery.get")
+	if err := notFields(c, map[string]bool{"reason": p.Reason != ""}); err != nil {
+		return nil, err
 	}
 	if p.OperatorID != 0 {
 		op, err := h.Store.Operator(ctx, p.AccountID, p.OperatorID)
@@ -105,7 +105,7 @@ func (h *Handler) deliveryRedeliver(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := deliveryOnly(p); err != nil {
+	if err := deliveryOnly(c, p); err != nil {
 		return nil, err
 	}
 	if err := checkText("reason", p.Reason, 500, true); err != nil {
@@ -118,16 +118,15 @@ func (h *Handler) deliveryRedeliver(ctx context.Context, c *call) (any, error) {
 	return map[string]any{"delivery": viewDelivery(d)}, nil
 }
 
-// deliveryOnly refuses list filters on a command about one delivery.
-func deliveryOnly(p deliveryFields) error {
+// deliveryOnly checks the delivery id of a command about one delivery, and
+// refuses list filters on it.
+func deliveryOnly(c *call, p deliveryFields) error {
 	if err := checkText("delivery_id", p.DeliveryID, 200, true); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(p.DeliveryID, "dlv_") {
 		return domain.Invalid("delivery_id", "must be a delivery id, such as dlv_…")
 	}
-	if p.EndpointID != 0 || p.ReviewID != 0 || p.EventType != "" || p.Status != "" || p.Limit != 0 {
-		return domain.Invalid("delivery_id", "names one delivery: leave out the list filters")
-	}
-	return nil
+	return notFields(c, map[string]bool{"endpoint_id": p.EndpointID != 0, "review_id": p.ReviewID != 0,
+		"event_type": p.EventType != "", "status": p.Status != "", "limit": p.Limit != 0})
 }

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -34,10 +33,11 @@ func (h *Handler) endpointCall(ctx context.Context, c *call, needID bool, allowe
 	}
 	given := map[string]bool{"url": p.URL != nil, "events": p.Events != nil, "active": p.Active != nil,
 		"description": p.Description != nil, "overlap": p.Overlap != ""}
-	for f, ok := range given {
-		if ok && !slices.Contains(allowed, f) {
-			return p, domain.Actor{}, domain.Invalid(f, "is not a field of "+c.Command)
-		}
+	for _, f := range allowed {
+		delete(given, f)
+	}
+	if err := notFields(c, given); err != nil {
+		return p, domain.Actor{}, err
 	}
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return p, domain.Actor{}, err

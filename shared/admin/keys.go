@@ -32,8 +32,8 @@ func (h *Handler) keyCreate(ctx context.Context, c *call) (any, error) {
 	if err := decode(c, &p); err != nil {
 		return nil, err
 	}
-	if p.KeyID != "" || p.Overlap != "" {
-		return nil, domain.Invalid("key_id", "is not a field of key.create")
+	if err := notFields(c, map[string]bool{"key_id": p.KeyID != "", "overlap": p.Overlap != ""}); err != nil {
+		return nil, err
 	}
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
@@ -111,8 +111,8 @@ func (h *Handler) existingKey(ctx context.Context, c *call, rotate bool) (domain
 	if err := decode(c, &p); err != nil {
 		return domain.APIKey{}, 0, err
 	}
-	if len(p.Permissions) > 0 || p.Description != "" {
-		return domain.APIKey{}, 0, domain.Invalid("permissions", "a rotated key keeps its permissions; issue a new key to change them")
+	if err := notFields(c, map[string]bool{"permissions": p.Permissions != nil, "description": p.Description != "", "overlap": !rotate && p.Overlap != ""}); err != nil {
+		return domain.APIKey{}, 0, err
 	}
 	overlap := time.Duration(0)
 	if rotate {
@@ -120,8 +120,6 @@ func (h *Handler) existingKey(ctx context.Context, c *call, rotate bool) (domain
 		if overlap, err = parseOverlap(p.Overlap, DefaultKeyOverlap, MaxKeyOverlap); err != nil {
 			return domain.APIKey{}, 0, err
 		}
-	} else if p.Overlap != "" {
-		return domain.APIKey{}, 0, domain.Invalid("overlap", "is not a field of key.revoke")
 	}
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return domain.APIKey{}, 0, err

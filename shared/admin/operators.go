@@ -69,8 +69,8 @@ func (h *Handler) operatorUpdate(ctx context.Context, c *call) (any, error) {
 // refuses a disabled operator.
 func (h *Handler) operatorDisable(ctx context.Context, c *call) (any, error) {
 	return h.changeOperator(ctx, c, domain.ActionOperatorDisable, func(op *domain.Operator, p operatorFields) error {
-		if p.Name != nil || p.Permissions != nil {
-			return domain.Invalid("name", "is not a field of operator.disable")
+		if err := notFields(c, map[string]bool{"name": p.Name != nil, "permissions": p.Permissions != nil}); err != nil {
+			return err
 		}
 		if op.DisabledAt != nil {
 			return domain.Errorf(domain.ECodeConflict, "Operator %d is disabled already.", op.ID)

@@ -13,6 +13,10 @@ import (
 )
 
 func newAPIKeyItem(k domain.APIKey) apiKeyItem {
+	if k.ID == "" {
+		// Every key is listed by the account's index, which needs its id.
+		k.ID = keyID(k.Hash)
+	}
 	return apiKeyItem{KeyHash: k.Hash, KeyID: k.ID, Prefix: k.Prefix, AccountID: k.AccountID, Permissions: k.Permissions,
 		Description: k.Description, CreatedAt: fmtTime(k.CreatedAt), RevokedAt: fmtOptTime(k.RevokedAt)}
 }
@@ -141,3 +145,6 @@ func (s *Store) keyTxError(err error, k domain.APIKey, auditAt int) error {
 	}
 	return wrap(err, "revoke api key %s", k.ID)
 }
+
+// keyID is auth.KeyID, for keys stored without an id.
+func keyID(hash string) string { return "key_" + hash[:min(16, len(hash))] }

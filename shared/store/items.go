@@ -333,7 +333,7 @@ func (it apiKeyItem) domain() domain.APIKey {
 	id := it.KeyID
 	if id == "" {
 		// Keys issued before ids existed.
-		id = "key_" + it.KeyHash[:min(16, len(it.KeyHash))]
+		id = keyID(it.KeyHash)
 	}
 	return domain.APIKey{
 		ID:          id,
