@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -34,10 +36,10 @@ type createFixture struct {
 	viewKey string // entity.view only
 }
 
-func newCreateFixture(t *testing.T) *createFixture {
+func newCreateFixture(t *testing.T, opts ...func(*dynamodb.Options)) *createFixture {
 	t.Helper()
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstack.Store(t, opts...)
 	e := &env{store: st, log: quietLogger()}
 	acct := mustAccount(t, e, "Creator", "SA", "AE")
 	// Short check timeouts, so that the simulator's "slow" outcome fails fast.

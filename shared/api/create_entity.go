@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,27 +23,32 @@ import (
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Limits of POST /api/v1/entities.
 const (
-	MaxCreateBody      = 1 << 20 // 1 MiB
-	IdempotencyTTL     = 24 * time.Hour
-	idempotencyLock    = 60 * time.Second // an attempt that stops answering frees its key after this
+	MaxCreateBody  = 1 << 20 // 1 MiB
+	IdempotencyTTL = 24 * time.Hour
+	// idempotencyLock: an attempt that stops answering frees its key after
+	// this, longer than any attempt can run (API Gateway gives up at 29 s).
+	idempotencyLock = 30 * time.Second
+	// claimLease: likewise for its claim on the registration number.
+	claimLease         = idempotencyLock
 	maxIdempotencyKey  = 255
 	maxLegalNameLength = 300
-	// intakeBudget bounds the whole create, below API Gateway's 29 s.
-	intakeBudget = 25 * time.Second
 )
 
 // EntityCreator is what creating an entity needs from the store.
 type EntityCreator interface {
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
-	RegistrationTaken(ctx context.Context, accountID int64, country, number string) (bool, error)
+	ClaimRegistration(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error
+	ReleaseRegistration(ctx context.Context, accountID int64, country, number, token string) error
 	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
-	CreateEntity(ctx context.Context, d domain.EntityDetail) (domain.EntityDetail, error)
+	CommitEntity(ctx context.Context, d domain.EntityDetail, o store.CommitOptions) (domain.EntityDetail, error)
 	BeginIdempotent(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error)
 	CompleteIdempotent(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
+	IdempotencyRecord(ctx context.Context, accountID int64, key string, now time.Time) (domain.IdempotencyRecord, error)
 	ReleaseIdempotent(ctx context.Context, accountID int64, key, requestHash string) error
 }
 
@@ -82,7 +88,15 @@ type response struct {
 	status   int
 	body     []byte
 	location string
+	// stored: the answer was stored with the entity's commit; unknown: the
+	// commit's outcome is unknown, so the key is left to its lock;
+	// contested: the number or the key was taken by another attempt, which
+	// may be an earlier attempt of this very request.
+	stored, unknown, contested bool
 }
+
+// idempotent is a request's Idempotency-Key, claimed.
+type idempotent struct{ key, hash string }
 
 func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
 	if err := requireJSON(r); err != nil {
@@ -98,7 +112,7 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
-		resp := c.create(r, p, body)
+		resp := c.create(r, p, body, nil)
 		writeResponse(w, resp, false)
 		return nil
 	}
@@ -123,13 +137,28 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 			return domain.Errorf(domain.ECodeConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
 		}
 	}
-	resp := c.create(r, p, body)
-	// Answers that a retry would get again are kept; faults are not, so a
-	// retry with the same key runs again.
-	ctx := context.WithoutCancel(r.Context())
-	if resp.status < 500 {
+	resp := c.create(r, p, body, &idempotent{key: key, hash: hash})
+	if resp.contested {
+		// An earlier attempt with this key whose answer was lost may have
+		// committed meanwhile: its answer, not a refusal, is this one's.
+		if rec, err := c.Store.IdempotencyRecord(r.Context(), p.AccountID, key, c.now()); err == nil &&
+			rec.State == domain.IdempotencyCompleted && rec.RequestHash == hash {
+			logging.From(r.Context()).Info("idempotent replay of an earlier attempt", "status", rec.Status)
+			writeResponse(w, response{status: rec.Status, body: []byte(rec.Body), location: locationOf(rec.Status, rec.Body)}, true)
+			return nil
+		}
+	}
+	// Answers that a retry would get again are kept (a 201 with its entity,
+	// in the same transaction); faults are not, so a retry with the same key
+	// runs again; an unknown outcome keeps the key until its lock lapses,
+	// when a retry finds the 201 if there was one.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cleanupTimeout)
+	defer cancel()
+	switch {
+	case resp.stored, resp.unknown:
+	case resp.status < 500:
 		err = c.Store.CompleteIdempotent(ctx, p.AccountID, key, hash, resp.status, string(resp.body))
-	} else {
+	default:
 		err = c.Store.ReleaseIdempotent(ctx, p.AccountID, key, hash)
 	}
 	if err != nil {
@@ -139,40 +168,82 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 	return nil
 }
 
-// create validates, runs the intake and writes the entity. Once providers
-// are called the work runs to the end even if the caller goes away, so that
+// cleanupTimeout bounds each of the two writes a failed create makes after
+// its answer is known (release the number, release the key).
+const cleanupTimeout = time.Second
+
+// create validates, claims the registration number, runs the intake and
+// commits the entity. Once providers are called the work runs to the end
+// (within the request's budget) even if the caller goes away, so that
 // nothing they answered is lost.
-func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte) response {
-	fail := func(err error) response {
-		status, v := errorResponse(r, err)
-		return response{status: status, body: marshalBody(v)}
-	}
+func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte, idem *idempotent) response {
 	in, err := c.parse(r.Context(), p.AccountID, body)
 	if err != nil {
-		return fail(err)
+		return failure(r, err)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), intakeBudget)
-	defer cancel()
-	taken, err := c.Store.RegistrationTaken(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber)
-	if err != nil {
-		return fail(err)
+	ctx := context.WithoutCancel(r.Context())
+	if deadline, ok := r.Context().Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
-	if taken {
-		// Refused before any provider is paid for; the create's transaction
-		// still guards against a concurrent twin.
-		return fail(domain.Invalid("registration_number", "has already been taken"))
+	// The number is claimed before any provider is paid for: a concurrent
+	// twin is refused here, as is a number already taken.
+	token := claimToken(p.AccountID, idem)
+	if err := c.Store.ClaimRegistration(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token, c.now(), claimLease); err != nil {
+		return failure(r, err)
 	}
+	resp := c.intakeAndCommit(ctx, r, in, token, idem)
+	if resp.status != http.StatusCreated && !resp.unknown {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		if err := c.Store.ReleaseRegistration(rctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token); err != nil {
+			// It lapses with its lease.
+			logging.From(r.Context()).Error("registration claim not released", "error", err.Error())
+		}
+	}
+	return resp
+}
+
+func (c CreateEntity) intakeAndCommit(ctx context.Context, r *http.Request, in checks.IntakeInput, token string, idem *idempotent) response {
+	var err error
 	if in.CheckIDs, err = c.Store.ReserveCheckIDs(ctx, len(in.Config.IntakeChecks)); err != nil {
-		return fail(err)
+		return failure(r, err)
 	}
 	d := c.Intake.Intake(ctx, in)
-	created, err := c.Store.CreateEntity(ctx, d)
+	opts := store.CommitOptions{ClaimToken: token}
+	if idem != nil {
+		opts.Idempotency = &store.IdempotentAnswer{Key: idem.key, RequestHash: idem.hash, Status: http.StatusCreated,
+			Render: func(d domain.EntityDetail) ([]byte, error) { return marshalBody(EntityView(d)), nil }}
+	}
+	created, err := c.Store.CommitEntity(ctx, d, opts)
 	if err != nil {
-		return fail(err)
+		return failure(r, err)
 	}
 	logging.From(r.Context()).Info("entity created", "entity_id", created.Entity.ID, "country", in.CountryCode,
 		"registration_status", created.Entity.RegistrationStatus, "sanctions_status", created.Entity.SanctionsStatus)
-	return response{status: http.StatusCreated, body: marshalBody(EntityView(created)), location: entityPath(created.Entity.ID)}
+	return response{status: http.StatusCreated, body: marshalBody(EntityView(created)), location: entityPath(created.Entity.ID), stored: idem != nil}
+}
+
+// failure is the answer to a create that failed with err.
+func failure(r *http.Request, err error) response {
+	status, v := errorResponse(r, err)
+	code := domain.ErrorCode(err)
+	return response{status: status, body: marshalBody(v), unknown: code == domain.ECodeUnavailable,
+		contested: code == domain.ECodeConflict || domain.RegistrationTaken(err)}
+}
+
+// claimToken names a create's claim on its registration number. A request
+// with an Idempotency-Key has the key's, so that its retry takes over its
+// own claim; any other has one of its own.
+func claimToken(accountID int64, idem *idempotent) string {
+	if idem == nil {
+		b := make([]byte, 16)
+		rand.Read(b)
+		return "req:" + hex.EncodeToString(b)
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d\n%s", accountID, idem.key)))
+	return "key:" + hex.EncodeToString(sum[:16])
 }
 
 func entityPath(id int64) string { return BasePath + "/entities/" + strconv.FormatInt(id, 10) }
@@ -248,12 +319,14 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	add := func(field, msg string) { fields[field] = append(fields[field], msg) }
 
 	number, ok := jsonString(f.RegistrationNumber)
-	number = strings.TrimSpace(number)
+	number = domain.NormalizeRegistration(number)
 	switch {
 	case !ok:
 		add("registration_number", "must be a string")
 	case number == "":
 		add("registration_number", "can't be blank")
+	case domain.RegistrationTextProblem(number) != "":
+		add("registration_number", domain.RegistrationTextProblem(number))
 	}
 	legalName, ok := jsonString(f.LegalName)
 	legalName = strings.TrimSpace(legalName)

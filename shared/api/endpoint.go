@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -51,6 +52,11 @@ func endpointNoAuth(route Route, serve func(w http.ResponseWriter, r *http.Reque
 			w.Header().Set("Allow", strings.Join(AllowedMethods(r.URL.Path), ", "))
 			writeError(w, r, domain.Errorf(domain.ECodeMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(AllowedMethods(r.URL.Path), " or ")))
 			return
+		}
+		if route.Budget > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), route.Budget)
+			defer cancel()
+			r = r.WithContext(ctx)
 		}
 		if err := serve(w, r, params); err != nil {
 			writeError(w, r, err)

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
@@ -20,7 +23,11 @@ var statusOf = map[string]int{
 	domain.ECodeBadRequest:       http.StatusBadRequest,
 	domain.ECodeUnsupportedMedia: http.StatusUnsupportedMediaType,
 	domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
+	domain.ECodeUnavailable:      http.StatusServiceUnavailable,
 }
+
+// RetryAfterUnavailable is the Retry-After of a 503, in seconds.
+const RetryAfterUnavailable = 5
 
 // StatusOf returns the HTTP status for an error code.
 func StatusOf(code string) int {
@@ -50,12 +57,21 @@ type ValidationBody struct {
 // writeError answers with err's status and body.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := errorResponse(r, err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
+	}
 	writeJSON(w, status, body)
 }
 
 // errorResponse is err's status and body. Anything that is not a
 // *domain.Error is a fault: logged in full, shown as a bare internal error.
 func errorResponse(r *http.Request, err error) (int, any) {
+	if errors.Is(err, context.DeadlineExceeded) && domain.ErrorCode(err) == domain.ECodeInternal {
+		// The request's deadline ran out waiting for a dependency: say so,
+		// rather than hang until API Gateway gives up.
+		logging.From(r.Context()).Error("request ran out of time", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		err = domain.Errorf(domain.ECodeUnavailable, "The service could not answer in time; retry shortly.")
+	}
 	code := domain.ErrorCode(err)
 	status := StatusOf(code)
 	log := logging.From(r.Context())

@@ -25,7 +25,19 @@ type Route struct {
 	// Public routes have no API key and no authorizer: they authenticate
 	// each request themselves (the provider webhook, by its signature).
 	Public bool
+	// Budget bounds the request: every AWS call it makes carries this
+	// deadline, kept below the function's timeout and API Gateway's 29 s,
+	// so a stalled dependency is answered 503, never left to hang.
+	Budget time.Duration
 }
+
+// Request budgets: reads, and the create (which waits for providers).
+const (
+	ReadBudget = 8 * time.Second
+	// CreateBudget leaves room for a lost commit's read-back or a failed
+	// create's clean-up (2 s) under API Gateway's 29 s.
+	CreateBudget = 24 * time.Second
+)
 
 // BasePath prefixes every API route.
 const BasePath = "/api/v1"
@@ -38,11 +50,11 @@ const AuthorizerCacheTTL = 60 * time.Second
 // Routes is the whole API surface.
 func Routes() []Route {
 	return []Route{
-		{Method: "GET", Path: BasePath + "/entities", Function: "list-entities", Permission: domain.PermEntityView},
-		{Method: "POST", Path: BasePath + "/entities", Function: "create-entity", Permission: domain.PermEntityCreate},
-		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView},
-		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView},
-		{Method: "POST", Path: WebhookPath, Function: "provider-webhook", Public: true},
+		{Method: "GET", Path: BasePath + "/entities", Function: "list-entities", Permission: domain.PermEntityView, Budget: ReadBudget},
+		{Method: "POST", Path: BasePath + "/entities", Function: "create-entity", Permission: domain.PermEntityCreate, Budget: CreateBudget},
+		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView, Budget: ReadBudget},
+		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView, Budget: ReadBudget},
+		{Method: "POST", Path: WebhookPath, Function: "provider-webhook", Public: true, Budget: ReadBudget},
 	}
 }
 

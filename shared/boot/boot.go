@@ -40,7 +40,7 @@ func AWSConfig(ctx context.Context) (aws.Config, error) {
 // Local, under SAM or the local runner).
 func DynamoDB(cfg aws.Config) *dynamo.DB {
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	return dynamo.New(cfg, func(o *dynamodb.Options) {
+	return dynamo.New(cfg, store.ClientOptions, func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}

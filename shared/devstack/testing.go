@@ -17,7 +17,7 @@ import (
 // request-counting middleware) are applied to the SDK client.
 func DB(opts ...func(*dynamodb.Options)) *dynamo.DB {
 	endpoint := DynamoDBEndpoint()
-	return dynamo.New(AWSConfig(), append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+	return dynamo.New(AWSConfig(), append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
 	}}, opts...)...)
 }

@@ -19,6 +19,9 @@ const (
 	ECodeBadRequest       = "bad_request"
 	ECodeUnsupportedMedia = "unsupported_media_type"
 	ECodeTooLarge         = "payload_too_large"
+	// ECodeUnavailable: the service could not finish in time (DynamoDB did
+	// not answer); the caller retries after Retry-After.
+	ECodeUnavailable = "service_unavailable"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -26,21 +27,67 @@ type registrationGuardItem struct {
 	AccountID int64  `dynamo:"account_id,hash"`
 	SK        string `dynamo:"sk,range"`
 	EntityID  int64  `dynamo:"entity_id"`
+	// A create's claim before its entity exists (ClaimRegistration).
+	Claim      string `dynamo:"claim,omitempty"`
+	ClaimUntil int64  `dynamo:"claim_until,omitempty"` // Unix ms
 }
 
-// maxCreateAttempts bounds the retries when concurrent creates in the same
-// account race for the next sequence number.
+// maxCreateAttempts bounds the retries when a commit finds the account's
+// sequence moved (a lapsed create lease; see create_lock.go).
 const maxCreateAttempts = 25
 
-// CreateEntity writes a new entity with its checks and reviews, the account's
-// counters and the registration number's uniqueness guard in one transaction:
-// a failure leaves nothing behind. It assigns every id (the ids in d are
-// ignored), links the checks to the first review (intake checks inform the
-// initial review) and sets the entity's and review's check and review counts.
-//
-// A registration number already taken in the account and country is a
-// validation error on registration_number.
+// readBackTimeout bounds the read-back of a commit whose answer was lost.
+const readBackTimeout = 2 * time.Second
+
+// outcomeUnknown reports a commit DynamoDB did not answer, even when asked
+// again: it may or may not have been applied. The caller says so (503,
+// service_unavailable) and leaves its claims to lapse; a retry with the same
+// Idempotency-Key finds out.
+func outcomeUnknown(accountID int64, cause error) error {
+	return fmt.Errorf("create entity in account %d: %w (%v)", accountID,
+		domain.Errorf(domain.ECodeUnavailable, "The service could not confirm whether the entity was created; retry with the same Idempotency-Key."), cause)
+}
+
+// CommitOptions is what a create brings to its commit besides the entity.
+type CommitOptions struct {
+	// ClaimToken names the create's claim on its registration number
+	// (ClaimRegistration), which the commit turns into the entity's guard.
+	// Without one (seed data, tests) the guard is created.
+	ClaimToken string
+	// Idempotency, when set, completes the request's Idempotency-Key record
+	// with its answer in the same transaction: an entity is never committed
+	// without the answer its retry replays.
+	Idempotency *IdempotentAnswer
+}
+
+// IdempotentAnswer is the answer kept for a request's Idempotency-Key.
+type IdempotentAnswer struct {
+	Key, RequestHash string
+	Status           int
+	// Render makes the body from the committed entity (its ids are known
+	// only at commit).
+	Render func(domain.EntityDetail) ([]byte, error)
+}
+
+// CreateEntity is CommitEntity without a claim or an Idempotency-Key.
 func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain.EntityDetail, error) {
+	return s.CommitEntity(ctx, d, CommitOptions{})
+}
+
+// CommitEntity writes a new entity with its checks and reviews, the
+// account's counters, the registration number's uniqueness guard and, with
+// an Idempotency-Key, the answer to replay, in one transaction: a failure
+// leaves nothing behind. It assigns every id (the ids in d are ignored but
+// for checks reserved with ReserveCheckIDs), links the checks to the first
+// review (intake checks inform the initial review) and sets the entity's and
+// review's check and review counts.
+//
+// Commits in one account take turns (create_lock.go), so the transaction
+// runs once. One whose answer is lost is asked again with the same client
+// token: DynamoDB answers as it did, or applies it now; if it still does not
+// answer, a service_unavailable error says the outcome is unknown. A registration number already taken in the
+// account and country is a validation error on registration_number.
+func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o CommitOptions) (domain.EntityDetail, error) {
 	e := d.Entity
 	if e.AccountID == 0 || e.CountryCode == "" || e.RegistrationNumber == "" {
 		return domain.EntityDetail{}, errors.New("create entity: account, country and registration number are required")
@@ -52,6 +99,11 @@ func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain
 	}
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 
+	release, err := s.lockCreates(ctx, e.AccountID)
+	if err != nil {
+		return domain.EntityDetail{}, err
+	}
+	defer release()
 	var id int64
 	for attempt := 0; ; attempt++ {
 		acct, err := s.accountItem(ctx, e.AccountID)
@@ -68,14 +120,30 @@ func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain
 		}
 		e.ID = id
 		linkChildren(&e, checks, reviews)
-		err = s.createTx(ctx, acct, e, checks, reviews).Run(ctx)
+		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
+		tx, err := s.createTx(acct, out, checks, reviews, o)
+		if err != nil {
+			return domain.EntityDetail{}, err
+		}
+		tx.IdempotentWithToken(newToken())
+		err = tx.Run(ctx)
+		if ambiguous(err) {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+			err = tx.Run(rctx)
+			cancel()
+			if ambiguous(err) {
+				return domain.EntityDetail{}, outcomeUnknown(e.AccountID, err)
+			}
+		}
 		switch {
 		case err == nil:
-			return domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}, nil
+			return out, nil
 		case cancelledAt(err, 1):
-			return domain.EntityDetail{}, domain.Invalid("registration_number", "has already been taken")
+			return domain.EntityDetail{}, domain.Invalid("registration_number", domain.MsgRegistrationTaken)
+		case o.Idempotency != nil && cancelledAt(err, 3+len(checks)+len(reviews)):
+			return domain.EntityDetail{}, domain.Errorf(domain.ECodeConflict, "Another request with this Idempotency-Key took it over; retry shortly.")
 		case (cancelledAt(err, 0) || isTxConflict(err)) && attempt < maxCreateAttempts:
-			// Another create in this account took the sequence number first.
+			// The account's sequence moved under a lapsed lease.
 			if err := sleepJitter(ctx, attempt); err != nil {
 				return domain.EntityDetail{}, err
 			}
@@ -85,7 +153,11 @@ func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain
 	}
 }
 
-func (s *Store) createTx(ctx context.Context, acct accountItem, e domain.Entity, checks []domain.Check, reviews []domain.Review) *dynamo.WriteTx {
+// createTx is the commit. Its items, in order (cancellation reasons name
+// them by index): 0 the account's counters, 1 the registration guard, 2 the
+// entity, then the checks, the reviews and the Idempotency-Key's answer.
+func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o CommitOptions) (*dynamo.WriteTx, error) {
+	e := d.Entity
 	seq := acct.EntityCount + 1
 	countrySeq := acct.CountryCounts[e.CountryCode] + 1
 	accounts := s.table(schema.Accounts)
@@ -96,9 +168,16 @@ func (s *Store) createTx(ctx context.Context, acct accountItem, e domain.Entity,
 		Set("last_entity_id", e.ID).
 		Set("country_counts."+e.CountryCode, countrySeq).
 		If("entity_count = ? AND last_entity_id < ?", acct.EntityCount, e.ID))
-	// 1: the registration number, once per account and country.
-	tx.Put(accounts.Put(registrationGuardItem{AccountID: e.AccountID, SK: registrationGuardSK(e.CountryCode, e.RegistrationNumber), EntityID: e.ID}).
-		If("attribute_not_exists(sk)"))
+	// 1: the registration number, once per account and country: the
+	// create's claim becomes the entity's guard.
+	guardSK := registrationGuardSK(e.CountryCode, e.RegistrationNumber)
+	if o.ClaimToken != "" {
+		tx.Update(accounts.Update("account_id", e.AccountID).Range("sk", guardSK).
+			Set("entity_id", e.ID).Remove("claim", "claim_until").
+			If("claim = ? AND entity_id = ?", o.ClaimToken, 0))
+	} else {
+		tx.Put(accounts.Put(registrationGuardItem{AccountID: e.AccountID, SK: guardSK, EntityID: e.ID}).If("attribute_not_exists(sk)"))
+	}
 	tx.Put(s.table(schema.Entities).Put(newEntityItem(e, seq, countrySeq)).If("attribute_not_exists(entity_id)"))
 	for _, c := range checks {
 		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)))
@@ -106,7 +185,32 @@ func (s *Store) createTx(ctx context.Context, acct accountItem, e domain.Entity,
 	for _, r := range reviews {
 		tx.Put(s.table(schema.Reviews).Put(newReviewItem(r)))
 	}
-	return tx
+	if a := o.Idempotency; a != nil {
+		body, err := a.Render(d)
+		if err != nil {
+			return nil, fmt.Errorf("render the answer of entity %d: %w", e.ID, err)
+		}
+		tx.Update(s.completeIdempotent(e.AccountID, a.Key, a.RequestHash, a.Status, string(body)))
+	}
+	return tx, nil
+}
+
+// ambiguous reports whether a write's error leaves its outcome unknown:
+// anything but DynamoDB's own refusal (a cancelled transaction, a client
+// error such as a validation failure).
+func ambiguous(err error) bool {
+	if err == nil {
+		return false
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return false
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient {
+		return false
+	}
+	return true
 }
 
 // assignChildIDs reserves ids for the checks and reviews that have none;
@@ -156,22 +260,6 @@ func (s *Store) ReserveCheckIDs(ctx context.Context, n int) ([]int64, error) {
 		ids[i] = first + int64(i)
 	}
 	return ids, nil
-}
-
-// RegistrationTaken reports whether an entity of the account already has
-// the registration number in the country.
-func (s *Store) RegistrationTaken(ctx context.Context, accountID int64, country, number string) (bool, error) {
-	var it registrationGuardItem
-	err := s.table(schema.Accounts).Get("account_id", accountID).
-		Range("sk", dynamo.Equal, registrationGuardSK(country, number)).Consistent(true).One(ctx, &it)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, dynamo.ErrNotFound):
-		return false, nil
-	default:
-		return false, fmt.Errorf("look up registration %s in %s: %w", number, country, err)
-	}
 }
 
 func linkChildren(e *domain.Entity, checks []domain.Check, reviews []domain.Review) {

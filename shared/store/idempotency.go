@@ -64,18 +64,22 @@ func (s *Store) BeginIdempotent(ctx context.Context, accountID int64, key, reque
 	return cur.domain(), false, nil
 }
 
-// CompleteIdempotent stores the answer to replay for the key's request.
+// CompleteIdempotent stores the answer to replay for the key's request (a
+// refusal; a 201 is stored by the create's own commit).
 func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error {
-	err := s.table(schema.Idempotency).Update("account_id", accountID).Range("idempotency_key", key).
+	if err := s.completeIdempotent(accountID, key, requestHash, status, body).Run(ctx); err != nil {
+		return fmt.Errorf("complete idempotency key: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) completeIdempotent(accountID int64, key, requestHash string, status int, body string) *dynamo.Update {
+	return s.table(schema.Idempotency).Update("account_id", accountID).Range("idempotency_key", key).
 		Set("request_state", string(domain.IdempotencyCompleted)).
 		Set("response_status", status).
 		Set("response_body", body).
 		Remove("locked_until").
-		If("request_hash = ? AND request_state = ?", requestHash, string(domain.IdempotencyInProgress)).Run(ctx)
-	if err != nil {
-		return fmt.Errorf("complete idempotency key: %w", err)
-	}
-	return nil
+		If("request_hash = ? AND request_state = ?", requestHash, string(domain.IdempotencyInProgress))
 }
 
 // ReleaseIdempotent gives up a claimed key without an answer (after a fault),
@@ -87,4 +91,18 @@ func (s *Store) ReleaseIdempotent(ctx context.Context, accountID int64, key, req
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
 	return nil
+}
+
+// IdempotencyRecord reads the record of an Idempotency-Key, strongly
+// consistent; an expired one is not found.
+func (s *Store) IdempotencyRecord(ctx context.Context, accountID int64, key string, now time.Time) (domain.IdempotencyRecord, error) {
+	var it idempotencyItem
+	err := s.table(schema.Idempotency).Get("account_id", accountID).Range("idempotency_key", dynamo.Equal, key).Consistent(true).One(ctx, &it)
+	if err == nil && it.ExpiresAt <= now.Unix() {
+		err = dynamo.ErrNotFound
+	}
+	if err != nil {
+		return domain.IdempotencyRecord{}, wrap(notFound(err, "Idempotency-Key"), "read idempotency key")
+	}
+	return it.domain(), nil
 }

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -61,4 +63,12 @@ func wrap(err error, format string, args ...any) error {
 		return err
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// ClientOptions configures the DynamoDB client the store runs on: its
+// retryer also retries transactions cancelled by a conflict with another
+// transaction (guregu/dynamo's RetryTxConflicts), which the SDK alone does
+// not.
+func ClientOptions(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts)
 }

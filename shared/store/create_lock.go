@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// The commit of a create takes the account's next sequence numbers, so two
+// commits in one account cannot both succeed at once: as transactions they
+// would conflict and one would be retried (3.5 transactions per create at 8
+// writers). Instead commits in an account take turns through a lease item:
+// a waiting create polls a conditional PutItem (a cheap, certain refusal)
+// and its transaction then runs alone, once. The lease bounds how long a
+// dead holder blocks the account; the transaction's own conditions keep the
+// sequence right even if a lease lapses under a slow holder.
+
+const (
+	skCreateLock = "LOCK#create"
+	// createLease outlasts the commit section (a read, an id, a
+	// transaction) many times over.
+	createLease = 5 * time.Second
+)
+
+type createLockItem struct {
+	AccountID int64  `dynamo:"account_id,hash"`
+	SK        string `dynamo:"sk,range"`
+	Owner     string `dynamo:"lock_owner"`
+	Until     int64  `dynamo:"lease_until"` // Unix ms
+}
+
+// lockCreates waits for the account's commit turn; release ends it.
+func (s *Store) lockCreates(ctx context.Context, accountID int64) (release func(), err error) {
+	owner := newToken()
+	table := s.table(schema.Accounts)
+	for attempt := 0; ; attempt++ {
+		now := time.Now()
+		err := table.Put(createLockItem{AccountID: accountID, SK: skCreateLock, Owner: owner, Until: now.Add(createLease).UnixMilli()}).
+			If("attribute_not_exists(sk) OR lease_until < ?", now.UnixMilli()).Run(ctx)
+		if err == nil {
+			return func() {
+				// A lock left behind lapses with its lease: not worth failing for.
+				ctx := context.WithoutCancel(ctx)
+				table.Delete("account_id", accountID).Range("sk", skCreateLock).If("lock_owner = ?", owner).Run(ctx)
+			}, nil
+		}
+		if !isCondFailed(err) {
+			return nil, wrap(err, "take the create lock of account %d", accountID)
+		}
+		if err := sleepJitter(ctx, min(attempt, 3)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// newToken is a random token, 32 hex digits (a valid ClientRequestToken).
+func newToken() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

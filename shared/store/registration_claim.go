@@ -1,0 +1,42 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// A create claims its registration number (account, country, number) before
+// any provider is called: the guard item exists from then on, held by the
+// claim's token with no entity yet, so a concurrent duplicate is refused
+// without a provider call. The create's transaction turns the claim into the
+// guard of its entity; a create that fails releases it; a claim whose holder
+// died lapses after its lease.
+
+// ClaimRegistration claims the number for the create holding token, until
+// now+lease. A number another entity has, or another live create holds, is
+// "has already been taken". The same token may claim again (a retry of the
+// same Idempotency-Key takes over its own claim).
+func (s *Store) ClaimRegistration(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error {
+	it := registrationGuardItem{AccountID: accountID, SK: registrationGuardSK(country, number), Claim: token, ClaimUntil: now.Add(lease).UnixMilli()}
+	err := s.table(schema.Accounts).Put(it).
+		If("attribute_not_exists(sk) OR (entity_id = ? AND (claim_until < ? OR claim = ?))", 0, now.UnixMilli(), token).
+		Run(ctx)
+	if isCondFailed(err) {
+		return domain.Invalid("registration_number", domain.MsgRegistrationTaken)
+	}
+	return wrap(err, "claim registration %s in %s", number, country)
+}
+
+// ReleaseRegistration gives up a claim that made no entity, so that the
+// number can be created again at once.
+func (s *Store) ReleaseRegistration(ctx context.Context, accountID int64, country, number, token string) error {
+	err := s.table(schema.Accounts).Delete("account_id", accountID).Range("sk", registrationGuardSK(country, number)).
+		If("entity_id = ? AND claim = ?", 0, token).Run(ctx)
+	if isCondFailed(err) {
+		return nil
+	}
+	return wrap(err, "release registration %s in %s", number, country)
+}
