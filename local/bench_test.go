@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,5 +204,91 @@ func BenchmarkCreateEntity(b *testing.B) {
 		b.ReportMetric(float64(p50(screens).Microseconds())/1000, "screening-p50-ms")
 		b.ReportMetric(float64(p50(creates).Microseconds())/1000, "create-p50-ms")
 		b.ReportMetric(float64(p50(creates))/float64(p50(screens)), "create/slowest-provider-p50(target<=1.3)")
+	}
+}
+
+// BenchmarkConcurrentCreates creates entities in one account from 1, 8 and
+// 20 writers at once and reports, in one run, TransactWriteItems per create
+// at each (target at most 1.05: creates never retry each other's
+// transactions) and creates per second at 20 writers over 1 writer, with the
+// simulator answering at once (the commit alone: commits in an account take
+// turns, so this stays near 1) and with its registry at 300 ms and screening
+// at 500 ms, as providers answer (the waits overlap).
+func BenchmarkConcurrentCreates(b *testing.B) {
+	ctx := context.Background()
+	counter := &opCounter{}
+	st := devstack.Store(b, counter.option)
+	e := &env{store: st, log: quietLogger()}
+	acct, err := createAccount(ctx, e, "Bench concurrent creates", []string{"SA"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, err := createKey(ctx, e, acct.ID, []string{domain.PermEntityCreate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	gateway := func(latency time.Duration) *httptest.Server {
+		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey,
+			RegistryLatency: latency * 3, ScreeningLatency: latency * 5})
+		b.Cleanup(simSrv.Close)
+		srv := httptest.NewServer(newGateway(st, quietLogger(), simulatorProviders(simSrv.URL)))
+		b.Cleanup(srv.Close)
+		return srv
+	}
+	instant, slow := gateway(0), gateway(100*time.Millisecond)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+
+	next := 0
+	var mu sync.Mutex
+	number := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		next++
+		return fmt.Sprintf("71%07d0", next)
+	}
+	// run creates perWriter entities from each of writers at once.
+	run := func(srv *httptest.Server, writers, perWriter int) (perSecond, txPerCreate float64) {
+		before := counter.count("TransactWriteItems")
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < perWriter; i++ {
+					body := fmt.Sprintf(`{"entity":{"registration_number":%q,"country_code":"SA"}}`, number())
+					req, _ := http.NewRequest("POST", srv.URL+"/api/v1/entities", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+key)
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 201 {
+						b.Errorf("create: %d", resp.StatusCode)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		creates := writers * perWriter
+		return float64(creates) / time.Since(start).Seconds(), float64(counter.count("TransactWriteItems")-before) / float64(creates)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		one, tx1 := run(instant, 1, 40)
+		_, tx8 := run(instant, 8, 5)
+		twenty, tx20 := run(instant, 20, 4)
+		slowOne, _ := run(slow, 1, 6)
+		slowTwenty, _ := run(slow, 20, 2)
+		b.ReportMetric(tx1, "tx/create@1")
+		b.ReportMetric(tx8, "tx/create@8(target<=1.05)")
+		b.ReportMetric(tx20, "tx/create@20(target<=1.05)")
+		b.ReportMetric(one, "creates/s@1")
+		b.ReportMetric(twenty/one, "creates/s@20÷@1")
+		b.ReportMetric(slowTwenty/slowOne, "creates/s@20÷@1-with-providers")
 	}
 }
