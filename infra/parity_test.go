@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,6 +287,58 @@ func TestAdminOutputMatchesCDK(t *testing.T) {
 		}
 		if d := norm(o["Description"]); !strings.Contains(d, "aws lambda invoke") || !strings.Contains(d, "--payload") {
 			t.Errorf("%s: output %s's description %q does not say how to invoke it", name, stack.AdminFunctionOutput, d)
+		}
+	}
+}
+
+// TestRefusalsAreNotAlarmedOn: a function whose Lambda errors include
+// refusals by design (deploy.Function.RefusesWithErrors) is alarmed on in
+// neither template by its Lambda Errors, which would page on every refusal.
+// The CDK stack alarms on its faults instead (stack.FaultsMetric: its ERROR
+// log lines and timeouts; infra/stack's TestFaultsMetrics holds the shape);
+// template.yaml's alarms are the pipeline's only (TestPipelineMatchesCDK).
+func TestRefusalsAreNotAlarmedOn(t *testing.T) {
+	templates := []struct {
+		name   string
+		tmpl   map[string]any
+		faults int // alarms on the function's FaultsMetric
+	}{
+		{name: "CDK", tmpl: stacktest.Template(t), faults: 1},
+		{name: "SAM", tmpl: loadSAM(t), faults: 0},
+	}
+	var refusing []string
+	for _, f := range deploy.Functions() {
+		if !f.RefusesWithErrors {
+			continue
+		}
+		refusing = append(refusing, f.Name)
+		for _, tc := range templates {
+			t.Run(f.Name+"/"+tc.name, func(t *testing.T) {
+				var faults []string
+				for id, a := range resourcesOfType(tc.tmpl, "AWS::CloudWatch::Alarm") {
+					if norm(a["MetricName"]) == stack.FaultsMetric(f) {
+						faults = append(faults, id)
+					}
+					if norm(a["Namespace"]) != "AWS/Lambda" || norm(a["MetricName"]) != "Errors" {
+						continue
+					}
+					dims, _ := a["Dimensions"].([]any)
+					for _, d := range dims {
+						d, _ := d.(map[string]any)
+						if norm(d["Name"]) == "FunctionName" && intrinsic(d["Value"]) == "${"+f.LogicalID+"}" {
+							t.Errorf("alarm %s is on %s's Lambda Errors, which count its refusals", id, f.LogicalID)
+						}
+					}
+				}
+				if len(faults) != tc.faults {
+					t.Errorf("alarms on %s: %v, want %d", stack.FaultsMetric(f), faults, tc.faults)
+				}
+			})
+		}
+	}
+	for _, name := range []string{stack.DecisionFunction, stack.AdminFunction} {
+		if !slices.Contains(refusing, name) {
+			t.Errorf("the catalogue does not say %s refuses with errors (its refusals are Lambda errors)", name)
 		}
 	}
 }

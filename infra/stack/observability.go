@@ -129,16 +129,32 @@ type Observability struct {
 	Dashboard awscloudwatch.Dashboard
 }
 
-// DecisionFaultsMetric counts the decision function's faults (namespace
-// evs-<stage>): its ERROR log lines and its timeouts. Its Lambda Errors
-// also count every refused action (IllegalTransition, Conflict, …), which
-// the function returns as errors by design, so they are not alarmed on.
+// DecisionFaultsMetric is the decision function's FaultsMetric. Its Lambda
+// Errors also count every refused action (IllegalTransition, Conflict, …),
+// which the function returns as errors by design, so they are not alarmed
+// on.
 const DecisionFaultsMetric = "DecisionFaults"
+
+// FaultsMetric names the metric (namespace evs-<stage>) that counts the
+// faults of a function whose Lambda errors include refusals
+// (deploy.Function.RefusesWithErrors): its ERROR log lines and its
+// timeouts. It is the function's name in camel case followed by "Faults":
+// "DecisionFaults" for decision, "AdminFaults" for admin.
+func FaultsMetric(f deploy.Function) string {
+	var b strings.Builder
+	for _, word := range strings.Split(f.Name, "-") {
+		if word != "" {
+			b.WriteString(strings.ToUpper(word[:1]) + word[1:])
+		}
+	}
+	return b.String() + "Faults"
+}
 
 // NewObservability creates an SNS topic every alarm notifies (in alarm and
 // back to OK), with an e-mail subscription when AlarmEmail is set; alarms on
-// each function's Errors (the decision function's DecisionFaultsMetric
-// instead) and Throttles, on the API stage's 5XXError and p99 Latency and,
+// each function's Errors (its FaultsMetric instead when its Lambda errors
+// include refusals, deploy.Function.RefusesWithErrors: decision, admin) and
+// Throttles, on the API stage's 5XXError and p99 Latency and,
 // with a Workflow, on the state machine's throttled executions; with
 // Queues, the delivery pipeline's: any message in a failure queue
 // (FailureQueues), the oldest message of a consumed queue
@@ -195,9 +211,9 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 	for _, name := range names {
 		f := props.Functions[name]
 		id := f.Spec.LogicalID
-		if name == DecisionFunction {
+		if f.Spec.RefusesWithErrors {
 			alarm(id+"Faults", name+"-faults", "Function "+name+" failed, not counting refused actions (≥ 1 in 5 minutes)",
-				decisionFaults(o.Construct, prefix, f).Metric(sum()), 1, 1, atLeast)
+				faults(o.Construct, prefix, f).Metric(sum()), 1, 1, atLeast)
 		} else {
 			alarm(id+"Errors", name+"-errors", "Function "+name+" failed (Errors ≥ 1 in 5 minutes)",
 				f.Function.MetricErrors(sum()), 1, 1, atLeast)
@@ -340,10 +356,11 @@ func deliveryMetric(name, statistic string, period awscdk.Duration) awscloudwatc
 	})
 }
 
-// decisionFaults publishes DecisionFaultsMetric from the function's log
-// group: lines the handler logs at ERROR (every fault it returns; refusals
-// are INFO) and the runtime's timeout line.
-func decisionFaults(scope constructs.Construct, namespace string, f *Function) awslogs.MetricFilter {
+// faults publishes the function's FaultsMetric from its log group: lines
+// the handler logs at ERROR (every fault it returns; refusals are INFO) and
+// the runtime's timeout line: one filter each, construct ids
+// <LogicalID>Faults1 and <LogicalID>Faults2.
+func faults(scope constructs.Construct, namespace string, f *Function) awslogs.MetricFilter {
 	var first awslogs.MetricFilter
 	for i, pattern := range []awslogs.IFilterPattern{
 		awslogs.FilterPattern_StringValue(jsii.String("$.level"), jsii.String("="), jsii.String("ERROR")),
@@ -353,7 +370,7 @@ func decisionFaults(scope constructs.Construct, namespace string, f *Function) a
 			LogGroup:        f.LogGroup,
 			FilterPattern:   pattern,
 			MetricNamespace: jsii.String(namespace),
-			MetricName:      jsii.String(DecisionFaultsMetric),
+			MetricName:      jsii.String(FaultsMetric(f.Spec)),
 			MetricValue:     jsii.String("1"),
 		})
 		if first == nil {

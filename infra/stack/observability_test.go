@@ -12,8 +12,9 @@ import (
 	emf "github.com/evs-kyb/evs/shared/metrics"
 )
 
-// Alarms on every function's Errors and Throttles and on the stage's 5XX
-// and p99 latency, all notifying the topic.
+// Alarms on every function's Errors (its faults instead when its Lambda
+// errors include refusals) and Throttles and on the stage's 5XX and p99
+// latency, all notifying the topic.
 func TestAlarms(t *testing.T) {
 	tmpl := dev(t).JSON
 	topicID := alarmTopic(t, tmpl)
@@ -64,13 +65,17 @@ func TestAlarms(t *testing.T) {
 	want := []string{"AWS/ApiGateway 5XXError Sum", "AWS/ApiGateway Latency p99",
 		// Not ExecutionsFailed: refused decisions fail their executions.
 		"AWS/States ExecutionThrottled Sum ref:" + stack.DecisionStateMachineID,
-		"evs-dev " + stack.DecisionFaultsMetric + " Sum",
 	}
 	for _, f := range deploy.Functions() {
-		if f.Name != stack.DecisionFunction { // its Errors count refusals
+		if f.RefusesWithErrors { // its Errors count refusals
+			want = append(want, "evs-dev "+stack.FaultsMetric(f)+" Sum")
+		} else {
 			want = append(want, "AWS/Lambda Errors Sum ref:"+f.LogicalID)
 		}
 		want = append(want, "AWS/Lambda Throttles Sum ref:"+f.LogicalID)
+	}
+	if !found["evs-dev "+stack.DecisionFaultsMetric+" Sum"] {
+		t.Errorf("no alarm on %s", stack.DecisionFaultsMetric)
 	}
 	// The delivery pipeline's.
 	want = append(want,
@@ -190,6 +195,124 @@ func TestAlarmTopic(t *testing.T) {
 	}
 }
 
+// The functions whose Lambda errors include refusals by design, each with
+// the metric that counts its faults: decision's keeps the name it was
+// deployed with.
+func TestRefusesWithErrors(t *testing.T) {
+	cases := []struct {
+		name, metric string
+		refuses      bool
+	}{
+		{name: stack.DecisionFunction, metric: stack.DecisionFaultsMetric, refuses: true},
+		{name: stack.AdminFunction, metric: "AdminFaults", refuses: true},
+		{name: stack.WebhookDeliveryFunction, metric: "WebhookDeliveryFaults"},
+		{name: "create-entity", metric: "CreateEntityFaults"},
+	}
+	if stack.DecisionFaultsMetric != "DecisionFaults" {
+		t.Errorf("DecisionFaultsMetric = %s", stack.DecisionFaultsMetric)
+	}
+	var want []string
+	for _, c := range cases {
+		f, ok := deploy.Lookup(c.name)
+		if !ok {
+			t.Errorf("the catalogue has no function %s", c.name)
+			continue
+		}
+		if f.RefusesWithErrors != c.refuses {
+			t.Errorf("%s: RefusesWithErrors %v, want %v", c.name, f.RefusesWithErrors, c.refuses)
+		}
+		if got := stack.FaultsMetric(f); got != c.metric {
+			t.Errorf("FaultsMetric(%s) = %s, want %s", c.name, got, c.metric)
+		}
+		if c.refuses {
+			want = append(want, c.name)
+		}
+	}
+	var got []string
+	for _, f := range deploy.Functions() {
+		if f.RefusesWithErrors {
+			got = append(got, f.Name)
+		}
+	}
+	if !equal(got, want) {
+		t.Errorf("functions that refuse with errors: %s", diff(got, want))
+	}
+}
+
+// Each function whose Lambda errors include refusals has its faults metric,
+// counting its ERROR lines and its timeouts, never the INFO lines of
+// refusals; and its alarm is on that metric, not on its Errors. Every
+// metric filter is one of theirs.
+func TestFaultsMetrics(t *testing.T) {
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		tmpl := s.JSON
+		namespace := stack.StackName(s.Props.Stage)
+		topic := alarmTopic(t, tmpl)
+		patterns := map[string][]string{}
+		for id, mf := range resources(tmpl, "AWS::Logs::MetricFilter") {
+			p := props(mf)
+			mt := asList(p["MetricTransformations"])
+			logGroup := strings.TrimPrefix(ref(p["LogGroupName"]), "ref:")
+			if len(mt) != 1 {
+				t.Errorf("metric filter %s: transformations %v", id, mt)
+				continue
+			}
+			m := mt[0].(obj)
+			patterns[logGroup] = append(patterns[logGroup], m["MetricName"].(string)+" "+p["FilterPattern"].(string))
+			if m["MetricNamespace"] != namespace || m["MetricValue"] != "1" {
+				t.Errorf("metric filter %s publishes %v", id, m)
+			}
+		}
+		var flagged []string
+		for _, f := range deploy.Functions() {
+			if !f.RefusesWithErrors {
+				continue
+			}
+			flagged = append(flagged, f.LogicalID+"LogGroup")
+			metric := stack.FaultsMetric(f)
+			t.Run(f.Name, func(t *testing.T) {
+				want := []string{metric + ` { $.level = "ERROR" }`, metric + ` "Task timed out"`}
+				if got := patterns[f.LogicalID+"LogGroup"]; !equal(got, want) {
+					t.Errorf("filters on its log group: %s", diff(got, want))
+				}
+				var alarms []string
+				for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
+					p := props(a)
+					onFunction := false
+					for _, d := range asList(p["Dimensions"]) {
+						if d := d.(obj); d["Name"] == "FunctionName" && ref(d["Value"]) == "ref:"+f.LogicalID {
+							onFunction = true
+						}
+					}
+					if onFunction && p["MetricName"] == "Errors" {
+						t.Errorf("alarm %s is on its Errors, which count refusals", id)
+					}
+					if p["MetricName"] != metric {
+						continue
+					}
+					alarms = append(alarms, id)
+					if p["AlarmName"] != namespace+"-"+f.Name+"-faults" || p["Namespace"] != namespace || p["Statistic"] != "Sum" || p["Dimensions"] != nil {
+						t.Errorf("%s: %v %v %v %v", id, p["AlarmName"], p["Namespace"], p["Statistic"], p["Dimensions"])
+					}
+					if p["Period"] != float64(300) || p["EvaluationPeriods"] != float64(1) || p["Threshold"] != float64(1) ||
+						p["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" || p["TreatMissingData"] != "notBreaching" {
+						t.Errorf("%s: period %v × %v, %v %v, missing %v", id, p["Period"], p["EvaluationPeriods"], p["ComparisonOperator"], p["Threshold"], p["TreatMissingData"])
+					}
+					if a, ok := strs(p["AlarmActions"]), strs(p["OKActions"]); len(a) != 1 || a[0] != "ref:"+topic || len(ok) != 1 || ok[0] != "ref:"+topic {
+						t.Errorf("%s: actions %v, OK actions %v", id, a, ok)
+					}
+				}
+				if len(alarms) != 1 {
+					t.Errorf("alarms on %s: %v, want 1", metric, alarms)
+				}
+			})
+		}
+		if got := keys(patterns); !equal(got, flagged) {
+			t.Errorf("metric filters on the log groups %s", diff(got, flagged))
+		}
+	})
+}
+
 // The decision function's faults metric counts its ERROR lines and its
 // timeouts, never the INFO lines of refused actions.
 func TestDecisionFaultsMetric(t *testing.T) {
@@ -198,7 +321,6 @@ func TestDecisionFaultsMetric(t *testing.T) {
 		p := props(mf)
 		mt := asList(p["MetricTransformations"])
 		if ref(p["LogGroupName"]) != "ref:DecisionFunctionLogGroup" || len(mt) != 1 {
-			t.Errorf("metric filter %s on %s", id, ref(p["LogGroupName"]))
 			continue
 		}
 		m := mt[0].(obj)

@@ -130,6 +130,12 @@ type Function struct {
 	// Stream or Queue is its event source, if it has one.
 	Stream *StreamSource
 	Queue  *QueueSource
+	// RefusesWithErrors: the function answers a refused request (an
+	// invalid, forbidden or conflicting one) with a named Lambda function
+	// error by design, logged at INFO, so its Lambda Errors count refusals
+	// too and are not alarmed on. Its alarm counts its faults instead: the
+	// lines it logs at ERROR and its timeouts.
+	RefusesWithErrors bool
 }
 
 // Runtime, architecture and handler of every function: a Go binary named
@@ -253,6 +259,9 @@ func Functions() []Function {
 			},
 			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
 			Secrets:  []Secret{secretWathq, secretYente},
+			// A refused action (IllegalTransition, Conflict, …) fails the
+			// task, and the execution, with its name.
+			RefusesWithErrors: true,
 		},
 		{
 			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
@@ -308,6 +317,9 @@ func Functions() []Function {
 			Settings: []Setting{settingWebhookAllow},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},
+			// A refused command fails with InvalidRequest, NotFound,
+			// Forbidden or Conflict for its caller to read.
+			RefusesWithErrors: true,
 		},
 	}
 }
