@@ -26,11 +26,15 @@ func newAdminCmd(name string) *adminCmd {
 	return &adminCmd{fs: fs, t: addTargetFlags(fs)}
 }
 
-// run parses args and sends doc, decoding the answer into out.
+// send sends doc, decoding the answer into out.
 func (c *adminCmd) send(ctx context.Context, doc map[string]any, out any) error {
 	target, err := adminFor(ctx, c.t)
 	if err != nil {
 		return err
+	}
+	if _, ok := doc["action_id"]; !ok {
+		// One id per command: a retried invocation of it applies once.
+		doc["action_id"] = "cli-" + randomID()
 	}
 	return runAdmin(ctx, target, c.t.actorName(), doc, out)
 }

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +17,9 @@ import (
 
 	"github.com/evs-kyb/evs/shared/decisions"
 )
+
+// executionName is what Step Functions accepts as an execution's name.
+var executionName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
 // decideOnStage starts one execution of the stage's decision state machine,
 // named after the action id (starting the same name again changes
@@ -34,18 +39,32 @@ func decideOnStage(ctx context.Context, t targetFlags, req decisions.Request, wa
 	if err != nil {
 		return err
 	}
+	if !executionName.MatchString(req.ActionID) {
+		return usageError{"decide: with --stage the action id names the execution: 1 to 80 letters, digits, '-' or '_'"}
+	}
 	client := st.sfn()
+	execARN := strings.Replace(arn, ":stateMachine:", ":execution:", 1) + ":" + req.ActionID
 	started, err := client.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(arn), Name: aws.String(req.ActionID), Input: aws.String(string(input)),
 	})
-	if err != nil {
-		var exists *types.ExecutionAlreadyExists
-		if errors.As(err, &exists) {
-			return fmt.Errorf("Conflict: action id %s named another action already: use a new one", req.ActionID)
+	var exists *types.ExecutionAlreadyExists
+	switch {
+	case errors.As(err, &exists):
+		// A finished execution of this name: the same action again shows
+		// how it ended; another action with a used id is refused.
+		prev, derr := client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(execARN)})
+		if derr != nil {
+			return fmt.Errorf("describe execution %s: %w", execARN, derr)
 		}
+		if aws.ToString(prev.Input) != string(input) {
+			return &refusal{Name: "Conflict", Message: fmt.Sprintf("action id %s named another action already: use a new one", req.ActionID)}
+		}
+		fmt.Fprintf(os.Stderr, "execution %s ran already; its result:\n", execARN)
+	case err != nil:
 		return fmt.Errorf("start execution %s: %w", req.ActionID, err)
+	default:
+		execARN = aws.ToString(started.ExecutionArn)
 	}
-	execARN := aws.ToString(started.ExecutionArn)
 	deadline := time.Now().Add(wait)
 	for {
 		out, err := client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(execARN)})

@@ -112,7 +112,9 @@ func (s *stageAPI) start(w http.ResponseWriter, machine, name, input string) {
 	arn := strings.Replace(localStateMachine, ":stateMachine:", ":execution:", 1) + ":" + name
 	s.mu.Lock()
 	x, ok := s.execs[arn]
-	if ok && x.input != input {
+	// As in AWS: the same name and input while it runs is the same
+	// execution; any start of a finished one's name is refused.
+	if ok && (x.input != input || x.result != nil || x.runErr != nil) {
 		s.mu.Unlock()
 		sfnError(w, "ExecutionAlreadyExists", "Execution Already Exists: '"+arn+"'")
 		return

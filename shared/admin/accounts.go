@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
@@ -81,10 +83,26 @@ func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	audit := c.audit(0, domain.ActionAccountCreate, nil, accountSnapshot(a, countries))
-	a, err = h.Store.OpenAccount(ctx, a, countries, &audit)
+	opened, err := h.Store.OpenAccount(ctx, a, countries, &audit)
+	if errors.Is(err, store.ErrDuplicateAction) {
+		// A repeat of the action (a retried invocation) answers what the
+		// first did.
+		id, err := h.Store.AccountOpenedBy(ctx, c.ActionID)
+		if err != nil {
+			return nil, err
+		}
+		if opened, err = h.Store.Account(ctx, id); err != nil {
+			return nil, err
+		}
+		if countries, err = h.Store.CountryConfigs(ctx, id); err != nil {
+			return nil, err
+		}
+		return map[string]any{"account": viewAccount(opened, countries)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	a = opened
 	for i := range countries {
 		countries[i].AccountID = a.ID
 	}

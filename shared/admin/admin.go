@@ -41,6 +41,7 @@ type Store interface {
 	Account(ctx context.Context, id int64) (domain.Account, error)
 	ListAccounts(ctx context.Context) ([]domain.Account, error)
 	OpenAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit *domain.AuditRecord) (domain.Account, error)
+	AccountOpenedBy(ctx context.Context, actionID string) (int64, error)
 	UpdateAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error
 	CountryConfigs(ctx context.Context, accountID int64) ([]domain.CountryConfig, error)
 	IssueAPIKey(ctx context.Context, k domain.APIKey, audit domain.AuditRecord) error

@@ -320,3 +320,48 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestRepeatedActionsApplyOnce: a command repeated with its action id (a
+// retried invocation) changes nothing more; account.create answers the
+// account the first made.
+func TestRepeatedActionsApplyOnce(t *testing.T) {
+	w := newWorld(t)
+	const doc = `{"command": "account.create", "actor": "ops@example.com", "action_id": "open-acme", "name": "Acme", "countries": ["SA"]}`
+	first := num(obj(w.must(doc), "account")["id"])
+	before := w.items()
+	again := obj(w.must(doc), "account")
+	if num(again["id"]) != first || again["name"] != "Acme" {
+		t.Errorf("the repeat answered %v, want account %d", again, first)
+	}
+	op := fmt.Sprintf(`{"command": "operator.create", "actor": "ops@example.com", "action_id": "add-dana", "account_id": %d, "name": "Dana", "permissions": []}`, first)
+	w.must(op)
+	mid := w.items()
+	if _, err := w.call(op); failure(err) != "Conflict" {
+		t.Errorf("operator.create repeated: %v, want Conflict", err)
+	}
+	if after := w.items(); fmt.Sprint(after) != fmt.Sprint(mid) || fmt.Sprint(before) == fmt.Sprint(mid) {
+		t.Errorf("items: before %v, after the first operator %v, after the repeat %v", before, mid, after)
+	}
+}
+
+// TestStaleOperatorUpdateIsRefused: an update read before a disable cannot
+// re-enable the operator.
+func TestStaleOperatorUpdateIsRefused(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	acct := num(obj(w.must(`{"command": "account.create", "actor": "a", "name": "X", "countries": ["SA"]}`), "account")["id"])
+	id := num(obj(w.must(fmt.Sprintf(`{"command": "operator.create", "actor": "a", "account_id": %d, "name": "O", "permissions": ["webhook_delivery.view"]}`, acct)), "operator")["id"])
+	stale, err := w.st.Operator(ctx, acct, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.must(fmt.Sprintf(`{"command": "operator.disable", "actor": "a", "account_id": %d, "operator_id": %d}`, acct, id))
+	stale.Name = "renamed"
+	err = w.st.UpdateOperator(ctx, stale, domain.AuditRecord{AccountID: acct, ActionID: "stale-update", At: t0})
+	if domain.ErrorCode(err) != domain.ECodeConflict {
+		t.Errorf("stale update: %v, want a conflict", err)
+	}
+	if o, _ := w.st.Operator(ctx, acct, id); o.DisabledAt == nil {
+		t.Error("the stale update re-enabled the operator")
+	}
+}

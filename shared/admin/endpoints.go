@@ -178,7 +178,9 @@ func eventTypes(list *[]string) []domain.EventType {
 // notFoundIn says which account lacks the record, so an id of another
 // account reads as what it is.
 func notFoundIn(err error, accountID int64, what string, id any) error {
-	if domain.ErrorCode(err) == domain.ECodeNotFound && domain.ErrorFields(err) == nil {
+	// Only the record's own absence: an operator_id of nothing keeps its
+	// own message.
+	if domain.ErrorCode(err) == domain.ECodeNotFound && strings.EqualFold(domain.ErrorMessage(err), what+" not found.") {
 		return domain.Errorf(domain.ECodeNotFound, "Account %d has no %s %v.", accountID, what, id)
 	}
 	return err

@@ -141,7 +141,10 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if resp.contested {
 		// An earlier attempt with this key whose answer was lost may have
 		// committed meanwhile: its answer, not a refusal, is this one's.
-		if rec, err := c.Store.IdempotencyRecord(r.Context(), p.AccountID, key, c.now()); err == nil &&
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cleanupTimeout)
+		rec, err := c.Store.IdempotencyRecord(ctx, p.AccountID, key, c.now())
+		cancel()
+		if err == nil &&
 			rec.State == domain.IdempotencyCompleted && rec.RequestHash == hash {
 			logging.From(r.Context()).Info("idempotent replay of an earlier attempt", "status", rec.Status)
 			writeResponse(w, response{status: rec.Status, body: []byte(rec.Body), location: locationOf(rec.Status, rec.Body)}, true)
@@ -156,6 +159,9 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 	defer cancel()
 	switch {
 	case resp.stored, resp.unknown:
+	case resp.status == http.StatusConflict:
+		// "Retry shortly" is no answer to keep: the key belongs to the
+		// attempt that took it over.
 	case resp.status < 500:
 		err = c.Store.CompleteIdempotent(ctx, p.AccountID, key, hash, resp.status, string(resp.body))
 	default:
@@ -263,6 +269,9 @@ func locationOf(status int, body string) string {
 }
 
 func writeResponse(w http.ResponseWriter, resp response, replayed bool) {
+	if resp.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
+	}
 	if resp.location != "" {
 		w.Header().Set("Location", resp.location)
 	}

@@ -22,6 +22,9 @@ type Operator struct {
 	CreatedAt   time.Time
 	// DisabledAt is set once the operator may no longer act.
 	DisabledAt *time.Time
+	// Version increases with every change: concurrent changes are told
+	// apart by it.
+	Version int64
 }
 
 // Can reports whether the operator holds perm; a disabled operator holds

@@ -41,15 +41,39 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 		rec := *audit
 		rec.AccountID = id
 		tx.Put(s.auditPut(rec))
+		// The audit record lives in the new account's partition, so it
+		// cannot tell a repeated action: this marker, keyed by the action
+		// id alone, does.
+		tx.Put(s.table(schema.Accounts).Put(actionMarkerItem{SK: skActionPrefix + audit.ActionID, OpenedAccount: id}).If("attribute_not_exists(sk)"))
 	}
 	err = tx.Run(ctx)
 	switch {
-	case audit != nil && cancelledAt(err, len(countries)+1):
+	case audit != nil && (cancelledAt(err, len(countries)+1) || cancelledAt(err, len(countries)+2)):
 		return domain.Account{}, ErrDuplicateAction
 	case err != nil:
 		return domain.Account{}, fmt.Errorf("create account: %w", err)
 	}
 	return a, nil
+}
+
+// skActionPrefix keys the markers of actions that open accounts, in the
+// partition of account 0 (no account has id 0).
+const skActionPrefix = "ACTION#"
+
+type actionMarkerItem struct {
+	AccountID     int64  `dynamo:"account_id,hash"`
+	SK            string `dynamo:"sk,range"`
+	OpenedAccount int64  `dynamo:"opened_account"`
+}
+
+// AccountOpenedBy returns the id of the account the action opened.
+func (s *Store) AccountOpenedBy(ctx context.Context, actionID string) (int64, error) {
+	var it actionMarkerItem
+	err := s.table(schema.Accounts).Get("account_id", 0).Range("sk", dynamo.Equal, skActionPrefix+actionID).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return 0, wrap(notFound(err, "Action"), "account opened by %s", actionID)
+	}
+	return it.OpenedAccount, nil
 }
 
 // UpdateAccount writes an account's name and review policies, creates or

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	mathrand "math/rand/v2"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -42,17 +44,41 @@ func (s *Store) lockCreates(ctx context.Context, accountID int64) (release func(
 			If("attribute_not_exists(sk) OR lease_until < ?", now.UnixMilli()).Run(ctx)
 		if err == nil {
 			return func() {
-				// A lock left behind lapses with its lease: not worth failing for.
-				ctx := context.WithoutCancel(ctx)
-				table.Delete("account_id", accountID).Range("sk", skCreateLock).If("lock_owner = ?", owner).Run(ctx)
+				// A lock left behind lapses with its lease: not worth failing
+				// for, nor waiting long on a stalled database.
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+				defer cancel()
+				err := table.Delete("account_id", accountID).Range("sk", skCreateLock).If("lock_owner = ?", owner).Run(ctx)
+				if err != nil && !isCondFailed(err) {
+					logging.From(ctx).Error("create lock not released: it lapses with its lease", "account_id", accountID, "error", err.Error())
+				}
 			}, nil
 		}
-		if !isCondFailed(err) {
+		if !isCondFailed(err) && !isThrottled(err) {
 			return nil, wrap(err, "take the create lock of account %d", accountID)
 		}
-		if err := sleepJitter(ctx, min(attempt, 3)); err != nil {
+		if err := waitTurn(ctx, attempt); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// releaseTimeout bounds the lock's release.
+const releaseTimeout = time.Second
+
+// waitTurn waits before asking for the lock again: exponentially longer,
+// from 5 ms to 100 ms, with jitter, so that waiters do not hammer the item
+// (a refused conditional write still costs a write unit).
+func waitTurn(ctx context.Context, attempt int) error {
+	d := min(5*time.Millisecond<<min(attempt, 5), 100*time.Millisecond)
+	d = d/2 + time.Duration(mathrand.Int64N(int64(d/2)+1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

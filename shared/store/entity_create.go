@@ -173,7 +173,9 @@ func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domai
 	guardSK := registrationGuardSK(e.CountryCode, e.RegistrationNumber)
 	if o.ClaimToken != "" {
 		tx.Update(accounts.Update("account_id", e.AccountID).Range("sk", guardSK).
-			Set("entity_id", e.ID).Remove("claim", "claim_until").
+			// One REMOVE clause: Remove's several paths come out in map
+			// order, and a re-asked commit must be the same request.
+			Set("entity_id", e.ID).RemoveExpr("claim, claim_until").
 			If("claim = ? AND entity_id = ?", o.ClaimToken, 0))
 	} else {
 		tx.Put(accounts.Put(registrationGuardItem{AccountID: e.AccountID, SK: guardSK, EntityID: e.ID}).If("attribute_not_exists(sk)"))
@@ -208,7 +210,11 @@ func ambiguous(err error) bool {
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient {
-		return false
+		// A commit still running, or one already applied under this token,
+		// says nothing of the outcome either.
+		var busy *types.TransactionInProgressException
+		var mismatch *types.IdempotentParameterMismatchException
+		return errors.As(err, &busy) || errors.As(err, &mismatch)
 	}
 	return true
 }

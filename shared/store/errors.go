@@ -50,3 +50,12 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// isThrottled reports whether DynamoDB refused a request for its rate (the
+// SDK already retried it): worth waiting for, not a fault.
+func isThrottled(err error) bool {
+	var pte *types.ProvisionedThroughputExceededException
+	var te *types.ThrottlingException
+	var rle *types.RequestLimitExceeded
+	return errors.As(err, &pte) || errors.As(err, &te) || errors.As(err, &rle)
+}

@@ -44,8 +44,10 @@ func (s *Store) BeginIdempotent(ctx context.Context, accountID int64, key, reque
 		LockedUntil: now.Add(lock).UnixMilli(), CreatedAt: fmtTime(now), ExpiresAt: now.Add(ttl).Unix(),
 	}
 	table := s.table(schema.Idempotency)
-	err := table.Put(it).If("attribute_not_exists(idempotency_key) OR expires_at <= ? OR (request_state = ? AND locked_until < ?)",
-		now.Unix(), string(domain.IdempotencyInProgress), now.UnixMilli()).Run(ctx)
+	// A lapsed attempt is taken over only by the same request: another
+	// body with the key is refused, as while the first runs.
+	err := table.Put(it).If("attribute_not_exists(idempotency_key) OR expires_at <= ? OR (request_state = ? AND locked_until < ? AND request_hash = ?)",
+		now.Unix(), string(domain.IdempotencyInProgress), now.UnixMilli(), requestHash).Run(ctx)
 	if err == nil {
 		return it.domain(), true, nil
 	}

@@ -24,18 +24,19 @@ type operatorItem struct {
 	Permissions []string `dynamo:"permissions,set,omitempty"`
 	CreatedAt   string   `dynamo:"created_at"`
 	DisabledAt  string   `dynamo:"disabled_at,omitempty"`
+	Version     int64    `dynamo:"version,omitempty"`
 }
 
 func operatorSK(id int64) string { return fmt.Sprintf("%s%012d", skOperatorPrefix, id) }
 
 func (it operatorItem) domain() domain.Operator {
 	return domain.Operator{AccountID: it.AccountID, ID: it.OperatorID, Name: it.Name, Permissions: it.Permissions,
-		CreatedAt: parseTime(it.CreatedAt), DisabledAt: parseOptTime(it.DisabledAt)}
+		CreatedAt: parseTime(it.CreatedAt), DisabledAt: parseOptTime(it.DisabledAt), Version: it.Version}
 }
 
 func newOperatorItem(o domain.Operator) operatorItem {
 	return operatorItem{AccountID: o.AccountID, SK: operatorSK(o.ID), OperatorID: o.ID, Name: o.Name, Permissions: o.Permissions,
-		CreatedAt: fmtTime(o.CreatedAt), DisabledAt: fmtOptTime(o.DisabledAt)}
+		CreatedAt: fmtTime(o.CreatedAt), DisabledAt: fmtOptTime(o.DisabledAt), Version: o.Version}
 }
 
 // CreateOperator adds an operator to an existing account (seed data and
@@ -82,19 +83,24 @@ func (s *Store) addOperator(ctx context.Context, op domain.Operator, audit *doma
 	return op, nil
 }
 
-// UpdateOperator replaces an existing operator (name, permissions, disabled)
-// with the audit record, in one transaction.
+// UpdateOperator replaces an operator read at op.Version (name,
+// permissions, disabled) with the audit record, in one transaction; a
+// change meanwhile (another update, a disable) is a conflict, so a stale
+// update never re-enables a disabled operator.
 func (s *Store) UpdateOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) error {
 	if err := validOperator(op); err != nil {
 		return err
 	}
+	next := op
+	next.Version = op.Version + 1
 	err := s.db.WriteTx().
-		Put(s.table(schema.Accounts).Put(newOperatorItem(op)).If("attribute_exists(operator_id)")).
+		Put(s.table(schema.Accounts).Put(newOperatorItem(next)).
+			If("attribute_exists(operator_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", op.Version, op.Version, int64(0))).
 		Put(s.auditPut(audit)).
 		Run(ctx)
 	switch {
 	case cancelledAt(err, 0):
-		return domain.Errorf(domain.ECodeNotFound, "Operator not found.")
+		return domain.Errorf(domain.ECodeConflict, "Operator %d changed meanwhile: look again.", op.ID)
 	case cancelledAt(err, 1):
 		return ErrDuplicateAction
 	}
