@@ -146,9 +146,12 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 	}
 	// Endpoint 1 receives approvals at the replay's receiver, signed with
 	// sampleEndpointSecret.
+	// It existed before the sample events happened (November 2026):
+	// endpoints get no events from before their time.
+	epCreated := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	ep, err := st.CreateEndpoint(ctx, domain.Endpoint{
 		AccountID: acct, URL: receiverURL, Events: []domain.EventType{domain.EventApproved}, Active: true,
-		Secret: sampleEndpointSecret, CreatedAt: now, UpdatedAt: now,
+		Secret: sampleEndpointSecret, CreatedAt: epCreated, UpdatedAt: epCreated,
 	}, domain.AuditRecord{AccountID: acct, ActionID: "sample-endpoint", Action: domain.ActionEndpointCreate, OperatorName: "sample", At: now})
 	if err != nil || ep.ID != 1 {
 		t.Fatalf("endpoint %d, %v: the sample events name endpoint 1", ep.ID, err)

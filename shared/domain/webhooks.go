@@ -71,6 +71,14 @@ func (e Endpoint) Subscribes(t EventType) bool {
 	return false
 }
 
+// Receives reports whether the endpoint gets an event of type t that
+// occurred at occurredAt: it subscribes to it now, and it existed then. So a
+// stream replayed or redriven, or an endpoint added later, never brings an
+// endpoint events from before its time.
+func (e Endpoint) Receives(t EventType, occurredAt time.Time) bool {
+	return e.Subscribes(t) && !occurredAt.Before(e.CreatedAt)
+}
+
 // SigningSecrets are the secrets that sign a delivery at now: the current
 // one, then the previous one while its overlap lasts.
 func (e Endpoint) SigningSecrets(now time.Time) []string {

@@ -82,7 +82,7 @@ func (e *Emitter) messages(ctx context.Context, rec events.DynamoDBEventRecord, 
 		ev, id := NewEvent(k, *new), EventID(k, *new)
 		n := 0
 		for _, ep := range eps {
-			if ep.Subscribes(k) {
+			if ep.Receives(k, new.UpdatedAt) {
 				out, n = append(out, delivery.NewMessage(id, ev, ep.ID)), n+1
 			}
 		}

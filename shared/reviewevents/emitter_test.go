@@ -278,3 +278,40 @@ func TestEmitterToReceiver(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsGetNoEventFromBeforeTheirTime: an endpoint created after a
+// change gets nothing for it, however often the record is read (a replay,
+// a redrive); one created before it gets its delivery.
+func TestEndpointsGetNoEventFromBeforeTheirTime(t *testing.T) {
+	w := newReviewsWorld(t)
+	before := w.endpoint(t, true, domain.EventApproved)
+	r0 := w.review(t, domain.ReviewInProgress)
+	r0raw := w.raw(t, r0)
+	r1 := w.change(t, r0, func(r *domain.Review) {
+		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr(r.UpdatedAt)
+	})
+	w.seq++
+	later, err := w.st.CreateEndpoint(context.Background(), domain.Endpoint{
+		AccountID: w.account, URL: "https://later.example.com/evs", Events: []domain.EventType{domain.EventApproved}, Active: true,
+		Secret: "whsec_test", CreatedAt: r1.UpdatedAt.Add(time.Millisecond), UpdatedAt: r1.UpdatedAt.Add(time.Millisecond),
+	}, domain.AuditRecord{AccountID: w.account, ActionID: fmt.Sprintf("ep-%d", w.seq), Action: domain.ActionEndpointCreate, At: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &recordingQueue{}
+	e := &Emitter{Endpoints: w.st, Queue: q}
+	rec := record(t, "100", r0raw, w.raw(t, r1))
+	for replay := 0; replay < 2; replay++ {
+		if _, err := e.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range q.sent {
+		if m.EndpointID == later.ID {
+			t.Errorf("endpoint %d, created after the change, got %s", later.ID, m.EventID)
+		}
+	}
+	if len(q.sent) != 2 || q.sent[0].EndpointID != before.ID {
+		t.Errorf("sent %+v, want the earlier endpoint's delivery once per read", q.sent)
+	}
+}
