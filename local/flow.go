@@ -86,9 +86,15 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	f.Queue = &pipeline.QueuePoller{
 		SQS: client, URL: urls[deploy.QueueDeliveries], BatchSize: sender.Queue.BatchSize, WaitSeconds: 1,
 		Handler: f.Deliverer.Handle, FunctionARN: pipeline.FunctionARN(sender.Name), Log: log,
+		Concurrency: deliveryPollers,
 	}
 	return f, nil
 }
+
+// deliveryPollers is how many batches of deliveries run side by side, as
+// Lambda runs several invocations of webhook-delivery at once: a batch held
+// by a receiver that answers slowly never holds up the next messages.
+const deliveryPollers = 16
 
 // run polls until ctx ends; stop waits for both pollers.
 func (f *reviewFlow) run(ctx context.Context, log *slog.Logger) (stop func()) {
