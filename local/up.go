@@ -64,7 +64,8 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on port %s: %w", *port, err)
 	}
-	srv := &http.Server{Handler: newGateway(e.store, e.log, simulatorProviders(simURL)), ReadHeaderTimeout: 10 * time.Second}
+	// The gateway's server carries its read, write and idle timeouts.
+	srv := newGateway(e.store, e.log, simulatorProviders(simURL)).Server()
 	base := "http://" + ln.Addr().String() + "/api/v1"
 	fmt.Printf("API:      %s\n", base)
 	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())

@@ -36,13 +36,30 @@ type AuthorizerFunc func(context.Context, events.APIGatewayCustomAuthorizerReque
 type ProxyFunc func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
 
 // Gateway is an http.Handler standing in for API Gateway.
+//
+// Its limits are API Gateway's where API Gateway publishes one (the 29 s
+// integration timeout, the 10 MB payload) and otherwise bounded so that no
+// client can hold a connection forever. Zero fields take the defaults below;
+// tests shorten them.
 type Gateway struct {
 	Authorizer AuthorizerFunc
 	// Functions by name (the directory under functions/).
 	Functions map[string]ProxyFunc
 	Log       *slog.Logger
-	// Timeout is API Gateway's integration timeout (29 s by default).
+	// Timeout is API Gateway's integration timeout (DefaultTimeout): a
+	// function that has not answered by then is answered 504 JSON
+	// (INTEGRATION_TIMEOUT) and left to finish, as Lambda is.
 	Timeout time.Duration
+	// ReadTimeout bounds reading a request, headers and body
+	// (DefaultReadTimeout). A body that does not arrive in full by then —
+	// shorter than its Content-Length, say — is answered 400 JSON.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing an answer once it is known
+	// (DefaultWriteTimeout), so a client that stops reading is let go.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that sends no request
+	// (DefaultIdleTimeout); it applies to the server Server returns.
+	IdleTimeout time.Duration
 	// AuthorizerCacheTTL keeps an accepted key's policy, as API Gateway's
 	// authorizer result cache does (keyed by the Authorization header); zero
 	// turns the cache off.
@@ -61,9 +78,44 @@ const (
 	stage     = "local"
 	apiID     = "local"
 	accountID = "000000000000"
-	// maxBody is API Gateway's payload limit.
-	maxBody = 10 << 20
 )
+
+// The gateway's limits. README "Local" lists them next to API Gateway's.
+const (
+	// MaxBody is API Gateway's payload limit, 10 MB: a larger body is 413
+	// JSON (REQUEST_TOO_LARGE) and no function runs.
+	MaxBody = 10 << 20
+	// DefaultTimeout is API Gateway's integration timeout.
+	DefaultTimeout = 29 * time.Second
+	// DefaultReadTimeout: a request has this long to arrive, body included.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout: an answer has this long to be written.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout: a kept-alive connection may idle this long.
+	DefaultIdleTimeout = 120 * time.Second
+)
+
+// Server returns an HTTP server serving g with g's read, write and idle
+// timeouts, as make local runs it. Its own write deadline leaves room for
+// the whole exchange (reading, the integration, writing); g sets tighter
+// deadlines on each request itself, so the limits hold under any server.
+func (g *Gateway) Server() *http.Server {
+	read, write := durationOr(g.ReadTimeout, DefaultReadTimeout), durationOr(g.WriteTimeout, DefaultWriteTimeout)
+	return &http.Server{
+		Handler:           g,
+		ReadHeaderTimeout: read,
+		ReadTimeout:       read,
+		WriteTimeout:      read + g.timeout() + write,
+		IdleTimeout:       durationOr(g.IdleTimeout, DefaultIdleTimeout),
+	}
+}
+
+func durationOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -73,6 +125,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) int {
+	rc := http.NewResponseController(w)
+	// Deadlines on this request's connection, whatever server runs g; a
+	// writer that cannot take deadlines (a test recorder) has no network.
+	_ = rc.SetReadDeadline(time.Now().Add(durationOr(g.ReadTimeout, DefaultReadTimeout)))
 	route, ok := g.route(r)
 	if !ok {
 		return g.gatewayResponse(w, "MISSING_AUTHENTICATION_TOKEN", 0)
@@ -81,14 +137,21 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	if !ok {
 		return g.gatewayResponse(w, "MISSING_AUTHENTICATION_TOKEN", 0)
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		return g.gatewayResponse(w, "DEFAULT_4XX", http.StatusRequestEntityTooLarge)
+	body, status := g.readBody(r, reqID)
+	if status != 0 {
+		// The connection cannot be reused: the rest of the body is unread.
+		w.Header().Set("Connection", "close")
+		if status == http.StatusRequestEntityTooLarge {
+			return g.gatewayResponse(w, "REQUEST_TOO_LARGE", 0)
+		}
+		return g.gatewayResponse(w, "DEFAULT_4XX", status)
 	}
 	params, _ := api.MatchPath(route.Path, r.URL.Path)
 	ev := g.proxyEvent(r, route, params, body, reqID)
 
-	ctx, cancel := context.WithTimeout(r.Context(), g.timeout())
+	// A Lambda invocation does not end when its caller hangs up: the
+	// function's context ends with the integration timeout alone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), g.timeout())
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: newRequestID()})
 	// In Lambda the functions log through the default logger their init sets.
@@ -121,14 +184,57 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	return g.invoke(ctx, w, fn, route, ev, reqID)
 }
 
-func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFunc, route api.Route, ev events.APIGatewayProxyRequest, reqID string) int {
-	resp, err := fn(ctx, ev)
-	if err != nil {
-		// A function error is a 502 from API Gateway.
-		g.Log.Error("gateway: function failed", "request_id", reqID, "function", route.Function, "error", err.Error())
-		return g.gatewayResponse(w, "DEFAULT_5XX", http.StatusBadGateway)
+// readBody reads the whole body, as API Gateway does before it invokes
+// anything: a status to answer instead when the body is over MaxBody (413)
+// or cannot be read in full within the read timeout, or ends before its
+// Content-Length (400).
+func (g *Gateway) readBody(r *http.Request, reqID string) ([]byte, int) {
+	if r.ContentLength > MaxBody {
+		return nil, http.StatusRequestEntityTooLarge
 	}
-	return writeProxyResponse(w, resp)
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	switch {
+	case err != nil:
+		g.Log.Info("gateway: request body unreadable", "request_id", reqID, "error", err.Error())
+		return nil, http.StatusBadRequest
+	case len(body) > MaxBody:
+		return nil, http.StatusRequestEntityTooLarge
+	}
+	return body, 0
+}
+
+// invoke runs the function, waiting at most until ctx's deadline (the
+// integration timeout): then the answer is 504 JSON and the function runs on
+// unwatched, as a Lambda function outlives API Gateway's patience.
+func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFunc, route api.Route, ev events.APIGatewayProxyRequest, reqID string) int {
+	type answer struct {
+		resp events.APIGatewayProxyResponse
+		err  error
+	}
+	done := make(chan answer, 1) // buffered: a function past its timeout never blocks
+	go func() {
+		resp, err := fn(ctx, ev)
+		done <- answer{resp, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		g.Log.Error("gateway: integration timeout", "request_id", reqID, "function", route.Function, "timeout", g.timeout().String())
+		return g.write(w, func() int { return g.gatewayResponse(w, "INTEGRATION_TIMEOUT", 0) })
+	}
+	if a.err != nil {
+		// A function error is a 502 from API Gateway.
+		g.Log.Error("gateway: function failed", "request_id", reqID, "function", route.Function, "error", a.err.Error())
+		return g.write(w, func() int { return g.gatewayResponse(w, "DEFAULT_5XX", http.StatusBadGateway) })
+	}
+	return g.write(w, func() int { return writeProxyResponse(w, a.resp) })
+}
+
+// write gives writing an answer its own deadline, counted from now.
+func (g *Gateway) write(w http.ResponseWriter, answer func() int) int {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(durationOr(g.WriteTimeout, DefaultWriteTimeout)))
+	return answer()
 }
 
 // authorize runs the authorizer unless the cache holds an answer for the
@@ -161,12 +267,7 @@ func (g *Gateway) authorize(ctx context.Context, ev events.APIGatewayCustomAutho
 	return resp, err
 }
 
-func (g *Gateway) timeout() time.Duration {
-	if g.Timeout > 0 {
-		return g.Timeout
-	}
-	return 29 * time.Second
-}
+func (g *Gateway) timeout() time.Duration { return durationOr(g.Timeout, DefaultTimeout) }
 
 // route picks the route for a request: the route with the request's method,
 // else the first route on the path (API Gateway's ANY method, whose function

@@ -161,7 +161,7 @@ func TestWantsMarkdown(t *testing.T) {
 	}
 }
 
-func TestIDAndFormat(t *testing.T) {
+func TestParsePathID(t *testing.T) {
 	tests := []struct {
 		raw      string
 		id       int64
@@ -170,19 +170,33 @@ func TestIDAndFormat(t *testing.T) {
 	}{
 		{"42", 42, false, true},
 		{"42.md", 42, true, true},
+		{"9007199254740992", MaxID, false, true},
+		{"9007199254740992.md", MaxID, true, true},
+		{"9007199254740993", 0, false, false}, // 2^53 + 1
 		{"abc", 0, false, false},
 		{"abc.md", 0, false, false},
 		{"0", 0, false, false},
+		{"007", 0, false, false}, // one id, one spelling
 		{"-3", 0, false, false},
 		{"+3", 0, false, false},
+		{" 3", 0, false, false},
+		{"3\n", 0, false, false},
+		{"3\x00", 0, false, false},
+		{"3\x7f", 0, false, false},
+		{"3\xff", 0, false, false},
+		{"1e3", 0, false, false},
+		{"0x10", 0, false, false},
 		{"42.json", 0, false, false},
+		{"42.md.md", 0, false, false},
 		{"99999999999999999999", 0, false, false},
+		{strings.Repeat("1", 4096), 0, false, false},
 		{".md", 0, false, false},
+		{"", 0, false, false},
 	}
 	for _, tt := range tests {
-		id, md, ok := idAndFormat(tt.raw)
+		id, md, ok := ParsePathID(tt.raw)
 		if id != tt.id || md != tt.markdown || ok != tt.ok {
-			t.Errorf("idAndFormat(%q) = %d, %v, %v", tt.raw, id, md, ok)
+			t.Errorf("ParsePathID(%.40q) = %d, %v, %v; want %d, %v, %v", tt.raw, id, md, ok, tt.id, tt.markdown, tt.ok)
 		}
 	}
 }

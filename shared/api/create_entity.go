@@ -35,7 +35,6 @@ const (
 	idempotencyLock = 30 * time.Second
 	// claimLease: likewise for its claim on the registration number.
 	claimLease         = idempotencyLock
-	maxIdempotencyKey  = 255
 	maxLegalNameLength = 300
 )
 
@@ -116,8 +115,8 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 		writeResponse(w, resp, false)
 		return nil
 	}
-	if len(key) > maxIdempotencyKey || !utf8.ValidString(key) || strings.TrimSpace(key) == "" {
-		return domain.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d characters", maxIdempotencyKey))
+	if !ValidIdempotencyKey(key) {
+		return domain.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d bytes of UTF-8, not blank", MaxIdempotencyKeyBytes))
 	}
 	hash := requestHash(r, body)
 	rec, claimed, err := c.Store.BeginIdempotent(r.Context(), p.AccountID, key, hash, c.now(), IdempotencyTTL, idempotencyLock)
@@ -320,6 +319,11 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	if dec.More() {
 		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
 	}
+	if key := duplicateKey(body); key != "" {
+		// The last one would win silently: a body that says two things
+		// is refused rather than guessed at.
+		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
+	}
 	if req.Entity == nil {
 		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
 	}
@@ -371,6 +375,46 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
 		DeclaredName: legalName, Config: cfg,
 	}, nil
+}
+
+// duplicateKey is the first key that appears twice in one object of a JSON
+// document already known to be valid, or "".
+func duplicateKey(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	// Per open container: the keys seen (objects) or nil (arrays); and
+	// whether the next string token in an object is a key.
+	var seen []map[string]bool
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				seen = append(seen, map[string]bool{})
+				expectKey = true
+				continue
+			case '[':
+				seen = append(seen, nil)
+			default:
+				seen = seen[:len(seen)-1]
+			}
+		case string:
+			if expectKey && len(seen) > 0 && seen[len(seen)-1] != nil {
+				if seen[len(seen)-1][v] {
+					return v
+				}
+				seen[len(seen)-1][v] = true
+				expectKey = false
+				continue
+			}
+		}
+		// After a value inside an object, a key comes next.
+		expectKey = len(seen) > 0 && seen[len(seen)-1] != nil
+	}
 }
 
 // resolveCountry reads country_code (preferred) and country_id; when both

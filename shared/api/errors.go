@@ -24,6 +24,7 @@ var statusOf = map[string]int{
 	domain.ECodeUnsupportedMedia: http.StatusUnsupportedMediaType,
 	domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
 	domain.ECodeUnavailable:      http.StatusServiceUnavailable,
+	domain.ECodeGatewayTimeout:   http.StatusGatewayTimeout,
 }
 
 // RetryAfterUnavailable is the Retry-After of a 503, in seconds.

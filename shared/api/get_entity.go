@@ -18,7 +18,7 @@ type EntityDetailer interface {
 func NewGetEntity(store EntityDetailer, countries *country.Catalogue) http.Handler {
 	route, _ := RouteFor("get-entity")
 	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
-		id, md, ok := idAndFormat(params["id"])
+		id, md, ok := ParsePathID(params["id"])
 		if !ok {
 			return errEntityNotFound
 		}

@@ -19,7 +19,7 @@ type ReviewReader interface {
 func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler {
 	route, _ := RouteFor("get-review")
 	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
-		id, md, ok := idAndFormat(params["id"])
+		id, md, ok := ParsePathID(params["id"])
 		if !ok {
 			return errReviewNotFound
 		}

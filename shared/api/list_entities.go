@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
@@ -60,66 +59,6 @@ type listQuery struct {
 	filter        domain.EntityFilter
 	// the filters as the caller sent them, carried into the Link URLs
 	filterParams url.Values
-}
-
-// parseListQuery reads the paging and filter parameters. Paging never fails:
-// a nonsense page is 1 and a nonsense per_page is the default, a per_page over
-// the maximum is the maximum. A filter that cannot be understood is refused
-// (422), never ignored, because ignoring it would return the wrong entities.
-func parseListQuery(v url.Values, countries *country.Catalogue) (listQuery, error) {
-	q := listQuery{page: 1, perPage: DefaultPerPage, filterParams: url.Values{}}
-	if n, err := strconv.Atoi(strings.TrimSpace(v.Get("page"))); err == nil && n >= 1 {
-		q.page = n
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(v.Get("per_page"))); err == nil && n >= 1 {
-		q.perPage = min(n, MaxPerPage)
-	}
-	fields := map[string][]string{}
-	if s := v.Get("registration_number"); s != "" {
-		q.filter.RegistrationNumber = s
-		q.filterParams.Set("registration_number", s)
-	}
-	if s := v.Get("country_code"); s != "" {
-		c, ok := countries.ByAlpha2(s)
-		if !ok {
-			fields["country_code"] = []string{fmt.Sprintf("Country %q is not a country the service knows", s)}
-		}
-		q.filter.CountryCode = c.Alpha2
-		q.filterParams.Set("country_code", s)
-	}
-	if s := v.Get("updated_since"); s != "" {
-		t, err := ParseTimestamp(s)
-		if err != nil {
-			fields["updated_since"] = []string{"must be an ISO 8601 timestamp, such as 2026-01-31T09:30:00Z"}
-		}
-		q.filter.UpdatedSince = &t
-		q.filterParams.Set("updated_since", s)
-	}
-	if len(fields) > 0 {
-		return q, &domain.Error{Code: domain.ECodeInvalid, Message: "Validation failed.", Fields: fields}
-	}
-	return q, nil
-}
-
-// ParseTimestamp reads an ISO 8601 timestamp: RFC 3339 with any offset and
-// optional fraction ("2026-01-31T09:30:00Z", "2026-01-31T12:30:00.5+03:00"),
-// the basic form without separators ("20260131T093000Z"), or a date alone,
-// meaning its midnight UTC. A time without an offset is ambiguous and refused.
-func ParseTimestamp(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	layouts := []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "20060102T150405Z0700", "20060102T150405Z07:00", "2006-01-02"}
-	for _, l := range layouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	// RFC 3339 requires "Z" or ±hh:mm; ISO 8601 also allows ±hhmm and ±hh.
-	for _, l := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"} {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("not an ISO 8601 timestamp: %q", s)
 }
 
 // linkHeader builds the RFC 8288 Link header. As GitHub does, first and prev

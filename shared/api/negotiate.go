@@ -11,19 +11,6 @@ const (
 	mediaMarkdown = "text/markdown"
 )
 
-// idAndFormat splits a path id into the id and whether the ".md" suffix asks
-// for Markdown. A non-numeric id is not found, like an unknown one.
-func idAndFormat(raw string) (id int64, markdown bool, ok bool) {
-	if s, found := strings.CutSuffix(raw, ".md"); found {
-		raw, markdown = s, true
-	}
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || raw[0] == '+' {
-		return 0, false, false
-	}
-	return id, markdown, true
-}
-
 // wantsMarkdown reads the Accept header: Markdown when text/markdown is
 // preferred over application/json: a higher quality, or the same quality from
 // a more specific range, or the same from an equally specific range listed

@@ -123,6 +123,10 @@ func GatewayResponses() []GatewayResponse {
 		// API Gateway answers an unknown path with MISSING_AUTHENTICATION_TOKEN.
 		{Type: "MISSING_AUTHENTICATION_TOKEN", Status: 404, Code: domain.ECodeNotFound, Message: "No such resource."},
 		{Type: "THROTTLED", Status: 429, Code: "rate_limited", Message: "Too many requests; retry later."},
+		// A body over API Gateway's 10 MB payload limit, refused before any function runs.
+		{Type: "REQUEST_TOO_LARGE", Status: 413, Code: domain.ECodeTooLarge, Message: "The request body is larger than the 10 MB the API accepts."},
+		// The function did not answer within the 29 s integration timeout.
+		{Type: "INTEGRATION_TIMEOUT", Status: 504, Code: domain.ECodeGatewayTimeout, Message: "The service did not answer in time; retry shortly."},
 		{Type: "DEFAULT_4XX", Status: 0, Code: "bad_request", Message: "The request was refused."},
 		{Type: "DEFAULT_5XX", Status: 0, Code: domain.ECodeInternal, Message: "An internal error occurred."},
 	}

@@ -202,7 +202,9 @@ func Functions() []Function {
 			// API Gateway gives up at 29 s.
 			MemoryMB: 512, TimeoutSeconds: 29,
 			Grants: []Grant{
-				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem}},
+				// The counters; the registration claim and the commit lease,
+				// put and deleted.
+				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem, deleteItem}},
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Entities, Actions: []string{getItem, putItem}},
 				{Table: schema.Checks, Actions: []string{putItem}},

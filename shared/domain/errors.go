@@ -22,6 +22,9 @@ const (
 	// ECodeUnavailable: the service could not finish in time (DynamoDB did
 	// not answer); the caller retries after Retry-After.
 	ECodeUnavailable = "service_unavailable"
+	// ECodeGatewayTimeout: API Gateway (or the local gateway) stopped
+	// waiting for the function at its integration timeout, 29 s.
+	ECodeGatewayTimeout = "gateway_timeout"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,

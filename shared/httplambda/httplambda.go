@@ -5,8 +5,10 @@ package httplambda
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,6 +17,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 )
 
@@ -25,9 +28,45 @@ type Handler func(ctx context.Context, req events.APIGatewayProxyRequest) (event
 // a logger carrying the API Gateway and Lambda request ids, the principal the
 // authorizer established (if any), and X-Forwarded-Prefix set to the part of
 // the public path API Gateway strips (the stage), so links point back to it.
+//
+// API Gateway hands over the path percent-decoded: "/api/v1/entities/1%0A"
+// arrives as "/api/v1/entities/1\n". The adapter pastes that path into a URL
+// and parses it, which fails on a control byte or a stray '%' (a Lambda
+// error, so a 502) and cuts the path at '?' or '#' (so another route
+// answers). The path is therefore escaped first: h sees r.URL.Path exactly
+// as API Gateway sent it, and its own route and id checks answer 404 JSON.
 func New(h http.Handler, log *slog.Logger) Handler {
 	adapter := httpadapter.New(prepare(h, log))
-	return adapter.ProxyWithContext
+	return func(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		ev.Path = EscapePath(ev.Path)
+		resp, err := adapter.ProxyWithContext(ctx, ev)
+		if err != nil {
+			// What is left is an event no client could have caused (a bad
+			// method, host or base64 body): still a JSON answer, never a
+			// function error.
+			log.Error("unreadable API Gateway event", "error", err.Error(), "method", ev.HTTPMethod)
+			return badEvent(), nil
+		}
+		return resp, nil
+	}
+}
+
+// EscapePath percent-encodes a decoded request path so that parsing it as a
+// URL gives back the very same bytes as its path: every byte that is not
+// allowed as such in a path (control bytes, '%', '?', '#', space, non-ASCII
+// and invalid UTF-8) is escaped; '/' separates segments as before.
+func EscapePath(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
+}
+
+// badEvent is the answer to an event that cannot be turned into a request.
+func badEvent() events.APIGatewayProxyResponse {
+	body, _ := json.Marshal(map[string]map[string]string{"error": {"code": domain.ECodeBadRequest, "message": "The request could not be read."}})
+	return events.APIGatewayProxyResponse{
+		StatusCode:        http.StatusBadRequest,
+		MultiValueHeaders: map[string][]string{"Content-Type": {"application/json; charset=utf-8"}},
+		Body:              string(body) + "\n",
+	}
 }
 
 func prepare(h http.Handler, log *slog.Logger) http.Handler {
