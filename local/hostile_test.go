@@ -308,10 +308,12 @@ func (f *hostileFixture) createCases() []hostileCase {
 		{"legal name as number", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": 5}}`, 422, "legal_name"},
 		{"legal name as object", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": {}}}`, 422, "legal_name"},
 		{"legal name of 301 characters", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": "` + strings.Repeat("n", 301) + `"}}`, 422, "legal_name"},
-		// Duplicate keys: the last one counts, and here it is refused.
-		{"duplicate number", `{"entity": {"registration_number": "7001234560", "registration_number": "bad", "country_code": "SA"}}`, 422, "registration_number"},
-		{"duplicate country", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "country_code": "ZZ"}}`, 422, "country"},
-		{"duplicate entity", `{"entity": {"registration_number": "7001234560", "country_code": "SA"}, "entity": {"registration_number": 5}}`, 422, "registration_number"},
+		// Duplicate keys: a body that says two things is refused, whichever
+		// comes last (the decoder alone would let the last one win).
+		{"duplicate number", `{"entity": {"registration_number": "7001234560", "registration_number": "bad", "country_code": "SA"}}`, 400, ""},
+		{"duplicate number, the valid one last", `{"entity": {"registration_number": "bad", "registration_number": "7001234560", "country_code": "SA"}}`, 400, ""},
+		{"duplicate country", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "country_code": "ZZ"}}`, 400, ""},
+		{"duplicate entity", `{"entity": {"registration_number": "7001234560", "country_code": "SA"}, "entity": {"registration_number": 5}}`, 400, ""},
 		// Nesting: 10,000 levels is as deep as the decoder goes.
 		{"nested 10,000 arrays inside entity", `{"entity": ` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, 400, ""},
 		{"nested 10,000 objects beside a bad number", `{"entity": {"registration_number": "bad", "country_code": "SA", "x": ` +
