@@ -250,29 +250,6 @@ func TestCreateEntityRefusals(t *testing.T) {
 	}
 }
 
-func TestConcurrentDuplicateCreates(t *testing.T) {
-	f := newCreateFixture(t)
-	const n = 6
-	statuses := make(chan int, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- f.create(t, map[string]any{"registration_number": "7000000200", "country_code": "SA"}).status
-		}()
-	}
-	wg.Wait()
-	close(statuses)
-	count := map[int]int{}
-	for s := range statuses {
-		count[s]++
-	}
-	if count[201] != 1 || count[422] != n-1 {
-		t.Errorf("statuses = %v, want one 201 and %d 422", count, n-1)
-	}
-}
-
 func TestIdempotencyKey(t *testing.T) {
 	f := newCreateFixture(t)
 	fields := map[string]any{"registration_number": "7000000300", "country_code": "SA"}

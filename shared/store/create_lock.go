@@ -71,15 +71,7 @@ const releaseTimeout = time.Second
 // (a refused conditional write still costs a write unit).
 func waitTurn(ctx context.Context, attempt int) error {
 	d := min(5*time.Millisecond<<min(attempt, 5), 100*time.Millisecond)
-	d = d/2 + time.Duration(mathrand.Int64N(int64(d/2)+1))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleepCtx(ctx, d/2+time.Duration(mathrand.Int64N(int64(d/2)+1)))
 }
 
 // newToken is a random token, 32 hex digits (a valid ClientRequestToken).

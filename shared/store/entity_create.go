@@ -309,7 +309,11 @@ func cancelledAt(err error, i int) bool {
 }
 
 func sleepJitter(ctx context.Context, attempt int) error {
-	d := time.Duration(5+rand.IntN(10*(attempt+1))) * time.Millisecond
+	return sleepCtx(ctx, time.Duration(5+rand.IntN(10*(attempt+1)))*time.Millisecond)
+}
+
+// sleepCtx waits d, or less if ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
