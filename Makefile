@@ -46,9 +46,27 @@ build: tools ## build every function: build/<name>/bootstrap (linux/arm64; BUILD
 	done
 	@echo "built $(FUNCTIONS) for linux/$(BUILD_ARCH) in $(BUILD_DIR)/"
 
-.PHONY: local
-local: tools stack ## run the whole system locally with demo data; prints the API address and a demo key
-	@PORT=$(PORT) $(GO) run ./local up
+# make local keeps its data on disk, under .local/data: DynamoDB Local's
+# tables (-dbPath) and ElasticMQ's queues and messages (H2), so a server
+# that dies and is started again (by up's supervisor, or by hand) has lost
+# nothing. make test and make bench keep theirs in memory. If the stack that
+# runs was started in memory (by make test or make stack), stack.sh refuses
+# to use it for make local and says how to go on, rather than restart it
+# under whoever is using it.
+LOCAL_DATA := $(CURDIR)/.local/data
+LOCAL_ENV  := DYNAMODB_DATA_DIR=$(LOCAL_DATA)/dynamodb ELASTICMQ_DATA_DIR=$(LOCAL_DATA)/elasticmq
+
+.PHONY: local local-reset
+local: tools ## run the whole system locally with demo data (kept in .local/data); prints the API address and a demo key
+	@$(LOCAL_ENV) $(STACK) start
+	@$(LOCAL_ENV) PORT=$(PORT) $(GO) run ./local up
+
+local-reset: ## stop make local's servers and wipe its data (.local/data, .local/demo.json)
+	@for svc in dynamodb elasticmq; do \
+	  case "$$($(STACK) data $$svc)" in $(LOCAL_DATA)/*) $(STACK) stop $$svc ;; esac; \
+	done
+	@rm -rf $(LOCAL_DATA) .local/demo.json
+	@echo "removed $(LOCAL_DATA) and .local/demo.json; make local starts afresh"
 
 .PHONY: vet
 vet: tools

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,10 @@ type reviewFlow struct {
 	Deliverer *delivery.Deliverer
 	Streams   *pipeline.StreamPoller
 	Queue     *pipeline.QueuePoller
+	// Checkpoints is the stream poller's position per shard, kept in
+	// DynamoDB Local beside the tables (<table prefix>stream-checkpoints) so
+	// a restarted `up` resumes where it stopped.
+	Checkpoints *pipeline.Checkpoints
 }
 
 // flowOptions tunes the flow (tests shorten the polls).
@@ -67,13 +72,22 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		Lease:  delivery.LeaseFor(sender.TimeoutSeconds),
 	}
 	endpoint := devstack.DynamoDBEndpoint()
+	db := dynamodb.NewFromConfig(devstack.AWSConfig(), func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+	})
+	// The checkpoint table goes with the tables' prefix: another prefix is
+	// another set of tables, with streams and positions of its own.
+	f.Checkpoints, err = pipeline.EnsureCheckpoints(ctx, db, strings.TrimSuffix(names[schema.Reviews], schema.Reviews))
+	if err != nil {
+		return nil, err
+	}
 	f.Streams = &pipeline.StreamPoller{
 		Streams: dynamodbstreams.NewFromConfig(devstack.AWSConfig(), func(o *dynamodbstreams.Options) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}),
-		DB: dynamodb.NewFromConfig(devstack.AWSConfig(), func(o *dynamodb.Options) {
-			o.BaseEndpoint = aws.String(endpoint)
-		}),
+		DB:           db,
+		Checkpoints:  f.Checkpoints,
+		Timeout:      time.Duration(events.TimeoutSeconds) * time.Second,
 		Table:        names[schema.Reviews],
 		Source:       *events.Stream,
 		Handler:      f.Emitter.Handle,
@@ -86,7 +100,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	f.Queue = &pipeline.QueuePoller{
 		SQS: client, URL: urls[deploy.QueueDeliveries], BatchSize: sender.Queue.BatchSize, WaitSeconds: 1,
 		Handler: f.Deliverer.Handle, FunctionARN: pipeline.FunctionARN(sender.Name), Log: log,
-		Concurrency: deliveryPollers,
+		Concurrency: deliveryPollers, Timeout: time.Duration(sender.TimeoutSeconds) * time.Second,
 	}
 	return f, nil
 }
@@ -96,7 +110,13 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 // by a receiver that answers slowly never holds up the next messages.
 const deliveryPollers = 16
 
-// run polls until ctx ends; stop waits for both pollers.
+// run polls until ctx ends or stop is called. stop (or ending ctx, then
+// calling stop) is how `up` shuts the flow down on SIGTERM or Ctrl-C, and
+// stop returns once both pollers have drained: no new stream batch or queue
+// message is taken; the invocations under way finish (a POST up to the
+// client's timeout), their deliveries are recorded, their messages deleted
+// and the stream's checkpoint stored. With the default timeouts that is at
+// most about a POST's 10 s, plus the queue's 1 s long poll.
 func (f *reviewFlow) run(ctx context.Context, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

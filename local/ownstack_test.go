@@ -31,6 +31,7 @@ type ownStack struct {
 	t                     *testing.T
 	root, dir             string
 	dynamoPort, queuePort int
+	env                   []string // more of stack.sh's environment (data directories)
 }
 
 func startOwnStack(t *testing.T) *ownStack {
@@ -43,6 +44,39 @@ func startOwnStack(t *testing.T) *ownStack {
 		t.Fatal(err)
 	}
 	s := &ownStack{t: t, root: root, dir: filepath.Join(root, ".local", "fault-stack"), dynamoPort: freePort(t), queuePort: freePort(t)}
+	s.start()
+	return s
+}
+
+// startPrivateStack is startOwnStack in a state directory of the test's own
+// (pid files, logs, config), with stack.sh's environment extended by env
+// (e.g. DYNAMODB_DATA_DIR): for tests that kill servers and have them
+// started again. The jars are those of .local/fault-stack, linked.
+func startPrivateStack(t *testing.T, env ...string) *ownStack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fault tests start servers of their own")
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := &ownStack{t: t, root: root, dir: filepath.Join(root, ".local", "fault-stack")}
+	if out, err := shared.script("install"); err != nil {
+		t.Fatalf("stack.sh install: %v: %s", err, out)
+	}
+	s := &ownStack{t: t, root: root, dir: t.TempDir(), dynamoPort: freePort(t), queuePort: freePort(t), env: env}
+	for _, d := range []string{"lib", "native"} {
+		if err := os.Symlink(filepath.Join(shared.dir, d), filepath.Join(s.dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.start()
+	return s
+}
+
+func (s *ownStack) start() {
+	t := s.t
 	t.Cleanup(func() {
 		for _, svc := range []string{"dynamodb", "elasticmq"} {
 			s.signal(svc, syscall.SIGCONT)
@@ -54,7 +88,6 @@ func startOwnStack(t *testing.T) *ownStack {
 	if out, err := s.script("start"); err != nil {
 		t.Fatalf("stack.sh start: %v: %s", err, out)
 	}
-	return s
 }
 
 func (s *ownStack) script(args ...string) (string, error) {
@@ -63,6 +96,7 @@ func (s *ownStack) script(args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(s.root, "local", "stack", "stack.sh")}, args...)...)
 	cmd.Env = append(os.Environ(), "EVS_STACK_DIR="+s.dir, "DYNAMODB_PORT="+strconv.Itoa(s.dynamoPort),
 		"ELASTICMQ_PORT="+strconv.Itoa(s.queuePort), "ELASTICMQ_STATS_PORT="+strconv.Itoa(freePort(s.t)))
+	cmd.Env = append(cmd.Env, s.env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -87,6 +121,27 @@ func (s *ownStack) signal(svc string, sig syscall.Signal) {
 // stay open and requests wait, as when a database stalls.
 func (s *ownStack) freeze(svc string) { s.signal(svc, syscall.SIGSTOP) }
 func (s *ownStack) resume(svc string) { s.signal(svc, syscall.SIGCONT) }
+
+// kill ends the server's process at once (SIGKILL), as a crash would, and
+// waits until its port is closed. The test's supervisor, or its cleanup,
+// starts it again.
+func (s *ownStack) kill(svc string) {
+	s.t.Helper()
+	pid := s.pid(svc)
+	if pid <= 0 {
+		s.t.Fatalf("%s: no pid recorded", svc)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	s.t.Fatalf("%s (pid %d) still alive after SIGKILL", svc, pid)
+}
+
+func (s *ownStack) dynamoEndpoint() string { return fmt.Sprintf("http://127.0.0.1:%d", s.dynamoPort) }
+func (s *ownStack) queueEndpoint() string  { return fmt.Sprintf("http://127.0.0.1:%d", s.queuePort) }
 
 // db is a client of this stack's DynamoDB Local, configured as the
 // functions' are.

@@ -82,10 +82,18 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	stopFlow := flow.run(ctx, e.log)
+	// Supervised: a server that stops answering is started again, and the
+	// tables, queues and pollers are put back in order when it is back.
+	sv := &supervision{
+		Flow: flow, Names: e.names, QueuePrefix: tablePrefix(),
+		DynamoDBEndpoint: devstack.DynamoDBEndpoint(), SQSEndpoint: devstack.SQSEndpoint(),
+		Restart: stackRestart(e.log), Log: e.log,
+	}
+	stopFlow := sv.run(ctx)
 	defer stopFlow()
 	fmt.Printf("Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", flow.QueueURLs[deploy.QueueDeliveries], allow)
 	fmt.Println("          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved,assigned")
+	fmt.Println("Supervising DynamoDB Local and ElasticMQ: one that stops answering is started again (local/stack/stack.sh start).")
 	fmt.Println("Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
 
 	errc := make(chan error, 1)

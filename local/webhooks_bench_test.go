@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Issue 6's measurements, with the pollers at make local's settings (the
@@ -102,3 +105,57 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkHealthyBesideSleepingEndpoint measures, in one run, the healthy
+// endpoint's p50 delay (commit → verified POST) alone, then with a second
+// endpoint beside it, subscribed to the same events, that never answers
+// within the delivery timeout (shortened to 1 s here so the run stays short;
+// the sleeper holds each of its POSTs that long). The ratio is the row's
+// figure: deliveries to different endpoints must not wait for each other
+// (target ≤ 1.2).
+func BenchmarkHealthyBesideSleepingEndpoint(b *testing.B) {
+	const timeout = time.Second
+	for i := 0; i < b.N; i++ {
+		f := newFlowFixtureWith(b, flowOptions{ClientTimeout: timeout})
+		stop := f.flow.run(f.ctx, flowLog())
+		rcv := newTestReceiver(b, "")
+		ep := f.endpoint(rcv.url(), domain.EventApproved)
+		healthy := newTestReceiver(b, ep.Secret)
+		f.mustUpdateURL(ep, healthy.url())
+
+		measure := func() time.Duration {
+			var lat []time.Duration
+			for n := 0; n < benchDecisions; n++ {
+				r := f.review()
+				f.approve(r.ID)
+				committed := time.Now()
+				for got := false; !got; {
+					select {
+					case ev := <-healthy.notify:
+						got = ev.EntityReviewID == r.ID
+					case <-time.After(30 * time.Second):
+						b.Fatalf("decision %d never reached the healthy receiver", n)
+					}
+				}
+				lat = append(lat, time.Since(committed))
+			}
+			return percentile(lat, 0.5)
+		}
+		alone := measure()
+
+		sleeper := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(2 * timeout) // past the client's timeout, which hangs up first
+		}))
+		f.endpoint(sleeper.URL+"/hook", domain.EventApproved)
+		beside := measure()
+		stop()
+		sleeper.Close()
+		failed, err := f.st.Deliveries(f.ctx, f.acct, store.DeliveryFilter{Status: domain.DeliveryFailed})
+		if err != nil || len(failed) == 0 {
+			b.Fatalf("the sleeping endpoint has %d failed deliveries (%v): it was not posted to", len(failed), err)
+		}
+		b.ReportMetric(float64(alone.Microseconds())/1000, "healthy-alone-p50-ms")
+		b.ReportMetric(float64(beside.Microseconds())/1000, "healthy-beside-sleeper-p50-ms")
+		b.ReportMetric(float64(beside)/float64(alone), "beside/alone-p50")
+	}
+}

@@ -84,6 +84,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 		for _, url := range flow.QueueURLs {
 			flow.SQS.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		}
+		flow.Checkpoints.Drop(context.Background())
 	})
 	return &flowFixture{t: t, ctx: ctx, st: st, names: names, flow: flow, acct: acct, op: op,
 		svc: &decisions.Service{Store: st}, eps: &endpoints.Service{Store: st, Allow: allow}}

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -117,14 +118,48 @@ func durationOr(d, def time.Duration) time.Duration {
 	return def
 }
 
+// ServeHTTP serves one request and writes its access line, the local
+// stand-in for API Gateway's access log, unless the functions already wrote
+// a warning or an error about the request: that line says what happened and
+// why (a forged provider webhook: "provider webhook refused" with its
+// reason and status), and locally both would go to the same log, so the
+// access line would only repeat it. On AWS the function's line is in the
+// function's log and the access log is API Gateway's own.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := newRequestID()
-	status := g.serve(w, r, reqID)
+	var warned atomic.Bool
+	status := g.serve(w, r, reqID, slog.New(notingHandler{g.Log.Handler(), &warned}))
+	if warned.Load() {
+		return
+	}
 	g.Log.Info("gateway", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "status", status, "ms", time.Since(start).Milliseconds())
 }
 
-func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) int {
+// notingHandler passes records on and notes whether one at warning level or
+// above went through.
+type notingHandler struct {
+	slog.Handler
+	warned *atomic.Bool
+}
+
+func (h notingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.warned.Store(true)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h notingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return notingHandler{h.Handler.WithAttrs(attrs), h.warned}
+}
+
+func (h notingHandler) WithGroup(name string) slog.Handler {
+	return notingHandler{h.Handler.WithGroup(name), h.warned}
+}
+
+// serve answers the request; fnLog is the logger the functions get.
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string, fnLog *slog.Logger) int {
 	rc := http.NewResponseController(w)
 	// Deadlines on this request's connection, whatever server runs g; a
 	// writer that cannot take deadlines (a test recorder) has no network.
@@ -155,7 +190,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) in
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: newRequestID()})
 	// In Lambda the functions log through the default logger their init sets.
-	ctx = logging.WithLogger(ctx, g.Log)
+	ctx = logging.WithLogger(ctx, fnLog)
 
 	if route.Public {
 		// No authorizer: the function authenticates the request itself.

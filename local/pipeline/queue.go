@@ -21,6 +21,14 @@ import (
 // as failed. Failed messages are left alone: they come back once their
 // visibility timeout passes, and the queue's redrive policy moves them to
 // its dead-letter queue after maxReceiveCount receives, as on AWS.
+//
+// Stopping (the contract `up` relies on: cancel ctx, then wait for Run to
+// return) drains: no poller takes a new batch (a long poll under way is let
+// finish, at most WaitSeconds, and what it brings is put back at once, made
+// visible again, never held until its visibility timeout); the batches in
+// the handler run to their end, with the function's Timeout as their only
+// limit, as a Lambda invocation is not cut short by its poller; what they
+// handled is deleted; then Run returns.
 type QueuePoller struct {
 	SQS *sqs.Client
 	URL string
@@ -35,11 +43,15 @@ type QueuePoller struct {
 	Concurrency int
 	// FunctionARN labels invocations; default FunctionARN("local").
 	FunctionARN string
-	Log         *slog.Logger
+	// Timeout is the function's timeout: each invocation's context ends
+	// then, as Lambda's does, stopping or not. Zero: no deadline.
+	Timeout time.Duration
+	Log     *slog.Logger
 }
 
 // Run polls until ctx ends, then returns nil once the batches under way are
-// settled. It fails at once only when the queue cannot be found.
+// handled and acknowledged (see QueuePoller). It fails at once only when the
+// queue cannot be found.
 func (p *QueuePoller) Run(ctx context.Context) error {
 	if p.SQS == nil || p.Handler == nil || p.URL == "" {
 		return errors.New("pipeline: QueuePoller needs SQS, URL and Handler")
@@ -63,14 +75,27 @@ func (p *QueuePoller) batchSize() int { return min(max(orDefault(p.BatchSize, 10
 
 func (p *QueuePoller) poll(ctx context.Context, log *slog.Logger, arn string) {
 	region := arnRegion(arn)
+	wait := min(max(orDefault(p.WaitSeconds, 20), 0), 20)
 	for ctx.Err() == nil {
-		out, err := p.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		// The long poll is not cancelled with ctx: a receive cut short can
+		// still have taken messages on the queue's side, which would then
+		// stay invisible for their whole visibility timeout (6 minutes for
+		// deliveries). It ends by itself within wait.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(wait)*time.Second+10*time.Second)
+		out, err := p.SQS.ReceiveMessage(rctx, &sqs.ReceiveMessageInput{
 			QueueUrl:                    aws.String(p.URL),
 			MaxNumberOfMessages:         int32(p.batchSize()),
-			WaitTimeSeconds:             min(max(orDefault(p.WaitSeconds, 20), 0), 20),
+			WaitTimeSeconds:             wait,
 			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 			MessageAttributeNames:       []string{"All"},
 		})
+		cancel()
+		if err == nil && ctx.Err() != nil {
+			// Stopping: this batch was not started; put it back for the
+			// next poller rather than handle it.
+			p.release(log, out.Messages)
+			return
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("receive messages failed", "error", err.Error())
@@ -90,7 +115,11 @@ func (p *QueuePoller) handle(ctx context.Context, log *slog.Logger, arn, region 
 	for _, m := range msgs {
 		ev.Records = append(ev.Records, SQSMessage(arn, region, m))
 	}
-	resp, requestID, err := invoke(ctx, orDefault(p.Log, slog.Default()), orDefault(p.FunctionARN, FunctionARN("local")), p.Handler, ev)
+	// The invocation does not end when the poller is told to stop: it runs
+	// to its end or the function's timeout, then is acknowledged.
+	ictx, cancel := functionContext(ctx, p.Timeout)
+	defer cancel()
+	resp, requestID, err := invoke(ictx, orDefault(p.Log, slog.Default()), orDefault(p.FunctionARN, FunctionARN("local")), p.Handler, ev)
 	log = log.With("aws_request_id", requestID)
 	if err != nil {
 		log.Warn("queue handler failed; the whole batch comes back after its visibility timeout", "messages", len(msgs), "error", err.Error())
@@ -133,6 +162,41 @@ func (p *QueuePoller) handle(ctx context.Context, log *slog.Logger, arn, region 
 	default:
 		log.Debug("queue batch handled", "deleted", len(del))
 	}
+}
+
+// release makes messages received but not handled visible again at once.
+// Should it fail, they come back after their visibility timeout: late, not
+// lost.
+func (p *QueuePoller) release(log *slog.Logger, msgs []types.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, 0, len(msgs))
+	for i, m := range msgs {
+		entries = append(entries, types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := p.SQS.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(p.URL), Entries: entries})
+	switch {
+	case err != nil:
+		log.Warn("stopping: messages not put back; they come back after their visibility timeout", "messages", len(msgs), "error", err.Error())
+	case len(out.Failed) > 0:
+		log.Warn("stopping: some messages not put back; they come back after their visibility timeout", "refused", len(out.Failed))
+	default:
+		log.Debug("stopping: messages received put back", "messages", len(msgs))
+	}
+}
+
+// functionContext is an invocation's context: ctx's values without its
+// cancellation, since a poller told to stop lets the invocation under way
+// finish, and the function's timeout as its deadline, as Lambda sets it.
+func functionContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx = context.WithoutCancel(ctx)
+	if timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 // SQSMessage is the record of an SQSEvent for message m, as Lambda builds it.

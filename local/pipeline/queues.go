@@ -35,7 +35,10 @@ func QueueName(prefix, id string) string { return prefix + id }
 // EnsureQueues creates every queue of deploy.Queues() named prefix+ID, with
 // its visibility timeout, retention and redrive policy, and returns queue id →
 // URL. It is idempotent: a queue that exists is brought to the catalogue's
-// attributes. Dead-letter queues are made first, as a redrive policy names
+// attributes. For make local's prefix the queues exist before this runs
+// (local/stack/stack.sh declares them in ElasticMQ's config, so they are
+// there from the moment it starts, after a restart too); tests with
+// prefixes of their own rely on this alone. Dead-letter queues are made first, as a redrive policy names
 // its target by ARN. ElasticMQ 1.7 accepts MessageRetentionPeriod but never
 // reports it back (GetQueueAttributes leaves it out even when asked for it),
 // so the retention cannot be checked locally.

@@ -35,8 +35,22 @@ import (
 // not applied: local records are never a day old.
 //
 // Unlike Lambda, it reads the shards one after the other (a child once its
-// parent is finished) and keeps its checkpoints in memory only: a restarted
-// poller starts again from StartAtLatest's position.
+// parent is finished).
+//
+// Checkpoints: the position in each shard (the last sequence number whose
+// batch was accepted: the handler returned without failures, or the record
+// it kept failing on went to OnFailure) is stored in Checkpoints after each
+// batch, as the KCL stores it in its lease table, so a poller started again
+// resumes AFTER_SEQUENCE_NUMBER where the last one stopped; a shard with no
+// checkpoint starts at TRIM_HORIZON (or LATEST, see StartAtLatest). Nothing
+// accepted is handled twice, nothing written while no poller ran is lost.
+// Without Checkpoints the positions live in memory only.
+//
+// Stopping (the contract `up` relies on: cancel ctx, then wait for Run to
+// return): no new batch is started; the batch in the handler finishes, with
+// the function's Timeout as its only limit, as a Lambda invocation is not
+// cut short by its poller; its outcome moves the checkpoint, which is
+// stored; then Run returns.
 type StreamPoller struct {
 	Streams *dynamodbstreams.Client
 	// DB finds the table's latest stream.
@@ -60,7 +74,14 @@ type StreamPoller struct {
 	// FunctionARN labels invocations and failure records; default
 	// FunctionARN("local").
 	FunctionARN string
-	Log         *slog.Logger
+	// Checkpoints keeps the shards' positions across runs; nil keeps them
+	// in memory only.
+	Checkpoints *Checkpoints
+	// Timeout is the function's timeout: each invocation's context ends
+	// then, as Lambda's does, whether or not the poller is stopping. Zero:
+	// no deadline.
+	Timeout time.Duration
+	Log     *slog.Logger
 }
 
 // FailureRecord is the JSON document Lambda sends a stream mapping's
@@ -125,6 +146,8 @@ type shard struct {
 	start      types.ShardIteratorType // for the first iterator
 	iter       *string
 	lastRead   string         // sequence number of the last record read, to re-open an expired iterator
+	acked      string         // sequence number of the last record done: the checkpoint
+	dirty      bool           // acked or done not yet stored
 	buf        []types.Record // read, not yet done; buf[0] is the checkpoint
 	closed     bool           // the shard has no more records
 	done       bool           // closed and every record done
@@ -149,14 +172,26 @@ func (p *StreamPoller) Run(ctx context.Context) error {
 		return err
 	}
 	log := p.log().With("stream_arn", arn)
-	log.Info("stream poller started", "batch_size", p.batchSize(), "max_retries", p.Source.MaxRetries, "start_at_latest", p.StartAtLatest)
+	var saved map[string]Checkpoint
+	if p.Checkpoints != nil {
+		// Without its checkpoints the poller would start from TRIM_HORIZON
+		// and replay the stream: refuse to start instead.
+		if err := p.Checkpoints.Ensure(ctx); err != nil {
+			return err
+		}
+		if saved, err = p.Checkpoints.Load(ctx, arn); err != nil {
+			return err
+		}
+	}
+	log.Info("stream poller started", "batch_size", p.batchSize(), "max_retries", p.Source.MaxRetries, "start_at_latest", p.StartAtLatest, "checkpoints", len(saved))
 	shards := map[string]*shard{}
 	var order []string // discovery order; a child is read only after its parent
+	defer func() { p.flush(log, arn, shards) }()
 	discovered := false
 	for ctx.Err() == nil {
 		// DynamoDB closes shards and opens children over time: look for new
 		// ones on every pass (cheap against DynamoDB Local).
-		added, err := p.discover(ctx, arn, shards, !discovered)
+		added, err := p.discover(ctx, arn, shards, saved, !discovered)
 		order = append(order, added...) // even after an error: those are known now
 		if err == nil {
 			discovered = true
@@ -166,6 +201,12 @@ func (p *StreamPoller) Run(ctx context.Context) error {
 		busy := false
 		for _, id := range order {
 			sh := shards[id]
+			if sh.dirty {
+				p.save(log, arn, sh) // a store that failed before: try again
+			}
+			if ctx.Err() != nil {
+				break // stopping: no new batch
+			}
 			if sh.done || !parentDone(sh, shards) {
 				continue
 			}
@@ -198,11 +239,12 @@ func (p *StreamPoller) streamARN(ctx context.Context) (string, error) {
 	return *out.Table.LatestStreamArn, nil
 }
 
-// discover adds the stream's shards not seen yet and returns their ids. The
-// first time, shards start at TRIM_HORIZON, or LATEST with StartAtLatest
-// (and closed ones are then skipped); any shard found later is new, so is
-// read from its start.
-func (p *StreamPoller) discover(ctx context.Context, arn string, shards map[string]*shard, first bool) ([]string, error) {
+// discover adds the stream's shards not seen yet and returns their ids. A
+// shard with a checkpoint resumes after it (or is done, when it was read to
+// its end). Otherwise, the first time, shards start at TRIM_HORIZON, or
+// LATEST with StartAtLatest (and closed ones are then skipped); any shard
+// found later is new, so is read from its start.
+func (p *StreamPoller) discover(ctx context.Context, arn string, shards map[string]*shard, saved map[string]Checkpoint, first bool) ([]string, error) {
 	var added []string
 	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)}
 	for {
@@ -216,7 +258,11 @@ func (p *StreamPoller) discover(ctx context.Context, arn string, shards map[stri
 				continue
 			}
 			sh := &shard{id: id, parent: aws.ToString(s.ParentShardId), start: types.ShardIteratorTypeTrimHorizon, window: p.batchSize()}
-			if first && p.StartAtLatest {
+			if cp, ok := saved[id]; ok {
+				// read opens AFTER_SEQUENCE_NUMBER lastRead when it is set.
+				sh.lastRead, sh.acked = cp.SequenceNumber, cp.SequenceNumber
+				sh.closed, sh.done = cp.Finished, cp.Finished
+			} else if first && p.StartAtLatest {
 				sh.start = types.ShardIteratorTypeLatest
 				sh.done = s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil
 			}
@@ -245,13 +291,52 @@ func (p *StreamPoller) step(ctx context.Context, log *slog.Logger, arn string, s
 	}
 	if len(sh.buf) == 0 {
 		if sh.closed {
-			sh.done = true
+			sh.done, sh.dirty = true, true
+			p.save(log, arn, sh)
 			log.Info("stream shard finished")
 		}
 		return false
 	}
+	if ctx.Err() != nil {
+		return false // stopping: what was read and not handled is read again next time
+	}
 	p.process(ctx, log, arn, sh)
 	return true
+}
+
+// ack moves the shard's checkpoint to the record with sequence number s,
+// the last one done, and stores it.
+func (p *StreamPoller) ack(log *slog.Logger, arn string, sh *shard, s string) {
+	sh.acked, sh.dirty = s, true
+	p.save(log, arn, sh)
+}
+
+// save stores the shard's checkpoint if it changed. It runs even while the
+// poller stops (the batch it records is done). A failure is logged and
+// tried again on the next pass: until then a restart would hand the same
+// records to the handler again, which is safe (deliveries are claimed once),
+// where skipping them would not be.
+func (p *StreamPoller) save(log *slog.Logger, arn string, sh *shard) {
+	if p.Checkpoints == nil || !sh.dirty {
+		sh.dirty = false
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Checkpoints.Save(ctx, arn, sh.id, Checkpoint{SequenceNumber: sh.acked, Finished: sh.done}); err != nil {
+		log.Warn("checkpoint not stored; will retry", "sequence_number", sh.acked, "error", err.Error())
+		return
+	}
+	sh.dirty = false
+}
+
+// flush stores the checkpoints still unstored when Run returns.
+func (p *StreamPoller) flush(log *slog.Logger, arn string, shards map[string]*shard) {
+	for _, sh := range shards {
+		if sh.dirty {
+			p.save(log.With("shard_id", sh.id), arn, sh)
+		}
+	}
 }
 
 // read appends the shard's next records to its buffer, up to a batch.
@@ -262,6 +347,15 @@ func (p *StreamPoller) read(ctx context.Context, log *slog.Logger, arn string, s
 			in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(sh.lastRead)
 		}
 		out, err := p.Streams.GetShardIterator(ctx, in)
+		var trimmed *types.TrimmedDataAccessException
+		if errors.As(err, &trimmed) && sh.lastRead != "" && len(sh.buf) == 0 && sh.lastRead == sh.acked {
+			// The checkpoint is older than the stream keeps (24 hours):
+			// what came after it until the trim horizon has expired, as it
+			// would for the event source mapping. Read what is left.
+			log.Warn("checkpoint beyond the stream's retention: reading from the trim horizon", "sequence_number", sh.lastRead)
+			sh.lastRead, sh.start = "", types.ShardIteratorTypeTrimHorizon
+			return
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("get shard iterator failed", "error", err.Error())
@@ -329,13 +423,15 @@ func (p *StreamPoller) process(ctx context.Context, log *slog.Logger, arn string
 		}
 		ev.Records = append(ev.Records, rec)
 	}
-	resp, requestID, err := invoke(ctx, p.log(), p.functionARN(), p.Handler, ev)
-	if ctx.Err() != nil {
-		return // stopping: the batch was cut short, it did not fail
-	}
+	// The invocation does not end when the poller is told to stop: it runs
+	// to its end (or the function's timeout), and its outcome counts.
+	ictx, cancel := p.invocationContext(ctx)
+	resp, requestID, err := invoke(ictx, p.log(), p.functionARN(), p.Handler, ev)
+	cancel()
 	failAt, fnErr := 0, err != nil
 	if err == nil {
 		if len(resp.BatchItemFailures) == 0 {
+			p.ack(log, arn, sh, seq(batch[len(batch)-1]))
 			sh.buf = sh.buf[len(batch):]
 			sh.window, sh.failSeq, sh.failures = p.batchSize(), "", 0
 			log.Debug("stream batch handled", "records", len(batch), "aws_request_id", requestID)
@@ -348,7 +444,10 @@ func (p *StreamPoller) process(ctx context.Context, log *slog.Logger, arn string
 			failAt, fnErr = 0, true
 		}
 	}
-	sh.buf = sh.buf[failAt:] // the records before the failure are done
+	if failAt > 0 { // the records before the failure are done
+		p.ack(log, arn, sh, seq(batch[failAt-1]))
+	}
+	sh.buf = sh.buf[failAt:]
 	x := seq(sh.buf[0])
 	if fnErr && len(batch) > 1 {
 		sh.window = len(batch) / 2
@@ -379,14 +478,18 @@ func (p *StreamPoller) giveUp(ctx context.Context, log *slog.Logger, arn string,
 	log.Error("stream record discarded after retries", "sequence_number", seq(r), "event_id", aws.ToString(r.EventID),
 		"approximate_invoke_count", sh.failures, "failure", f)
 	if p.OnFailure != nil {
-		if err := p.OnFailure(ctx, f); err != nil {
-			if ctx.Err() == nil {
-				log.Error("on-failure destination refused the failure record", "sequence_number", seq(r), "error", err.Error())
-				sleep(ctx, p.backoff())
-			}
+		// Sent even while stopping: it settles the batch under way.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := p.OnFailure(octx, f)
+		cancel()
+		if err != nil {
+			log.Error("on-failure destination refused the failure record", "sequence_number", seq(r), "error", err.Error())
+			sleep(ctx, p.backoff())
 			return
 		}
 	}
+	// Only now, the record described in the on-failure queue, is it done.
+	p.ack(log, arn, sh, seq(r))
 	sh.buf = sh.buf[1:]
 	sh.window, sh.failSeq, sh.failures, sh.exhausted = p.batchSize(), "", 0, false
 	sh.lastRequestID, sh.lastFnErr = "", false
@@ -417,6 +520,13 @@ func (p *StreamPoller) failureRecord(arn string, sh *shard, r types.Record) Fail
 		f.ResponseContext.FunctionError = "Unhandled"
 	}
 	return f
+}
+
+// invocationContext is an invocation's context: ctx's values, not its
+// cancellation (stopping the poller lets the invocation finish), and the
+// function's timeout as its deadline.
+func (p *StreamPoller) invocationContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return functionContext(ctx, p.Timeout)
 }
 
 func (p *StreamPoller) backoff() time.Duration { return orDefault(p.RetryBackoff, time.Second) }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
@@ -73,6 +75,13 @@ func errorResponse(r *http.Request, err error) (int, any) {
 		logging.From(r.Context()).Error("request ran out of time", "method", r.Method, "path", r.URL.Path, "error", err.Error())
 		err = domain.Errorf(domain.ECodeUnavailable, "The service could not answer in time; retry shortly.")
 	}
+	if unreachable(err) && domain.ErrorCode(err) == domain.ECodeInternal {
+		// The database could not be reached at all (DynamoDB Local
+		// restarting, a network fault): the request is fine and worth
+		// retrying, so say so with a 503 and Retry-After, not a 500.
+		logging.From(r.Context()).Error("dependency unreachable", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		err = domain.Errorf(domain.ECodeUnavailable, "The service is briefly unavailable; retry shortly.")
+	}
 	code := domain.ErrorCode(err)
 	status := StatusOf(code)
 	log := logging.From(r.Context())
@@ -85,6 +94,24 @@ func errorResponse(r *http.Request, err error) (int, any) {
 		return status, ValidationBody{Errors: domain.ErrorFields(err)}
 	}
 	return status, ErrorBody{Error: ErrorDetail{Code: code, Message: domain.ErrorMessage(err)}}
+}
+
+// unreachableErrnos are the connection failures that mean "nobody answers
+// there now", as opposed to a request the dependency refused.
+var unreachableErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EPIPE}
+
+// unreachable reports whether err is a failure to reach a dependency over
+// the network: a connection refused, reset or with no route, or any failed
+// dial. The AWS SDK wraps these (with %w) in its operation errors, so they
+// are found without importing it: shared/api knows no database client.
+func unreachable(err error) bool {
+	for _, errno := range unreachableErrnos {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

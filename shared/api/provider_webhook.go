@@ -92,12 +92,18 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	err = webhooks.VerifyStandard(secrets, r.Header.Get(webhooks.HeaderID), r.Header.Get(webhooks.HeaderTimestamp),
 		r.Header.Get(webhooks.HeaderSignature), body, h.now(), tolerance)
 	if err != nil {
+		// One line per refused webhook, with its reason: the answer is
+		// written here, not returned to writeError, whose "request refused"
+		// line would only repeat it without the reason. Anyone can post a
+		// forged webhook; each must cost one line, not three.
+		refusal := domain.Errorf(domain.ECodeUnauthorized, "The webhook signature could not be verified: %v.", err)
 		if errors.Is(err, webhooks.ErrNoSecret) {
-			log.Error("provider webhook refused: no signing secret is configured")
+			log.Error("provider webhook refused: no signing secret is configured", "status", http.StatusUnauthorized)
 		} else {
-			log.Warn("provider webhook refused", "reason", err.Error())
+			log.Warn("provider webhook refused", "reason", err.Error(), "status", http.StatusUnauthorized)
 		}
-		return domain.Errorf(domain.ECodeUnauthorized, "The webhook signature could not be verified: %v.", err)
+		writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: ErrorDetail{Code: domain.ECodeUnauthorized, Message: domain.ErrorMessage(refusal)}})
+		return nil
 	}
 
 	var ev ScreeningEvent

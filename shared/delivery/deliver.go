@@ -67,16 +67,40 @@ type Deliverer struct {
 	// Lease is how long a claim may stay sending before a duplicate message
 	// records it interrupted: longer than the function's timeout
 	// (DefaultLease when zero or less).
-	Lease   time.Duration
+	Lease time.Duration
+	// Margin is the time kept, after a POST's timeout, to record its
+	// outcome before the function's deadline (DefaultMargin when zero or
+	// less). See Handle.
+	Margin  time.Duration
 	Metrics *metrics.Writer
 	Now     func() time.Time
 }
+
+// DefaultMargin is Deliverer.Margin's default: a conditional write to
+// DynamoDB takes milliseconds; seconds cover a throttled retry or two.
+const DefaultMargin = 3 * time.Second
+
+// recordTimeout bounds recording an attempt's outcome. The recording is not
+// tied to the invocation's cancellation: once a POST was made its outcome
+// is written, since a claim left sending is later recorded failed as
+// interrupted whatever the receiver got.
+const recordTimeout = 10 * time.Second
+
+// errNoTime: the function's deadline is too near to post and record.
+var errNoTime = errors.New("too close to the function's deadline to post: left to SQS, unclaimed")
 
 // Handle delivers each message of the batch, side by side. A message is
 // reported failed (SQS gives it again, then its dead-letter queue) only when
 // nothing could be recorded: an unreadable message, or the claim itself
 // failing. Once claimed, the attempt's outcome is recorded and the message
 // acknowledged, whatever the receiver answered: no automatic retry.
+//
+// Deadline: a POST is started only if it can end (the client's timeout) and
+// be recorded (Margin) before ctx's deadline, the Lambda function's. A
+// message that cannot is not claimed and is reported failed, so SQS gives it
+// again, to an invocation with time for it, where recording it failed would
+// lose a delivery nobody attempted. A POST already under way is recorded as
+// it ends.
 func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var (
 		mu       sync.Mutex
@@ -88,7 +112,11 @@ func (d *Deliverer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 		go func() {
 			defer wg.Done()
 			if err := d.deliver(ctx, rec); err != nil {
-				logging.From(ctx).Error("delivery message not processed", "message_id", rec.MessageId, "error", err.Error())
+				if errors.Is(err, errNoTime) {
+					logging.From(ctx).Warn("delivery message left to SQS", "message_id", rec.MessageId, "reason", err.Error())
+				} else {
+					logging.From(ctx).Error("delivery message not processed", "message_id", rec.MessageId, "error", err.Error())
+				}
 				mu.Lock()
 				failures = append(failures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
 				mu.Unlock()
@@ -104,6 +132,24 @@ func (d *Deliverer) lease() time.Duration {
 		return d.Lease
 	}
 	return DefaultLease
+}
+
+// hasTime reports whether a POST started now ends, and is recorded, before
+// ctx's deadline; with no deadline there is always time.
+func (d *Deliverer) hasTime(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return true
+	}
+	post := webhooks.DefaultTimeout
+	if d.Client != nil && d.Client.Timeout > 0 {
+		post = d.Client.Timeout
+	}
+	margin := d.Margin
+	if margin <= 0 {
+		margin = DefaultMargin
+	}
+	return time.Until(deadline) >= post+margin
 }
 
 func (d *Deliverer) now() time.Time {
@@ -139,6 +185,11 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 		gone = fmt.Errorf("endpoint unsubscribed from %s before delivery", m.Event.EventType)
 	}
 
+	// The claim is the point of no return: after it, the message is
+	// acknowledged whatever happens. Check the time before it.
+	if gone == nil && !d.hasTime(ctx) {
+		return errNoTime
+	}
 	now := d.now()
 	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
@@ -168,7 +219,9 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	} else {
 		att.Status = domain.DeliveryFailed
 	}
-	if err := d.Store.FinishDelivery(ctx, att); err != nil {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := d.Store.FinishDelivery(rctx, att); err != nil {
 		// The POST happened (or not) and cannot be recorded: leave the
 		// message to SQS; its next receive, after the lease, records the
 		// attempt interrupted.

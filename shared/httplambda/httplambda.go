@@ -73,6 +73,12 @@ func prepare(h http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		l := log
+		// A logger the invoker handed over wins: in Lambda there is none;
+		// the local gateway hands one that notes the request's warnings,
+		// so that its access line does not repeat them.
+		if given, ok := logging.Lookup(ctx); ok {
+			l = given
+		}
 		gw, hasGW := core.GetAPIGatewayContextFromContext(ctx)
 		if hasGW {
 			l = l.With("request_id", gw.RequestID)

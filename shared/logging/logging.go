@@ -30,6 +30,12 @@ func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// Lookup returns the logger the context carries, if it carries one.
+func Lookup(ctx context.Context) (*slog.Logger, bool) {
+	l, ok := ctx.Value(ctxKey{}).(*slog.Logger)
+	return l, ok
+}
+
 // From returns the context's logger, or slog's default.
 func From(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
