@@ -86,7 +86,7 @@ func (sv *supervision) run(ctx context.Context) (stop func()) {
 		for ctx.Err() == nil {
 			if err := f.Queue.Run(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("queue poller could not start; retrying", "function", "webhook-delivery", "error", err.Error())
-				sleepCtx(ctx, time.Second)
+				pipeline.Sleep(ctx, time.Second)
 			}
 		}
 	})
@@ -104,7 +104,7 @@ func (sv *supervision) readStream(ctx context.Context) {
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			sv.log().Warn("stream poller could not start; retrying", "function", "review-events", "error", err.Error())
-			sleepCtx(ctx, time.Second)
+			pipeline.Sleep(ctx, time.Second)
 		}
 	}
 }
@@ -203,7 +203,7 @@ func hold[E, R any](h func(context.Context, E) (R, error), retry func(E, R, erro
 				log.Warn("batch failed while a server is away: holding it until the server is back")
 			}
 			for !ready(ctx) {
-				if time.Now().After(deadline) || !sleepCtx(ctx, 250*time.Millisecond) {
+				if time.Now().After(deadline) || !pipeline.Sleep(ctx, 250*time.Millisecond) {
 					return resp, err
 				}
 			}
@@ -278,17 +278,5 @@ func stackRestart(log *slog.Logger) func(ctx context.Context) error {
 			return errors.New("local/stack/stack.sh start: " + err.Error())
 		}
 		return nil
-	}
-}
-
-// sleepCtx waits d, or less when ctx ends; it reports whether ctx is live.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

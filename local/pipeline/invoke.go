@@ -44,8 +44,8 @@ func newRequestID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// sleep waits d, or less when ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Sleep waits d, or less when ctx ends; it reports whether ctx is still live.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -99,7 +99,7 @@ func (p *QueuePoller) poll(ctx context.Context, log *slog.Logger, arn string) {
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("receive messages failed", "error", err.Error())
-				sleep(ctx, time.Second)
+				Sleep(ctx, time.Second)
 			}
 			continue
 		}

@@ -214,7 +214,7 @@ func (p *StreamPoller) Run(ctx context.Context) error {
 				busy = true
 			}
 		}
-		if !busy && !sleep(ctx, orDefault(p.Interval, 250*time.Millisecond)) {
+		if !busy && !Sleep(ctx, orDefault(p.Interval, 250*time.Millisecond)) {
 			break
 		}
 	}
@@ -452,7 +452,7 @@ func (p *StreamPoller) process(ctx context.Context, log *slog.Logger, arn string
 	if fnErr && len(batch) > 1 {
 		sh.window = len(batch) / 2
 		log.Warn("stream batch failed; bisecting", "records", len(batch), "next_batch", sh.window, "aws_request_id", requestID, "error", errText(err))
-		sleep(ctx, p.backoff())
+		Sleep(ctx, p.backoff())
 		return
 	}
 	if x != sh.failSeq {
@@ -466,7 +466,7 @@ func (p *StreamPoller) process(ctx context.Context, log *slog.Logger, arn string
 		return
 	}
 	log.Warn("stream record failed; retrying", "sequence_number", x, "attempt", sh.failures, "max_retries", p.Source.MaxRetries, "aws_request_id", requestID, "error", errText(err))
-	sleep(ctx, p.backoff())
+	Sleep(ctx, p.backoff())
 }
 
 // giveUp sends the on-failure record of the record at the checkpoint and
@@ -484,7 +484,7 @@ func (p *StreamPoller) giveUp(ctx context.Context, log *slog.Logger, arn string,
 		cancel()
 		if err != nil {
 			log.Error("on-failure destination refused the failure record", "sequence_number", seq(r), "error", err.Error())
-			sleep(ctx, p.backoff())
+			Sleep(ctx, p.backoff())
 			return
 		}
 	}
