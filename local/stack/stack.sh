@@ -3,7 +3,7 @@
 #   dynamodb   DynamoDB Local (with Streams) on 127.0.0.1:${DYNAMODB_PORT:-8000}
 #   elasticmq  ElasticMQ (SQS, query and JSON protocols) on 127.0.0.1:${ELASTICMQ_PORT:-9324}
 #
-# Usage: local/stack/stack.sh install|start|stop|status
+# Usage: local/stack/stack.sh install|start|stop [SERVICE...]|status|data SERVICE|elasticmq-conf
 #
 # Jars come from Maven (local/stack/pom.xml); everything generated lives in
 # ${EVS_STACK_DIR:-<repo>/.local/stack} (git-ignored):
@@ -16,6 +16,8 @@
 #   EVS_STACK_DIR          state directory (default <repo>/.local/stack)
 #   DYNAMODB_PORT          default 8000
 #   DYNAMODB_DATA_DIR      persist tables there (-dbPath); default -inMemory
+#                          (start refuses a running server of ours whose data
+#                          is elsewhere; `data SERVICE` prints where it is)
 #   ELASTICMQ_PORT         default 9324
 #   ELASTICMQ_DATA_DIR     persist queue messages there (H2); default in memory
 #   ELASTICMQ_QUEUE_PREFIX prefix of the queues declared in ElasticMQ's config
@@ -345,7 +347,10 @@ EOF
 }
 
 # With ELASTICMQ_DATA_DIR, messages are kept in an H2 database there, so a
-# restarted ElasticMQ still has what it held.
+# restarted ElasticMQ still has what it held (keys as in the reference.conf of
+# elasticmq-rest-sqs 1.7.1; the H2 driver is among ElasticMQ's dependencies).
+# DB_CLOSE_DELAY=-1 keeps the database open while the JVM lives, WRITE_DELAY=0
+# writes each change at once, so a SIGKILL loses nothing acknowledged.
 elasticmq_storage() {
   [[ -n "${ELASTICMQ_DATA_DIR:-}" ]] || return 0
   mkdir -p "$ELASTICMQ_DATA_DIR"
@@ -355,7 +360,7 @@ elasticmq_storage() {
 messages-storage {
   enabled = true
   driver-class = "org.h2.Driver"
-  uri = "jdbc:h2:$dir/elasticmq;WRITE_DELAY=0"
+  uri = "jdbc:h2:$dir/elasticmq;DB_CLOSE_DELAY=-1;WRITE_DELAY=0"
   username = ""
   password = ""
   prune-data-on-init = false
@@ -566,19 +571,33 @@ take_lock() {
 
 # check_data refuses to use running servers of ours whose data is kept
 # elsewhere than asked (make local's on disk, a test run's in memory):
-# restarting them under whoever uses them could lose their data.
+# restarting them under whoever uses them could lose their data. Every
+# server is checked before failing, so all the mismatches are reported.
 check_data() {
-  local svc have want bad=0
+  local svc have want var pid bad=0 keep=""
   for svc in "${SERVICES[@]}"; do
     have="$(running_data "$svc")"
     [[ -n "$have" ]] || continue
     want="$(data_setting "$svc")"
-    if [[ "$have" != "$want" ]]; then
-      err "$svc is running with its data in $have, but $want was asked for."
-      bad=1
-    fi
+    [[ "$have" != "$want" ]] || continue
+    pid="$(our_pid "$svc" || echo '?')"
+    case "$svc" in
+      dynamodb) var=DYNAMODB_DATA_DIR ;;
+      elasticmq) var=ELASTICMQ_DATA_DIR ;;
+    esac
+    err "$svc (pid $pid, $(endpoint "$svc")) is already running with its data $(where "$have"); this start asks for its data $(where "$want") ($var=${!var:-})."
+    if [[ "$have" == memory ]]; then keep+=" $var="; else keep+=" $var=$have"; fi
+    bad=1
   done
-  ((bad == 0)) || die "stop it first (make stack-stop; data kept in memory is lost), or use it as it is (DYNAMODB_DATA_DIR= ELASTICMQ_DATA_DIR= with the same settings it runs with)"
+  ((bad == 0)) && return 0
+  err "to go on, either stop the stack and start again (make stack-stop; data kept in memory is lost),"
+  err "or use it as it is: run again with$keep"
+  exit 1
+}
+
+# where says where data is: "in memory" or "in <dir>".
+where() { # data setting
+  if [[ "$1" == memory ]]; then echo "in memory"; else echo "in $1"; fi
 }
 
 do_start() {
