@@ -513,9 +513,6 @@ func TestUpSurvivesDynamoDBLocalKilled(t *testing.T) {
 			t.Errorf("%d create attempts answered %d", n, s)
 		}
 	}
-	if statuses[http.StatusServiceUnavailable] == 0 {
-		t.Error("no create met DynamoDB Local away")
-	}
 
 	// Nothing lost: every 201 is an entity, on the server that came back,
 	// and every entity was answered to its key.
