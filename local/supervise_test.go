@@ -197,6 +197,10 @@ type upHarness struct {
 
 	mu     sync.Mutex
 	backAt map[string]time.Time
+	// restartDelay holds the supervisor's restart back, as a server that
+	// takes a while to return: longer than the SDK's own retries, so
+	// requests meet the outage.
+	restartDelay time.Duration
 }
 
 // newUpHarness starts a private stack with stackEnv (and the queue prefix), and
@@ -230,7 +234,11 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 		Flow: h.flow, Names: h.names, QueuePrefix: prefix,
 		DynamoDBEndpoint: stack.dynamoEndpoint(), SQSEndpoint: stack.queueEndpoint(),
 		Interval: 250 * time.Millisecond,
-		Restart: func(context.Context) error {
+		Restart: func(ctx context.Context) error {
+			h.mu.Lock()
+			delay := h.restartDelay
+			h.mu.Unlock()
+			pipeline.Sleep(ctx, delay)
 			out, err := stack.script("start")
 			if err != nil {
 				return fmt.Errorf("%v: %s", err, out)
@@ -458,6 +466,9 @@ func TestUpSurvivesDynamoDBLocalKilled(t *testing.T) {
 	}
 
 	time.Sleep(1500 * time.Millisecond)
+	h.mu.Lock()
+	h.restartDelay = 5 * time.Second
+	h.mu.Unlock()
 	killed := time.Now()
 	h.stack.kill("dynamodb")
 	var backAt time.Time
