@@ -22,6 +22,7 @@ import (
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
 )
 
 func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
@@ -115,21 +116,8 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 
 	// Every key was answered 201 once, with an entity that exists; every
 	// entity was answered to its key; no number twice.
-	ctx := context.Background()
-	var items []struct {
-		EntityID           int64  `dynamo:"entity_id"`
-		RegistrationNumber string `dynamo:"registration_number"`
-	}
-	if err := st.DB().Table(names[schema.Entities]).Scan().Consistent(true).All(ctx, &items); err != nil {
-		t.Fatal(err)
-	}
-	byNumber := map[string]int64{}
-	for _, it := range items {
-		if prev, dup := byNumber[it.RegistrationNumber]; dup {
-			t.Errorf("number %s created twice: entities %d and %d", it.RegistrationNumber, prev, it.EntityID)
-		}
-		byNumber[it.RegistrationNumber] = it.EntityID
-	}
+	byNumber := entitiesByNumber(t, st, names)
+	entities := len(byNumber)
 	statuses := map[int]int{}
 	for k, o := range results {
 		for s, n := range o.attempts {
@@ -147,7 +135,7 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 	for number, id := range byNumber {
 		t.Errorf("entity %d (%s) was never answered 201 to its key", id, number)
 	}
-	t.Logf("%d keys, %d entities; answers over all attempts: %v", len(results), len(items), statuses)
+	t.Logf("%d keys, %d entities; answers over all attempts: %v", len(results), entities, statuses)
 	if statuses[http.StatusServiceUnavailable] == 0 {
 		t.Error("no attempt met the frozen database: the test proved nothing")
 	}
@@ -156,4 +144,25 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 			t.Errorf("%d attempts answered %d: a stalled database is 503 with Retry-After", statuses[s], s)
 		}
 	}
+}
+
+// entitiesByNumber reads every entity of the tables, by registration
+// number, failing the test for a number created twice.
+func entitiesByNumber(t *testing.T, st *store.Store, names schema.Names) map[string]int64 {
+	t.Helper()
+	var items []struct {
+		EntityID           int64  `dynamo:"entity_id"`
+		RegistrationNumber string `dynamo:"registration_number"`
+	}
+	if err := st.DB().Table(names[schema.Entities]).Scan().Consistent(true).All(context.Background(), &items); err != nil {
+		t.Fatal(err)
+	}
+	byNumber := map[string]int64{}
+	for _, it := range items {
+		if prev, dup := byNumber[it.RegistrationNumber]; dup {
+			t.Errorf("number %s created twice: entities %d and %d", it.RegistrationNumber, prev, it.EntityID)
+		}
+		byNumber[it.RegistrationNumber] = it.EntityID
+	}
+	return byNumber
 }

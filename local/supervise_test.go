@@ -527,20 +527,7 @@ func TestUpSurvivesDynamoDBLocalKilled(t *testing.T) {
 
 	// Nothing lost: every 201 is an entity, on the server that came back,
 	// and every entity was answered to its key.
-	var items []struct {
-		EntityID           int64  `dynamo:"entity_id"`
-		RegistrationNumber string `dynamo:"registration_number"`
-	}
-	if err := h.st.DB().Table(h.names[schema.Entities]).Scan().Consistent(true).All(h.ctx, &items); err != nil {
-		t.Fatal(err)
-	}
-	byNumber := map[string]int64{}
-	for _, it := range items {
-		if prev, dup := byNumber[it.RegistrationNumber]; dup {
-			t.Errorf("number %s created twice: entities %d and %d", it.RegistrationNumber, prev, it.EntityID)
-		}
-		byNumber[it.RegistrationNumber] = it.EntityID
-	}
+	byNumber := entitiesByNumber(t, h.st, h.names)
 	before := 0
 	for idem, id := range created {
 		if got := byNumber[numbers[idem]]; got != id {
