@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 // TestSAMGatewayResponsesMatchCatalogue holds template.yaml's gateway
-// responses to api.GatewayResponses(), as TestGatewayResponses in
+// responses to deploy.GatewayResponses(), as TestGatewayResponses in
 // infra/stack does for the CDK stack: the same types, statuses (none for the
 // DEFAULT_ ones) and exact JSON bodies, so API Gateway's own answers (401,
 // 404, 413, 504, …) have the functions' error shape whichever tool deploys.
@@ -22,7 +22,7 @@ func TestSAMGatewayResponsesMatchCatalogue(t *testing.T) {
 	for _, props := range apis {
 		got, _ = props["GatewayResponses"].(map[string]any)
 	}
-	want := api.GatewayResponses()
+	want := deploy.GatewayResponses()
 	if len(got) != len(want) {
 		t.Errorf("%d gateway responses in template.yaml, want %d", len(got), len(want))
 	}

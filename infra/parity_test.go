@@ -24,7 +24,6 @@ import (
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/schema"
 )
@@ -202,7 +201,7 @@ func TestTemplateMatchesCDK(t *testing.T) {
 
 	// Routes: method and path to function; each resource path also has an
 	// ANY method. Not every function has a route.
-	if n, want := len(samRoutes(sam)), len(api.Routes())+len(stack.ResourcePaths()); n != want {
+	if n, want := len(samRoutes(sam)), len(deploy.Routes())+len(stack.ResourcePaths()); n != want {
 		t.Errorf("%d routes found in template.yaml, want %d", n, want)
 	}
 	if len(cdkFns) != len(deploy.Functions()) {

@@ -12,6 +12,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/httplambda"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -79,6 +80,6 @@ func newGateway(st *store.Store, log *slog.Logger, p providers) *gateway.Gateway
 			}), log)),
 		},
 		Log:                log,
-		AuthorizerCacheTTL: api.AuthorizerCacheTTL,
+		AuthorizerCacheTTL: deploy.AuthorizerCacheTTL,
 	}
 }

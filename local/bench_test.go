@@ -19,7 +19,7 @@ import (
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/checks"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -41,7 +41,7 @@ type benchAccount struct {
 func newBenchAccount(b *testing.B) *benchAccount {
 	b.Helper()
 	ctx := context.Background()
-	st := devstack.Store(b)
+	st := devstacktest.Store(b)
 	e := &env{store: st, log: quietLogger()}
 	acct, err := createAccount(ctx, e, "Bench", []string{"SA"})
 	if err != nil {
@@ -157,7 +157,7 @@ func benchGetEntityOverhead(b *testing.B, a *benchAccount) {
 func BenchmarkCreateEntity(b *testing.B) {
 	const samples = 15
 	ctx := context.Background()
-	st := devstack.Store(b)
+	st := devstacktest.Store(b)
 	e := &env{store: st, log: quietLogger()}
 	acct, err := createAccount(ctx, e, "Bench create", []string{"SA"})
 	if err != nil {
@@ -217,7 +217,7 @@ func BenchmarkCreateEntity(b *testing.B) {
 func BenchmarkConcurrentCreates(b *testing.B) {
 	ctx := context.Background()
 	counter := &opCounter{}
-	st := devstack.Store(b, counter.option)
+	st := devstacktest.Store(b, counter.option)
 	e := &env{store: st, log: quietLogger()}
 	acct, err := createAccount(ctx, e, "Bench concurrent creates", []string{"SA"})
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/evs-kyb/evs/local/sim"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -39,7 +39,7 @@ type createFixture struct {
 func newCreateFixture(t *testing.T, opts ...func(*dynamodb.Options)) *createFixture {
 	t.Helper()
 	ctx := context.Background()
-	st := devstack.Store(t, opts...)
+	st := devstacktest.Store(t, opts...)
 	e := &env{store: st, log: quietLogger()}
 	acct := mustAccount(t, e, "Creator", "SA", "AE")
 	// Short check timeouts, so that the simulator's "slow" outcome fails fast.
@@ -395,7 +395,7 @@ func TestProviderWebhook(t *testing.T) {
 }
 
 func TestProviderWebhookFailsClosedWithoutSecret(t *testing.T) {
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	p := simulatorProviders("http://127.0.0.1:9")
 	p.webhookSecrets = nil // nothing configured
 	srv := httptest.NewServer(newGateway(st, quietLogger(), p))

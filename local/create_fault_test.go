@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/sim"
-	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -107,7 +107,7 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 	frozen := time.Now()
 	// Longer than the create's budget, so commits in flight lose their
 	// answers; shorter than the idempotency lock's, so retries meet them.
-	time.Sleep(api.CreateBudget + 4*time.Second)
+	time.Sleep(deploy.CreateBudget + 4*time.Second)
 	stack.resume("dynamodb")
 	t.Logf("DynamoDB Local frozen for %v", time.Since(frozen).Round(time.Second))
 	time.Sleep(2 * time.Second)

@@ -11,7 +11,7 @@ import (
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -21,7 +21,7 @@ import (
 // marked.
 func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	e := &env{store: st, log: quietLogger()}
 	acct := mustAccount(t, e, "Queue", "SA")
 	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})

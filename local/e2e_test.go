@@ -20,6 +20,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -40,7 +41,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	e := &env{store: st, log: quietLogger()}
 	f := &fixture{st: st}
 

@@ -57,6 +57,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
 	"github.com/evs-kyb/evs/shared/reviewevents"
@@ -677,7 +678,7 @@ func checkSampleEventShape(t *testing.T, f deploy.Function, ev events.APIGateway
 	if ev.Resource != route.Path || rc.ResourcePath != route.Path || ev.HTTPMethod != route.Method || rc.HTTPMethod != route.Method {
 		t.Errorf("event is %s %s (%s %s), want the route %s %s", ev.HTTPMethod, ev.Resource, rc.HTTPMethod, rc.ResourcePath, route.Method, route.Path)
 	}
-	if params, ok := api.MatchPath(route.Path, ev.Path); !ok || !mapsEqual(params, ev.PathParameters) {
+	if params, ok := deploy.MatchPath(route.Path, ev.Path); !ok || !mapsEqual(params, ev.PathParameters) {
 		t.Errorf("path %s and pathParameters %v do not match %s", ev.Path, ev.PathParameters, route.Path)
 	}
 	if rc.Stage != sampleStage || rc.Path != "/"+sampleStage+ev.Path {
@@ -844,7 +845,7 @@ func TestSampleEvents(t *testing.T) {
 		t.Errorf("sampleWebhookSecret is no longer make local's default webhook secret %s", localWebhookSecret())
 	}
 
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	deps := newSampleDeps(t)
 	seedSampleWorld(t, st, deps.receiver.url())
 	hookAt := webhookTime(t, readSampleEvent(t, "provider-webhook.json"))

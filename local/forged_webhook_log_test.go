@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -18,7 +18,7 @@ import (
 // log line naming why it was refused; a request the function logs nothing
 // alarming about keeps the gateway's access line.
 func TestForgedProviderWebhookLogsOneLine(t *testing.T) {
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	secret, err := webhooks.ParseSecret(localWebhookSecret())
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,9 @@ import (
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -62,7 +64,7 @@ type hostileFixture struct {
 func newHostileFixture(t *testing.T) *hostileFixture {
 	t.Helper()
 	f := &hostileFixture{db: devstack.DB()}
-	f.names = devstack.Tables(t, f.db)
+	f.names = devstacktest.Tables(t, f.db)
 	f.st = store.New(f.db, f.names)
 	e := &env{store: f.st, names: f.names, log: quietLogger()}
 	f.account = mustAccount(t, e, "Hostile", "SA", "AE")
@@ -545,23 +547,23 @@ func (f *hostileFixture) viaGateway(t *testing.T, c hostileCase) answer {
 // lambdaEvent is the proxy event API Gateway would hand the function of
 // c's route (chosen as API Gateway's ANY method does), after the
 // authorizer accepted f.key; false when no route has c's path.
-func (f *hostileFixture) lambdaEvent(t *testing.T, c hostileCase) (events.APIGatewayProxyRequest, api.Route, bool) {
+func (f *hostileFixture) lambdaEvent(t *testing.T, c hostileCase) (events.APIGatewayProxyRequest, deploy.Route, bool) {
 	t.Helper()
 	u, err := url.Parse("http://x" + c.path + "?" + c.query)
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
-	var route api.Route
+	var route deploy.Route
 	found := false
-	for _, r := range api.Routes() {
-		if _, ok := api.MatchPath(r.Path, u.Path); ok && (!found || r.Method == c.method) {
+	for _, r := range deploy.Routes() {
+		if _, ok := deploy.MatchPath(r.Path, u.Path); ok && (!found || r.Method == c.method) {
 			route, found = r, true
 		}
 	}
 	if !found {
-		return events.APIGatewayProxyRequest{}, api.Route{}, false
+		return events.APIGatewayProxyRequest{}, deploy.Route{}, false
 	}
-	params, _ := api.MatchPath(route.Path, u.Path)
+	params, _ := deploy.MatchPath(route.Path, u.Path)
 	host := "abc123.execute-api.me-south-1.amazonaws.com"
 	ev := events.APIGatewayProxyRequest{
 		Resource: route.Path, Path: u.Path, HTTPMethod: c.method, PathParameters: params,
@@ -804,8 +806,8 @@ func TestHostileIntegrationTimeout(t *testing.T) {
 	took := time.Since(start)
 	var body api.ErrorBody
 	if a.status != http.StatusGatewayTimeout || json.Unmarshal(a.body, &body) != nil || body.Error.Code != domain.ECodeGatewayTimeout ||
-		string(bytes.TrimSpace(a.body)) != api.GatewayResponseOf("INTEGRATION_TIMEOUT").Body() {
-		t.Errorf("%d %s, want 504 %s", a.status, a.body, api.GatewayResponseOf("INTEGRATION_TIMEOUT").Body())
+		string(bytes.TrimSpace(a.body)) != deploy.GatewayResponseOf("INTEGRATION_TIMEOUT").Body() {
+		t.Errorf("%d %s, want 504 %s", a.status, a.body, deploy.GatewayResponseOf("INTEGRATION_TIMEOUT").Body())
 	}
 	if took >= time.Second {
 		t.Errorf("answered after %v: the gateway waited for the function", took)

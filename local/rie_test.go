@@ -52,6 +52,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -365,7 +366,7 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 	buildLambdas(t, root, binDir)
 
 	db := devstack.DB()
-	names := devstack.Tables(t, db)
+	names := devstacktest.Tables(t, db)
 	st := store.New(db, names)
 	deps := newSampleDeps(t)
 	seedSampleWorld(t, st, deps.receiver.url())

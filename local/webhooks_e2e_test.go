@@ -27,6 +27,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/endpoints"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -63,7 +64,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 	t.Helper()
 	ctx := context.Background()
 	db := devstack.DB()
-	names := devstack.Tables(t, db)
+	names := devstacktest.Tables(t, db)
 	st := store.New(db, names)
 	e := &env{store: st, names: names, log: quietLogger()}
 	acct := mustAccount(t, e, "Events", "SA")

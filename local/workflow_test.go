@@ -12,7 +12,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
@@ -28,7 +28,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		t.Skip("node is not installed: the decision workflow runs in aws-local-stepfunctions on Node.js 20 or later")
 	}
 	ctx := logging.WithLogger(context.Background(), quietLogger())
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	e := &env{store: st, log: quietLogger()}
 	svc := &decisions.Service{Store: st, Checker: &checks.Runner{}}
 

@@ -10,8 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 // Stage throttling when the props give none.
@@ -28,7 +27,7 @@ type ApiProps struct {
 	// Stage is the API Gateway stage name.
 	Stage string
 	// Functions maps function names to functions (Functions.Functions); it
-	// must hold the authorizer and every function of api.Routes().
+	// must hold the authorizer and every function of deploy.Routes().
 	Functions map[string]*Function
 	// ThrottleRate and ThrottleBurst limit the stage; zero takes the defaults.
 	ThrottleRate  float64
@@ -48,11 +47,11 @@ type Api struct {
 
 // NewApi creates the REST API: one stage named after props.Stage with
 // throttling, JSON access logs, X-Ray tracing and metrics; the REQUEST
-// authorizer on the Authorization header, cached api.AuthorizerCacheTTL;
-// every route of api.Routes() as a Lambda proxy integration of its function,
+// authorizer on the Authorization header, cached deploy.AuthorizerCacheTTL;
+// every route of deploy.Routes() as a Lambda proxy integration of its function,
 // behind the authorizer unless the route is Public; on every resource an ANY
 // method to the function of the resource's first route, so a wrong method
-// gets that function's JSON 405; and api.GatewayResponses() as JSON bodies.
+// gets that function's JSON 405; and deploy.GatewayResponses() as JSON bodies.
 func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	if props == nil || props.Stage == "" {
 		panic("infra: ApiProps.Stage is required")
@@ -102,10 +101,10 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 		AuthorizerName:  jsii.String(StackName(props.Stage) + "-api-key"),
 		Handler:         fn(AuthorizerFunction).Function,
 		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
-		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(api.AuthorizerCacheTTL.Seconds())),
+		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(deploy.AuthorizerCacheTTL.Seconds())),
 	})
 
-	options := func(r api.Route) *awsapigateway.MethodOptions {
+	options := func(r deploy.Route) *awsapigateway.MethodOptions {
 		if r.Public {
 			return &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
 		}
@@ -128,7 +127,7 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 		resource.AddMethod(jsii.String("ANY"), integration(first.Function), options(first))
 	}
 
-	for _, g := range api.GatewayResponses() {
+	for _, g := range deploy.GatewayResponses() {
 		opts := &awsapigateway.GatewayResponseOptions{
 			Type:            awsapigateway.ResponseType_Of(jsii.String(g.Type)),
 			ResponseHeaders: &map[string]*string{"Content-Type": jsii.String("'application/json'")},
@@ -142,11 +141,11 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	return a
 }
 
-// ResourcePaths lists the paths of api.Routes(), each once, in route order.
+// ResourcePaths lists the paths of deploy.Routes(), each once, in route order.
 func ResourcePaths() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range api.Routes() {
+	for _, r := range deploy.Routes() {
 		if !seen[r.Path] {
 			seen[r.Path] = true
 			out = append(out, r.Path)
@@ -156,9 +155,9 @@ func ResourcePaths() []string {
 }
 
 // RoutesOn lists the routes of a resource path, in route order.
-func RoutesOn(path string) []api.Route {
-	var out []api.Route
-	for _, r := range api.Routes() {
+func RoutesOn(path string) []deploy.Route {
+	var out []deploy.Route
+	for _, r := range deploy.Routes() {
 		if r.Path == path {
 			out = append(out, r)
 		}
@@ -170,7 +169,7 @@ func RoutesOn(path string) []api.Route {
 // response: {"error":{"code":"…","message":"…"}}, the shape of the functions'
 // errors (api.ErrorBody), without HTML escaping. It panics on a '$' or '#',
 // which API Gateway's template language would interpret.
-func GatewayResponseBody(g api.GatewayResponse) string {
+func GatewayResponseBody(g deploy.GatewayResponse) string {
 	body := g.Body()
 	if strings.ContainsAny(body, "$#") {
 		panic("infra: gateway response " + g.Type + ": the body may not contain '$' or '#' (template language): " + body)

@@ -86,7 +86,7 @@ func methods(t *testing.T, tmpl obj) map[string]method {
 	return out
 }
 
-// Every route of api.Routes() reaches its function, behind the authorizer
+// Every route of deploy.Routes() reaches its function, behind the authorizer
 // unless public; each resource also has an ANY method to the function of its
 // first route, with that route's authorization; nothing else has a method.
 func TestRoutes(t *testing.T) {
@@ -99,7 +99,7 @@ func TestRoutes(t *testing.T) {
 		public   bool
 	}
 	wants := map[string]want{}
-	for _, r := range api.Routes() {
+	for _, r := range deploy.Routes() {
 		wants[r.Method+" "+r.Path] = want{r.Function, r.Public}
 		if _, ok := wants["ANY "+r.Path]; !ok {
 			wants["ANY "+r.Path] = want{r.Function, r.Public}
@@ -144,7 +144,7 @@ func TestRoutes(t *testing.T) {
 		}
 		invokable[ref(p["FunctionName"])] = true
 	}
-	for _, r := range api.Routes() {
+	for _, r := range deploy.Routes() {
 		f, _ := deploy.Lookup(r.Function)
 		if !invokable["arn:"+f.LogicalID] {
 			t.Errorf("API Gateway may not invoke %s", r.Function)
@@ -157,7 +157,7 @@ func TestRoutes(t *testing.T) {
 }
 
 // The REQUEST authorizer: the authorizer function, the Authorization header,
-// cached api.AuthorizerCacheTTL.
+// cached deploy.AuthorizerCacheTTL.
 func TestAuthorizer(t *testing.T) {
 	tmpl := dev(t).JSON
 	_, a := only(t, tmpl, "AWS::ApiGateway::Authorizer")
@@ -169,8 +169,8 @@ func TestAuthorizer(t *testing.T) {
 	if p["IdentitySource"] != "method.request.header.Authorization" {
 		t.Errorf("IdentitySource = %v", p["IdentitySource"])
 	}
-	if p["AuthorizerResultTtlInSeconds"] != api.AuthorizerCacheTTL.Seconds() {
-		t.Errorf("AuthorizerResultTtlInSeconds = %v, want %v", p["AuthorizerResultTtlInSeconds"], api.AuthorizerCacheTTL.Seconds())
+	if p["AuthorizerResultTtlInSeconds"] != deploy.AuthorizerCacheTTL.Seconds() {
+		t.Errorf("AuthorizerResultTtlInSeconds = %v, want %v", p["AuthorizerResultTtlInSeconds"], deploy.AuthorizerCacheTTL.Seconds())
 	}
 	f, _ := deploy.Lookup(stack.AuthorizerFunction)
 	if uri := ref(p["AuthorizerUri"]); !strings.Contains(uri, "functions/arn:"+f.LogicalID+"/invocations") {
@@ -178,7 +178,7 @@ func TestAuthorizer(t *testing.T) {
 	}
 }
 
-// Every api.GatewayResponses() entry: its status (none for the DEFAULT_
+// Every deploy.GatewayResponses() entry: its status (none for the DEFAULT_
 // ones, which keep API Gateway's), the exact JSON body, the Content-Type.
 func TestGatewayResponses(t *testing.T) {
 	tmpl := dev(t).JSON
@@ -191,10 +191,10 @@ func TestGatewayResponses(t *testing.T) {
 		}
 		byType[typ] = p
 	}
-	if len(byType) != len(api.GatewayResponses()) {
-		t.Errorf("%d gateway responses, want %d", len(byType), len(api.GatewayResponses()))
+	if len(byType) != len(deploy.GatewayResponses()) {
+		t.Errorf("%d gateway responses, want %d", len(byType), len(deploy.GatewayResponses()))
 	}
-	for _, g := range api.GatewayResponses() {
+	for _, g := range deploy.GatewayResponses() {
 		t.Run(g.Type, func(t *testing.T) {
 			p, ok := byType[g.Type]
 			if !ok {
@@ -286,7 +286,7 @@ func TestStage(t *testing.T) {
 }
 
 func TestGatewayResponseBody(t *testing.T) {
-	got := stack.GatewayResponseBody(api.GatewayResponse{Code: "unauthorized", Message: "Send Authorization: Bearer <key>."})
+	got := stack.GatewayResponseBody(deploy.GatewayResponse{Code: "unauthorized", Message: "Send Authorization: Bearer <key>."})
 	if want := `{"error":{"code":"unauthorized","message":"Send Authorization: Bearer <key>."}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
@@ -295,5 +295,5 @@ func TestGatewayResponseBody(t *testing.T) {
 			t.Error("a body with $ was accepted")
 		}
 	}()
-	stack.GatewayResponseBody(api.GatewayResponse{Type: "X", Code: "x", Message: "costs $5"})
+	stack.GatewayResponseBody(deploy.GatewayResponse{Type: "X", Code: "x", Message: "costs $5"})
 }

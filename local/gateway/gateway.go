@@ -25,8 +25,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/logging"
 )
 
@@ -181,7 +181,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string, fn
 		}
 		return g.gatewayResponse(w, "DEFAULT_4XX", status)
 	}
-	params, _ := api.MatchPath(route.Path, r.URL.Path)
+	params, _ := deploy.MatchPath(route.Path, r.URL.Path)
 	ev := g.proxyEvent(r, route, params, body, reqID)
 
 	// A Lambda invocation does not end when its caller hangs up: the
@@ -241,7 +241,7 @@ func (g *Gateway) readBody(r *http.Request, reqID string) ([]byte, int) {
 // invoke runs the function, waiting at most until ctx's deadline (the
 // integration timeout): then the answer is 504 JSON and the function runs on
 // unwatched, as a Lambda function outlives API Gateway's patience.
-func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFunc, route api.Route, ev events.APIGatewayProxyRequest, reqID string) int {
+func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFunc, route deploy.Route, ev events.APIGatewayProxyRequest, reqID string) int {
 	type answer struct {
 		resp events.APIGatewayProxyResponse
 		err  error
@@ -307,10 +307,10 @@ func (g *Gateway) timeout() time.Duration { return durationOr(g.Timeout, Default
 // route picks the route for a request: the route with the request's method,
 // else the first route on the path (API Gateway's ANY method, whose function
 // answers 405).
-func (g *Gateway) route(r *http.Request) (api.Route, bool) {
-	var onPath []api.Route
-	for _, rt := range api.Routes() {
-		if _, ok := api.MatchPath(rt.Path, r.URL.Path); ok {
+func (g *Gateway) route(r *http.Request) (deploy.Route, bool) {
+	var onPath []deploy.Route
+	for _, rt := range deploy.Routes() {
+		if _, ok := deploy.MatchPath(rt.Path, r.URL.Path); ok {
 			if rt.Method == r.Method {
 				return rt, true
 			}
@@ -320,11 +320,11 @@ func (g *Gateway) route(r *http.Request) (api.Route, bool) {
 	if len(onPath) > 0 {
 		return onPath[0], true
 	}
-	return api.Route{}, false
+	return deploy.Route{}, false
 }
 
 func (g *Gateway) gatewayResponse(w http.ResponseWriter, typ string, status int) int {
-	gr := api.GatewayResponseOf(typ)
+	gr := deploy.GatewayResponseOf(typ)
 	if gr.Status != 0 {
 		status = gr.Status
 	}
@@ -336,7 +336,7 @@ func (g *Gateway) gatewayResponse(w http.ResponseWriter, typ string, status int)
 	return status
 }
 
-func (g *Gateway) proxyEvent(r *http.Request, route api.Route, params map[string]string, body []byte, reqID string) events.APIGatewayProxyRequest {
+func (g *Gateway) proxyEvent(r *http.Request, route deploy.Route, params map[string]string, body []byte, reqID string) events.APIGatewayProxyRequest {
 	headers := map[string]string{}
 	mvHeaders := map[string][]string{}
 	for k, vs := range r.Header {

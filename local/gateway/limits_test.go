@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 // limitsGateway serves the create route (authorized without a key check)
@@ -83,7 +84,7 @@ func rawExchange(t *testing.T, addr, request string, halfClose bool) (*http.Resp
 // functions' error shape.
 func wantGatewayResponse(t *testing.T, resp *http.Response, body []byte, typ string, status int) {
 	t.Helper()
-	gr := api.GatewayResponseOf(typ)
+	gr := deploy.GatewayResponseOf(typ)
 	var parsed api.ErrorBody
 	if resp.StatusCode != status || json.Unmarshal(body, &parsed) != nil || parsed.Error.Code != gr.Code || parsed.Error.Message != gr.Message {
 		t.Errorf("%d %s, want %d %s", resp.StatusCode, body, status, gr.Body())

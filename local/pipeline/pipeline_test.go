@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -28,11 +29,7 @@ func testLog() *slog.Logger {
 // stack starts the local stack if needed and returns an SQS client for it.
 func stack(t *testing.T) *sqs.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if err := devstack.Ensure(ctx); err != nil {
-		t.Fatalf("local stack: %v", err)
-	}
+	devstacktest.Stack(t)
 	return SQSClient(devstack.SQSEndpoint())
 }
 
@@ -41,7 +38,7 @@ func stack(t *testing.T) *sqs.Client {
 func reviewsTable(t *testing.T) (*dynamodb.Client, *dynamodbstreams.Client, string) {
 	t.Helper()
 	db := devstack.DB()
-	names := devstack.Tables(t, db)
+	names := devstacktest.Tables(t, db)
 	ddb := db.Client().(*dynamodb.Client)
 	streams := dynamodbstreams.NewFromConfig(devstack.AWSConfig(), func(o *dynamodbstreams.Options) {
 		o.BaseEndpoint = aws.String(devstack.DynamoDBEndpoint())

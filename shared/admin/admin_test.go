@@ -17,6 +17,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -46,7 +47,7 @@ func newWorld(t *testing.T) *world {
 		t.Skip("needs DynamoDB Local")
 	}
 	db := devstack.DB()
-	names := devstack.Tables(t, db)
+	names := devstacktest.Tables(t, db)
 	w := &world{t: t, st: store.New(db, names), db: db, names: names}
 	allow, err := webhooks.ParseAllowList("127.0.0.0/8")
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
@@ -66,7 +67,7 @@ type CreateEntity struct {
 
 // NewCreateEntity serves POST /api/v1/entities.
 func NewCreateEntity(c CreateEntity) http.Handler {
-	route, _ := RouteFor("create-entity")
+	route, _ := deploy.RouteFor("create-entity")
 	return endpoint(route, c.serve)
 }
 
@@ -251,7 +252,7 @@ func claimToken(accountID int64, idem *idempotent) string {
 	return "key:" + hex.EncodeToString(sum[:16])
 }
 
-func entityPath(id int64) string { return BasePath + "/entities/" + strconv.FormatInt(id, 10) }
+func entityPath(id int64) string { return deploy.BasePath + "/entities/" + strconv.FormatInt(id, 10) }
 
 // locationOf recovers a replayed 201's Location from its body.
 func locationOf(status int, body string) string {

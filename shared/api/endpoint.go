@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 )
@@ -18,7 +19,7 @@ type serveFunc func(w http.ResponseWriter, r *http.Request, p auth.Principal, pa
 // same way: 404 for other paths, 405 for other methods, 401 without a
 // principal, 403 without the route's permission, errors through the one
 // status table, and a 500 instead of a crash.
-func endpoint(route Route, serve serveFunc) http.Handler {
+func endpoint(route deploy.Route, serve serveFunc) http.Handler {
 	return endpointNoAuth(route, func(w http.ResponseWriter, r *http.Request, params map[string]string) error {
 		p, ok := auth.FromContext(r.Context())
 		if !ok {
@@ -36,21 +37,21 @@ func endpoint(route Route, serve serveFunc) http.Handler {
 // other methods, errors through the one status table, a 500 instead of a
 // crash. The provider webhook uses it alone, as it authenticates each
 // request by its signature.
-func endpointNoAuth(route Route, serve func(w http.ResponseWriter, r *http.Request, params map[string]string) error) http.Handler {
+func endpointNoAuth(route deploy.Route, serve func(w http.ResponseWriter, r *http.Request, params map[string]string) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
 				writeError(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
-		params, ok := MatchPath(route.Path, r.URL.Path)
+		params, ok := deploy.MatchPath(route.Path, r.URL.Path)
 		if !ok {
 			writeError(w, r, domain.Errorf(domain.ECodeNotFound, "No such resource."))
 			return
 		}
 		if r.Method != route.Method {
-			w.Header().Set("Allow", strings.Join(AllowedMethods(r.URL.Path), ", "))
-			writeError(w, r, domain.Errorf(domain.ECodeMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(AllowedMethods(r.URL.Path), " or ")))
+			w.Header().Set("Allow", strings.Join(deploy.AllowedMethods(r.URL.Path), ", "))
+			writeError(w, r, domain.Errorf(domain.ECodeMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(deploy.AllowedMethods(r.URL.Path), " or ")))
 			return
 		}
 		if route.Budget > 0 {

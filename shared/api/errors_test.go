@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -74,5 +76,21 @@ func TestWriteErrorMapsUnreachableDependencies(t *testing.T) {
 				t.Errorf("Retry-After %q, want present=%v", w.Header().Get("Retry-After"), tt.retryAfter)
 			}
 		})
+	}
+}
+
+// The gateway's own answers (deploy.GatewayResponses) have the body every
+// function error has.
+func TestGatewayResponsesHaveTheErrorBodyShape(t *testing.T) {
+	for _, g := range deploy.GatewayResponses() {
+		var got ErrorBody
+		dec := json.NewDecoder(strings.NewReader(g.Body()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("%s: %v", g.Type, err)
+		}
+		if want := (ErrorBody{Error: ErrorDetail{Code: g.Code, Message: g.Message}}); got != want {
+			t.Errorf("%s: body %+v, want %+v", g.Type, got, want)
+		}
 	}
 }

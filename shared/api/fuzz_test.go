@@ -26,6 +26,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
 )
@@ -261,8 +262,8 @@ func FuzzMatchPath(f *testing.F) {
 	authz := auth.Principal{AccountID: 1, KeyPrefix: "evs_fuzz00", Permissions: []string{domain.PermEntityView}}.AuthorizerContext()
 	f.Fuzz(func(t *testing.T, path string) {
 		matched := false
-		for _, r := range Routes() {
-			params, ok := MatchPath(r.Path, path)
+		for _, r := range deploy.Routes() {
+			params, ok := deploy.MatchPath(r.Path, path)
 			if !ok {
 				continue
 			}
@@ -278,8 +279,8 @@ func FuzzMatchPath(f *testing.F) {
 				t.Fatalf("%s on %q rebuilds %q", r.Path, path, rebuilt)
 			}
 		}
-		if matched != (len(AllowedMethods(path)) > 0) {
-			t.Fatalf("%q matched %v but allows %v", path, matched, AllowedMethods(path))
+		if matched != (len(deploy.AllowedMethods(path)) > 0) {
+			t.Fatalf("%q matched %v but allows %v", path, matched, deploy.AllowedMethods(path))
 		}
 
 		// The adapter gives a path without a leading '/' one; the handler
@@ -288,9 +289,9 @@ func FuzzMatchPath(f *testing.F) {
 		if !strings.HasPrefix(seen, "/") {
 			seen = "/" + seen
 		}
-		params, _ := MatchPath(BasePath+"/entities/{id}", seen)
+		params, _ := deploy.MatchPath(deploy.BasePath+"/entities/{id}", seen)
 		ev := events.APIGatewayProxyRequest{
-			Resource: BasePath + "/entities/{id}", Path: path, HTTPMethod: "GET", PathParameters: params,
+			Resource: deploy.BasePath + "/entities/{id}", Path: path, HTTPMethod: "GET", PathParameters: params,
 			RequestContext: events.APIGatewayProxyRequestContext{Path: "/dev" + path, DomainName: "api.example.com", Authorizer: authz},
 		}
 		resp, err := h(context.Background(), ev)
@@ -340,7 +341,7 @@ func FuzzIdempotencyKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key string) {
 		st := &keyStore{}
 		h := NewCreateEntity(CreateEntity{Store: st, Intake: noIntake{t}, Countries: countries})
-		req := httptest.NewRequest("POST", BasePath+"/entities", bytes.NewReader([]byte(`{}`)))
+		req := httptest.NewRequest("POST", deploy.BasePath+"/entities", bytes.NewReader([]byte(`{}`)))
 		req.Header.Set("Content-Type", "application/json")
 		if key != "" {
 			req.Header["Idempotency-Key"] = []string{key} // as sent, unvalidated

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -16,7 +17,7 @@ type EntityDetailer interface {
 
 // NewGetEntity serves GET /api/v1/entities/{id} and its Markdown form.
 func NewGetEntity(store EntityDetailer, countries *country.Catalogue) http.Handler {
-	route, _ := RouteFor("get-entity")
+	route, _ := deploy.RouteFor("get-entity")
 	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
 		id, md, ok := ParsePathID(params["id"])
 		if !ok {

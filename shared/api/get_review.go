@@ -6,6 +6,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -17,7 +18,7 @@ type ReviewReader interface {
 
 // NewGetReview serves GET /api/v1/entity_reviews/{id} and its Markdown form.
 func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler {
-	route, _ := RouteFor("get-review")
+	route, _ := deploy.RouteFor("get-review")
 	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
 		id, md, ok := ParsePathID(params["id"])
 		if !ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -26,7 +27,7 @@ type EntityLister interface {
 
 // NewListEntities serves GET /api/v1/entities.
 func NewListEntities(store EntityLister, countries *country.Catalogue) http.Handler {
-	route, _ := RouteFor("list-entities")
+	route, _ := deploy.RouteFor("list-entities")
 	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
 		q, err := parseListQuery(r.URL.Query(), countries)
 		if err != nil {

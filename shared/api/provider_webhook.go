@@ -10,14 +10,12 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
-
-// WebhookPath is the inbound provider webhook's resource.
-const WebhookPath = "/webhooks/{provider}"
 
 // ScreeningEvent is the body of a screening provider's webhook: its answer
 // to one query of an earlier match request, in yente's own per-query shape,
@@ -69,7 +67,7 @@ const maxWebhookBody = 1 << 20
 // NewProviderWebhook serves POST /webhooks/{provider}. It has no API key:
 // each request must carry a valid Standard Webhooks signature.
 func NewProviderWebhook(h ProviderWebhook) http.Handler {
-	route, _ := RouteFor("provider-webhook")
+	route, _ := deploy.RouteFor("provider-webhook")
 	return endpointNoAuth(route, h.serve)
 }
 

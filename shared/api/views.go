@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -199,7 +200,7 @@ func checkView(c domain.Check) checkJSON {
 
 // ReviewPath is the API path of a review.
 func ReviewPath(id int64) string {
-	return BasePath + "/entity_reviews/" + strconv.FormatInt(id, 10)
+	return deploy.BasePath + "/entity_reviews/" + strconv.FormatInt(id, 10)
 }
 
 func reviewView(r domain.Review) reviewJSON {

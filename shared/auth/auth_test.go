@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/evs-kyb/evs/shared/auth"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -86,7 +86,7 @@ func TestAuthorizerContextRoundTrip(t *testing.T) {
 // TestAuthorizer runs the Lambda handler against keys stored in DynamoDB Local.
 func TestAuthorizer(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct, err := st.CreateAccount(ctx, "Acme", time.Now())
 	if err != nil {
 		t.Fatal(err)

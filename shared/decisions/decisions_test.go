@@ -9,7 +9,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -30,7 +30,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct, err := st.CreateAccount(ctx, "Decisions", t0)
 	if err != nil {
 		t.Fatal(err)

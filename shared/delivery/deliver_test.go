@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/evs-kyb/evs/shared/delivery"
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -46,7 +46,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct, err := st.CreateAccount(context.Background(), "Deliveries "+t.Name(), t0)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -37,9 +38,7 @@ func (b *batches) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatch
 func TestSQSQueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := devstack.Ensure(ctx); err != nil {
-		t.Fatal(err)
-	}
+	devstacktest.Stack(t)
 	client := sqs.NewFromConfig(devstack.AWSConfig(), func(o *sqs.Options) { o.BaseEndpoint = aws.String(devstack.SQSEndpoint()) })
 	name := strings.ReplaceAll(devstack.UniquePrefix(t.Name())+"deliveries", ".", "-")
 	created, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})

@@ -8,7 +8,6 @@ package deploy
 import (
 	"sort"
 
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -406,7 +405,7 @@ func Settings() []Setting {
 func SecretLogicalID(secretID string) string { return secretID + "Secret" }
 
 // Route is the API route the function serves, if it serves one.
-func (f Function) Route() (api.Route, bool) { return api.RouteFor(f.Name) }
+func (f Function) Route() (Route, bool) { return RouteFor(f.Name) }
 
 // TableLogicalID is a table's CloudFormation logical id, the same in the CDK
 // stack and in template.yaml: "entities" is "EntitiesTable".

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -30,10 +29,10 @@ func TestEveryFunctionIsDescribed(t *testing.T) {
 	}
 	for _, d := range dirs {
 		if d.IsDir() && !described[d.Name()] {
-			t.Errorf("functions/%s is not in deploy.Functions()", d.Name())
+			t.Errorf("functions/%s is not in Functions()", d.Name())
 		}
 	}
-	for _, r := range api.Routes() {
+	for _, r := range Routes() {
 		if !described[r.Function] {
 			t.Errorf("route %s %s is served by %q, which is not a function", r.Method, r.Path, r.Function)
 		}

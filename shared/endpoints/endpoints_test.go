@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/endpoints"
 	"github.com/evs-kyb/evs/shared/store"
@@ -40,7 +40,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct, err := st.CreateAccount(ctx, "Endpoints "+t.Name(), t0)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
 	"github.com/evs-kyb/evs/shared/store"
@@ -150,7 +151,7 @@ func lambdaHandlers(s *stores) map[string]httplambda.Handler {
 
 // proxyEvent is what API Gateway sends a function for a request on route
 // at path (decoded), after the authorizer allowed account 1.
-func proxyEvent(route api.Route, path string, params map[string]string, body string) events.APIGatewayProxyRequest {
+func proxyEvent(route deploy.Route, path string, params map[string]string, body string) events.APIGatewayProxyRequest {
 	ev := events.APIGatewayProxyRequest{
 		Resource: route.Path, Path: path, HTTPMethod: route.Method, PathParameters: params, Body: body,
 		MultiValueHeaders: map[string][]string{"Host": {"abc123.execute-api.eu-west-1.amazonaws.com"}, "X-Forwarded-Proto": {"https"}, "Content-Type": {"application/json"}},
@@ -168,7 +169,7 @@ func proxyEvent(route api.Route, path string, params map[string]string, body str
 
 // pathWith puts s into route's path: as (part of) its parameter, or after
 // the path of a route without one.
-func pathWith(route api.Route, s string) []struct {
+func pathWith(route deploy.Route, s string) []struct {
 	path   string
 	params map[string]string
 } {
@@ -197,7 +198,7 @@ func pathWith(route api.Route, s string) []struct {
 func TestHostilePathsAre404JSON(t *testing.T) {
 	s := &stores{}
 	handlers := lambdaHandlers(s)
-	for _, route := range api.Routes() {
+	for _, route := range deploy.Routes() {
 		h := handlers[route.Function]
 		for name, b := range hostileBytes() {
 			for _, c := range pathWith(route, b) {
@@ -228,8 +229,8 @@ func TestHostilePathsAre404JSON(t *testing.T) {
 // Gateway really routes; each handler serves its route.
 func TestOrdinaryPathsStillServed(t *testing.T) {
 	handlers := lambdaHandlers(&stores{})
-	routes := map[string]api.Route{}
-	for _, r := range api.Routes() {
+	routes := map[string]deploy.Route{}
+	for _, r := range deploy.Routes() {
 		routes[r.Function] = r
 	}
 	tests := []struct {
@@ -263,7 +264,7 @@ func TestOrdinaryPathsStillServed(t *testing.T) {
 // request at all (here a body that claims base64 and is not) is a 400 JSON
 // answer, not a Lambda error.
 func TestUnreadableEventIsJSON(t *testing.T) {
-	route, _ := api.RouteFor("create-entity")
+	route, _ := deploy.RouteFor("create-entity")
 	ev := proxyEvent(route, "/api/v1/entities", nil, "not base64!")
 	ev.IsBase64Encoded = true
 	resp, err := lambdaHandlers(&stores{})["create-entity"](context.Background(), ev)

@@ -19,6 +19,7 @@ import (
 	"github.com/guregu/dynamo/v2/dynamodbiface"
 
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
@@ -283,7 +284,7 @@ func newReviewsWorld(t *testing.T) *reviewsWorld {
 	t.Helper()
 	ctx := context.Background()
 	db := devstack.DB()
-	names := devstack.Tables(t, db)
+	names := devstacktest.Tables(t, db)
 	st := store.New(db, names)
 	acct, err := st.CreateAccount(ctx, "Events "+t.Name(), t0)
 	if err != nil {

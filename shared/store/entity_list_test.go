@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -37,7 +37,7 @@ func importMix(t *testing.T, st *store.Store, acct int64, n int) []domain.Entity
 
 func TestListEntities(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA", "AE")
 	all := importMix(t, st, acct, 30) // 20 SA, 10 AE
 	newest := all[len(all)-1].Entity.ID
@@ -83,7 +83,7 @@ func TestListEntities(t *testing.T) {
 
 func TestUpdatedSinceIsInclusiveToTheMillisecond(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA")
 	all := importMix(t, st, acct, 3)
 	at := all[1].Entity.UpdatedAt
@@ -158,7 +158,7 @@ func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
 	}
 	ctx := context.Background()
 	counter := &requestCounter{}
-	st := devstack.Store(t, counter.option)
+	st := devstacktest.Store(t, counter.option)
 	acct := newAccount(t, st, "SA", "AE")
 	const n, perPage = 3000, 50
 	importMix(t, st, acct, n)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -48,7 +48,7 @@ func sampleEntity(accountID int64, country, number string, at time.Time) domain.
 
 func TestCreateEntityRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA")
 	website := "https://example.sa"
 	checked := t0.Add(time.Minute)
@@ -108,7 +108,7 @@ func TestCreateEntityRoundTrip(t *testing.T) {
 
 func TestUnassessedUnscoredEntityStaysSo(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA")
 	created, err := st.CreateEntity(ctx, sampleEntity(acct, "SA", "7000000001", t0))
 	if err != nil {
@@ -125,7 +125,7 @@ func TestUnassessedUnscoredEntityStaysSo(t *testing.T) {
 
 func TestAccountIsolation(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	a, b := newAccount(t, st, "SA"), newAccount(t, st, "SA")
 	d := sampleEntity(a, "SA", "7000000002", t0)
 	d.Reviews = []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: t0, UpdatedAt: t0}}
@@ -151,7 +151,7 @@ func TestAccountIsolation(t *testing.T) {
 
 func TestRegistrationNumberIsUniquePerAccountAndCountry(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA", "AE")
 	if _, err := st.CreateEntity(ctx, sampleEntity(acct, "SA", "7000000003", t0)); err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestRegistrationNumberIsUniquePerAccountAndCountry(t *testing.T) {
 
 func TestConcurrentCreates(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA")
 	const n = 12
 	var wg sync.WaitGroup
@@ -227,7 +227,7 @@ func ids(es []domain.Entity) []int64 {
 
 func TestAPIKeys(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st)
 	k := domain.APIKey{Hash: "ab12", Prefix: "evs_ab", AccountID: acct, Permissions: []string{domain.PermEntityView}, CreatedAt: t0}
 	if err := st.PutAPIKey(ctx, k); err != nil {
@@ -257,7 +257,7 @@ func TestAPIKeys(t *testing.T) {
 
 func TestAccounts(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	a := newAccount(t, st, "SA", "AE")
 	accts, err := st.ListAccounts(ctx)
 	if err != nil || len(accts) != 1 || accts[0].ID != a {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -21,7 +21,7 @@ func endpointAudit(accountID int64, actionID string, action domain.Action) domai
 
 func TestEndpointRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st)
 	until := t0.Add(time.Hour)
 	in := domain.Endpoint{AccountID: acct, URL: "https://hooks.example.com/evs", Events: []domain.EventType{domain.EventRejected, domain.EventApproved},
@@ -118,7 +118,7 @@ func ptrTo[T any](v T) *T { return &v }
 
 func TestClaimDelivery(t *testing.T) {
 	ctx := context.Background()
-	st := devstack.Store(t)
+	st := devstacktest.Store(t)
 	acct := newAccount(t, st)
 	lease := time.Minute
 	d := delivery(acct, "dlv_1", t0)

@@ -1,8 +1,4 @@
-// Package api is the service's HTTP API: one http.Handler per function, the
-// route table they share with the local gateway and the CDK stack, the JSON
-// and Markdown views of the contract, and the one table that maps error codes
-// to HTTP statuses.
-package api
+package deploy
 
 import (
 	"bytes"
@@ -31,6 +27,9 @@ type Route struct {
 	Budget time.Duration
 }
 
+// ProviderWebhookPath is the inbound provider webhook's resource.
+const ProviderWebhookPath = "/webhooks/{provider}"
+
 // Request budgets: reads, and the create (which waits for providers).
 const (
 	ReadBudget = 8 * time.Second
@@ -54,7 +53,7 @@ func Routes() []Route {
 		{Method: "POST", Path: BasePath + "/entities", Function: "create-entity", Permission: domain.PermEntityCreate, Budget: CreateBudget},
 		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView, Budget: ReadBudget},
 		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView, Budget: ReadBudget},
-		{Method: "POST", Path: WebhookPath, Function: "provider-webhook", Public: true, Budget: ReadBudget},
+		{Method: "POST", Path: ProviderWebhookPath, Function: "provider-webhook", Public: true, Budget: ReadBudget},
 	}
 }
 
@@ -149,6 +148,13 @@ func (g GatewayResponse) Body() string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(ErrorBody{Error: ErrorDetail{Code: g.Code, Message: g.Message}})
+	// The shape of api.ErrorBody; api's tests hold the two together.
+	type detail struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	enc.Encode(struct {
+		Error detail `json:"error"`
+	}{detail{g.Code, g.Message}})
 	return strings.TrimSuffix(b.String(), "\n")
 }

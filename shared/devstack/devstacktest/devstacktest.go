@@ -1,37 +1,43 @@
-package devstack
+// Package devstacktest gives integration tests DynamoDB tables of their own
+// on the local stack (started if needed), dropped when the test ends. Under
+// -short the tests that need them are skipped, so the fast suite runs without
+// Java.
+package devstacktest
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
-// DB returns a guregu/dynamo client for DynamoDB Local. Extra options (such as
-// request-counting middleware) are applied to the SDK client.
-func DB(opts ...func(*dynamodb.Options)) *dynamo.DB {
-	endpoint := DynamoDBEndpoint()
-	return dynamo.New(AWSConfig(), append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(endpoint)
-	}}, opts...)...)
+// Stack skips the test under -short, else finds or starts the local stack.
+func Stack(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs DynamoDB Local and ElasticMQ; skipped under -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := devstack.Ensure(ctx); err != nil {
+		t.Fatalf("local stack: %v", err)
+	}
 }
 
 // Tables starts the stack if needed, creates every table under a prefix of
 // the test's own and drops them when the test ends.
 func Tables(t testing.TB, db *dynamo.DB) schema.Names {
 	t.Helper()
+	Stack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if err := Ensure(ctx); err != nil {
-		t.Fatalf("local stack: %v", err)
-	}
-	names := schema.NamesWithPrefix(UniquePrefix(t.Name()))
+	names := schema.NamesWithPrefix(devstack.UniquePrefix(t.Name()))
 	client := db.Client()
 	if err := schema.Ensure(ctx, client, names); err != nil {
 		t.Fatalf("create tables: %v", err)
@@ -49,6 +55,6 @@ func Tables(t testing.TB, db *dynamo.DB) schema.Names {
 // Store returns a store over fresh tables of the test's own.
 func Store(t testing.TB, opts ...func(*dynamodb.Options)) *store.Store {
 	t.Helper()
-	db := DB(opts...)
+	db := devstack.DB(opts...)
 	return store.New(db, Tables(t, db))
 }
