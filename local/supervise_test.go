@@ -34,7 +34,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -263,8 +263,8 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	t.Cleanup(h.gw.Close)
 
 	h.rcv = newCountingReceiver(t)
-	eps := &endpoints.Service{Store: h.st, Allow: allow}
-	ep, err := eps.Create(h.ctx, endpoints.Actor{AccountID: h.acct, ActionID: "ep-1"}, h.rcv.srv.URL+"/hook", []domain.EventType{domain.EventApproved}, "")
+	eps := &subscriptions.Service{Store: h.st, Allow: allow}
+	ep, err := eps.Create(h.ctx, subscriptions.Actor{AccountID: h.acct, ActionID: "ep-1"}, h.rcv.srv.URL+"/hook", []domain.EventType{domain.EventApproved}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

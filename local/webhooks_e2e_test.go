@@ -29,7 +29,7 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -47,7 +47,7 @@ type flowFixture struct {
 	acct  int64
 	op    domain.Operator
 	svc   *decisions.Service
-	eps   *endpoints.Service
+	eps   *subscriptions.Service
 	seq   int
 }
 
@@ -88,7 +88,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 		flow.Checkpoints.Drop(context.Background())
 	})
 	return &flowFixture{t: t, ctx: ctx, st: st, names: names, flow: flow, acct: acct, op: op,
-		svc: &decisions.Service{Store: st}, eps: &endpoints.Service{Store: st, Allow: allow}}
+		svc: &decisions.Service{Store: st}, eps: &subscriptions.Service{Store: st, Allow: allow}}
 }
 
 // review creates an entity with its initial review, open, and returns the
@@ -138,7 +138,7 @@ func (f *flowFixture) approve(reviewID int64) {
 func (f *flowFixture) endpoint(url string, events ...domain.EventType) domain.Endpoint {
 	f.t.Helper()
 	f.seq++
-	ep, err := f.eps.Create(f.ctx, endpoints.Actor{AccountID: f.acct, ActionID: "ep-" + itoa(f.seq)}, url, events, "")
+	ep, err := f.eps.Create(f.ctx, subscriptions.Actor{AccountID: f.acct, ActionID: "ep-" + itoa(f.seq)}, url, events, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestDecisionReachesReceiverSigned(t *testing.T) {
 func (f *flowFixture) mustUpdateURL(ep domain.Endpoint, url string) domain.Endpoint {
 	f.t.Helper()
 	f.seq++
-	out, err := f.eps.Update(f.ctx, endpoints.Actor{AccountID: f.acct, ActionID: "ep-" + itoa(f.seq)}, ep.ID, endpoints.Changes{URL: &url})
+	out, err := f.eps.Update(f.ctx, subscriptions.Actor{AccountID: f.acct, ActionID: "ep-" + itoa(f.seq)}, ep.ID, subscriptions.Changes{URL: &url})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestInactiveOrUnsubscribedEndpointGetsNothing(t *testing.T) {
 	off := f.endpoint(inactive.url(), domain.EventApproved)
 	f.seq++
 	no := false
-	if _, err := f.eps.Update(f.ctx, endpoints.Actor{AccountID: f.acct, ActionID: "ep-off"}, off.ID, endpoints.Changes{Active: &no}); err != nil {
+	if _, err := f.eps.Update(f.ctx, subscriptions.Actor{AccountID: f.acct, ActionID: "ep-off"}, off.ID, subscriptions.Changes{Active: &no}); err != nil {
 		t.Fatal(err)
 	}
 	on := f.endpoint(active.url(), domain.EventApproved)

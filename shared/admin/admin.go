@@ -28,7 +28,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -36,7 +36,7 @@ import (
 
 // Store is what the commands read and write.
 type Store interface {
-	endpoints.Store
+	subscriptions.Store
 	delivery.ViewStore
 	Account(ctx context.Context, id int64) (domain.Account, error)
 	ListAccounts(ctx context.Context) ([]domain.Account, error)
@@ -341,8 +341,8 @@ func (h *Handler) now() time.Time {
 	return domain.Now()
 }
 
-func (h *Handler) endpoints() *endpoints.Service {
-	return &endpoints.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
+func (h *Handler) endpoints() *subscriptions.Service {
+	return &subscriptions.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
 }
 
 func (h *Handler) deliveries() *delivery.Operations {

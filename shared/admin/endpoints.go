@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 )
 
 // Webhook endpoints (the contract's settings area). Without operator_id the
@@ -109,7 +109,7 @@ func (h *Handler) endpointUpdate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := endpoints.Changes{URL: p.URL, Active: p.Active, Description: p.Description}
+	ch := subscriptions.Changes{URL: p.URL, Active: p.Active, Description: p.Description}
 	if p.Events != nil {
 		ch.Events = eventTypes(p.Events)
 		if ch.Events == nil {
@@ -133,7 +133,7 @@ func (h *Handler) endpointRotate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	overlap, err := parseOverlap(p.Overlap, endpoints.DefaultOverlap, endpoints.MaxOverlap)
+	overlap, err := parseOverlap(p.Overlap, subscriptions.DefaultOverlap, subscriptions.MaxOverlap)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (h *Handler) endpointRotate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, notFoundIn(err, p.AccountID, "webhook endpoint", p.EndpointID)
 	}
-	return map[string]any{"endpoint": viewEndpoint(endpoints.Redacted(ep)), "secret": ep.Secret}, nil
+	return map[string]any{"endpoint": viewEndpoint(subscriptions.Redacted(ep)), "secret": ep.Secret}, nil
 }
 
 func (h *Handler) endpointDelete(ctx context.Context, c *call) (any, error) {

@@ -1,8 +1,8 @@
-// Package endpoints manages subscribers' webhook endpoints: URL checks,
+// Package subscriptions manages subscribers' webhook endpoints: URL checks,
 // event kinds, a generated signing secret shown once, rotation with an
 // overlap in which both secrets sign, deactivation and deletion. Every
 // change is audited.
-package endpoints
+package subscriptions
 
 import (
 	"context"

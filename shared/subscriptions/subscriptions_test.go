@@ -1,4 +1,4 @@
-package endpoints_test
+package subscriptions_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/endpoints"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -25,11 +25,11 @@ var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
 
-var secretPattern = regexp.MustCompile(`^` + regexp.QuoteMeta(endpoints.SecretPrefix) + `[0-9a-f]{64}$`)
+var secretPattern = regexp.MustCompile(`^` + regexp.QuoteMeta(subscriptions.SecretPrefix) + `[0-9a-f]{64}$`)
 
 type world struct {
 	st      *store.Store
-	svc     *endpoints.Service
+	svc     *subscriptions.Service
 	account int64
 	manager int64 // holds webhook_endpoint.manage
 	viewer  int64 // holds webhook_delivery.view only
@@ -55,13 +55,13 @@ func newWorld(t *testing.T) *world {
 	}
 	w.manager = op("Mona Manager", domain.PermWebhookEndpointEdit)
 	w.viewer = op("Vera Viewer", domain.PermWebhookDeliveryView, domain.PermReviewDecide)
-	w.svc = &endpoints.Service{Store: st, Now: func() time.Time { return w.clock }}
+	w.svc = &subscriptions.Service{Store: st, Now: func() time.Time { return w.clock }}
 	return w
 }
 
-func (w *world) actor(operator int64) endpoints.Actor {
+func (w *world) actor(operator int64) subscriptions.Actor {
 	w.seq++
-	return endpoints.Actor{AccountID: w.account, OperatorID: operator, ActionID: fmt.Sprintf("act-%d", w.seq)}
+	return subscriptions.Actor{AccountID: w.account, OperatorID: operator, ActionID: fmt.Sprintf("act-%d", w.seq)}
 }
 
 func (w *world) create(t *testing.T, url string, events ...domain.EventType) domain.Endpoint {
@@ -191,7 +191,7 @@ func TestCreate(t *testing.T) {
 				t.Errorf("created %+v", ep)
 			}
 			if !secretPattern.MatchString(ep.Secret) {
-				t.Errorf("secret %q, want %s and 64 hex digits", ep.Secret, endpoints.SecretPrefix)
+				t.Errorf("secret %q, want %s and 64 hex digits", ep.Secret, subscriptions.SecretPrefix)
 			}
 			got := w.stored(t, ep.ID)
 			got.Events = sorted(got.Events)
@@ -239,7 +239,7 @@ func TestSecretShownOnce(t *testing.T) {
 	if list[1].PreviousExpiresAt == nil {
 		t.Errorf("List hides when the rotation ends")
 	}
-	updated, err := w.svc.Update(ctx, w.actor(w.manager), a.ID, endpoints.Changes{Description: ptr("renamed")})
+	updated, err := w.svc.Update(ctx, w.actor(w.manager), a.ID, subscriptions.Changes{Description: ptr("renamed")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,16 +261,16 @@ func TestUpdate(t *testing.T) {
 	ep := w.create(t, "https://hooks.example.com/evs", domain.EventApproved, domain.EventRejected)
 	tests := []struct {
 		name  string
-		c     endpoints.Changes
+		c     subscriptions.Changes
 		field string // refused
 		check func(*testing.T, domain.Endpoint)
 	}{
-		{name: "url", c: endpoints.Changes{URL: ptr("https://new.example.com/hooks")}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "url", c: subscriptions.Changes{URL: ptr("https://new.example.com/hooks")}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.URL != "https://new.example.com/hooks" {
 				t.Errorf("url %s", e.URL)
 			}
 		}},
-		{name: "events", c: endpoints.Changes{Events: []domain.EventType{domain.EventAssigned, domain.EventAssigned, domain.EventChecksQueued}}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "events", c: subscriptions.Changes{Events: []domain.EventType{domain.EventAssigned, domain.EventAssigned, domain.EventChecksQueued}}, check: func(t *testing.T, e domain.Endpoint) {
 			if !reflect.DeepEqual(sorted(e.Events), []domain.EventType{domain.EventAssigned, domain.EventChecksQueued}) {
 				t.Errorf("events %v", e.Events)
 			}
@@ -278,24 +278,24 @@ func TestUpdate(t *testing.T) {
 				t.Errorf("subscriptions %v", e.Events)
 			}
 		}},
-		{name: "description", c: endpoints.Changes{Description: ptr("ERP")}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "description", c: subscriptions.Changes{Description: ptr("ERP")}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.Description != "ERP" || e.URL != "https://new.example.com/hooks" {
 				t.Errorf("endpoint %+v", e)
 			}
 		}},
-		{name: "deactivate", c: endpoints.Changes{Active: ptr(false)}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "deactivate", c: subscriptions.Changes{Active: ptr(false)}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.Active || e.Subscribes(domain.EventAssigned) {
 				t.Errorf("still active: %+v", e)
 			}
 		}},
-		{name: "reactivate", c: endpoints.Changes{Active: ptr(true)}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "reactivate", c: subscriptions.Changes{Active: ptr(true)}, check: func(t *testing.T, e domain.Endpoint) {
 			if !e.Active || !e.Subscribes(domain.EventAssigned) {
 				t.Errorf("not active: %+v", e)
 			}
 		}},
-		{name: "an http url", c: endpoints.Changes{URL: ptr("http://new.example.com/hooks")}, field: "url"},
-		{name: "no events", c: endpoints.Changes{Events: []domain.EventType{}}, field: "events"},
-		{name: "an unknown event", c: endpoints.Changes{Events: []domain.EventType{"entity_review.created"}}, field: "events"},
+		{name: "an http url", c: subscriptions.Changes{URL: ptr("http://new.example.com/hooks")}, field: "url"},
+		{name: "no events", c: subscriptions.Changes{Events: []domain.EventType{}}, field: "events"},
+		{name: "an unknown event", c: subscriptions.Changes{Events: []domain.EventType{"entity_review.created"}}, field: "events"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -342,13 +342,13 @@ func TestUpdateKeepsCheckedURL(t *testing.T) {
 	w.svc.Allow, _ = webhooks.ParseAllowList("127.0.0.0/8")
 	ep := w.create(t, "http://127.0.0.1:9999/hook")
 	w.svc.Allow = webhooks.AllowList{}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, endpoints.Changes{Active: ptr(false)}); err != nil {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: ptr(false)}); err != nil {
 		t.Errorf("deactivate: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, endpoints.Changes{Events: domain.EventTypes}); err != nil {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Events: domain.EventTypes}); err != nil {
 		t.Errorf("resubscribe: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, endpoints.Changes{URL: ptr("http://127.0.0.1:9998/hook")}); code(err) != domain.ECodeInvalid {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{URL: ptr("http://127.0.0.1:9998/hook")}); code(err) != domain.ECodeInvalid {
 		t.Errorf("a new loopback url: %v, want refused", err)
 	}
 	if got := w.stored(t, ep.ID); got.Active || len(got.Events) != len(domain.EventTypes) || got.URL != ep.URL {
@@ -364,11 +364,11 @@ func TestRotate(t *testing.T) {
 		overlap time.Duration
 		until   time.Duration // the old secret's end; 0 when refused
 	}{
-		{"default overlap", 0, endpoints.DefaultOverlap},
+		{"default overlap", 0, subscriptions.DefaultOverlap},
 		{"an hour", time.Hour, time.Hour},
-		{"the longest", endpoints.MaxOverlap, endpoints.MaxOverlap},
+		{"the longest", subscriptions.MaxOverlap, subscriptions.MaxOverlap},
 		{"negative", -time.Hour, 0},
-		{"too long", endpoints.MaxOverlap + time.Second, 0},
+		{"too long", subscriptions.MaxOverlap + time.Second, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -454,7 +454,7 @@ func TestDelete(t *testing.T) {
 	if err := w.svc.Delete(ctx, w.actor(w.manager), gone.ID); code(err) != domain.ECodeNotFound {
 		t.Errorf("delete again: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), gone.ID, endpoints.Changes{Active: ptr(false)}); code(err) != domain.ECodeNotFound {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), gone.ID, subscriptions.Changes{Active: ptr(false)}); code(err) != domain.ECodeNotFound {
 		t.Errorf("update a deleted endpoint: %v", err)
 	}
 }
@@ -467,33 +467,33 @@ func TestPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := map[string]func(endpoints.Actor) error{
-		"create": func(a endpoints.Actor) error {
+	calls := map[string]func(subscriptions.Actor) error{
+		"create": func(a subscriptions.Actor) error {
 			_, err := w.svc.Create(ctx, a, "https://x.example.com/evs", domain.EventTypes, "")
 			return err
 		},
-		"list": func(a endpoints.Actor) error { _, err := w.svc.List(ctx, a); return err },
-		"update": func(a endpoints.Actor) error {
-			_, err := w.svc.Update(ctx, a, ep.ID, endpoints.Changes{Description: ptr("x")})
+		"list": func(a subscriptions.Actor) error { _, err := w.svc.List(ctx, a); return err },
+		"update": func(a subscriptions.Actor) error {
+			_, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Description: ptr("x")})
 			return err
 		},
-		"rotate": func(a endpoints.Actor) error { _, err := w.svc.Rotate(ctx, a, ep.ID, time.Hour); return err },
-		"delete": func(a endpoints.Actor) error { return w.svc.Delete(ctx, a, ep.ID) },
+		"rotate": func(a subscriptions.Actor) error { _, err := w.svc.Rotate(ctx, a, ep.ID, time.Hour); return err },
+		"delete": func(a subscriptions.Actor) error { return w.svc.Delete(ctx, a, ep.ID) },
 	}
 	actors := []struct {
 		name  string
-		actor func() endpoints.Actor
+		actor func() subscriptions.Actor
 		want  string
 	}{
-		{"an operator without webhook_endpoint.manage", func() endpoints.Actor { return w.actor(w.viewer) }, domain.ECodeForbidden},
-		{"an unknown operator", func() endpoints.Actor { return w.actor(99999) }, domain.ECodeNotFound},
-		{"another account's operator", func() endpoints.Actor {
+		{"an operator without webhook_endpoint.manage", func() subscriptions.Actor { return w.actor(w.viewer) }, domain.ECodeForbidden},
+		{"an unknown operator", func() subscriptions.Actor { return w.actor(99999) }, domain.ECodeNotFound},
+		{"another account's operator", func() subscriptions.Actor {
 			a := w.actor(w.manager)
 			a.AccountID = other.ID
 			return a
 		}, domain.ECodeNotFound},
-		{"no action id", func() endpoints.Actor { a := w.actor(w.manager); a.ActionID = " "; return a }, domain.ECodeInvalid},
-		{"no account", func() endpoints.Actor { a := w.actor(w.manager); a.AccountID = 0; return a }, domain.ECodeInvalid},
+		{"no action id", func() subscriptions.Actor { a := w.actor(w.manager); a.ActionID = " "; return a }, domain.ECodeInvalid},
+		{"no account", func() subscriptions.Actor { a := w.actor(w.manager); a.AccountID = 0; return a }, domain.ECodeInvalid},
 	}
 	for _, ac := range actors {
 		for _, name := range []string{"create", "list", "update", "rotate", "delete"} {
@@ -525,7 +525,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("audit %+v", rec)
 	}
 	// Not for an account that does not exist.
-	if _, err := w.svc.Create(ctx, endpoints.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeNotFound {
+	if _, err := w.svc.Create(ctx, subscriptions.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeNotFound {
 		t.Errorf("create in a missing account: %v", err)
 	}
 }
@@ -551,23 +551,23 @@ func TestStaleVersion(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	rs := &racing{Store: w.st}
-	svc := &endpoints.Service{Store: rs, Now: w.svc.Now}
+	svc := &subscriptions.Service{Store: rs, Now: w.svc.Now}
 	calls := []struct {
 		name string
-		call func(endpoints.Actor, int64) error
+		call func(subscriptions.Actor, int64) error
 	}{
-		{"update", func(a endpoints.Actor, id int64) error {
-			_, err := svc.Update(ctx, a, id, endpoints.Changes{URL: ptr("https://mine.example.com/evs")})
+		{"update", func(a subscriptions.Actor, id int64) error {
+			_, err := svc.Update(ctx, a, id, subscriptions.Changes{URL: ptr("https://mine.example.com/evs")})
 			return err
 		}},
-		{"rotate", func(a endpoints.Actor, id int64) error { _, err := svc.Rotate(ctx, a, id, time.Hour); return err }},
-		{"delete", func(a endpoints.Actor, id int64) error { return svc.Delete(ctx, a, id) }},
+		{"rotate", func(a subscriptions.Actor, id int64) error { _, err := svc.Rotate(ctx, a, id, time.Hour); return err }},
+		{"delete", func(a subscriptions.Actor, id int64) error { return svc.Delete(ctx, a, id) }},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			ep := w.create(t, "https://hooks.example.com/evs")
 			rs.race = func() {
-				if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, endpoints.Changes{Active: ptr(false)}); err != nil {
+				if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: ptr(false)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -619,7 +619,7 @@ func TestActionIDUsedTwice(t *testing.T) {
 	if eps, _ := w.st.Endpoints(ctx, w.account, true); len(eps) != 1 {
 		t.Errorf("%d endpoints", len(eps))
 	}
-	if _, err := w.svc.Update(ctx, a, ep.ID, endpoints.Changes{Active: ptr(false)}); code(err) != domain.ECodeConflict {
+	if _, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Active: ptr(false)}); code(err) != domain.ECodeConflict {
 		t.Errorf("update with a used action id: %v, want conflict", err)
 	}
 	if err := w.svc.Delete(ctx, a, ep.ID); code(err) != domain.ECodeConflict {
