@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/shared/admin"
@@ -43,8 +42,6 @@ func accountOrDemo(cmd string, account int64) (int64, error) {
 	}
 	return st.AccountID, nil
 }
-
-func newActionID() string { return fmt.Sprintf("cli-%d", time.Now().UnixNano()) }
 
 func printLine(v any) {
 	b, _ := json.Marshal(v)
