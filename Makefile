@@ -68,10 +68,22 @@ local-reset: ## stop make local's servers and wipe its data (.local/data, .local
 	@rm -rf $(LOCAL_DATA) .local/demo.json
 	@echo "removed $(LOCAL_DATA) and .local/demo.json; make local starts afresh"
 
+# staticcheck, pinned, installed once into the cache outside the clone.
+STATICCHECK_VERSION := v0.8.2
+TOOLS_BIN := $(HOME)/.cache/evs/bin
+STATICCHECK := $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION)
+
+$(STATICCHECK):
+	@mkdir -p $(TOOLS_BIN)/tmp
+	GOBIN=$(TOOLS_BIN)/tmp $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@mv $(TOOLS_BIN)/tmp/staticcheck $@
+
 .PHONY: vet
-vet: tools
+vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
