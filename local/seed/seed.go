@@ -724,21 +724,21 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	}
 
 	reviews, marks := buildReviews(r, p, life)
-	checks := buildChecks(r, p, e, life, marks, i)
-	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
+	cs := buildChecks(r, p, e, life, marks, i)
+	e.ChecksCount, e.ReviewsCount = len(cs), len(reviews)
 	if len(reviews) > 0 {
-		reviews[0].ChecksCount = len(checks)
+		reviews[0].ChecksCount = len(cs)
 	}
-	e.SanctionsStatus = sanctionsFrom(checks)
-	e.RegistrationStatus = registrationFrom(p, checks)
-	e.Score = scoreOf(e, checks)
+	e.SanctionsStatus = sanctionsFrom(cs)
+	e.RegistrationStatus = registrationFrom(p, cs)
+	e.Score = checks.ScoreOf(e, cs)
 	if p.assessed {
 		e.Risk = &domain.RiskAssessment{Level: riskLevel(r, p, e), AssessedAt: marks.decided}
 		if e.Risk.AssessedAt.IsZero() {
 			e.Risk.AssessedAt = life.at(between(r, 0.2, 1))
 		}
 	}
-	return domain.EntityDetail{Entity: e, Checks: checks, Reviews: reviews}
+	return domain.EntityDetail{Entity: e, Checks: cs, Reviews: reviews}
 }
 
 // lastChange picks when the entity last changed: drafts soon after creation,
@@ -1033,27 +1033,6 @@ func registrationFrom(p plan, checks []domain.Check) domain.RegistrationStatus {
 	return domain.RegistrationUnknown
 }
 
-// scoreOf is the coverage score: nil until some check has completed.
-func scoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
-	var registryOK, screened, anyDone bool
-	for _, ch := range cs {
-		if ch.Status != domain.CheckCompleted {
-			continue
-		}
-		anyDone = true
-		switch ch.Type {
-		case domain.CheckRegistryLookup:
-			registryOK = registryOK || ch.Result["status"] == regActive
-		case domain.CheckOrganizationScreening:
-			screened = true
-		}
-	}
-	if !anyDone {
-		return nil
-	}
-	return checks.Coverage(checks.CoverageInput{RegistryValid: registryOK && e.RegistrationStatus == domain.RegistrationValid, Screened: screened, Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil})
-}
-
 // riskLevel is the plan's forced level or one that fits what the checks
 // found.
 func riskLevel(r *rand.Rand, p plan, e domain.Entity) domain.RiskLevel {
@@ -1124,7 +1103,7 @@ func bulkEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	}
 	ch := check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, cp, e, checkAt, life)
 	e.SanctionsStatus = sanctionsFrom([]domain.Check{ch})
-	e.Score = scoreOf(e, []domain.Check{ch})
+	e.Score = checks.ScoreOf(e, []domain.Check{ch})
 	if st != domain.EntityReadyForReview {
 		e.Risk = &domain.RiskAssessment{Level: domain.RiskLow, AssessedAt: updated}
 		if st == domain.EntityRejected {
