@@ -3,6 +3,7 @@ module github.com/evs-kyb/evs
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/aws/aws-cdk-go/awscdk/v2 v2.270.0
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.47.6
