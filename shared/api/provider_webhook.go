@@ -171,7 +171,7 @@ func (h ProviderWebhook) apply(ctx context.Context, provider string, reader Scre
 		Result:          checks.Sanitize(domain.CheckOrganizationScreening, checks.ScreeningResultMap(res)),
 		ProviderStatus:  "200",
 		SanctionsStatus: res.Status,
-		Score:           checks.WithScreening(e),
+		Score:           checks.ScoreAfterScreening(e),
 		At:              domain.Now(),
 		ReceiptTTL:      receiptTTL,
 	})

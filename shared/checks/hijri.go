@@ -5,12 +5,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	hijri "github.com/hablullah/go-hijri"
 )
 
-// Saudi commercial registers carry Hijri dates ("1446/10/29"). The tabular
-// (arithmetic) Islamic calendar is used to tell whether an expiry date has
-// passed; it can differ from the Umm al-Qura calendar by a day or two, so a
-// register expiring within that margin may read one way or the other.
+// Saudi commercial registers carry Hijri dates ("1446/10/29") of the Umm
+// al-Qura calendar, Saudi Arabia's official one. Whether an expiry date has
+// passed is judged against today's Umm al-Qura date in Riyadh.
+
+// riyadhOffset is Saudi Arabia's time, UTC+3 all year: the kingdom keeps no
+// daylight saving time, so a fixed zone is exact, and unlike
+// time.LoadLocation("Asia/Riyadh") it needs no zoneinfo, which Lambda's
+// provided.al2023 runtime lacks (time/tzdata would add ~450 KB to every
+// binary that links this package).
+const riyadhOffset = 3 * 60 * 60
 
 // hijriDate is a date of the Islamic calendar.
 type hijriDate struct{ year, month, day int }
@@ -46,23 +54,16 @@ func parseHijri(s string) (hijriDate, error) {
 	return d, nil
 }
 
-// toHijri converts a Gregorian day to the tabular Islamic calendar, through
-// the Julian day number.
-func toHijri(t time.Time) hijriDate {
-	y, m, d := t.UTC().Date()
-	// Julian day number of the Gregorian date (Fliegel and Van Flandern).
-	a := (14 - int(m)) / 12
-	yy := y + 4800 - a
-	mm := int(m) + 12*a - 3
-	jd := d + (153*mm+2)/5 + 365*yy + yy/4 - yy/100 + yy/400 - 32045
-	// Tabular Islamic calendar, epoch 16 July 622 (Julian day 1948440).
-	l := jd - 1948440 + 10632
-	n := (l - 1) / 10631
-	l = l - 10631*n + 354
-	j := ((10985-l)/5316)*((50*l)/17719) + (l/5670)*((43*l)/15238)
-	l = l - ((30-j)/15)*((17719*j)/50) - (j/16)*((15238*j)/43) + 29
-	month := (24 * l) / 709
-	day := l - (709*month)/24
-	year := 30*n + j - 30
-	return hijriDate{year, month, day}
+// ummAlQuraDay is the Umm al-Qura date of the day t falls on in Riyadh. The
+// calendar is tabulated from 1356 to 1500 AH (14 March 1937 to 16 November
+// 2077); outside that it is an error.
+func ummAlQuraDay(t time.Time) (hijriDate, error) {
+	y, m, d := t.In(time.FixedZone("AST", riyadhOffset)).Date()
+	// go-hijri converts the UTC calendar day of the time it is given: hand it
+	// Riyadh's day at noon UTC, so that the two cannot disagree.
+	u, err := hijri.CreateUmmAlQuraDate(time.Date(y, m, d, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		return hijriDate{}, fmt.Errorf("umm al-qura date of %04d-%02d-%02d: %w", y, m, d, err)
+	}
+	return hijriDate{int(u.Year), int(u.Month), int(u.Day)}, nil
 }

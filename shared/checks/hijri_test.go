@@ -5,22 +5,45 @@ import (
 	"time"
 )
 
-func TestToHijri(t *testing.T) {
+func TestUmmAlQuraDay(t *testing.T) {
 	tests := []struct {
-		gregorian string
-		want      hijriDate
+		at   string // RFC 3339
+		want hijriDate
 	}{
-		// 1 Muharram 1446 was 7 July 2024 (Umm al-Qura); the tabular calendar agrees within a day.
-		{"2024-07-07", hijriDate{1446, 1, 1}},
-		{"2025-03-01", hijriDate{1446, 9, 1}},
-		{"2026-11-20", hijriDate{1448, 6, 10}},
+		// Dates Saudi Arabia announced; the tabular calendar this replaced
+		// was a day off on those marked so.
+		{"2024-07-07T12:00:00Z", hijriDate{1446, 1, 1}},   // 1 Muharram 1446 (tabular: 1445/12/30)
+		{"2025-03-01T12:00:00Z", hijriDate{1446, 9, 1}},   // 1 Ramadan 1446
+		{"2025-03-30T12:00:00Z", hijriDate{1446, 10, 1}},  // Eid al-Fitr (tabular: 1446/9/30)
+		{"2025-06-06T12:00:00Z", hijriDate{1446, 12, 10}}, // Eid al-Adha (tabular: 1446/12/9)
+		{"2025-06-26T12:00:00Z", hijriDate{1447, 1, 1}},   // 1 Muharram 1447 (tabular: 1446/12/29)
+		{"2026-02-18T12:00:00Z", hijriDate{1447, 9, 1}},   // 1 Ramadan 1447
+		{"2026-11-20T12:00:00Z", hijriDate{1448, 6, 10}},  // (tabular: 1448/6/9)
+		// The day is Riyadh's (UTC+3), not UTC's.
+		{"2025-02-28T20:59:59Z", hijriDate{1446, 8, 29}},      // 23:59:59 in Riyadh
+		{"2025-02-28T21:00:00Z", hijriDate{1446, 9, 1}},       // midnight in Riyadh, still the 28th in UTC
+		{"2025-03-01T00:30:00+05:00", hijriDate{1446, 8, 29}}, // 22:30 on the 28th in Riyadh
+		// The last day of the tables.
+		{"2077-11-16T12:00:00Z", hijriDate{1500, 12, 30}},
 	}
 	for _, tt := range tests {
-		g, _ := time.Parse("2006-01-02", tt.gregorian)
-		got := toHijri(g)
-		diff := ordinal(got) - ordinal(tt.want)
-		if diff < -2 || diff > 2 {
-			t.Errorf("toHijri(%s) = %v, want %v within two days", tt.gregorian, got, tt.want)
+		at, err := time.Parse(time.RFC3339, tt.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ummAlQuraDay(at); err != nil || got != tt.want {
+			t.Errorf("ummAlQuraDay(%s) = %v, %v; want %v", tt.at, got, err, tt.want)
+		}
+	}
+}
+
+func TestUmmAlQuraDayOutOfRange(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(2077, 11, 16, 21, 0, 0, 0, time.UTC), // the 17th in Riyadh
+		time.Date(1937, 3, 13, 12, 0, 0, 0, time.UTC),
+	} {
+		if got, err := ummAlQuraDay(at); err == nil {
+			t.Errorf("ummAlQuraDay(%s) = %v, want an error beyond the tables", at, got)
 		}
 	}
 }
@@ -34,9 +57,4 @@ func TestParseHijri(t *testing.T) {
 			t.Errorf("parseHijri(%q) accepted", bad)
 		}
 	}
-}
-
-// ordinal approximates a Hijri date's day number, enough to compare nearby dates.
-func ordinal(d hijriDate) int {
-	return int(float64(d.year-1)*354.36667 + float64(d.month-1)*29.5306 + float64(d.day))
 }

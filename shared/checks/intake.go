@@ -100,27 +100,21 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 	}
 	wg.Wait()
 
-	var registryValid, screened, anyCompleted bool
 	for _, c := range checks {
 		if c.Status != domain.CheckCompleted {
 			continue
 		}
-		anyCompleted = true
 		switch c.Type {
 		case domain.CheckRegistryLookup:
 			e.RegistrationStatus = domain.RegistrationStatus(fmt.Sprint(c.Result["registration_status"]))
 			if name, _ := c.Result["legal_name"].(string); name != "" {
 				e.LegalName = name
 			}
-			registryValid = e.RegistrationStatus == domain.RegistrationValid
 		case domain.CheckOrganizationScreening:
 			e.SanctionsStatus = domain.SanctionsStatus(fmt.Sprint(c.Result["status"]))
-			screened = true
 		}
 	}
-	if anyCompleted {
-		e.Score = Coverage(CoverageInput{RegistryValid: registryValid, Screened: screened})
-	}
+	e.Score = ScoreOf(e, checks)
 	e.UpdatedAt = r.now()
 	review := domain.Review{
 		AccountID: in.AccountID, Purpose: domain.ReviewInitial, Status: domain.ReviewOpen,

@@ -18,8 +18,34 @@ const wathqActive = `{"cr_info":{"cr_name":"شركة النور للتجارة",
 "cr_issue_date":"1440/10/29","cr_expiry_date":null,"cr_bus_type":{"id":"101","name":"x"},
 "cr_status":{"id":"active","name":"السجل التجاري قائم","name_en":"Active"},"cr_cancellation":null,"cr_location":{"id":"1010","name":"الرياض"}}}`
 
+// TestWathqExpiry pins when a legacy expiry date has passed: the day after
+// it, by the Umm al-Qura calendar, in Riyadh.
+func TestWathqExpiry(t *testing.T) {
+	tests := []struct {
+		name   string
+		expiry string
+		now    time.Time
+		want   domain.RegistrationStatus
+	}{
+		{"on the expiry day", "1446/08/29", time.Date(2025, 2, 28, 20, 59, 0, 0, time.UTC), domain.RegistrationValid},
+		{"from midnight in Riyadh", "1446/08/29", time.Date(2025, 2, 28, 21, 0, 0, 0, time.UTC), domain.RegistrationExpired},
+		// The tabular calendar read 7 July 2024 as 1445/12/30.
+		{"Umm al-Qura, not tabular", "1445/12/30", time.Date(2024, 7, 7, 12, 0, 0, 0, time.UTC), domain.RegistrationExpired},
+		{"unreadable expiry", "29/12/1445", time.Date(2024, 7, 7, 12, 0, 0, 0, time.UTC), domain.RegistrationValid},
+		{"beyond the calendar's tables", "1446/01/01", time.Date(2077, 11, 17, 12, 0, 0, 0, time.UTC), domain.RegistrationValid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Wathq{Now: func() time.Time { return tt.now }}
+			if got := w.registrationStatus(RegistryRecord{StatusID: "active", ExpiryHijri: tt.expiry}); got != tt.want {
+				t.Errorf("status = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestWathqLookup(t *testing.T) {
-	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // 1448/06/10 or so
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // 1448/06/10 (Umm al-Qura, in Riyadh)
 	tests := []struct {
 		name       string
 		status     int

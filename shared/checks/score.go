@@ -52,10 +52,39 @@ func Coverage(in CoverageInput) *domain.Score {
 	return s
 }
 
-// WithScreening is the entity's score once a screening has completed: the
-// screening component at its maximum, the others as they were (or, for an
-// entity not scored yet, as its record shows them).
-func WithScreening(e domain.Entity) *domain.Score {
+// ScoreOf is the coverage score of entity e whose checks are cs: nil until
+// some check has completed. The registry points need a completed registry
+// lookup and a registration that is valid (the entity's status follows its
+// latest lookup); the screening points any completed screening; documents
+// and online presence are read from e. Intake and the demo data both score
+// with it, so the two cannot drift apart.
+func ScoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
+	var looked, screened, anyDone bool
+	for _, c := range cs {
+		if c.Status != domain.CheckCompleted {
+			continue
+		}
+		anyDone = true
+		switch c.Type {
+		case domain.CheckRegistryLookup:
+			looked = true
+		case domain.CheckOrganizationScreening:
+			screened = true
+		}
+	}
+	if !anyDone {
+		return nil
+	}
+	return Coverage(CoverageInput{
+		RegistryValid: looked && e.RegistrationStatus == domain.RegistrationValid, Screened: screened,
+		Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
+	})
+}
+
+// ScoreAfterScreening is the entity's score once a screening has completed:
+// the screening component at its maximum, the others as they were (or, for
+// an entity not scored yet, as its record shows them).
+func ScoreAfterScreening(e domain.Entity) *domain.Score {
 	if e.Score == nil || len(e.Score.Breakdown) == 0 {
 		return Coverage(CoverageInput{
 			RegistryValid: e.RegistrationStatus == domain.RegistrationValid, Screened: true,

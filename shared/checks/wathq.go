@@ -104,7 +104,10 @@ func (w *Wathq) registrationStatus(rec RegistryRecord) domain.RegistrationStatus
 	switch rec.StatusID {
 	case "active":
 		if rec.ExpiryHijri != "" {
-			if exp, err := parseHijri(rec.ExpiryHijri); err == nil && exp.before(toHijri(w.now())) {
+			// An expiry that cannot be read, or a day beyond the Umm al-Qura
+			// tables, leaves the register's own word (active) standing.
+			exp, err := parseHijri(rec.ExpiryHijri)
+			if today, terr := ummAlQuraDay(w.now()); err == nil && terr == nil && exp.before(today) {
 				return domain.RegistrationExpired
 			}
 		}
