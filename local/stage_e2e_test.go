@@ -55,7 +55,7 @@ func newStageFixture(t *testing.T) *stageFixture {
 	ctx := logging.WithLogger(context.Background(), quietLogger())
 	h := &admin.Handler{Store: f.st, Allow: allow,
 		Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
-	api := newStageAPI(ctx, h, &decisions.Service{Store: f.st, Checker: &checks.Runner{}})
+	api := newStageAPI(ctx, h.Handle, (&decisions.Service{Store: f.st, Checker: &checks.Runner{}}).Handle)
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	api.base = srv.URL

@@ -39,7 +39,7 @@ func TestDecisionWorkflow(t *testing.T) {
 	run := func(t *testing.T, req decisions.Request, second int64) WorkflowResult {
 		t.Helper()
 		start := time.Now()
-		res, err := runWorkflow(ctx, svc, req, second)
+		res, err := runWorkflow(ctx, svc.Handle, req, second)
 		if err != nil {
 			t.Fatal(err)
 		}

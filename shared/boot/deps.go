@@ -54,11 +54,11 @@ type Deps struct {
 type need uint
 
 const (
-	needIntake   need = 1 << iota // Intake
-	needInbound                   // Readers and WebhookSecrets
-	needQueue                     // Deliveries
-	needAllow                     // Allow
-	needMetrics                   // Metrics
+	needIntake  need = 1 << iota // Intake
+	needInbound                  // Readers and WebhookSecrets
+	needQueue                    // Deliveries
+	needAllow                    // Allow
+	needMetrics                  // Metrics
 )
 
 func (n need) has(m need) bool { return n&m != 0 }
