@@ -43,6 +43,8 @@ type providers struct {
 func simulatorProviders(baseURL string) providers {
 	client := &http.Client{Timeout: 60 * time.Second}
 	yente := &checks.Yente{BaseURL: baseURL, APIKey: localYenteKey, Client: client}
+	// An EVS_WEBHOOK_SECRET that does not parse leaves none: every webhook
+	// is refused, as in AWS; up refuses to start with it.
 	secrets, _ := webhooks.ParseSecrets(localWebhookSecret())
 	return providers{
 		intake: &checks.Runner{
