@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/evs-kyb/evs/shared/admin"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/delivery"
 )
 
@@ -25,7 +25,7 @@ type adminTarget interface {
 
 // inProcess runs the admin handler here, as the admin function runs it,
 // with a request id of its own.
-type inProcess struct{ h *admin.Handler }
+type inProcess struct{ handle boot.AdminHandler }
 
 func (t inProcess) Run(ctx context.Context, doc map[string]any) (json.RawMessage, error) {
 	b, err := json.Marshal(doc)
@@ -33,7 +33,7 @@ func (t inProcess) Run(ctx context.Context, doc map[string]any) (json.RawMessage
 		return nil, err
 	}
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "local-" + randomID()})
-	out, err := t.h.Handle(ctx, b)
+	out, err := t.handle(ctx, b)
 	if ie, ok := err.(messages.InvokeResponse_Error); ok {
 		return nil, &refusal{Name: ie.Type, Message: ie.Message}
 	}
@@ -87,18 +87,18 @@ func adminFor(ctx context.Context, t targetFlags) (adminTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inProcess{h: h}, nil
+	return inProcess{handle: h}, nil
 }
 
-// localAdmin is the admin handler over the local store, built as
-// functions/admin/main.go builds it; its redeliveries go to ElasticMQ,
-// whose queues are made the first time one is sent.
-func localAdmin(e *env) (*admin.Handler, error) {
+// localAdmin is the admin handler over the local store, built by boot's
+// table as functions/admin/main.go builds it; its redeliveries go to
+// ElasticMQ, whose queues are made the first time one is sent.
+func localAdmin(e *env) (boot.AdminHandler, error) {
 	allow, err := localAllowList()
 	if err != nil {
 		return nil, err
 	}
-	return &admin.Handler{Store: e.store, Queue: &lazyQueue{}, Allow: allow}, nil
+	return boot.As[boot.AdminHandler]("admin", boot.Deps{Store: e.store, Log: e.log, Deliveries: &lazyQueue{}, Allow: allow})
 }
 
 // lazyQueue finds the local deliveries queue when first used.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -9,11 +10,9 @@ import (
 
 	"github.com/evs-kyb/evs/local/gateway"
 	"github.com/evs-kyb/evs/shared/api"
-	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
-	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/deploy"
-	"github.com/evs-kyb/evs/shared/httplambda"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -44,6 +43,8 @@ type providers struct {
 func simulatorProviders(baseURL string) providers {
 	client := &http.Client{Timeout: 60 * time.Second}
 	yente := &checks.Yente{BaseURL: baseURL, APIKey: localYenteKey, Client: client}
+	// An EVS_WEBHOOK_SECRET that does not parse leaves none: every webhook
+	// is refused, as in AWS; up refuses to start with it.
 	secrets, _ := webhooks.ParseSecrets(localWebhookSecret())
 	return providers{
 		intake: &checks.Runner{
@@ -55,31 +56,53 @@ func simulatorProviders(baseURL string) providers {
 	}
 }
 
-// newGateway wires every function's Lambda handler, built exactly as its
-// functions/<name>/main.go builds it, behind the local API Gateway.
-func newGateway(st *store.Store, log *slog.Logger, p providers) *gateway.Gateway {
-	countries := country.ISO()
+// deps are the functions' Deps over the local store, with the providers
+// given; a provider missing (tests) is one that fails: every check fails,
+// every webhook is refused.
+func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 	if p.intake == nil {
 		p.intake = &checks.Runner{} // every check fails: no provider is configured
 	}
 	if p.screening == nil {
 		p.screening = &checks.Yente{}
 	}
-	fn := func(h httplambda.Handler) gateway.ProxyFunc { return gateway.ProxyFunc(h) }
-	return &gateway.Gateway{
-		Authorizer: (&auth.Authorizer{Keys: st}).Handle,
-		Functions: map[string]gateway.ProxyFunc{
-			"list-entities": fn(httplambda.New(api.NewListEntities(st, countries), log)),
-			"create-entity": fn(httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: st, Intake: p.intake, Countries: countries}), log)),
-			"get-entity":    fn(httplambda.New(api.NewGetEntity(st, countries), log)),
-			"get-review":    fn(httplambda.New(api.NewGetReview(st, countries), log)),
-			"provider-webhook": fn(httplambda.New(api.NewProviderWebhook(api.ProviderWebhook{
-				Secrets: p.webhookSecrets,
-				Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: p.screening},
-				Store:   st,
-			}), log)),
-		},
-		Log:                log,
-		AuthorizerCacheTTL: deploy.AuthorizerCacheTTL,
+	return boot.Deps{
+		Store: st, Log: log, Intake: p.intake, WebhookSecrets: p.webhookSecrets,
+		Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: p.screening},
 	}
+}
+
+// buildGateway puts the API's functions (deploy.Routes) and the authorizer,
+// each built by boot's table as its functions/<name>/main.go builds it,
+// behind the local API Gateway.
+func buildGateway(d boot.Deps) (*gateway.Gateway, error) {
+	authorizer, err := boot.As[boot.AuthorizerHandler]("authorizer", d)
+	if err != nil {
+		return nil, err
+	}
+	fns := map[string]gateway.ProxyFunc{}
+	for _, r := range deploy.Routes() {
+		h, err := boot.As[boot.HTTPHandler](r.Function, d)
+		if err != nil {
+			return nil, err
+		}
+		fns[r.Function] = gateway.ProxyFunc(h)
+	}
+	return &gateway.Gateway{
+		Authorizer:         gateway.AuthorizerFunc(authorizer),
+		Functions:          fns,
+		Log:                d.Log,
+		AuthorizerCacheTTL: deploy.AuthorizerCacheTTL,
+	}, nil
+}
+
+// newGateway is buildGateway over st with the providers p, for the tests.
+// Its only failures are a Deps or table gone wrong, which boot's tests and
+// every gateway test catch: it panics rather than make each caller check.
+func newGateway(st *store.Store, log *slog.Logger, p providers) *gateway.Gateway {
+	gw, err := buildGateway(p.deps(st, log))
+	if err != nil {
+		panic(fmt.Sprintf("local gateway: %v", err))
+	}
+	return gw
 }

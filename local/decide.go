@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -92,9 +92,12 @@ func cmdDecide(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	svc := decisionService(e, localProviderURL())
+	decide, err := decisionService(e, localProviderURL())
+	if err != nil {
+		return err
+	}
 	if *workflow {
-		res, err := runWorkflow(ctx, svc, req, *second)
+		res, err := runWorkflow(ctx, decide, req, *second)
 		if err != nil {
 			return err
 		}
@@ -106,28 +109,29 @@ func cmdDecide(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
-	v, err := svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req})
+	v, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req})
 	if err != nil {
 		return taskError(err)
 	}
 	if v.RequiresSecondApproval && req.SecondApproverID == 0 {
 		return fmt.Errorf("SecondApproverRequired: this account requires a second approver: add --second-approver OPERATOR_ID")
 	}
-	out, err := svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+	out, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
 	if err != nil {
 		return taskError(err)
 	}
 	return printJSON(out.Review)
 }
 
-// decisionService builds the service the decision function builds, with the
-// providers pointed at the local simulator for queue-checks.
-func decisionService(e *env, simURL string) *decisions.Service {
-	var checker decisions.Checker = &checks.Runner{}
+// decisionService is the decision function's handler, built by boot's
+// table, with the providers pointed at the local simulator for
+// queue-checks (none without simURL: every check fails).
+func decisionService(e *env, simURL string) (boot.DecisionHandler, error) {
+	var p providers
 	if simURL != "" {
-		checker = simulatorProviders(simURL).intake.(*checks.Runner)
+		p = simulatorProviders(simURL)
 	}
-	return &decisions.Service{Store: e.store, Checker: checker}
+	return boot.As[boot.DecisionHandler]("decision", p.deps(e.store, e.log))
 }
 
 // localProviderURL is the simulator `make local` runs.

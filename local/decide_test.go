@@ -39,14 +39,17 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := decisionService(e, simSrv.URL)
+	svc, err := decisionService(e, simSrv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	review := created.Reviews[0].ID
 	apply := func(action domain.Action, id string, edit func(*decisions.Request)) (decisions.TaskOutput, error) {
 		req := decisions.Request{Action: action, AccountID: acct, ReviewID: review, OperatorID: op.ID, ActionID: id}
 		if edit != nil {
 			edit(&req)
 		}
-		return svc.Handle(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+		return svc(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
 	}
 	// Dismiss the simulator's hit, then queue checks: the new screening
 	// excludes it and comes back clear.
@@ -77,7 +80,7 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Type != decisions.FailIllegalTransition {
 		t.Errorf("refusal = %#v", err)
 	}
-	if _, err := svc.Handle(ctx, decisions.TaskInput{Phase: "later", Request: decisions.Request{}}); !errors.As(err, &ie) || ie.Type != decisions.FailInvalid {
+	if _, err := svc(ctx, decisions.TaskInput{Phase: "later", Request: decisions.Request{}}); !errors.As(err, &ie) || ie.Type != decisions.FailInvalid {
 		t.Errorf("bad phase = %#v", err)
 	}
 }

@@ -51,16 +51,14 @@ import (
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
-	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -717,22 +715,47 @@ func mapsEqual(a, b map[string]string) bool {
 // sampleInvoker runs one function's Lambda handler on a raw event.
 type sampleInvoker func(ctx context.Context, raw []byte) (any, error)
 
-func proxyInvoker(h httplambda.Handler) sampleInvoker {
+// valueInvoker runs a handler of an API Gateway event, as lambda.Start
+// would, and answers its response as it is (the cases read its fields).
+func valueInvoker[In, Out any](h func(context.Context, In) (Out, error)) sampleInvoker {
 	return func(ctx context.Context, raw []byte) (any, error) {
-		var ev events.APIGatewayProxyRequest
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			return nil, fmt.Errorf("unmarshal proxy event: %w", err)
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("unmarshal event: %w", err)
 		}
-		return h(ctx, ev)
+		return h(ctx, in)
 	}
 }
 
-// sampleHandlers builds every function's Lambda handler as its
-// functions/<name>/main.go does, with the providers played by the
-// simulator at simURL and the webhook checked at the clock now.
+// invokerOf runs a handler of boot's table by its kind: the API functions
+// and the authorizer answer their responses, the others their output as
+// JSON, as Lambda hands it on.
+func invokerOf(h any) (sampleInvoker, error) {
+	switch h := h.(type) {
+	case boot.HTTPHandler:
+		return valueInvoker(h), nil
+	case boot.AuthorizerHandler:
+		return valueInvoker(h), nil
+	case boot.DecisionHandler:
+		return taskInvoker(h), nil
+	case boot.ScheduleHandler:
+		return taskInvoker(h), nil
+	case boot.StreamHandler:
+		return taskInvoker(h), nil
+	case boot.QueueHandler:
+		return taskInvoker(h), nil
+	case boot.AdminHandler:
+		return taskInvoker(h), nil
+	}
+	return nil, fmt.Errorf("no invoker for a handler of type %T", h)
+}
+
+// sampleHandlers builds every function's Lambda handler by boot's table, as
+// its functions/<name>/main.go does, with the providers played by the
+// simulator at simURL, the deliveries queue and the allow list of rieEnv
+// (loopback), and the webhook checked at the clock now.
 func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (map[string]sampleInvoker, error) {
 	simURL := deps.simURL
-	log := quietLogger()
 	client := &http.Client{Timeout: 30 * time.Second}
 	runner := &checks.Runner{
 		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client}},
@@ -742,43 +765,34 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 	if err != nil {
 		return nil, err
 	}
-	authorizer := (&auth.Authorizer{Keys: st}).Handle
 	loopback, err := webhooks.ParseAllowList("127.0.0.0/8")
 	if err != nil {
 		return nil, err
 	}
-	return map[string]sampleInvoker{
-		"authorizer": func(ctx context.Context, raw []byte) (any, error) {
-			var ev events.APIGatewayCustomAuthorizerRequestTypeRequest
-			if err := json.Unmarshal(raw, &ev); err != nil {
-				return nil, fmt.Errorf("unmarshal authorizer event: %w", err)
-			}
-			return authorizer(ctx, ev)
-		},
-		"list-entities": proxyInvoker(httplambda.New(api.NewListEntities(st, country.ISO()), log)),
-		"create-entity": proxyInvoker(httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: st, Intake: runner, Countries: country.ISO()}), log)),
-		"get-entity":    proxyInvoker(httplambda.New(api.NewGetEntity(st, country.ISO()), log)),
-		"get-review":    proxyInvoker(httplambda.New(api.NewGetReview(st, country.ISO()), log)),
-		"provider-webhook": proxyInvoker(httplambda.New(api.NewProviderWebhook(api.ProviderWebhook{
-			Secrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
-			Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
-			Store:   st,
-			Now:     now,
-		}), log)),
-		"decision":         taskInvoker((&decisions.Service{Store: st, Checker: runner}).Handle),
-		"periodic-reviews": taskInvoker((&decisions.Scheduler{Store: st}).HandleSchedule),
-		"review-events": taskInvoker((&reviewevents.Emitter{
-			Endpoints: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
-		}).Handle),
-		"webhook-delivery": taskInvoker((&delivery.Deliverer{
-			Store: st, Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: webhooks.DefaultTimeout, Allow: loopback}),
-		}).Handle),
-		// As functions/admin/main.go: the store, the deliveries queue, the
-		// allow list of WEBHOOK_ALLOWED_NETWORKS (loopback, as rieEnv sets it).
-		"admin": taskInvoker((&admin.Handler{
-			Store: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]}, Allow: loopback,
-		}).Handle),
-	}, nil
+	d := boot.Deps{
+		Store: st, Log: quietLogger(), Intake: runner,
+		Readers:        map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
+		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
+		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
+		Allow:          loopback,
+	}
+	out := map[string]sampleInvoker{}
+	for _, f := range deploy.Functions() {
+		fd := d
+		if f.Name == "provider-webhook" {
+			// Only the webhook's signature depends on the sample's time;
+			// the other functions keep their own clocks.
+			fd.Now = now
+		}
+		h, err := boot.Handler(f.Name, fd)
+		if err != nil {
+			return nil, err
+		}
+		if out[f.Name], err = invokerOf(h); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+	}
+	return out, nil
 }
 
 // taskInvoker runs a handler of a JSON event, as lambda.Start would, and

@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/evs-kyb/evs/local/pipeline"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -25,13 +25,11 @@ import (
 
 // reviewFlow is the events path run locally for real: the reviews table's
 // stream in DynamoDB Local feeds the review-events handler, the deliveries
-// queue in ElasticMQ feeds the webhook-delivery handler, each built as its
-// functions/<name>/main.go builds it.
+// queue in ElasticMQ feeds the webhook-delivery handler, each built by
+// boot's table as its functions/<name>/main.go builds it.
 type reviewFlow struct {
 	SQS       *sqs.Client
 	QueueURLs map[string]string // deploy queue id → URL
-	Emitter   *reviewevents.Emitter
-	Deliverer *delivery.Deliverer
 	Streams   *pipeline.StreamPoller
 	Queue     *pipeline.QueuePoller
 	// Checkpoints is the stream poller's position per shard, kept in
@@ -58,19 +56,28 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	if err != nil {
 		return nil, fmt.Errorf("create queues: %w", err)
 	}
-	events, _ := deploy.Lookup("review-events")
-	sender, _ := deploy.Lookup("webhook-delivery")
-	timeout := o.ClientTimeout
-	if timeout == 0 {
-		timeout = webhooks.DefaultTimeout
+	events, err := catalogued("review-events")
+	if err != nil {
+		return nil, err
+	}
+	sender, err := catalogued("webhook-delivery")
+	if err != nil {
+		return nil, err
+	}
+	// No metrics: CloudWatch is not here to read them.
+	d := boot.Deps{
+		Store: st, Log: log, Allow: o.Allow, WebhookTimeout: o.ClientTimeout,
+		Deliveries: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]},
+	}
+	emit, err := boot.As[boot.StreamHandler](events.Name, d)
+	if err != nil {
+		return nil, err
+	}
+	deliver, err := boot.As[boot.QueueHandler](sender.Name, d)
+	if err != nil {
+		return nil, err
 	}
 	f := &reviewFlow{SQS: client, QueueURLs: urls}
-	f.Emitter = &reviewevents.Emitter{Endpoints: st, Queue: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]}}
-	f.Deliverer = &delivery.Deliverer{
-		Store:  st,
-		Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: timeout, Allow: o.Allow}),
-		Lease:  delivery.LeaseFor(sender.TimeoutSeconds),
-	}
 	endpoint := devstack.DynamoDBEndpoint()
 	db := dynamodb.NewFromConfig(devstack.AWSConfig(), func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
@@ -90,7 +97,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		Timeout:      time.Duration(events.TimeoutSeconds) * time.Second,
 		Table:        names[schema.Reviews],
 		Source:       *events.Stream,
-		Handler:      f.Emitter.Handle,
+		Handler:      emit,
 		OnFailure:    pipeline.FailureQueue(client, urls[events.Stream.OnFailure]),
 		Interval:     o.PollInterval,
 		RetryBackoff: o.RetryBackoff,
@@ -99,8 +106,18 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	}
 	f.Queue = &pipeline.QueuePoller{
 		SQS: client, URL: urls[deploy.QueueDeliveries], BatchSize: sender.Queue.BatchSize, WaitSeconds: 1,
-		Handler: f.Deliverer.Handle, FunctionARN: pipeline.FunctionARN(sender.Name), Log: log,
+		Handler: deliver, FunctionARN: pipeline.FunctionARN(sender.Name), Log: log,
 		Concurrency: deliveryPollers, Timeout: time.Duration(sender.TimeoutSeconds) * time.Second,
+	}
+	return f, nil
+}
+
+// catalogued is the function's catalogue entry; a name it lacks is an
+// error, never a zero timeout.
+func catalogued(name string) (deploy.Function, error) {
+	f, ok := deploy.Lookup(name)
+	if !ok {
+		return deploy.Function{}, fmt.Errorf("%q is not a function of shared/deploy", name)
 	}
 	return f, nil
 }

@@ -23,8 +23,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/checks"
-	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -53,9 +52,16 @@ func newStageFixture(t *testing.T) *stageFixture {
 		t.Fatal(err)
 	}
 	ctx := logging.WithLogger(context.Background(), quietLogger())
-	h := &admin.Handler{Store: f.st, Allow: allow,
-		Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
-	api := newStageAPI(ctx, h, &decisions.Service{Store: f.st, Checker: &checks.Runner{}})
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Allow: allow,
+		Deliveries: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide, err := decisionService(&env{store: f.st, log: quietLogger()}, "") // no provider: every check fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newStageAPI(ctx, adm, decide)
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	api.base = srv.URL

@@ -20,8 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/boot"
 )
 
 // Names the stand-in answers to, as a stack's outputs would give them.
@@ -40,8 +39,8 @@ func localStageOutputs() string {
 // tasks call back.
 type stageAPI struct {
 	ctx      context.Context
-	admin    *admin.Handler
-	decision *decisions.Service
+	admin    boot.AdminHandler
+	decision boot.DecisionHandler
 	base     string
 
 	mu        sync.Mutex
@@ -62,16 +61,16 @@ type approvalAnswer struct {
 	Cause  string          `json:"cause,omitempty"`
 }
 
-func newStageAPI(ctx context.Context, h *admin.Handler, svc *decisions.Service) *stageAPI {
-	return &stageAPI{ctx: ctx, admin: h, decision: svc, execs: map[string]*stageExecution{}, approvals: map[string]chan approvalAnswer{}}
+func newStageAPI(ctx context.Context, admin boot.AdminHandler, decision boot.DecisionHandler) *stageAPI {
+	return &stageAPI{ctx: ctx, admin: admin, decision: decision, execs: map[string]*stageExecution{}, approvals: map[string]chan approvalAnswer{}}
 }
 
 // Handler routes the Lambda Invoke API by path and the Step Functions API
 // (JSON 1.0, X-Amz-Target) at /.
 func (s *stageAPI) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/2015-03-31/functions/"+localAdminFunction+"/", lambdaInvokeAPI(s.ctx, localAdminFunction, s.admin.Handle))
-	mux.Handle("/2015-03-31/functions/decision/", lambdaInvokeAPI(s.ctx, "decision", s.decision.Handle))
+	mux.Handle("/2015-03-31/functions/"+localAdminFunction+"/", lambdaInvokeAPI(s.ctx, localAdminFunction, s.admin))
+	mux.Handle("/2015-03-31/functions/decision/", lambdaInvokeAPI(s.ctx, "decision", s.decision))
 	mux.HandleFunc("POST /approvals", s.awaitApproval)
 	mux.HandleFunc("POST /{$}", s.stepFunctions)
 	return mux
@@ -235,7 +234,11 @@ func cmdStageAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	api := newStageAPI(ctx, h, decisionService(e, localProviderURL()))
+	decide, err := decisionService(e, localProviderURL())
+	if err != nil {
+		return err
+	}
+	api := newStageAPI(ctx, h, decide)
 	api.base = "http://" + ln.Addr().String()
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

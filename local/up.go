@@ -18,6 +18,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
 // demoState is what `up` remembers between runs (git-ignored), so a second
@@ -64,8 +65,17 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on port %s: %w", *port, err)
 	}
+	// A secret that does not parse would leave the webhook refusing
+	// everything: say so now.
+	if _, err := webhooks.ParseSecrets(localWebhookSecret()); err != nil {
+		return fmt.Errorf("EVS_WEBHOOK_SECRET: %w", err)
+	}
+	gw, err := buildGateway(simulatorProviders(simURL).deps(e.store, e.log))
+	if err != nil {
+		return err
+	}
 	// The gateway's server carries its read, write and idle timeouts.
-	srv := newGateway(e.store, e.log, simulatorProviders(simURL)).Server()
+	srv := gw.Server()
 	base := "http://" + ln.Addr().String() + "/api/v1"
 	fmt.Printf("API:      %s\n", base)
 	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())

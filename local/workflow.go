@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack"
 )
@@ -47,12 +48,12 @@ var errNoNode = errors.New("the decision workflow runs on Node.js (20 or later),
 // in AWS). secondApprover answers the four-eyes wait: an operator id, or 0
 // for the second operator's refusal. It returns an error only when the
 // execution could not be run; a refused action is a FAILED result.
-func runWorkflow(ctx context.Context, svc *decisions.Service, req decisions.Request, secondApprover int64) (WorkflowResult, error) {
+func runWorkflow(ctx context.Context, decide boot.DecisionHandler, req decisions.Request, secondApprover int64) (WorkflowResult, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return WorkflowResult{}, err
 	}
-	srv := &http.Server{Handler: lambdaInvokeAPI(ctx, "decision", svc.Handle), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: lambdaInvokeAPI(ctx, "decision", decide), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln) // returns when Close runs
 	defer srv.Close()
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -30,7 +29,10 @@ func TestDecisionWorkflow(t *testing.T) {
 	ctx := logging.WithLogger(context.Background(), quietLogger())
 	st := devstacktest.Store(t)
 	e := &env{store: st, log: quietLogger()}
-	svc := &decisions.Service{Store: st, Checker: &checks.Runner{}}
+	decide, err := decisionService(e, "") // no provider: every check fails
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	acct := mustAccount(t, e, "Workflow", "SA")
 	decider := wfOperator(t, st, acct, "Dana Decider", domain.PermReviewDecide)
@@ -39,7 +41,7 @@ func TestDecisionWorkflow(t *testing.T) {
 	run := func(t *testing.T, req decisions.Request, second int64) WorkflowResult {
 		t.Helper()
 		start := time.Now()
-		res, err := runWorkflow(ctx, svc, req, second)
+		res, err := runWorkflow(ctx, decide, req, second)
 		if err != nil {
 			t.Fatal(err)
 		}

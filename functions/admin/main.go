@@ -5,25 +5,6 @@
 // records every call.
 package main
 
-import (
-	"context"
-	"os"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/webhooks"
-)
-
-func main() {
-	ctx := context.Background()
-	boot.Logger()
-	cfg := boot.Must(boot.AWSConfig(ctx))
-	h := &admin.Handler{
-		Store: boot.Must(boot.StoreWith(cfg, "admin")),
-		Queue: boot.Must(boot.DeliveriesQueue(cfg)),
-		Allow: boot.Must(webhooks.ParseAllowList(os.Getenv("WEBHOOK_ALLOWED_NETWORKS"))),
-	}
-	lambda.Start(h.Handle)
-}
+func main() { boot.Start("admin") }

@@ -2,17 +2,6 @@
 // account and permissions.
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/auth"
-	"github.com/evs-kyb/evs/shared/boot"
-)
-
-func main() {
-	boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), "authorizer"))
-	lambda.Start((&auth.Authorizer{Keys: st}).Handle)
-}
+func main() { boot.Start("authorizer") }

@@ -3,22 +3,6 @@
 // the entity in one transaction.
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/api"
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/httplambda"
-)
-
-func main() {
-	ctx := context.Background()
-	log := boot.Logger()
-	cfg := boot.Must(boot.AWSConfig(ctx))
-	st := boot.Must(boot.StoreWith(cfg, "create-entity"))
-	runner := boot.Must(boot.Intake(ctx, cfg))
-	lambda.Start(httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: st, Intake: runner, Countries: country.ISO()}), log))
-}
+func main() { boot.Start("create-entity") }

@@ -2,20 +2,6 @@
 // validates and applies operator actions on reviews.
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/decisions"
-)
-
-func main() {
-	ctx := context.Background()
-	boot.Logger()
-	cfg := boot.Must(boot.AWSConfig(ctx))
-	st := boot.Must(boot.StoreWith(cfg, "decision"))
-	svc := &decisions.Service{Store: st, Checker: boot.Must(boot.Intake(ctx, cfg))}
-	lambda.Start(svc.Handle)
-}
+func main() { boot.Start("decision") }

@@ -1,19 +1,6 @@
 // Command get-entity serves GET /api/v1/entities/{id} (JSON and Markdown).
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/api"
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/httplambda"
-)
-
-func main() {
-	log := boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), "get-entity"))
-	lambda.Start(httplambda.New(api.NewGetEntity(st, country.ISO()), log))
-}
+func main() { boot.Start("get-entity") }

@@ -1,19 +1,6 @@
 // Command get-review serves GET /api/v1/entity_reviews/{id} (JSON and Markdown).
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/api"
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/httplambda"
-)
-
-func main() {
-	log := boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), "get-review"))
-	lambda.Start(httplambda.New(api.NewGetReview(st, country.ISO()), log))
-}
+func main() { boot.Start("get-review") }

@@ -2,18 +2,6 @@
 // periodic reviews that are due.
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/decisions"
-)
-
-func main() {
-	boot.Logger()
-	st := boot.Must(boot.Store(context.Background(), "periodic-reviews"))
-	s := &decisions.Scheduler{Store: st}
-	lambda.Start(s.HandleSchedule)
-}
+func main() { boot.Start("periodic-reviews") }

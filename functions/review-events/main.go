@@ -2,20 +2,6 @@
 // delivery per review event and subscribed, active endpoint.
 package main
 
-import (
-	"context"
+import "github.com/evs-kyb/evs/shared/boot"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/reviewevents"
-)
-
-func main() {
-	boot.Logger()
-	cfg := boot.Must(boot.AWSConfig(context.Background()))
-	st := boot.Must(boot.StoreWith(cfg, "review-events"))
-	queue := boot.Must(boot.DeliveriesQueue(cfg))
-	e := &reviewevents.Emitter{Endpoints: st, Queue: queue}
-	lambda.Start(e.Handle)
-}
+func main() { boot.Start("review-events") }

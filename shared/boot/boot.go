@@ -1,5 +1,8 @@
 // Package boot builds, once per Lambda init, what every function needs: the
-// logger, the AWS configuration and the store, from the environment.
+// logger, the AWS configuration, the store and the clients of its providers
+// and queues (FromEnv), and its Lambda handler from one table keyed by the
+// deployed function's name (Handler), which the local runner and the tests
+// call too. It is the one place that wires the shared packages together.
 package boot
 
 import (
@@ -13,9 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
 
-	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -45,29 +46,6 @@ func DynamoDB(cfg aws.Config) *dynamo.DB {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-}
-
-// Store returns the store over the tables the function is granted
-// (shared/deploy), named in its environment.
-func Store(ctx context.Context, function string) (*store.Store, error) {
-	cfg, err := AWSConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return StoreWith(cfg, function)
-}
-
-// StoreWith is Store with an AWS configuration already loaded.
-func StoreWith(cfg aws.Config, function string) (*store.Store, error) {
-	f, ok := deploy.Lookup(function)
-	if !ok {
-		return nil, fmt.Errorf("boot: %q is not a function of shared/deploy", function)
-	}
-	names, err := schema.NamesFromEnv(os.Getenv, f.TableIDs()...)
-	if err != nil {
-		return nil, err
-	}
-	return store.New(DynamoDB(cfg), names), nil
 }
 
 // Must stops the function's init on an error, logged as JSON: Lambda reports

@@ -3,6 +3,7 @@ package boot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
 // Secret reads a credential at init. The variable named envVar
@@ -110,4 +112,20 @@ func Intake(ctx context.Context, cfg aws.Config) (*checks.Runner, error) {
 		Registries: map[string]checks.Registry{checks.ProviderWathq: wathq},
 		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
 	}, nil
+}
+
+// InboundWebhookSecrets are the secrets provider webhooks are signed with, by
+// provider key. A missing or unreadable secret leaves the provider with none:
+// its webhooks are then refused (fail closed), never trusted; so it is
+// logged, not an init failure.
+func InboundWebhookSecrets(ctx context.Context, cfg aws.Config, log *slog.Logger) map[string][]webhooks.Secret {
+	secrets := map[string][]webhooks.Secret{}
+	if raw, err := Secret(ctx, cfg, "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN"); err != nil {
+		log.Error("no webhook secret for opensanctions: its webhooks will be refused", "error", err.Error())
+	} else if s, err := webhooks.ParseSecrets(raw); err != nil {
+		log.Error("unreadable webhook secret for opensanctions: its webhooks will be refused", "error", err.Error())
+	} else {
+		secrets[checks.ProviderOpenSanctions] = s
+	}
+	return secrets
 }

@@ -24,7 +24,10 @@ func SQS(cfg aws.Config) *sqs.Client {
 
 // DeliveriesQueue is the deliveries queue, its URL from the environment.
 func DeliveriesQueue(cfg aws.Config) (*delivery.SQSQueue, error) {
-	q, _ := deploy.LookupQueue(deploy.QueueDeliveries)
+	q, ok := deploy.LookupQueue(deploy.QueueDeliveries)
+	if !ok {
+		return nil, fmt.Errorf("boot: no queue %q in shared/deploy", deploy.QueueDeliveries)
+	}
 	url := os.Getenv(q.EnvVar)
 	if url == "" {
 		return nil, fmt.Errorf("boot: %s is not set", q.EnvVar)

@@ -1,0 +1,101 @@
+package boot
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// Deps is what a function's handler is built from and what differs between
+// AWS (FromEnv) and the local runner and tests. A function uses only some
+// fields (its needs in the table); Handler refuses a Deps lacking one it
+// must have.
+type Deps struct {
+	// Store reads and writes the tables (in AWS, only the function's own).
+	Store *store.Store
+	// Log is the logger of the HTTP functions' adapter (slog.Default()
+	// when nil).
+	Log *slog.Logger
+	// Intake runs the intake checks against the registry and screening
+	// providers: create-entity, and the decision function's queue_checks.
+	Intake api.IntakeRunner
+	// Readers read the screening results provider webhooks bring, by
+	// provider key (provider-webhook).
+	Readers map[string]api.ScreeningReader
+	// WebhookSecrets verify provider webhooks, by provider key; a provider
+	// without one is refused (fail closed).
+	WebhookSecrets map[string][]webhooks.Secret
+	// Deliveries is the deliveries queue: review-events sends one message
+	// per delivery to it, admin its redeliveries.
+	Deliveries delivery.Sender
+	// Allow lists the networks a webhook endpoint may use although private
+	// or loopback (none in AWS): admin checks endpoint URLs by it,
+	// webhook-delivery's client connects by it.
+	Allow webhooks.AllowList
+	// WebhookTimeout bounds one delivery's POST (webhooks.DefaultTimeout
+	// when zero).
+	WebhookTimeout time.Duration
+	// Metrics takes webhook-delivery's metric lines (none when nil).
+	Metrics *metrics.Writer
+	// Now is the clock of the handlers that have one (each package's own
+	// when nil).
+	Now func() time.Time
+}
+
+// need is a part of Deps a function uses beyond the store and the logger:
+// FromEnv reads only those, Handler checks those it must have.
+type need uint
+
+const (
+	needIntake  need = 1 << iota // Intake
+	needInbound                  // Readers and WebhookSecrets
+	needQueue                    // Deliveries
+	needAllow                    // Allow
+	needMetrics                  // Metrics
+)
+
+func (n need) has(m need) bool { return n&m != 0 }
+
+// check reports the parts d lacks that a function with needs n cannot run
+// without. Allow, Metrics and WebhookSecrets may be empty: none allowed,
+// none written, every webhook refused.
+func (d Deps) check(n need) error {
+	var missing []string
+	if d.Store == nil {
+		missing = append(missing, "Store")
+	}
+	if n.has(needIntake) && d.Intake == nil {
+		missing = append(missing, "Intake")
+	}
+	if n.has(needInbound) && len(d.Readers) == 0 {
+		missing = append(missing, "Readers")
+	}
+	if n.has(needQueue) && d.Deliveries == nil {
+		missing = append(missing, "Deliveries")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("Deps lacks %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func (d Deps) log() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.Default()
+}
+
+func (d Deps) webhookTimeout() time.Duration {
+	if d.WebhookTimeout > 0 {
+		return d.WebhookTimeout
+	}
+	return webhooks.DefaultTimeout
+}

@@ -1,0 +1,78 @@
+package boot
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// Start is a function's main: its Deps from the Lambda environment, its
+// handler from the table, then the runtime's loop. Any failure stops the
+// init (Must).
+func Start(name string) {
+	d := Must(FromEnv(context.Background(), name))
+	lambda.Start(Must(Handler(name, d)))
+}
+
+// FromEnv builds the Deps of the function deployed as name from its Lambda
+// environment, reading only what the function uses: the tables named in
+// its environment, its providers' settings (YENTE_*, WATHQ_*) and secrets
+// (Secrets Manager), the deliveries queue's URL, WEBHOOK_ALLOWED_NETWORKS.
+// It makes the function's JSON logger slog's default first, so an init
+// failure is logged as JSON.
+func FromEnv(ctx context.Context, name string) (Deps, error) {
+	log := Logger()
+	fn, _, err := lookup(name)
+	if err != nil {
+		return Deps{}, err
+	}
+	cfg, err := AWSConfig(ctx)
+	if err != nil {
+		return Deps{}, fmt.Errorf("%s: %w", name, err)
+	}
+	st, err := StoreFor(cfg, name)
+	if err != nil {
+		return Deps{}, err
+	}
+	d := Deps{Store: st, Log: log}
+	if fn.needs.has(needIntake) {
+		runner, err := Intake(ctx, cfg)
+		if err != nil {
+			return Deps{}, fmt.Errorf("%s: intake providers: %w", name, err)
+		}
+		d.Intake = runner
+	}
+	if fn.needs.has(needInbound) {
+		// The reader needs no key: it only reads what the webhook brings.
+		yente, err := Yente(ctx, cfg, false)
+		if err != nil {
+			return Deps{}, fmt.Errorf("%s: screening reader: %w", name, err)
+		}
+		d.Readers = map[string]api.ScreeningReader{checks.ProviderOpenSanctions: yente}
+		d.WebhookSecrets = InboundWebhookSecrets(ctx, cfg, log)
+	}
+	if fn.needs.has(needQueue) {
+		q, err := DeliveriesQueue(cfg)
+		if err != nil {
+			return Deps{}, fmt.Errorf("%s: %w", name, err)
+		}
+		d.Deliveries = q
+	}
+	if fn.needs.has(needAllow) {
+		if d.Allow, err = webhooks.ParseAllowList(os.Getenv("WEBHOOK_ALLOWED_NETWORKS")); err != nil {
+			return Deps{}, fmt.Errorf("%s: WEBHOOK_ALLOWED_NETWORKS: %w", name, err)
+		}
+	}
+	if fn.needs.has(needMetrics) {
+		// Embedded metric format: CloudWatch reads the lines from stdout.
+		d.Metrics = metrics.New(os.Stdout)
+	}
+	return d, nil
+}

@@ -1,0 +1,151 @@
+package boot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/evs-kyb/evs/shared/admin"
+	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/reviewevents"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+// The handler types the table builds, one per kind of event, with the
+// signatures lambda.Start takes as they are; local runs each by its type
+// (As).
+type (
+	HTTPHandler       = httplambda.Handler
+	AuthorizerHandler = func(context.Context, events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
+	StreamHandler     = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+	QueueHandler      = func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+	DecisionHandler   = func(context.Context, decisions.TaskInput) (decisions.TaskOutput, error)
+	ScheduleHandler   = func(context.Context, events.CloudWatchEvent) (decisions.RunResult, error)
+	AdminHandler      = func(context.Context, json.RawMessage) (json.RawMessage, error)
+)
+
+// function is one entry of the table: what of Deps it needs and how its
+// handler is built.
+type function struct {
+	needs need
+	build func(Deps, deploy.Function) any
+}
+
+// entry types an entry's handler, so each is built as exactly the type its
+// kind names above.
+func entry[H any](needs need, build func(Deps, deploy.Function) H) function {
+	return function{needs: needs, build: func(d Deps, f deploy.Function) any { return build(d, f) }}
+}
+
+// httpEntry is an API function: its http.Handler behind the API Gateway
+// proxy adapter.
+func httpEntry(needs need, build func(Deps) http.Handler) function {
+	return entry(needs, func(d Deps, _ deploy.Function) HTTPHandler { return httplambda.New(build(d), d.log()) })
+}
+
+// functions is the table, keyed by the deployed function's name
+// (shared/deploy). A fresh map each call: nothing can change it.
+func functions() map[string]function {
+	return map[string]function{
+		"authorizer": entry(0, func(d Deps, _ deploy.Function) AuthorizerHandler {
+			return (&auth.Authorizer{Keys: d.Store}).Handle
+		}),
+		"list-entities": httpEntry(0, func(d Deps) http.Handler { return api.NewListEntities(d.Store, country.ISO()) }),
+		"create-entity": httpEntry(needIntake, func(d Deps) http.Handler {
+			return api.NewCreateEntity(api.CreateEntity{Store: d.Store, Intake: d.Intake, Countries: country.ISO(), Now: d.Now})
+		}),
+		"get-entity": httpEntry(0, func(d Deps) http.Handler { return api.NewGetEntity(d.Store, country.ISO()) }),
+		"get-review": httpEntry(0, func(d Deps) http.Handler { return api.NewGetReview(d.Store, country.ISO()) }),
+		"provider-webhook": httpEntry(needInbound, func(d Deps) http.Handler {
+			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Readers: d.Readers, Store: d.Store, Now: d.Now})
+		}),
+		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
+			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Now: d.Now}).Handle
+		}),
+		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
+			return (&decisions.Scheduler{Store: d.Store, Now: d.Now}).HandleSchedule
+		}),
+		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {
+			return (&reviewevents.Emitter{Endpoints: d.Store, Queue: d.Deliveries}).Handle
+		}),
+		"webhook-delivery": entry(needAllow|needMetrics, func(d Deps, f deploy.Function) QueueHandler {
+			return (&delivery.Deliverer{
+				Store:  d.Store,
+				Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: d.webhookTimeout(), Allow: d.Allow}),
+				// Outlasting the function's own timeout: a claim is never
+				// taken over while its invocation may still run.
+				Lease:   delivery.LeaseFor(f.TimeoutSeconds),
+				Metrics: d.Metrics,
+				Now:     d.Now,
+			}).Handle
+		}),
+		"admin": entry(needQueue|needAllow, func(d Deps, _ deploy.Function) AdminHandler {
+			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Now: d.Now}).Handle
+		}),
+	}
+}
+
+// Names lists the table's functions, sorted.
+func Names() []string {
+	var out []string
+	for name := range functions() {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lookup finds a function in the table and in the catalogue: a name missing
+// from either is an error, never a zero value (a zero timeout would make a
+// 15-minute delivery lease).
+func lookup(name string) (function, deploy.Function, error) {
+	fn, ok := functions()[name]
+	if !ok {
+		return function{}, deploy.Function{}, fmt.Errorf("boot: no function %q; the functions are %s", name, strings.Join(Names(), ", "))
+	}
+	f, ok := deploy.Lookup(name)
+	if !ok {
+		return function{}, deploy.Function{}, fmt.Errorf("boot: %q is not a function of shared/deploy", name)
+	}
+	return fn, f, nil
+}
+
+// Handler builds the Lambda handler of the function deployed as name from
+// d, as its functions/<name>/main.go runs it (lambda.Start takes it as it
+// is). Its dynamic type is the kind's type above.
+func Handler(name string, d Deps) (any, error) {
+	fn, f, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.check(fn.needs); err != nil {
+		return nil, fmt.Errorf("boot: %s: %w", name, err)
+	}
+	return fn.build(d, f), nil
+}
+
+// As is Handler's handler as H, one of the types above, for a caller that
+// invokes it directly (the local runner, the tests).
+func As[H any](name string, d Deps) (H, error) {
+	var zero H
+	h, err := Handler(name, d)
+	if err != nil {
+		return zero, err
+	}
+	typed, ok := h.(H)
+	if !ok {
+		return zero, fmt.Errorf("boot: the handler of %s is a %T, not a %T", name, h, zero)
+	}
+	return typed, nil
+}
