@@ -255,3 +255,21 @@ func Lookup(id string) (Table, bool) {
 	}
 	return Table{}, false
 }
+
+// TableByID returns the definition of the table id, or an error naming it.
+func TableByID(id string) (Table, error) {
+	if t, ok := Lookup(id); ok {
+		return t, nil
+	}
+	return Table{}, fmt.Errorf("schema: unknown table %q", id)
+}
+
+// MustTable is TableByID for initialization: a miss panics rather than
+// become a zero Table with no name and no environment variable.
+func MustTable(id string) Table {
+	t, err := TableByID(id)
+	if err != nil {
+		panic(err.Error())
+	}
+	return t
+}
