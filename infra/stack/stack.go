@@ -38,8 +38,11 @@ const (
 	ContextThrottleBurst = "apiThrottleBurst"
 )
 
-// A stage names the stack (evs-<stage>) and the API Gateway stage.
-var stagePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
+// StagePattern is what a stage may be: it names the stack (evs-<stage>)
+// and the API Gateway stage (template.yaml's Stage parameter has it too).
+const StagePattern = `^[a-z][a-z0-9-]{0,19}$`
+
+var stagePattern = regexp.MustCompile(StagePattern)
 
 // ServiceStackProps configures one deployment of the service.
 type ServiceStackProps struct {
