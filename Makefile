@@ -157,6 +157,14 @@ SAM         := env -u MAKEFLAGS -u MAKELEVEL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_
                $(CURDIR)/$(SAM_VENV)/bin/sam
 PYTHON      ?= python3
 
+# template.yaml is generated from the catalogue (shared/schema, shared/deploy,
+# infra/stack) by infra/sam; infra/sam's TestTemplateIsGenerated fails, in
+# make test, when the committed file is not what this writes.
+.PHONY: template
+template: ## regenerate template.yaml from the catalogue (infra/sam)
+	@$(GO) run ./infra/sam/cmd/gensam -o template.yaml
+	@echo "wrote template.yaml"
+
 .PHONY: sam-install sam-validate sam-build
 sam-install: $(SAM_STAMP) $(SAM_HOME)/metadata.json ## install the SAM CLI (pinned) into .tools/sam-venv (once)
 
