@@ -3,8 +3,8 @@
 // queues, event sources, decision workflow, schedule, observability)
 // composed by NewServiceStack. Everything it creates comes from the
 // service's own catalogue: shared/schema (tables), shared/deploy (functions,
-// their grants, settings, secrets, queues and event sources), shared/api
-// (routes, gateway responses, authorizer cache), shared/metrics (the
+// their grants, settings, secrets, queues, event sources, routes, gateway
+// responses, authorizer cache), shared/metrics (the
 // service's own metrics) and the decision state machine's ASL file.
 package stack
 

@@ -1,8 +1,9 @@
 // Package deploy describes each function as it is deployed: its name, its
 // CloudFormation logical id, its size, and exactly which DynamoDB actions it
-// may take on which tables. The CDK stack builds its functions and IAM
-// policies from it, the parity test holds template.yaml to it, and the
-// runtime-emulator test gives each artifact the environment it describes.
+// may take on which tables, its settings, secrets, queues, event sources and
+// API routes. The CDK stack builds its functions and IAM policies from it,
+// infra/sam generates template.yaml from it, and the runtime-emulator test
+// gives each artifact the environment it describes.
 package deploy
 
 import (

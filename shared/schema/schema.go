@@ -1,6 +1,6 @@
 // Package schema is the one definition of every DynamoDB table: keys, indexes,
-// streams and TTL. Local table creation, the CDK stack and the check on
-// template.yaml all read it, so they cannot disagree.
+// streams and TTL. Local table creation, the CDK stack and the generator of
+// template.yaml (infra/sam) all read it, so they cannot disagree.
 package schema
 
 import (
