@@ -72,6 +72,7 @@ local-reset: ## stop make local's servers and wipe its data (.local/data, .local
 vet: tools
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	@$(GO) run ./infra/sam/cmd/gensam -o /dev/stdout | cmp -s - template.yaml || { echo "template.yaml is not what infra/sam generates: run make template"; exit 1; }
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
