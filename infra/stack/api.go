@@ -167,14 +167,24 @@ func RoutesOn(path string) []deploy.Route {
 
 // GatewayResponseBody is the exact application/json template of a gateway
 // response: {"error":{"code":"…","message":"…"}}, the shape of the functions'
-// errors (api.ErrorBody), without HTML escaping. It panics on a '$' or '#',
-// which API Gateway's template language would interpret.
+// errors (api.ErrorBody), without HTML escaping. It panics where
+// CheckedGatewayResponseBody fails.
 func GatewayResponseBody(g deploy.GatewayResponse) string {
-	body := g.Body()
-	if strings.ContainsAny(body, "$#") {
-		panic("infra: gateway response " + g.Type + ": the body may not contain '$' or '#' (template language): " + body)
+	body, err := CheckedGatewayResponseBody(g)
+	if err != nil {
+		panic(err.Error())
 	}
 	return body
+}
+
+// CheckedGatewayResponseBody is GatewayResponseBody, or an error for a body
+// with a '$' or '#', which API Gateway's template language would interpret.
+func CheckedGatewayResponseBody(g deploy.GatewayResponse) (string, error) {
+	body := g.Body()
+	if strings.ContainsAny(body, "$#") {
+		return "", fmt.Errorf("infra: gateway response %s: the body may not contain '$' or '#' (template language): %s", g.Type, body)
+	}
+	return body, nil
 }
 
 // AccessLogFields are the access log's JSON keys and their $context values.

@@ -14,8 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 )
 
-// How the event sources read, the same in template.yaml (the parity test
-// compares them).
+// How the event sources read, the same in template.yaml (made from these).
 const (
 	// StreamStartingPosition: TRIM_HORIZON, the oldest record the stream
 	// still holds (24 hours). The mapping is created after the table's
@@ -47,8 +46,7 @@ func EventSourceMappingID(f deploy.Function) string {
 	case f.Stream != nil:
 		return f.LogicalID + strings.TrimSuffix(deploy.TableLogicalID(f.Stream.Table), "Table") + "Stream"
 	case f.Queue != nil:
-		q, _ := deploy.LookupQueue(f.Queue.Queue)
-		return f.LogicalID + q.LogicalID
+		return f.LogicalID + deploy.MustQueue(f.Queue.Queue).LogicalID
 	}
 	return ""
 }

@@ -46,24 +46,31 @@ const WebhookDeliveryFunction = "webhook-delivery"
 // webhook-delivery pipeline: its logical id (the same in template.yaml) and
 // its name after "evs-<stage>-".
 type PipelineAlarm struct {
-	LogicalID string
-	Name      string
+	LogicalID   string
+	Name        string
+	Description string
 }
 
 // The pipeline's alarms whose ids do not follow from a queue's.
-var WebhookDeliveriesFailedAlarm = PipelineAlarm{LogicalID: "WebhookDeliveriesFailed", Name: "webhook-deliveries-failed"}
+var WebhookDeliveriesFailedAlarm = PipelineAlarm{LogicalID: "WebhookDeliveriesFailed", Name: "webhook-deliveries-failed",
+	Description: "Webhook deliveries failed: a subscriber answered other than 2xx or could not be reached (≥ 1 in 5 minutes)"}
 
 // QueueMessagesAlarm is the alarm on any message in a queue that holds
 // failures (a dead-letter queue, a stream's on-failure queue).
 func QueueMessagesAlarm(q deploy.Queue) PipelineAlarm {
-	return PipelineAlarm{LogicalID: q.LogicalID + "Messages", Name: dashed(q.ID) + "-messages"}
+	return PipelineAlarm{LogicalID: q.LogicalID + "Messages", Name: dashed(q.ID) + "-messages",
+		Description: "Messages wait in the failure queue " + q.ID + " (≥ 1): see the README on inspecting and redriving it"}
 }
 
 // QueueAgeAlarm is the alarm on the age of the oldest message of a queue a
 // function consumes.
 func QueueAgeAlarm(q deploy.Queue) PipelineAlarm {
-	return PipelineAlarm{LogicalID: q.LogicalID + "OldestMessageAge", Name: dashed(q.ID) + "-oldest-message-age"}
+	return PipelineAlarm{LogicalID: q.LogicalID + "OldestMessageAge", Name: dashed(q.ID) + "-oldest-message-age",
+		Description: fmt.Sprintf("The oldest message of queue %s has waited %d minutes or more", q.ID, QueueOldestMessageAgeSeconds/60)}
 }
+
+// AlarmTopicDisplayName is the alarm topic's display name in a stage.
+func AlarmTopicDisplayName(stage string) string { return "EVS " + stage + " alarms" }
 
 func dashed(id string) string { return strings.ReplaceAll(id, "_", "-") }
 
@@ -172,7 +179,7 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 	o := &Observability{Construct: constructs.NewConstruct(scope, id)}
 
 	o.Topic = awssns.NewTopic(o.Construct, jsii.String("AlarmTopic"), &awssns.TopicProps{
-		DisplayName: jsii.String("EVS " + props.Stage + " alarms"),
+		DisplayName: jsii.String(AlarmTopicDisplayName(props.Stage)),
 	})
 	if props.AlarmEmail != "" {
 		o.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))
@@ -195,8 +202,8 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 		return a
 	}
 	// The pipeline's alarms have fixed logical ids, template.yaml's.
-	pipelineAlarm := func(pa PipelineAlarm, description string, metric awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) {
-		overrideID(alarm(pa.LogicalID, pa.Name, description, metric, threshold, 1, op), pa.LogicalID)
+	pipelineAlarm := func(pa PipelineAlarm, metric awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) {
+		overrideID(alarm(pa.LogicalID, pa.Name, pa.Description, metric, threshold, 1, op), pa.LogicalID)
 	}
 
 	names := make([]string, 0, len(props.Functions))
@@ -242,16 +249,13 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 			return made
 		}
 		for _, q := range FailureQueues() {
-			pipelineAlarm(QueueMessagesAlarm(q), "Messages wait in the failure queue "+q.ID+" (≥ 1): see the README on inspecting and redriving it",
-				queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), 1, atLeast)
+			pipelineAlarm(QueueMessagesAlarm(q), queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), 1, atLeast)
 		}
 		for _, q := range ConsumedQueues() {
-			pipelineAlarm(QueueAgeAlarm(q), fmt.Sprintf("The oldest message of queue %s has waited %d minutes or more", q.ID, QueueOldestMessageAgeSeconds/60),
-				queue(q).MetricApproximateAgeOfOldestMessage(maximum()), QueueOldestMessageAgeSeconds, atLeast)
+			pipelineAlarm(QueueAgeAlarm(q), queue(q).MetricApproximateAgeOfOldestMessage(maximum()), QueueOldestMessageAgeSeconds, atLeast)
 		}
 		if _, ok := props.Functions[WebhookDeliveryFunction]; ok {
-			pipelineAlarm(WebhookDeliveriesFailedAlarm, "Webhook deliveries failed: a subscriber answered other than 2xx or could not be reached (≥ 1 in 5 minutes)",
-				deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
+			pipelineAlarm(WebhookDeliveriesFailedAlarm, deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
 		}
 
 		for _, q := range deploy.Queues() {

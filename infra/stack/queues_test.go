@@ -3,6 +3,8 @@ package stack_test
 import (
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -14,42 +16,23 @@ import (
 // dead-letter queue exactly when it has one; kept with a prod stack.
 func TestQueues(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		queues := resources(s.JSON, "AWS::SQS::Queue")
-		var want []string
-		for _, q := range deploy.Queues() {
-			want = append(want, q.LogicalID)
-		}
-		if !equal(keys(queues), want) {
-			t.Errorf("queues: %s", diff(keys(queues), want))
-		}
+		countIs(t, s.Template, "AWS::SQS::Queue", len(deploy.Queues()))
+		retention := map[bool]string{true: "Retain", false: "Delete"}[s.Props.Stage == stack.ProdStage]
 		for _, q := range deploy.Queues() {
 			t.Run(q.ID, func(t *testing.T) {
-				r := resource(t, s.JSON, q.LogicalID, "AWS::SQS::Queue")
-				p := props(r)
-				if p["SqsManagedSseEnabled"] != true || p["KmsMasterKeyId"] != nil {
-					t.Errorf("encryption: SqsManagedSseEnabled %v, KmsMasterKeyId %v; want SSE-SQS", p["SqsManagedSseEnabled"], p["KmsMasterKeyId"])
+				props := m{
+					"SqsManagedSseEnabled":   true,
+					"KmsMasterKeyId":         absent(),
+					"MessageRetentionPeriod": q.RetentionDays * 86400,
+					"VisibilityTimeout":      q.VisibilityTimeoutSeconds,
+					"RedrivePolicy":          absent(),
 				}
 				for _, k := range []string{"QueueName", "FifoQueue", "DelaySeconds", "ReceiveMessageWaitTimeSeconds", "RedriveAllowPolicy"} {
-					if p[k] != nil {
-						t.Errorf("%s = %v, want it unset", k, p[k])
-					}
+					props[k] = absent()
 				}
-				if got, want := p["MessageRetentionPeriod"], float64(q.RetentionDays*86400); got != want {
-					t.Errorf("MessageRetentionPeriod = %v, want %v (%d days)", got, want, q.RetentionDays)
-				}
-				if got, want := p["VisibilityTimeout"], float64(q.VisibilityTimeoutSeconds); got != want {
-					t.Errorf("VisibilityTimeout = %v, want %v", got, want)
-				}
-				if q.DeadLetter == "" {
-					if p["RedrivePolicy"] != nil {
-						t.Errorf("RedrivePolicy = %v, want none", p["RedrivePolicy"])
-					}
-				} else {
-					dl, _ := deploy.LookupQueue(q.DeadLetter)
-					rp, _ := p["RedrivePolicy"].(obj)
-					if len(rp) != 2 || ref(rp["deadLetterTargetArn"]) != "arn:"+dl.LogicalID || rp["maxReceiveCount"] != float64(q.MaxReceiveCount) {
-						t.Errorf("RedrivePolicy = %v, want %s after %d receives", rp, dl.LogicalID, q.MaxReceiveCount)
-					}
+				if q.DeadLetter != "" {
+					dl := deploy.MustQueue(q.DeadLetter)
+					props["RedrivePolicy"] = exactly(m{"deadLetterTargetArn": arnOf(dl.LogicalID), "maxReceiveCount": q.MaxReceiveCount})
 					// SQS keeps a message's first enqueue time when it moves
 					// it to the dead-letter queue: a shorter retention there
 					// would drop it early.
@@ -57,10 +40,11 @@ func TestQueues(t *testing.T) {
 						t.Errorf("dead-letter queue %s keeps messages %d days, less than %s's %d", dl.ID, dl.RetentionDays, q.ID, q.RetentionDays)
 					}
 				}
-				wantPolicy := map[bool]string{true: "Retain", false: "Delete"}[s.Props.Stage == stack.ProdStage]
-				if r["DeletionPolicy"] != wantPolicy || r["UpdateReplacePolicy"] != wantPolicy {
-					t.Errorf("DeletionPolicy %v, UpdateReplacePolicy %v, want %s", r["DeletionPolicy"], r["UpdateReplacePolicy"], wantPolicy)
-				}
+				hasResource(t, s.Template, q.LogicalID, "AWS::SQS::Queue", m{
+					"Properties":          like(props),
+					"DeletionPolicy":      retention,
+					"UpdateReplacePolicy": retention,
+				})
 			})
 		}
 	})
@@ -70,7 +54,7 @@ func TestQueues(t *testing.T) {
 // times the function's timeout (Lambda's advice for SQS sources), so a
 // message is never received again while a batch holding it may still run.
 func TestQueueVisibilityCoversConsumer(t *testing.T) {
-	tmpl := dev(t).JSON
+	tmpl := dev(t).Template
 	consumers := 0
 	for _, f := range deploy.Functions() {
 		if f.Queue == nil {
@@ -81,10 +65,11 @@ func TestQueueVisibilityCoversConsumer(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s consumes unknown queue %q", f.Name, f.Queue.Queue)
 		}
-		timeout := props(resource(t, tmpl, f.LogicalID, "AWS::Lambda::Function"))["Timeout"].(float64)
-		visibility := props(resource(t, tmpl, q.LogicalID, "AWS::SQS::Queue"))["VisibilityTimeout"].(float64)
-		if visibility < 6*timeout {
-			t.Errorf("%s: VisibilityTimeout %v s, less than 6 × %s's timeout (%v s)", q.ID, visibility, f.Name, timeout)
+		timeout, visibility := assertions.NewCapture(nil), assertions.NewCapture(nil)
+		capture(t, tmpl, f.LogicalID, "AWS::Lambda::Function", "Timeout", timeout)
+		capture(t, tmpl, q.LogicalID, "AWS::SQS::Queue", "VisibilityTimeout", visibility)
+		if v, to := *visibility.AsNumber(), *timeout.AsNumber(); v < 6*to {
+			t.Errorf("%s: VisibilityTimeout %v s, less than 6 × %s's timeout (%v s)", q.ID, v, f.Name, to)
 		}
 	}
 	if consumers == 0 {
@@ -95,44 +80,27 @@ func TestQueueVisibilityCoversConsumer(t *testing.T) {
 // Each queue has one resource policy, with one statement: deny every SQS
 // action on it to anyone when the request does not come over TLS.
 func TestQueuesRefuseInsecureTransport(t *testing.T) {
-	tmpl := dev(t).JSON
-	policies := resources(tmpl, "AWS::SQS::QueuePolicy")
-	var want []string
+	tmpl := dev(t).Template
+	countIs(t, tmpl, "AWS::SQS::QueuePolicy", len(deploy.Queues()))
 	for _, q := range deploy.Queues() {
-		want = append(want, stack.QueuePolicyLogicalID(q.LogicalID))
-	}
-	if !equal(keys(policies), want) {
-		t.Errorf("queue policies: %s", diff(keys(policies), want))
-	}
-	for _, q := range deploy.Queues() {
-		p := props(resource(t, tmpl, stack.QueuePolicyLogicalID(q.LogicalID), "AWS::SQS::QueuePolicy"))
-		if got := strs(p["Queues"]); len(got) != 1 || got[0] != "ref:"+q.LogicalID {
-			t.Errorf("%s: policy of %v", q.ID, got)
-		}
-		st := asList(p["PolicyDocument"].(obj)["Statement"])
-		if len(st) != 1 {
-			t.Errorf("%s: %d statements, want 1", q.ID, len(st))
-			continue
-		}
-		s := st[0].(obj)
-		if s["Effect"] != "Deny" || ref(s["Action"]) != "sqs:*" || ref(s["Principal"]) != `{"AWS":"*"}` ||
-			ref(s["Resource"]) != "arn:"+q.LogicalID || ref(s["Condition"]) != `{"Bool":{"aws:SecureTransport":"false"}}` {
-			t.Errorf("%s: statement %v", q.ID, s)
-		}
+		hasProps(t, tmpl, stack.QueuePolicyLogicalID(q.LogicalID), "AWS::SQS::QueuePolicy", m{
+			"Queues": arrayOf(refOf(q.LogicalID)),
+			"PolicyDocument": like(m{"Statement": arrayOf(like(m{
+				"Effect":    "Deny",
+				"Action":    "sqs:*",
+				"Principal": exactly(m{"AWS": "*"}),
+				"Resource":  arnOf(q.LogicalID),
+				"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
+			}))}),
+		})
 	}
 }
 
 // One <QueueLogicalID>Url output per queue, and the alarm topic's ARN.
 func TestQueueOutputs(t *testing.T) {
-	tmpl := dev(t).JSON
-	outputs := tmpl["Outputs"].(obj)
+	s := dev(t)
 	for _, q := range deploy.Queues() {
-		o, ok := outputs[q.LogicalID+"Url"].(obj)
-		if !ok || ref(o["Value"]) != "ref:"+q.LogicalID {
-			t.Errorf("output %sUrl = %v, want the queue's URL", q.LogicalID, o)
-		}
+		hasOutput(t, s.Template, q.LogicalID+"Url", m{"Value": refOf(q.LogicalID)})
 	}
-	if o, ok := outputs["AlarmTopicArn"].(obj); !ok || ref(o["Value"]) != "ref:"+alarmTopic(t, tmpl) {
-		t.Errorf("output AlarmTopicArn = %v", o)
-	}
+	hasOutput(t, s.Template, "AlarmTopicArn", m{"Value": refOf(alarmTopic(t, s.JSON))})
 }

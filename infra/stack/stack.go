@@ -3,8 +3,8 @@
 // queues, event sources, decision workflow, schedule, observability)
 // composed by NewServiceStack. Everything it creates comes from the
 // service's own catalogue: shared/schema (tables), shared/deploy (functions,
-// their grants, settings, secrets, queues and event sources), shared/api
-// (routes, gateway responses, authorizer cache), shared/metrics (the
+// their grants, settings, secrets, queues, event sources, routes, gateway
+// responses, authorizer cache), shared/metrics (the
 // service's own metrics) and the decision state machine's ASL file.
 package stack
 
@@ -38,8 +38,11 @@ const (
 	ContextThrottleBurst = "apiThrottleBurst"
 )
 
-// A stage names the stack (evs-<stage>) and the API Gateway stage.
-var stagePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
+// StagePattern is what a stage may be: it names the stack (evs-<stage>)
+// and the API Gateway stage (template.yaml's Stage parameter has it too).
+const StagePattern = `^[a-z][a-z0-9-]{0,19}$`
+
+var stagePattern = regexp.MustCompile(StagePattern)
 
 // ServiceStackProps configures one deployment of the service.
 type ServiceStackProps struct {

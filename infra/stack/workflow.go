@@ -23,8 +23,7 @@ const (
 	PeriodicReviewsFunction = "periodic-reviews"
 )
 
-// The decision workflow as template.yaml declares it too (the parity test
-// compares them).
+// The decision workflow as template.yaml declares it too (made from these).
 const (
 	// DecisionDefinitionFile is the one ASL definition, relative to the
 	// repository root (template.yaml's DefinitionUri).
@@ -51,7 +50,18 @@ const (
 	// is due by then.
 	PeriodicReviewsRetryAttempts      = 2
 	PeriodicReviewsMaxEventAgeSeconds = 3600
+	PeriodicReviewsDescription        = "Opens the periodic reviews that are due, daily at 02:00 UTC"
 )
+
+// ApprovalTopicDisplayName is the approvals topic's display name in a stage.
+func ApprovalTopicDisplayName(stage string) string { return "EVS " + stage + " second approvals" }
+
+// DecisionLogGroupName is the state machine's log group in a stage: under
+// /aws/vendedlogs/ CloudWatch Logs needs no resource policy per log group
+// for the delivery (that policy has a small size limit).
+func DecisionLogGroupName(stage string) string {
+	return "/aws/vendedlogs/states/" + StackName(stage) + "-decision"
+}
 
 // DecisionWorkflowProps configures the decision workflow.
 type DecisionWorkflowProps struct {
@@ -97,15 +107,13 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 
 	w := &DecisionWorkflow{Construct: constructs.NewConstruct(scope, id)}
 	w.ApprovalTopic = awssns.NewTopic(w.Construct, jsii.String(DecisionApprovalTopicID), &awssns.TopicProps{
-		DisplayName: jsii.String("EVS " + props.Stage + " second approvals"),
+		DisplayName: jsii.String(ApprovalTopicDisplayName(props.Stage)),
 		MasterKey:   awskms.Alias_FromAliasName(w.Construct, jsii.String("AwsManagedSnsKey"), jsii.String(AWSManagedSNSKey)),
 	})
 	overrideID(w.ApprovalTopic, DecisionApprovalTopicID)
 
-	// Under /aws/vendedlogs/ CloudWatch Logs needs no resource policy per
-	// log group for the delivery (that policy has a small size limit).
 	w.LogGroup = awslogs.NewLogGroup(w.Construct, jsii.String("LogGroup"), &awslogs.LogGroupProps{
-		LogGroupName:  jsii.String("/aws/vendedlogs/states/" + StackName(props.Stage) + "-decision"),
+		LogGroupName:  jsii.String(DecisionLogGroupName(props.Stage)),
 		Retention:     awslogs.RetentionDays_ONE_MONTH,
 		RemovalPolicy: removal(props.Retain),
 	})
@@ -198,7 +206,7 @@ func NewSchedule(scope constructs.Construct, id *string, props *ScheduleProps) *
 	s := &Schedule{Construct: constructs.NewConstruct(scope, id)}
 	s.Rule = awsevents.NewRule(s.Construct, jsii.String(PeriodicReviewsScheduleID), &awsevents.RuleProps{
 		RuleName:    jsii.String(PeriodicReviewsRuleName(props.Stage)),
-		Description: jsii.String("Opens the periodic reviews that are due, daily at 02:00 UTC"),
+		Description: jsii.String(PeriodicReviewsDescription),
 		Schedule:    awsevents.Schedule_Expression(jsii.String(PeriodicReviewsSchedule)),
 		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn.Function, &awseventstargets.LambdaFunctionProps{
 			RetryAttempts: jsii.Number(PeriodicReviewsRetryAttempts),

@@ -1,11 +1,13 @@
 // Package deploy describes each function as it is deployed: its name, its
 // CloudFormation logical id, its size, and exactly which DynamoDB actions it
-// may take on which tables. The CDK stack builds its functions and IAM
-// policies from it, the parity test holds template.yaml to it, and the
-// runtime-emulator test gives each artifact the environment it describes.
+// may take on which tables, its settings, secrets, queues, event sources and
+// API routes. The CDK stack builds its functions and IAM policies from it,
+// infra/sam generates template.yaml from it, and the runtime-emulator test
+// gives each artifact the environment it describes.
 package deploy
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/schema"
@@ -26,6 +28,8 @@ type Setting struct {
 	EnvVar    string
 	Parameter string
 	Default   string
+	// Description is the template parameter's.
+	Description string
 }
 
 // Secret is a credential a function reads at init from AWS Secrets Manager:
@@ -36,6 +40,10 @@ type Setting struct {
 type Secret struct {
 	EnvVar   string // e.g. WATHQ_API_KEY_SECRET_ARN
 	SecretID string // e.g. WathqApiKey (logical id WathqApiKeySecret)
+	// Description says what the secret holds and who reads it.
+	Description string
+	// Holds names the value an operator puts in ("the Wathq API key").
+	Holds string
 }
 
 // Queue ids.
@@ -58,7 +66,9 @@ type Queue struct {
 	// LogicalID is its CloudFormation logical id.
 	LogicalID string
 	// EnvVar holds its URL in the environment of the functions that send to it.
-	EnvVar                   string
+	EnvVar string
+	// Description says what it carries (the stacks' outputs of its URL).
+	Description              string
 	VisibilityTimeoutSeconds int
 	RetentionDays            int
 	// DeadLetter and MaxReceiveCount: where a message goes after failing
@@ -69,20 +79,35 @@ type Queue struct {
 
 // Queues lists the service's queues.
 func Queues() []Queue {
-	delivery, _ := Lookup("webhook-delivery")
+	delivery := MustFunction("webhook-delivery")
 	return []Queue{
 		{
 			ID: QueueDeliveries, LogicalID: "DeliveriesQueue", EnvVar: "DELIVERIES_QUEUE_URL",
+			Description: "the deliveries queue (review-events to webhook-delivery)",
 			// Six times the consumer's timeout, as Lambda advises for SQS
 			// sources: a message is never visible again while a batch holding
 			// it may still run.
 			VisibilityTimeoutSeconds: 6 * delivery.TimeoutSeconds, RetentionDays: 4,
 			DeadLetter: QueueDeliveriesDLQ, MaxReceiveCount: 5,
 		},
-		{ID: QueueDeliveriesDLQ, LogicalID: "DeliveriesDeadLetterQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14},
-		{ID: QueueReviewEventsFailures, LogicalID: "ReviewEventsFailureQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14},
+		{ID: QueueDeliveriesDLQ, LogicalID: "DeliveriesDeadLetterQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14,
+			Description: "the deliveries' dead-letter queue; redrive it with aws sqs start-message-move-task"},
+		{ID: QueueReviewEventsFailures, LogicalID: "ReviewEventsFailureQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14,
+			Description: "review-events' on-failure queue (descriptions of stream batches that failed)"},
 	}
 }
+
+// QueueByID returns the queue id, or an error naming it.
+func QueueByID(id string) (Queue, error) {
+	if q, ok := LookupQueue(id); ok {
+		return q, nil
+	}
+	return Queue{}, fmt.Errorf("deploy: no queue %q in Queues()", id)
+}
+
+// MustQueue is QueueByID for initialization: a miss is a programming
+// error, so it panics rather than hand back a zero Queue.
+func MustQueue(id string) Queue { return must(QueueByID(id)) }
 
 // LookupQueue returns the queue id.
 func LookupQueue(id string) (Queue, bool) {
@@ -162,18 +187,26 @@ const (
 
 // Provider settings and secrets (issue: create entity).
 var (
-	settingWathqURL  = Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa"}
-	settingYenteURL  = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org"}
-	settingDataset   = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default"}
-	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7"}
+	settingWathqURL = Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa",
+		Description: "Base URL of the Wathq commercial-registration API (WATHQ_BASE_URL)."}
+	settingYenteURL = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org",
+		Description: "Base URL of the OpenSanctions yente matching API (YENTE_BASE_URL)."}
+	settingDataset = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default",
+		Description: "yente dataset screened against (YENTE_DATASET)."}
+	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7",
+		Description: "Score at or above which a yente result is a match (YENTE_THRESHOLD)."}
 
 	// Networks webhook deliveries may reach although private or loopback
 	// (CIDRs): none in AWS; make local permits loopback receivers.
-	settingWebhookAllow = Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: ""}
+	settingWebhookAllow = Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
+		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
 
-	secretWathq   = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey"}
-	secretYente   = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey"}
-	secretWebhook = Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret"}
+	secretWathq = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey", Holds: "the Wathq API key",
+		Description: "Wathq API key (apiKey header) of the create-entity function's registry lookups."}
+	secretYente = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey", Holds: "the yente API key",
+		Description: "OpenSanctions yente API key (Authorization ApiKey) of the create-entity function's screening."}
+	secretWebhook = Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret", Holds: "the OpenSanctions webhook secret (whsec_...)",
+		Description: "Standard Webhooks secret(s) (whsec_..., comma-separated during a rotation) verifying OpenSanctions screening webhooks."}
 )
 
 // Functions lists every function of the service.
@@ -335,6 +368,26 @@ func Lookup(name string) (Function, bool) {
 	return Function{}, false
 }
 
+// FunctionByName returns the function named name, or an error naming it.
+func FunctionByName(name string) (Function, error) {
+	if f, ok := Lookup(name); ok {
+		return f, nil
+	}
+	return Function{}, fmt.Errorf("deploy: no function %q in Functions()", name)
+}
+
+// MustFunction is FunctionByName for initialization (a main, a package's
+// constructor): a miss panics instead of becoming a zero Function whose
+// zero timeout or memory would be silently used.
+func MustFunction(name string) Function { return must(FunctionByName(name)) }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err.Error())
+	}
+	return v
+}
+
 // TableIDs lists the tables the function uses, sorted.
 func (f Function) TableIDs() []string {
 	seen := map[string]bool{}
@@ -354,8 +407,7 @@ func (f Function) TableIDs() []string {
 func (f Function) EnvVarNames() []string {
 	out := []string{LogLevelVar}
 	for _, id := range f.TableIDs() {
-		t, _ := schema.Lookup(id)
-		out = append(out, t.EnvVar)
+		out = append(out, schema.MustTable(id).EnvVar)
 	}
 	for _, s := range f.Settings {
 		out = append(out, s.EnvVar)
@@ -364,8 +416,7 @@ func (f Function) EnvVarNames() []string {
 		out = append(out, s.EnvVar)
 	}
 	for _, id := range f.SendsTo {
-		q, _ := LookupQueue(id)
-		out = append(out, q.EnvVar)
+		out = append(out, MustQueue(id).EnvVar)
 	}
 	sort.Strings(out)
 	return out

@@ -80,3 +80,54 @@ func TestEventSources(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupsFailLoudly: a name that is not in the catalogue is an error
+// (or, from the Must forms, a panic), never a zero value used silently.
+func TestLookupsFailLoudly(t *testing.T) {
+	tests := []struct {
+		name    string
+		lookup  func() error
+		must    func()
+		wantErr bool
+	}{
+		{"function", func() error { _, err := FunctionByName("webhook-delivery"); return err }, func() { MustFunction("webhook-delivery") }, false},
+		{"no function", func() error { _, err := FunctionByName("webhook-deliveries"); return err }, func() { MustFunction("webhook-deliveries") }, true},
+		{"queue", func() error { _, err := QueueByID(QueueDeliveries); return err }, func() { MustQueue(QueueDeliveries) }, false},
+		{"no queue", func() error { _, err := QueueByID("nope"); return err }, func() { MustQueue("nope") }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.lookup(); (err != nil) != tc.wantErr {
+				t.Errorf("error %v, want one: %v", err, tc.wantErr)
+			}
+			panicked := func() (p bool) {
+				defer func() { p = recover() != nil }()
+				tc.must()
+				return false
+			}()
+			if panicked != tc.wantErr {
+				t.Errorf("Must panicked: %v, want %v", panicked, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestCatalogueIsDescribed: every setting, queue and secret says what it is, for
+// the template parameters, secrets and outputs made from them.
+func TestCatalogueIsDescribed(t *testing.T) {
+	for _, s := range Settings() {
+		if s.Description == "" || s.Parameter == "" {
+			t.Errorf("setting %s: no parameter or description", s.EnvVar)
+		}
+	}
+	for _, q := range Queues() {
+		if q.Description == "" {
+			t.Errorf("queue %s: no description", q.ID)
+		}
+	}
+	for _, s := range Secrets() {
+		if s.Description == "" || s.Holds == "" {
+			t.Errorf("secret %s: no description or no Holds", s.SecretID)
+		}
+	}
+}

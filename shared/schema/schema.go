@@ -1,6 +1,6 @@
 // Package schema is the one definition of every DynamoDB table: keys, indexes,
-// streams and TTL. Local table creation, the CDK stack and the check on
-// template.yaml all read it, so they cannot disagree.
+// streams and TTL. Local table creation, the CDK stack and the generator of
+// template.yaml (infra/sam) all read it, so they cannot disagree.
 package schema
 
 import (
@@ -254,4 +254,22 @@ func Lookup(id string) (Table, bool) {
 		}
 	}
 	return Table{}, false
+}
+
+// TableByID returns the definition of the table id, or an error naming it.
+func TableByID(id string) (Table, error) {
+	if t, ok := Lookup(id); ok {
+		return t, nil
+	}
+	return Table{}, fmt.Errorf("schema: unknown table %q", id)
+}
+
+// MustTable is TableByID for initialization: a miss panics rather than
+// become a zero Table with no name and no environment variable.
+func MustTable(id string) Table {
+	t, err := TableByID(id)
+	if err != nil {
+		panic(err.Error())
+	}
+	return t
 }

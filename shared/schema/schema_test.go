@@ -70,3 +70,24 @@ func TestNamesFromEnv(t *testing.T) {
 		t.Error("an unknown table was accepted")
 	}
 }
+
+func TestTableByID(t *testing.T) {
+	tests := []struct {
+		id      string
+		wantErr bool
+	}{{Entities, false}, {"entity", true}, {"", true}}
+	for _, tc := range tests {
+		_, err := TableByID(tc.id)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("TableByID(%q): %v, want an error: %v", tc.id, err, tc.wantErr)
+		}
+		panicked := func() (p bool) {
+			defer func() { p = recover() != nil }()
+			MustTable(tc.id)
+			return false
+		}()
+		if panicked != tc.wantErr {
+			t.Errorf("MustTable(%q) panicked: %v", tc.id, panicked)
+		}
+	}
+}

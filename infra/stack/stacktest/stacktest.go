@@ -1,8 +1,8 @@
 // Package stacktest synthesizes the service stack once per test binary, with
 // empty placeholder artifacts instead of a real `make build`, and hands the
 // result to tests: the CDK assertions.Template, or the CloudFormation
-// template as plain JSON (map[string]any), e.g. for a parity test against
-// template.yaml:
+// template as plain JSON (map[string]any), e.g. for infra/sam's comparison
+// with the generated template.yaml:
 //
 //	tmpl := stacktest.Template(t)              // map[string]any, stage "dev", default settings
 //	res := tmpl["Resources"].(map[string]any)

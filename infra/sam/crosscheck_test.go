@@ -1,0 +1,299 @@
+package sam
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/infra/stack/stacktest"
+	"github.com/evs-kyb/evs/shared/deploy"
+)
+
+// TestMatchesCDKStack holds the generated template to the synthesized CDK
+// stack where each tool translates the catalogue its own way, which the
+// generator cannot guarantee: the functions (size, runtime, environment
+// names), the tables' keys and indexes, every role's permissions (less
+// what each tool adds by itself: CDK's X-Ray actions and own-log-group
+// statement, SAM's managed policies), the routes, and the event source
+// mappings property for property.
+func TestMatchesCDKStack(t *testing.T) {
+	cdk := stacktest.Template(t)
+	sam := generated(t)
+	globals := sam["Globals"].(obj)["Function"].(obj)
+	cdkFns, samFns := resourcesOfType(cdk, "AWS::Lambda::Function"), resourcesOfType(sam, "AWS::Serverless::Function")
+
+	tests := []check{
+		{name: "function ids", cdk: func() any { return sortedKeys(cdkFns) }, sam: func() any { return sortedKeys(samFns) }},
+		{name: "table ids", cdk: func() any { return sortedKeys(resourcesOfType(cdk, "AWS::DynamoDB::Table")) },
+			sam: func() any { return sortedKeys(resourcesOfType(sam, "AWS::DynamoDB::Table")) }},
+		{name: "routes", cdk: func() any { return cdkRoutes(cdk) }, sam: func() any { return samRoutes(sam) }},
+		{name: "event source mappings", cdk: func() any { return cdkMappings(cdk) }, sam: func() any { return samMappings(sam) }},
+		{name: "state machine permissions",
+			cdk: func() any { return cdkPermissions(cdk, stack.DecisionStateMachineID+"Role") },
+			sam: func() any {
+				return samPermissions(resourcesOfType(sam, "AWS::Serverless::StateMachine")[stack.DecisionStateMachineID])
+			}},
+	}
+	for _, f := range deploy.Functions() {
+		c, s := cdkFns[f.LogicalID], samFns[f.LogicalID]
+		if c == nil || s == nil {
+			t.Fatalf("%s: CDK %v, SAM %v", f.LogicalID, c != nil, s != nil)
+		}
+		for _, k := range []string{"Runtime", "Handler", "Architectures", "MemorySize", "Timeout"} {
+			tests = append(tests, check{name: f.LogicalID + " " + k, cdk: func() any { return c[k] }, sam: func() any {
+				if v, ok := s[k]; ok {
+					return v
+				}
+				return globals[k]
+			}})
+		}
+		tests = append(tests,
+			check{name: f.LogicalID + " environment", cdk: func() any { return envNames(c) }, sam: func() any { return envNames(s) }},
+			check{name: f.LogicalID + " permissions", cdk: func() any { return cdkPermissions(cdk, f.LogicalID+"Role") }, sam: func() any { return samPermissions(s) }},
+		)
+	}
+	cdkTables, samTables := resourcesOfType(cdk, "AWS::DynamoDB::Table"), resourcesOfType(sam, "AWS::DynamoDB::Table")
+	for id := range cdkTables {
+		for _, k := range []string{"KeySchema", "AttributeDefinitions", "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification", "TimeToLiveSpecification"} {
+			tests = append(tests, check{name: id + " " + k, cdk: func() any { return cdkTables[id][k] }, sam: func() any { return samTables[id][k] },
+				mayBeEmpty: !strings.HasPrefix(k, "Key") && k != "AttributeDefinitions"})
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := canonical(tc.cdk()), canonical(tc.sam())
+			if a != b {
+				t.Errorf("\n CDK %s\n SAM %s", a, b)
+			}
+			if a == "" && !tc.mayBeEmpty {
+				t.Error("neither has it")
+			}
+		})
+	}
+}
+
+// check compares one thing of both templates, canonically.
+type check struct {
+	name       string
+	cdk, sam   func() any
+	mayBeEmpty bool // a table without indexes, stream or TTL
+}
+
+func envNames(props obj) []string {
+	env, _ := props["Environment"].(obj)
+	vars, _ := env["Variables"].(obj)
+	return sortedKeys(vars)
+}
+
+// render writes an intrinsic as Fn::Sub would: "${X}", "${X.Attr}", joins
+// concatenated.
+func render(v any) string {
+	switch x := v.(type) {
+	case obj:
+		if r, ok := x["Ref"]; ok {
+			return fmt.Sprintf("${%v}", r)
+		}
+		if ga, ok := x["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
+			return fmt.Sprintf("${%v.%v}", ga[0], ga[1])
+		}
+		if s, ok := x["Fn::Sub"].(string); ok {
+			return s
+		}
+		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
+			var parts []string
+			for _, p := range j[1].([]any) {
+				parts = append(parts, render(p))
+			}
+			return strings.Join(parts, fmt.Sprint(j[0]))
+		}
+	}
+	return canonical(v)
+}
+
+// canonical renders a value with maps in key order, lists sorted and
+// intrinsics rendered, so that order that means nothing is ignored.
+func canonical(v any) string {
+	switch x := v.(type) {
+	case obj:
+		for _, k := range []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Join"} {
+			if _, ok := x[k]; ok && len(x) == 1 {
+				return render(x)
+			}
+		}
+		var parts []string
+		for _, k := range sortedKeys(x) {
+			parts = append(parts, k+":"+canonical(x[k]))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case []any:
+		var parts []string
+		for _, e := range x {
+			parts = append(parts, canonical(e))
+		}
+		sort.Strings(parts)
+		return "[" + strings.Join(parts, ",") + "]"
+	case []string:
+		return canonical(toAny(x))
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// permissions flattens statements into sorted "effect action resource",
+// leaving out what only one tool adds: X-Ray actions (CDK's tracing) and the
+// CDK role's own log group.
+func permissions(statements []any) []string {
+	list := func(v any) []any {
+		if l, ok := v.([]any); ok {
+			return l
+		}
+		return []any{v}
+	}
+	var out []string
+	for _, st := range statements {
+		st := st.(obj)
+		if st["Sid"] == "WriteOwnLogs" {
+			continue
+		}
+		for _, a := range list(st["Action"]) {
+			if strings.HasPrefix(fmt.Sprint(a), "xray:") {
+				continue
+			}
+			for _, r := range list(st["Resource"]) {
+				out = append(out, fmt.Sprintf("%v %v %s", st["Effect"], a, render(r)))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func cdkPermissions(cdk obj, roleID string) []string {
+	var statements []any
+	for _, pol := range resourcesOfType(cdk, "AWS::IAM::Policy") {
+		for _, r := range pol["Roles"].([]any) {
+			if render(r) == "${"+roleID+"}" {
+				statements = append(statements, pol["PolicyDocument"].(obj)["Statement"].([]any)...)
+			}
+		}
+	}
+	return permissions(statements)
+}
+
+func samPermissions(props obj) []string {
+	var statements []any
+	policies, _ := props["Policies"].([]any)
+	for _, p := range policies {
+		st, _ := p.(obj)["Statement"].([]any)
+		statements = append(statements, st...)
+	}
+	return permissions(statements)
+}
+
+// samRoutes lists "METHOD path -> function" of every Api event.
+func samRoutes(sam obj) []string {
+	var out []string
+	for id, props := range resourcesOfType(sam, "AWS::Serverless::Function") {
+		events, _ := props["Events"].(obj)
+		for _, e := range events {
+			if e := e.(obj); e["Type"] == "Api" {
+				p := e["Properties"].(obj)
+				out = append(out, fmt.Sprintf("%v %v -> %s", p["Method"], p["Path"], id))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cdkRoutes lists "METHOD path -> function" of every Lambda-integrated
+// method, its path walked up the resources' ParentIds.
+func cdkRoutes(cdk obj) []string {
+	res := cdk["Resources"].(obj)
+	var path func(ref any) string
+	path = func(ref any) string {
+		m, _ := ref.(obj)
+		id, ok := m["Ref"].(string)
+		if !ok { // the API's root resource
+			return ""
+		}
+		p := res[id].(obj)["Properties"].(obj)
+		return path(p["ParentId"]) + "/" + fmt.Sprint(p["PathPart"])
+	}
+	var out []string
+	for _, p := range resourcesOfType(cdk, "AWS::ApiGateway::Method") {
+		integ, _ := p["Integration"].(obj)
+		uri := canonical(integ["Uri"])
+		for _, f := range deploy.Functions() {
+			if strings.Contains(uri, "${"+f.LogicalID+".Arn}") {
+				out = append(out, fmt.Sprintf("%v %s -> %s", p["HttpMethod"], path(p["ResourceId"]), f.LogicalID))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cdkMappings are the CDK stack's event source mappings by logical id.
+func cdkMappings(cdk obj) map[string]obj {
+	out := resourcesOfType(cdk, "AWS::Lambda::EventSourceMapping")
+	for _, m := range out {
+		delete(m, "Tags")
+	}
+	return out
+}
+
+// samMappings are the mappings SAM makes of the DynamoDB and SQS events:
+// <function><event>, the Stream or Queue its EventSourceArn, the
+// function's name its FunctionName; DestinationConfig.OnFailure.Type only
+// tells SAM which send permission to add.
+func samMappings(sam obj) map[string]obj {
+	out := map[string]obj{}
+	for fid, f := range resourcesOfType(sam, "AWS::Serverless::Function") {
+		events, _ := f["Events"].(obj)
+		for name, e := range events {
+			e := e.(obj)
+			src := map[any]string{"DynamoDB": "Stream", "SQS": "Queue"}[e["Type"]]
+			if src == "" {
+				continue
+			}
+			p := obj{"FunctionName": obj{"Ref": fid}}
+			for k, v := range e["Properties"].(obj) {
+				p[k] = v
+			}
+			p["EventSourceArn"] = p[src]
+			delete(p, src)
+			if dc, ok := p["DestinationConfig"].(obj); ok {
+				p["DestinationConfig"] = obj{"OnFailure": obj{"Destination": dc["OnFailure"].(obj)["Destination"]}}
+			}
+			out[fid+name] = p
+		}
+	}
+	return out
+}
+
+// The mappings SAM makes are named as the CDK stack names its own.
+func TestMappingIDs(t *testing.T) {
+	var want []string
+	for _, f := range deploy.Functions() {
+		if id := stack.EventSourceMappingID(f); id != "" {
+			want = append(want, id)
+		}
+	}
+	sort.Strings(want)
+	if got := sortedKeys(samMappings(generated(t))); !slices.Equal(got, want) {
+		t.Errorf("mappings %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,212 @@
+package sam
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// SecretPlaceholder is every secret's value in template.yaml until an
+// operator puts the real one in.
+const SecretPlaceholder = "REPLACE_ME"
+
+const tablesNote = `------------------------------------------------------------------ tables
+shared/schema's Tables(): on demand, point-in-time recovery, encrypted with
+the AWS managed key, kept when the stack goes or a change would replace
+them. Table names are CloudFormation's; the functions read them from their
+environment. Why each key and index is there: shared/schema/schema.go.`
+
+// tables: one AWS::DynamoDB::Table per schema.Tables() entry.
+func tables() ([]Pair, error) {
+	var out []Pair
+	for i, t := range schema.Tables() {
+		p, err := table(t)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			p = p.Note(tablesNote)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func table(t schema.Table) (Pair, error) {
+	var attrs []Pair // name -> type, in first-use order
+	seen := map[string]bool{}
+	use := func(a schema.Attr) error {
+		if a.Type != schema.String && a.Type != schema.Number {
+			return fmt.Errorf("sam: table %s: attribute %s has type %q", t.ID, a.Name, a.Type)
+		}
+		if !seen[a.Name] {
+			seen[a.Name] = true
+			attrs = append(attrs, KV(a.Name, string(a.Type)))
+		}
+		return nil
+	}
+	keySchema := func(pk schema.Attr, sk *schema.Attr) (*yaml.Node, error) {
+		if err := use(pk); err != nil {
+			return nil, err
+		}
+		keys := List(Flow(KV("AttributeName", pk.Name), KV("KeyType", "HASH")))
+		if sk != nil && sk.Name != "" {
+			if err := use(*sk); err != nil {
+				return nil, err
+			}
+			keys.Content = append(keys.Content, Flow(KV("AttributeName", sk.Name), KV("KeyType", "RANGE")))
+		}
+		return keys, nil
+	}
+
+	key, err := keySchema(t.PartitionKey, t.SortKey)
+	if err != nil {
+		return Pair{}, err
+	}
+	var global, local []any
+	for _, ix := range t.Indexes {
+		pk := ix.PartitionKey
+		if ix.Local {
+			pk = t.PartitionKey // a local index shares the table's
+		}
+		sk := ix.SortKey
+		ks, err := keySchema(pk, &sk)
+		if err != nil {
+			return Pair{}, err
+		}
+		proj, err := projection(t, ix)
+		if err != nil {
+			return Pair{}, err
+		}
+		def := Map(KV("IndexName", ix.Name), KV("KeySchema", ks), KV("Projection", proj))
+		if ix.Local {
+			local = append(local, def)
+		} else {
+			global = append(global, def)
+		}
+	}
+
+	defs := List()
+	for _, a := range attrs {
+		defs.Content = append(defs.Content, Flow(KV("AttributeName", a.Key), KV("AttributeType", a.Value)))
+	}
+	props := []Pair{
+		KV("BillingMode", "PAY_PER_REQUEST"),
+		KV("AttributeDefinitions", defs),
+		KV("KeySchema", key),
+	}
+	if len(global) > 0 {
+		props = append(props, KV("GlobalSecondaryIndexes", List(global...)))
+	}
+	if len(local) > 0 {
+		props = append(props, KV("LocalSecondaryIndexes", List(local...)))
+	}
+	switch t.Stream {
+	case "":
+	case schema.NewAndOldImages:
+		props = append(props, KV("StreamSpecification", Flow(KV("StreamViewType", string(t.Stream)))))
+	default:
+		return Pair{}, fmt.Errorf("sam: table %s: unsupported stream view %q", t.ID, t.Stream)
+	}
+	if t.TTLAttr != "" {
+		props = append(props, KV("TimeToLiveSpecification", Flow(KV("AttributeName", t.TTLAttr), KV("Enabled", true))))
+	}
+	props = append(props,
+		KV("PointInTimeRecoverySpecification", Flow(KV("PointInTimeRecoveryEnabled", true))),
+		KV("SSESpecification", Flow(KV("SSEEnabled", true))),
+	)
+	return resource(deploy.TableLogicalID(t.ID), "AWS::DynamoDB::Table", Map(props...),
+		KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")), nil
+}
+
+func projection(t schema.Table, ix schema.Index) (*yaml.Node, error) {
+	switch ix.Projection {
+	case schema.ProjectAll, schema.ProjectKeysOnly:
+		return Flow(KV("ProjectionType", string(ix.Projection))), nil
+	case schema.ProjectInclude:
+		return Map(KV("ProjectionType", string(ix.Projection)), KV("NonKeyAttributes", ix.NonKeyAttrs)), nil
+	}
+	return nil, fmt.Errorf("sam: table %s, index %s: unknown projection %q", t.ID, ix.Name, ix.Projection)
+}
+
+const secretsNote = `----------------------------------------------------------------- secrets
+deploy.Secrets(): created with a placeholder an operator replaces (aws
+secretsmanager put-secret-value); a function reads its secrets once, at
+init, by the ARN in its environment.`
+
+// secrets: one AWS::SecretsManager::Secret per deploy.Secrets() entry.
+func secrets() ([]Pair, error) {
+	var out []Pair
+	for i, s := range deploy.Secrets() {
+		p := resource(deploy.SecretLogicalID(s.SecretID), "AWS::SecretsManager::Secret", Map(
+			KV("Description", s.Description),
+			KV("SecretString", SecretPlaceholder),
+		))
+		if i == 0 {
+			p = p.Note(secretsNote)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// secretOutput names the output holding a secret's ARN:
+// <SecretID>SecretArn, one "Secret" only (OpenSanctionsWebhookSecretArn).
+func secretOutput(s deploy.Secret) string {
+	return strings.TrimSuffix(s.SecretID, "Secret") + "SecretArn"
+}
+
+const queuesNote = `------------------------------------------------------------------ queues
+deploy.Queues(): standard queues named by CloudFormation, encrypted by SQS
+(SSE-SQS: no KMS permission for anyone), each with a policy refusing any
+request not made over TLS. A queue with a dead-letter queue sends a message
+there after MaxReceiveCount receives; its visibility is six times its
+consumer's timeout.`
+
+// queues: per deploy.Queues() entry the queue and its SSL-only policy.
+func queues() ([]Pair, error) {
+	var out []Pair
+	for i, q := range deploy.Queues() {
+		props := []Pair{
+			KV("SqsManagedSseEnabled", true),
+			KV("MessageRetentionPeriod", q.RetentionDays*24*3600),
+			KV("VisibilityTimeout", q.VisibilityTimeoutSeconds),
+		}
+		if q.DeadLetter != "" {
+			dl, err := deploy.QueueByID(q.DeadLetter)
+			if err != nil {
+				return nil, fmt.Errorf("sam: queue %s: dead-letter queue: %w", q.ID, err)
+			}
+			if q.MaxReceiveCount < 1 {
+				return nil, fmt.Errorf("sam: queue %s: MaxReceiveCount %d", q.ID, q.MaxReceiveCount)
+			}
+			props = append(props, KV("RedrivePolicy", Map(
+				KV("deadLetterTargetArn", GetAtt(dl.LogicalID, "Arn")),
+				KV("maxReceiveCount", q.MaxReceiveCount),
+			)))
+		}
+		p := resource(q.LogicalID, "AWS::SQS::Queue", Map(props...))
+		if i == 0 {
+			p = p.Note(queuesNote)
+		}
+		out = append(out, p, resource(stack.QueuePolicyLogicalID(q.LogicalID), "AWS::SQS::QueuePolicy", Map(
+			KV("Queues", FlowList(Ref(q.LogicalID))),
+			KV("PolicyDocument", Map(
+				KV("Version", "2012-10-17"),
+				KV("Statement", List(Map(
+					KV("Effect", "Deny"),
+					KV("Principal", Flow(KV("AWS", "*"))),
+					KV("Action", "sqs:*"),
+					KV("Resource", GetAtt(q.LogicalID, "Arn")),
+					KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
+				))),
+			)),
+		)))
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package sam
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
+)
+
+// Events are what invokes a function, as the CDK stack wires it: its API
+// routes (plus ANY on a path whose first route it serves, so another method
+// reaches it and is answered 405 with Allow), its stream or queue event
+// source, and the periodic-review schedule. SAM names the event source
+// mapping of an event <function><event>, which is the CDK stack's
+// stack.EventSourceMappingID.
+func Events(f deploy.Function) ([]Pair, error) {
+	var out []Pair
+	for _, r := range deploy.Routes() {
+		if r.Function != f.Name {
+			continue
+		}
+		out = append(out, apiEvent(titleCase(r.Method), r, r.Method))
+		if routes := stack.RoutesOn(r.Path); routes[0] == r {
+			out = append(out, apiEvent("AnyMethod", r, "ANY"))
+		}
+	}
+	if f.Stream != nil && f.Queue != nil {
+		return nil, fmt.Errorf("two event sources")
+	}
+	if src := f.Stream; src != nil {
+		props := []Pair{
+			KV("Stream", GetAtt(deploy.TableLogicalID(src.Table), "StreamArn")),
+			KV("StartingPosition", stack.StreamStartingPosition),
+			KV("BatchSize", src.BatchSize),
+			KV("BisectBatchOnFunctionError", true),
+			KV("MaximumRetryAttempts", src.MaxRetries),
+			KV("MaximumRecordAgeInSeconds", src.MaxRecordAge),
+		}
+		if src.OnFailure != "" {
+			q, err := deploy.QueueByID(src.OnFailure)
+			if err != nil {
+				return nil, fmt.Errorf("on-failure: %w", err)
+			}
+			// Type SQS also has SAM let the function send there.
+			props = append(props, KV("DestinationConfig", Map(KV("OnFailure", Map(
+				KV("Type", "SQS"),
+				KV("Destination", GetAtt(q.LogicalID, "Arn")),
+			)))))
+		}
+		props = append(props, KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}))
+		out = append(out, KV(streamName(src.Table), Map(KV("Type", "DynamoDB"), KV("Properties", Map(props...)))).
+			Note("From the trim horizon (stack.StreamStartingPosition): a mapping created after the stream\n"+
+				"loses nothing, and a replay posts nothing twice (deliveries have deterministic ids)."))
+	}
+	if src := f.Queue; src != nil {
+		q, err := deploy.QueueByID(src.Queue)
+		if err != nil {
+			return nil, fmt.Errorf("queue source: %w", err)
+		}
+		out = append(out, KV(q.LogicalID, Map(KV("Type", "SQS"), KV("Properties", Map(
+			KV("Queue", GetAtt(q.LogicalID, "Arn")),
+			KV("BatchSize", src.BatchSize),
+			KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}),
+			KV("ScalingConfig", Map(KV("MaximumConcurrency", stack.QueueMaxConcurrency))),
+		)))).Note("At most stack.QueueMaxConcurrency invocations at once, so a burst of deliveries\n"+
+			"cannot take the account's concurrency from the API."))
+	}
+	if f.Name == stack.PeriodicReviewsFunction {
+		out = append(out, KV("Daily", Map(KV("Type", "Schedule"), KV("Properties", Map(
+			KV("Name", Sub(stack.PeriodicReviewsRuleName(stage))),
+			KV("Description", stack.PeriodicReviewsDescription),
+			KV("Schedule", stack.PeriodicReviewsSchedule),
+			KV("RetryPolicy", Map(
+				KV("MaximumRetryAttempts", stack.PeriodicReviewsRetryAttempts),
+				KV("MaximumEventAgeInSeconds", stack.PeriodicReviewsMaxEventAgeSeconds),
+			)),
+		)))).Note("The handler takes the scheduled event as it is (its time names the period); a\n"+
+			"dropped run costs a day, the next opens what is due."))
+	}
+	return out, nil
+}
+
+// apiEvent is a route's event on the REST API; a Public route has no
+// authorizer (the function authenticates each request itself).
+func apiEvent(name string, r deploy.Route, method string) Pair {
+	props := []Pair{KV("RestApiId", Ref(restAPIID)), KV("Path", r.Path), KV("Method", method)}
+	if r.Public {
+		props = append(props, KV("Auth", Flow(KV("Authorizer", "NONE"))))
+	}
+	return KV(name, Map(KV("Type", "Api"), KV("Properties", Flow(props...))))
+}
+
+// titleCase is "Get" for GET.
+func titleCase(method string) string {
+	return strings.ToUpper(method[:1]) + strings.ToLower(method[1:])
+}

@@ -1,0 +1,223 @@
+package sam
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+const functionsNote = `--------------------------------------------------------------- functions
+deploy.Functions(). Each function may take exactly its catalogue's DynamoDB
+actions on exactly its tables (one statement per grant, + /index/* when the
+grant has Indexes), read exactly its secrets, send to exactly its queues,
+read exactly its event source, and is told exactly those names: LOG_LEVEL,
+one variable per table, its settings (template parameters), its secrets'
+ARNs, the URLs of the queues it sends to. SAM adds AWSLambdaBasicExecutionRole,
+X-Ray's write access (Tracing), and for a DynamoDB or SQS event AWS's
+managed stream or queue execution role.
+
+Build: BuildMethod makefile. sam build runs make build-<LogicalId> (the
+Makefile's "--- SAM ---" block), the very go build of make build, into
+$(ARTIFACTS_DIR)/bootstrap; make sam-build checks the bytes are those of
+build/<name>/bootstrap (BuildMethod go1.x cannot pass -tags or -ldflags).
+CodeUri is the function's own directory, so sam build copies one main.go,
+not the whole checkout; ContextPath and WorkingDirectory run make at the
+repository root, where go build finds the module.`
+
+// functions: one AWS::Serverless::Function per deploy.Functions() entry.
+func functions() ([]Pair, error) {
+	var out []Pair
+	for i, f := range deploy.Functions() {
+		p, err := function(f)
+		if err != nil {
+			return nil, fmt.Errorf("sam: function %s: %w", f.Name, err)
+		}
+		if i == 0 {
+			p = p.Note(functionsNote)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func function(f deploy.Function) (Pair, error) {
+	env, err := environment(f)
+	if err != nil {
+		return Pair{}, err
+	}
+	statements, err := Statements(f)
+	if err != nil {
+		return Pair{}, err
+	}
+	props := []Pair{
+		KV("CodeUri", "functions/"+f.Name),
+		KV("Description", f.Description),
+		KV("MemorySize", f.MemoryMB),
+		KV("Timeout", f.TimeoutSeconds),
+		KV("Environment", Map(KV("Variables", env))),
+		KV("Policies", List(Map(KV("Statement", statementList(statements))))),
+	}
+	events, err := Events(f)
+	if err != nil {
+		return Pair{}, err
+	}
+	if len(events) > 0 {
+		props = append(props, KV("Events", Map(events...)))
+	}
+	p := resource(f.LogicalID, "AWS::Serverless::Function", Map(props...),
+		KV("Metadata", Map(KV("BuildMethod", "makefile"), KV("ContextPath", "."), KV("WorkingDirectory", "."))))
+	if len(events) == 0 {
+		p = p.Note("No event: " + f.LogicalID + " is only invoked (by the state machine, or through the Lambda Invoke API).")
+	}
+	return p, nil
+}
+
+// environment: exactly f.EnvVarNames(), sorted: LOG_LEVEL as the CDK stack
+// sets it, each table's name, each setting's parameter, each secret's ARN,
+// each queue's URL.
+func environment(f deploy.Function) (*yaml.Node, error) {
+	values := map[string]*yaml.Node{deploy.LogLevelVar: node(stack.LogLevel)}
+	for _, id := range f.TableIDs() {
+		t, err := schema.TableByID(id)
+		if err != nil {
+			return nil, err
+		}
+		values[t.EnvVar] = Ref(deploy.TableLogicalID(id))
+	}
+	for _, s := range f.Settings {
+		values[s.EnvVar] = Ref(s.Parameter)
+	}
+	for _, s := range f.Secrets {
+		values[s.EnvVar] = Ref(deploy.SecretLogicalID(s.SecretID))
+	}
+	for _, id := range f.SendsTo {
+		q, err := deploy.QueueByID(id)
+		if err != nil {
+			return nil, err
+		}
+		values[q.EnvVar] = Ref(q.LogicalID)
+	}
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if want := f.EnvVarNames(); strings.Join(names, ",") != strings.Join(want, ",") {
+		return nil, fmt.Errorf("environment %v, the catalogue says %v", names, want)
+	}
+	pairs := make([]Pair, len(names))
+	for i, k := range names {
+		pairs[i] = KV(k, values[k])
+	}
+	return Map(pairs...), nil
+}
+
+// Statement is one Allow statement of a function's policy.
+type Statement struct {
+	Sid       string
+	Actions   []string
+	Resources []*yaml.Node
+}
+
+// Statements are a function's permissions in the order and shape of the
+// CDK stack's (stack.Statements), less what SAM adds by itself (its logs,
+// X-Ray): per Grant, its actions on its table (and <arn>/index/* with
+// Indexes); GetSecretValue on its secrets; sending to each queue of
+// SendsTo; with a Stream source, reading that stream and sending to its
+// OnFailure queue; with a Queue source, consuming it.
+func Statements(f deploy.Function) ([]Statement, error) {
+	var out []Statement
+	sids := map[string]int{}
+	add := func(sid string, actions []string, resources ...*yaml.Node) {
+		// Sids are unique within a policy: a second grant on a table is
+		// <Sid>2.
+		sids[sid]++
+		if n := sids[sid]; n > 1 {
+			sid = fmt.Sprintf("%s%d", sid, n)
+		}
+		out = append(out, Statement{Sid: sid, Actions: actions, Resources: resources})
+	}
+	for _, g := range f.Grants {
+		if _, err := schema.TableByID(g.Table); err != nil {
+			return nil, fmt.Errorf("grant: %w", err)
+		}
+		id := deploy.TableLogicalID(g.Table)
+		resources := []*yaml.Node{GetAtt(id, "Arn")}
+		if g.Indexes {
+			resources = append(resources, Sub("${"+id+".Arn}/index/*"))
+		}
+		add(id, g.Actions, resources...)
+	}
+	if len(f.Secrets) > 0 {
+		var resources []*yaml.Node
+		for _, s := range f.Secrets {
+			resources = append(resources, Ref(deploy.SecretLogicalID(s.SecretID)))
+		}
+		add("Secrets", []string{"secretsmanager:GetSecretValue"}, resources...)
+	}
+	queue := func(id, use string) (deploy.Queue, error) {
+		q, err := deploy.QueueByID(id)
+		if err != nil {
+			return q, fmt.Errorf("%s: %w", use, err)
+		}
+		return q, nil
+	}
+	for _, id := range f.SendsTo {
+		q, err := queue(id, "sends to")
+		if err != nil {
+			return nil, err
+		}
+		add("SendTo"+q.LogicalID, stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+	}
+	if src := f.Stream; src != nil {
+		t, err := schema.TableByID(src.Table)
+		if err != nil || t.Stream == "" {
+			return nil, fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
+		}
+		add("Read"+streamName(src.Table), stack.StreamReadActions, GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
+		if src.OnFailure != "" {
+			q, err := queue(src.OnFailure, "on-failure")
+			if err != nil {
+				return nil, err
+			}
+			add("OnFailureTo"+q.LogicalID, stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+		}
+	}
+	if src := f.Queue; src != nil {
+		q, err := queue(src.Queue, "consumes")
+		if err != nil {
+			return nil, err
+		}
+		add("Consume"+q.LogicalID, stack.QueueConsumeActions, GetAtt(q.LogicalID, "Arn"))
+	}
+	return out, nil
+}
+
+func statementList(statements []Statement) *yaml.Node {
+	out := List()
+	for _, s := range statements {
+		resources := make([]any, len(s.Resources))
+		for i, r := range s.Resources {
+			resources[i] = r
+		}
+		out.Content = append(out.Content, Map(
+			KV("Sid", s.Sid),
+			KV("Effect", "Allow"),
+			KV("Action", s.Actions),
+			KV("Resource", FlowList(resources...)),
+		))
+	}
+	return out
+}
+
+// streamName is "ReviewsStream" for the reviews table: the stream's
+// statement (Read<it>) and event are named after it, as the CDK stack's.
+func streamName(table string) string {
+	return strings.TrimSuffix(deploy.TableLogicalID(table), "Table") + "Stream"
+}
