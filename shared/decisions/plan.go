@@ -7,12 +7,11 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // plan computes what an action writes: the new review and entity, what it
 // creates, and the audit record with the before and after of what changed.
-func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decision, domain.Review, error) {
+func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decision, domain.Review, error) {
 	now := s.now()
 	rev, ent := st.review, st.entity
 	reviewChanged, entityChanged := false, false
@@ -34,7 +33,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionAssign:
 		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, ptr(assignee.Name)
 		reviewChanged = true
@@ -62,7 +61,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionQueueChecks:
 		cs, err := s.rerun(ctx, req, st, &ent)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		newChecks = cs
 		rev.ChecksQueuedAt = &now
@@ -77,7 +76,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionAdjudicateMatch:
 		latest, err := s.latestScreening(ctx, st, req.MatchID)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		if req.Verdict == domain.VerdictFalsePositive {
 			if !containsString(ent.DismissedMatches, req.MatchID) {
@@ -119,10 +118,10 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 		ent.ReviewsCount++
 		entityChanged = true
 	default:
-		return store.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
+		return domain.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
 	}
 
-	d := store.Decision{NewReview: newReview, NewChecks: newChecks}
+	d := domain.Decision{NewReview: newReview, NewChecks: newChecks}
 	before := map[string]any{}
 	if reviewChanged {
 		rev.UpdatedAt = now

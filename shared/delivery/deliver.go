@@ -53,8 +53,11 @@ func LeaseFor(timeoutSeconds int) time.Duration {
 
 // Store is what deliveries read and write.
 type Store interface {
+	// not_found: the endpoint was deleted.
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
-	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, store.ClaimResult, error)
+	// not_found: a redelivery that was never recorded.
+	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error)
+	// No codes; domain.ErrStale if the attempt is no longer sending.
 	FinishDelivery(ctx context.Context, d domain.Delivery) error
 }
 
@@ -198,10 +201,10 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("claim: %w", err)
-	case claim == store.AlreadyClaimed:
+	case claim == domain.AlreadyClaimed:
 		log.Info("duplicate delivery message: already claimed", "status", att.Status)
 		return nil
-	case claim == store.Interrupted:
+	case claim == domain.Interrupted:
 		log.Warn("delivery interrupted earlier: recorded failed, not posted again")
 		d.Metrics.Put(map[string]any{"delivery_id": att.ID}, metrics.Value{Name: metrics.DeliveriesFailed, Unit: metrics.Count, Value: 1})
 		return nil

@@ -8,15 +8,20 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // ViewStore is what the deliveries view and redelivery read and write.
 type ViewStore interface {
+	// not_found: no such operator in the account.
 	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	// not_found: no such attempt in the account.
 	Delivery(ctx context.Context, accountID int64, id string) (domain.Delivery, error)
-	Deliveries(ctx context.Context, accountID int64, f store.DeliveryFilter) ([]domain.Delivery, error)
-	CreateRedelivery(ctx context.Context, r store.Redelivery) error
+	// No codes (the filter is validated before).
+	Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error)
+	// No codes; domain.ErrStale if another attempt was added meanwhile,
+	// domain.ErrDuplicateAction if the action id was applied before.
+	CreateRedelivery(ctx context.Context, r domain.Redelivery) error
+	// not_found: the action was never applied.
 	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
 }
 
@@ -34,7 +39,7 @@ type Operations struct {
 
 // List shows the account's attempts, newest first, to an operator with
 // webhook_delivery.view.
-func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f store.DeliveryFilter) ([]domain.Delivery, error) {
+func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	if _, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookDeliveryView); err != nil {
 		return nil, err
 	}
@@ -82,7 +87,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 	if err != nil {
 		return domain.Delivery{}, err
 	}
-	latest, err := o.Store.Delivery(ctx, accountID, store.AttemptID(orig.ID, orig.Attempts))
+	latest, err := o.Store.Delivery(ctx, accountID, domain.AttemptID(orig.ID, orig.Attempts))
 	if err != nil {
 		return domain.Delivery{}, err
 	}
@@ -101,7 +106,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 	}
 	n := orig.Attempts + 1
 	next := domain.Delivery{
-		AccountID: accountID, ID: store.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
+		AccountID: accountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
 		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Status: domain.DeliveryQueued,
 		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
 	}
@@ -111,7 +116,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 		reqBy = nil
 	}
 	next.RequestedBy = reqBy
-	err = o.Store.CreateRedelivery(ctx, store.Redelivery{
+	err = o.Store.CreateRedelivery(ctx, domain.Redelivery{
 		Original: orig, Attempt: next,
 		Audit: domain.AuditRecord{
 			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
@@ -122,13 +127,13 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 		},
 	})
 	switch {
-	case errors.Is(err, store.ErrDuplicateAction):
+	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := o.Store.AuditRecord(ctx, accountID, actionID)
 		if err != nil {
 			return domain.Delivery{}, err
 		}
 		return o.applied(ctx, rec)
-	case errors.Is(err, store.ErrStale):
+	case errors.Is(err, domain.ErrStale):
 		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s was redelivered meanwhile: look again.", orig.ID)
 	case err != nil:
 		return domain.Delivery{}, err
@@ -173,13 +178,4 @@ func (o *Operations) operator(ctx context.Context, accountID, operatorID int64, 
 
 func message(d domain.Delivery) Message {
 	return Message{AccountID: d.AccountID, DeliveryID: d.ID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID, Event: d.Event}
-}
-
-func validStatus(s domain.DeliveryStatus) bool {
-	for _, x := range domain.DeliveryStatuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

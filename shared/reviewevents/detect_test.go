@@ -323,7 +323,7 @@ func (w *reviewsWorld) change(t *testing.T, r domain.Review, edit func(*domain.R
 	next := r
 	next.UpdatedAt = r.UpdatedAt.Add(time.Hour)
 	edit(&next)
-	err := w.st.ApplyDecision(context.Background(), store.Decision{
+	err := w.st.ApplyDecision(context.Background(), domain.Decision{
 		Audit:  domain.AuditRecord{AccountID: r.AccountID, ActionID: fmt.Sprintf("act-%d", w.seq), Action: domain.ActionAssign, OperatorID: 1, EntityID: r.EntityID, At: next.UpdatedAt},
 		Review: &next,
 	})

@@ -14,6 +14,7 @@ import (
 
 // Endpoints lists an account's webhook endpoints.
 type Endpoints interface {
+	// No codes.
 	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
 }
 

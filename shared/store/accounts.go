@@ -49,7 +49,7 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	err = tx.Run(ctx)
 	switch {
 	case audit != nil && (cancelledAt(err, len(countries)+1) || cancelledAt(err, len(countries)+2)):
-		return domain.Account{}, ErrDuplicateAction
+		return domain.Account{}, domain.ErrDuplicateAction
 	case err != nil:
 		return domain.Account{}, fmt.Errorf("create account: %w", err)
 	}
@@ -98,7 +98,7 @@ func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries [
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, len(countries)+1):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "update account %d", a.ID)
 }
@@ -180,7 +180,7 @@ func newCountryItem(c domain.CountryConfig) countryItem {
 		Active:              c.Active,
 		RegistrationPattern: c.RegistrationPattern,
 		RegistrationMessage: c.RegistrationMessage,
-		IntakeChecks:        c.IntakeChecks,
+		IntakeChecks:        intakeCheckItems(c.IntakeChecks),
 		UpdatedAt:           fmtTime(c.UpdatedAt),
 	}
 }

@@ -45,7 +45,7 @@ func (s *Store) issueAPIKey(ctx context.Context, k domain.APIKey, audit *domain.
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, 2):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "put api key")
 }
@@ -141,7 +141,7 @@ func (s *Store) keyTxError(err error, k domain.APIKey, auditAt int) error {
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeConflict, "API key %s is revoked already.", k.ID)
 	case cancelledAt(err, auditAt):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "revoke api key %s", k.ID)
 }

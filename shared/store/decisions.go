@@ -55,29 +55,13 @@ func (it auditItem) domain() domain.AuditRecord {
 	return a
 }
 
-// Decision is everything one operator action writes. Review and Entity are
-// the new states of records read at the versions they carry; the write
-// fails with ErrStale if either changed meanwhile.
-type Decision struct {
-	Audit domain.AuditRecord
-	// Review is the changed review (nil when the action changes none).
-	Review *domain.Review
-	// Entity is the changed entity (nil when the action changes none).
-	Entity *domain.Entity
-	// NewReview is a review the action opens (nil for none).
-	NewReview *domain.Review
-	// NewChecks are checks the action ran.
-	NewChecks []domain.Check
-}
-
-// ErrDuplicateAction reports that an action with the same id was applied
-// before: nothing was written again.
-var ErrDuplicateAction = fmt.Errorf("store: action already applied")
-
 // ApplyDecision writes a decision in one transaction: the audit record
 // (once per action id), the review and entity at their next versions, and
 // any review or checks it creates.
-func (s *Store) ApplyDecision(ctx context.Context, d Decision) error {
+func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
 	if d.NewReview != nil {
 		id, err := s.nextIDs(ctx, seqReview, 1)
 		if err != nil {
@@ -95,9 +79,6 @@ func (s *Store) ApplyDecision(ctx context.Context, d Decision) error {
 		tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
 	}
 	for _, c := range d.NewChecks {
-		if c.ID == 0 {
-			return fmt.Errorf("apply decision: new checks need reserved ids (ReserveCheckIDs)")
-		}
 		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
 	}
 	if r := d.Review; r != nil {
@@ -117,9 +98,9 @@ func (s *Store) ApplyDecision(ctx context.Context, d Decision) error {
 		}
 		return nil
 	case cancelledAt(err, 0):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	case isTxCondFailed(err) || isTxConflict(err):
-		return ErrStale
+		return domain.ErrStale
 	default:
 		return fmt.Errorf("apply %s on account %d: %w", d.Audit.Action, d.Audit.AccountID, err)
 	}
@@ -139,7 +120,7 @@ func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
 		Set("version", e.Version+1).
 		If("attribute_exists(entity_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", e.Version, e.Version, int64(0))
 	if e.Score != nil {
-		u.Set("current_score", e.Score.Value).Set("score_breakdown", e.Score.Breakdown)
+		u.Set("current_score", e.Score.Value).Set("score_breakdown", scoreComponentItems(e.Score.Breakdown))
 	} else {
 		u.Remove("current_score", "score_breakdown")
 	}

@@ -31,15 +31,15 @@ type accountItem struct {
 }
 
 type countryItem struct {
-	AccountID           int64                `dynamo:"account_id,hash"`
-	SK                  string               `dynamo:"sk,range"`
-	CountryCode         string               `dynamo:"country_code"`
-	CountryID           int                  `dynamo:"country_id"`
-	Active              bool                 `dynamo:"active"`
-	RegistrationPattern string               `dynamo:"registration_pattern,omitempty"`
-	RegistrationMessage string               `dynamo:"registration_message,omitempty"`
-	IntakeChecks        []domain.IntakeCheck `dynamo:"intake_checks,omitempty"`
-	UpdatedAt           string               `dynamo:"updated_at"`
+	AccountID           int64             `dynamo:"account_id,hash"`
+	SK                  string            `dynamo:"sk,range"`
+	CountryCode         string            `dynamo:"country_code"`
+	CountryID           int               `dynamo:"country_id"`
+	Active              bool              `dynamo:"active"`
+	RegistrationPattern string            `dynamo:"registration_pattern,omitempty"`
+	RegistrationMessage string            `dynamo:"registration_message,omitempty"`
+	IntakeChecks        []intakeCheckItem `dynamo:"intake_checks,omitempty"`
+	UpdatedAt           string            `dynamo:"updated_at"`
 }
 
 type apiKeyItem struct {
@@ -54,33 +54,33 @@ type apiKeyItem struct {
 }
 
 type entityItem struct {
-	AccountID          int64                   `dynamo:"account_id,hash"`
-	EntityID           int64                   `dynamo:"entity_id,range"`
-	Seq                int64                   `dynamo:"seq"`
-	CountrySeq         string                  `dynamo:"country_seq"`
-	RegistrationKey    string                  `dynamo:"registration_key"`
-	RegistrationNumber string                  `dynamo:"registration_number"`
-	LegalName          string                  `dynamo:"legal_name"`
-	CountryCode        string                  `dynamo:"country_code"`
-	CountryID          int                     `dynamo:"country_id"`
-	Status             string                  `dynamo:"status"`
-	RegistrationStatus string                  `dynamo:"registration_status"`
-	SanctionsStatus    string                  `dynamo:"sanctions_status"`
-	CurrentScore       *int                    `dynamo:"current_score,omitempty"`
-	ScoreBreakdown     []domain.ScoreComponent `dynamo:"score_breakdown,omitempty"`
-	RiskLevel          string                  `dynamo:"risk_level,omitempty"`
-	RiskLevelUpdatedAt string                  `dynamo:"risk_level_updated_at,omitempty"`
-	WebsiteURL         *string                 `dynamo:"website_url,omitempty"`
-	SocialURL          *string                 `dynamo:"social_url,omitempty"`
-	ActivitySummary    *string                 `dynamo:"business_activity_summary,omitempty"`
-	DismissedMatches   []string                `dynamo:"dismissed_matches,set,omitempty"`
-	RelationshipsCount int                     `dynamo:"current_relationships_count"`
-	ReviewsCount       int                     `dynamo:"reviews_count"`
-	DocumentsCount     int                     `dynamo:"documents_count"`
-	ChecksCount        int                     `dynamo:"checks_count"`
-	CreatedAt          string                  `dynamo:"created_at"`
-	UpdatedAt          string                  `dynamo:"updated_at"`
-	Version            int64                   `dynamo:"version,omitempty"`
+	AccountID          int64                `dynamo:"account_id,hash"`
+	EntityID           int64                `dynamo:"entity_id,range"`
+	Seq                int64                `dynamo:"seq"`
+	CountrySeq         string               `dynamo:"country_seq"`
+	RegistrationKey    string               `dynamo:"registration_key"`
+	RegistrationNumber string               `dynamo:"registration_number"`
+	LegalName          string               `dynamo:"legal_name"`
+	CountryCode        string               `dynamo:"country_code"`
+	CountryID          int                  `dynamo:"country_id"`
+	Status             string               `dynamo:"status"`
+	RegistrationStatus string               `dynamo:"registration_status"`
+	SanctionsStatus    string               `dynamo:"sanctions_status"`
+	CurrentScore       *int                 `dynamo:"current_score,omitempty"`
+	ScoreBreakdown     []scoreComponentItem `dynamo:"score_breakdown,omitempty"`
+	RiskLevel          string               `dynamo:"risk_level,omitempty"`
+	RiskLevelUpdatedAt string               `dynamo:"risk_level_updated_at,omitempty"`
+	WebsiteURL         *string              `dynamo:"website_url,omitempty"`
+	SocialURL          *string              `dynamo:"social_url,omitempty"`
+	ActivitySummary    *string              `dynamo:"business_activity_summary,omitempty"`
+	DismissedMatches   []string             `dynamo:"dismissed_matches,set,omitempty"`
+	RelationshipsCount int                  `dynamo:"current_relationships_count"`
+	ReviewsCount       int                  `dynamo:"reviews_count"`
+	DocumentsCount     int                  `dynamo:"documents_count"`
+	ChecksCount        int                  `dynamo:"checks_count"`
+	CreatedAt          string               `dynamo:"created_at"`
+	UpdatedAt          string               `dynamo:"updated_at"`
+	Version            int64                `dynamo:"version,omitempty"`
 }
 
 type checkItem struct {
@@ -177,7 +177,7 @@ func (it entityItem) domain() domain.Entity {
 		UpdatedAt:          parseTime(it.UpdatedAt),
 	}
 	if it.CurrentScore != nil {
-		e.Score = &domain.Score{Value: *it.CurrentScore, Breakdown: it.ScoreBreakdown}
+		e.Score = &domain.Score{Value: *it.CurrentScore, Breakdown: scoreComponents(it.ScoreBreakdown)}
 	}
 	// Only an assessment writes both fields; anything less is unassessed.
 	if it.RiskLevel != "" && it.RiskLevelUpdatedAt != "" {
@@ -215,7 +215,7 @@ func newEntityItem(e domain.Entity, seq, countrySeq int64) entityItem {
 	if e.Score != nil {
 		v := e.Score.Value
 		it.CurrentScore = &v
-		it.ScoreBreakdown = e.Score.Breakdown
+		it.ScoreBreakdown = scoreComponentItems(e.Score.Breakdown)
 	}
 	if e.Risk != nil {
 		it.RiskLevel = string(e.Risk.Level)
@@ -324,7 +324,7 @@ func (it countryItem) domain() domain.CountryConfig {
 		Active:              it.Active,
 		RegistrationPattern: it.RegistrationPattern,
 		RegistrationMessage: it.RegistrationMessage,
-		IntakeChecks:        it.IntakeChecks,
+		IntakeChecks:        intakeChecks(it.IntakeChecks),
 		UpdatedAt:           parseTime(it.UpdatedAt),
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -91,26 +90,13 @@ func Payload(d domain.Delivery) ([]byte, error) {
 	return []byte(it.Payload), err
 }
 
-// ClaimResult says what a claim found.
-type ClaimResult int
-
-const (
-	// Claimed: this caller owns the attempt and must post it.
-	Claimed ClaimResult = iota
-	// AlreadyClaimed: another message claimed it (a duplicate); nothing to do.
-	AlreadyClaimed
-	// Interrupted: a claim older than the lease never finished (its
-	// function died mid-post); it is now recorded failed, not posted again.
-	Interrupted
-)
-
 // ClaimDelivery marks an attempt as being sent, once: a first attempt is
 // created by the claim, a redelivery (created queued) moves to sending. A
 // second claim of the same attempt (a duplicate message) gets
-// AlreadyClaimed; one arriving after lease on an attempt still sending gets
-// Interrupted, and the attempt is recorded failed, since whether the
+// domain.AlreadyClaimed; one arriving after lease on an attempt still sending gets
+// domain.Interrupted, and the attempt is recorded failed, since whether the
 // receiver got the POST is unknown.
-func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, ClaimResult, error) {
+func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error) {
 	d.Status, d.StartedAt = domain.DeliverySending, &now
 	table := s.table(schema.WebhookDeliveries)
 	var err error
@@ -137,11 +123,11 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 			If("'status' = ?", string(domain.DeliveryQueued)).
 			Value(ctx, &it)
 		if err == nil {
-			return it.domain(), Claimed, nil
+			return it.domain(), domain.Claimed, nil
 		}
 	}
 	if err == nil {
-		return d, Claimed, nil
+		return d, domain.Claimed, nil
 	}
 	if !isCondFailed(err) {
 		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
@@ -151,20 +137,20 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
 	}
 	if cur.Status != domain.DeliverySending || cur.StartedAt == nil || now.Sub(*cur.StartedAt) < lease {
-		return cur, AlreadyClaimed, nil
+		return cur, domain.AlreadyClaimed, nil
 	}
 	cur.Status, cur.CompletedAt = domain.DeliveryFailed, &now
 	cur.Error = "interrupted: the delivery function stopped during this attempt; whether the receiver got it is unknown"
 	switch err := s.FinishDelivery(ctx, cur); {
-	case errors.Is(err, ErrStale):
-		return cur, AlreadyClaimed, nil
+	case errors.Is(err, domain.ErrStale):
+		return cur, domain.AlreadyClaimed, nil
 	case err != nil:
 		return cur, 0, err
 	}
-	return cur, Interrupted, nil
+	return cur, domain.Interrupted, nil
 }
 
-// FinishDelivery records the result of an attempt being sent; ErrStale if
+// FinishDelivery records the result of an attempt being sent; domain.ErrStale if
 // it is no longer sending (another claim recorded it).
 func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 	if d.CompletedAt == nil {
@@ -187,7 +173,7 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 	}
 	err := u.Run(ctx)
 	if isCondFailed(err) {
-		return ErrStale
+		return domain.ErrStale
 	}
 	return wrap(err, "record delivery %s", d.ID)
 }
@@ -202,20 +188,10 @@ func (s *Store) Delivery(ctx context.Context, accountID int64, id string) (domai
 	return it.domain(), nil
 }
 
-// DeliveryFilter narrows the deliveries view; zero fields match all.
-type DeliveryFilter struct {
-	EndpointID int64
-	ReviewID   int64
-	EventType  domain.EventType
-	Status     domain.DeliveryStatus
-	// Limit caps the attempts returned (newest first); 0 means 100.
-	Limit int
-}
-
 // Deliveries lists the account's attempts, newest first. The most selective
 // filter picks the index (endpoint, review, status, else time); the others
 // filter what it reads.
-func (s *Store) Deliveries(ctx context.Context, accountID int64, f DeliveryFilter) ([]domain.Delivery, error) {
+func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
@@ -259,20 +235,14 @@ func (s *Store) Deliveries(ctx context.Context, accountID int64, f DeliveryFilte
 	return out, nil
 }
 
-// Redelivery is a new attempt of a failed delivery, asked for by an operator.
-type Redelivery struct {
-	// Original is the first attempt (its Attempts is the latest attempt's number).
-	Original domain.Delivery
-	// Attempt is the new attempt, queued.
-	Attempt domain.Delivery
-	Audit   domain.AuditRecord
-}
-
 // CreateRedelivery writes a redelivery in one transaction: the original's
-// attempt count (only if no other attempt was added meanwhile: ErrStale),
-// the new queued attempt, and its audit record (ErrDuplicateAction if the
+// attempt count (only if no other attempt was added meanwhile: domain.ErrStale),
+// the new queued attempt, and its audit record (domain.ErrDuplicateAction if the
 // action id was applied before).
-func (s *Store) CreateRedelivery(ctx context.Context, r Redelivery) error {
+func (s *Store) CreateRedelivery(ctx context.Context, r domain.Redelivery) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
 	it, err := newDeliveryItem(r.Attempt)
 	if err != nil {
 		return err
@@ -288,19 +258,10 @@ func (s *Store) CreateRedelivery(ctx context.Context, r Redelivery) error {
 	case err == nil:
 		return nil
 	case cancelledAt(err, 0):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	case isTxCondFailed(err), isTxConflict(err):
-		return ErrStale
+		return domain.ErrStale
 	default:
 		return fmt.Errorf("redeliver %s: %w", o.ID, err)
 	}
-}
-
-// AttemptID names attempt n of a delivery: the first is the delivery's own
-// id, a redelivery "<id>.<n>".
-func AttemptID(originalID string, n int) string {
-	if n <= 1 {
-		return originalID
-	}
-	return originalID + "." + strconv.Itoa(n)
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -592,10 +592,10 @@ func TestStaleVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 		stale.Description = "second"
-		if _, err := w.st.UpdateEndpoint(ctx, stale, domain.AuditRecord{AccountID: w.account, ActionID: "s-2", Action: domain.ActionEndpointUpdate, At: t0}); !errors.Is(err, store.ErrStale) {
+		if _, err := w.st.UpdateEndpoint(ctx, stale, domain.AuditRecord{AccountID: w.account, ActionID: "s-2", Action: domain.ActionEndpointUpdate, At: t0}); !errors.Is(err, domain.ErrStale) {
 			t.Errorf("update at a stale version: %v", err)
 		}
-		if err := w.st.DeleteEndpoint(ctx, w.account, ep.ID, 1, domain.AuditRecord{AccountID: w.account, ActionID: "s-3", Action: domain.ActionEndpointDelete, At: t0}); !errors.Is(err, store.ErrStale) {
+		if err := w.st.DeleteEndpoint(ctx, w.account, ep.ID, 1, domain.AuditRecord{AccountID: w.account, ActionID: "s-3", Action: domain.ActionEndpointDelete, At: t0}); !errors.Is(err, domain.ErrStale) {
 			t.Errorf("delete at a stale version: %v", err)
 		}
 		if got := w.stored(t, ep.ID); got.Description != "first" || got.Version != 2 {
