@@ -768,7 +768,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		"decision":         taskInvoker((&decisions.Service{Store: st, Checker: runner}).Handle),
 		"periodic-reviews": taskInvoker((&decisions.Scheduler{Store: st}).HandleSchedule),
 		"review-events": taskInvoker((&reviewevents.Emitter{
-			Endpoints: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
+			Endpoints: st, Reviews: st, Queue: &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
 		}).Handle),
 		"webhook-delivery": taskInvoker((&delivery.Deliverer{
 			Store: st, Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: webhooks.DefaultTimeout, Allow: loopback}),

@@ -65,7 +65,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		timeout = webhooks.DefaultTimeout
 	}
 	f := &reviewFlow{SQS: client, QueueURLs: urls}
-	f.Emitter = &reviewevents.Emitter{Endpoints: st, Queue: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]}}
+	f.Emitter = &reviewevents.Emitter{Endpoints: st, Reviews: st, Queue: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]}}
 	f.Deliverer = &delivery.Deliverer{
 		Store:  st,
 		Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: timeout, Allow: o.Allow}),

@@ -16,6 +16,6 @@ func main() {
 	cfg := boot.Must(boot.AWSConfig(context.Background()))
 	st := boot.Must(boot.StoreWith(cfg, "review-events"))
 	queue := boot.Must(boot.DeliveriesQueue(cfg))
-	e := &reviewevents.Emitter{Endpoints: st, Queue: queue}
+	e := &reviewevents.Emitter{Endpoints: st, Reviews: st, Queue: queue}
 	lambda.Start(e.Handle)
 }

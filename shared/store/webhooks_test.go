@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
@@ -225,48 +223,5 @@ func TestAttemptIDAndPayload(t *testing.T) {
 	want := `{"event_type":"entity_review.approved","entity_review_id":20,"entity_id":10,"account_id":1,"outcome":"approved","occurred_at":"2026-11-01T09:00:00.000Z"}`
 	if err != nil || string(b) != want {
 		t.Errorf("payload %s (%v)", b, err)
-	}
-}
-
-func TestReviewFromItem(t *testing.T) {
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	item := func(edit func(map[string]types.AttributeValue)) map[string]types.AttributeValue {
-		m := map[string]types.AttributeValue{"account_id": n("1"), "review_id": n("20"), "entity_id": n("10"), "purpose": s("initial"),
-			"status": s("escalated"), "escalation": s("aml"), "version": n("4"), "checks_queued_at": s("2026-11-01T09:30:00.000Z"),
-			"created_at": s("2026-11-01T09:00:00.000Z"), "updated_at": s("2026-11-01T10:00:00.000Z")}
-		if edit != nil {
-			edit(m)
-		}
-		return m
-	}
-	queued := t0.Add(30 * time.Minute)
-	tests := []struct {
-		name string
-		item map[string]types.AttributeValue
-		want *domain.Review
-	}{
-		{"a review", item(nil), &domain.Review{AccountID: 1, ID: 20, EntityID: 10, Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated,
-			Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, Version: 4, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
-		{"no version (never decided)", item(func(m map[string]types.AttributeValue) { delete(m, "version") }), &domain.Review{AccountID: 1, ID: 20, EntityID: 10,
-			Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated, Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
-		{"version as a string", item(func(m map[string]types.AttributeValue) { m["version"] = s("4") }), nil},
-		{"no account", item(func(m map[string]types.AttributeValue) { delete(m, "account_id") }), nil},
-		{"no review id", item(func(m map[string]types.AttributeValue) { delete(m, "review_id") }), nil},
-		{"no entity id", item(func(m map[string]types.AttributeValue) { delete(m, "entity_id") }), nil},
-		{"empty", map[string]types.AttributeValue{}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := store.ReviewFromItem(tc.item)
-			switch {
-			case tc.want == nil && err == nil:
-				t.Errorf("review %+v, want an error", got)
-			case tc.want != nil && err != nil:
-				t.Error(err)
-			case tc.want != nil && !reflect.DeepEqual(got, *tc.want):
-				t.Errorf("review\n got %+v\nwant %+v", got, *tc.want)
-			}
-		})
 	}
 }
