@@ -19,7 +19,6 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/metrics"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -193,10 +192,14 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	if gone == nil && !d.hasTime(ctx) {
 		return errNoTime
 	}
+	body, err := EncodeBody(m.Event)
+	if err != nil {
+		return err
+	}
 	now := d.now()
 	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
-		EventID: m.EventID, Event: m.Event, URL: ep.URL, CreatedAt: now,
+		EventID: m.EventID, Event: m.Event, Payload: body, URL: ep.URL, CreatedAt: now,
 	}, now, d.lease())
 	switch {
 	case err != nil:
@@ -244,9 +247,10 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 
 // post signs and sends the attempt, recording status, body, error and time.
 func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.Delivery) {
-	body, err := store.Payload(*att)
-	if err != nil {
-		att.Error = err.Error()
+	// The stored bytes: a redelivery posts what the first attempt did.
+	body := att.Payload
+	if len(body) == 0 {
+		att.Error = "no payload recorded for this attempt"
 		return
 	}
 	sent := d.now()

@@ -107,7 +107,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 	n := orig.Attempts + 1
 	next := domain.Delivery{
 		AccountID: accountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
-		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Status: domain.DeliveryQueued,
+		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Payload: orig.Payload, Status: domain.DeliveryQueued,
 		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
 	}
 	reviewID := orig.Event.EntityReviewID

@@ -35,6 +35,9 @@ type Delivery struct {
 	EndpointID int64
 	EventID    string
 	Event      Event
+	// Payload is the exact body posted: encoded by package delivery for
+	// the first attempt, the same bytes again for every redelivery.
+	Payload []byte
 	URL        string
 	Status     DeliveryStatus
 	// Set once the POST is done.

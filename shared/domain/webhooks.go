@@ -27,17 +27,17 @@ func ValidEventType(s string) bool {
 	return false
 }
 
-// Event is one review state change, as subscribers receive it. Its field
-// order is the body's: the delivery signs exactly these bytes.
+// Event is one review state change, as subscribers are told of it (package
+// delivery owns its body's bytes).
 type Event struct {
-	EventType      EventType `json:"event_type"`
-	EntityReviewID int64     `json:"entity_review_id"`
-	EntityID       int64     `json:"entity_id"`
-	AccountID      int64     `json:"account_id"`
+	EventType      EventType
+	EntityReviewID int64
+	EntityID       int64
+	AccountID      int64
 	// Outcome is the review's outcome once it has one (approved, rejected),
-	// null before.
-	Outcome    *string `json:"outcome"`
-	OccurredAt string  `json:"occurred_at"`
+	// nil before.
+	Outcome    *string
+	OccurredAt string
 }
 
 // Endpoint is a subscriber's URL and the events it receives.

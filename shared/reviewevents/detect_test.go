@@ -1,12 +1,12 @@
 package reviewevents
 
 import (
-	"encoding/json"
 	"regexp"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -152,7 +152,7 @@ func TestNewEvent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			b, err := json.Marshal(NewEvent(tc.kind, tc.r))
+			b, err := delivery.EncodeBody(NewEvent(tc.kind, tc.r))
 			if err != nil {
 				t.Fatal(err)
 			}

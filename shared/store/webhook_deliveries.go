@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,65 +28,67 @@ type deliveryItem struct {
 	EventType  string `dynamo:"event_type"`
 	ReviewID   int64  `dynamo:"review_id"`
 	EntityID   int64  `dynamo:"entity_id"`
-	// Payload is the exact body posted (and re-posted on redelivery).
-	Payload        string `dynamo:"payload"`
-	URL            string `dynamo:"url,omitempty"`
-	Status         string `dynamo:"status"`
-	ResponseStatus int    `dynamo:"response_status,omitempty"`
-	ResponseBody   string `dynamo:"response_body,omitempty"`
-	Error          string `dynamo:"error,omitempty"`
-	DurationMS     int64  `dynamo:"duration_ms,omitempty"`
-	RequestedBy    *int64 `dynamo:"requested_by,omitempty"`
-	Reason         string `dynamo:"reason,omitempty"`
-	CreatedAt      string `dynamo:"created_at"`
-	StartedAt      string `dynamo:"started_at,omitempty"`
-	CompletedAt    string `dynamo:"completed_at,omitempty"`
-	CreatedKey     string `dynamo:"created_key"`
-	EndpointKey    string `dynamo:"endpoint_key"`
-	ReviewKey      string `dynamo:"review_key"`
-	StatusKey      string `dynamo:"status_key"`
-	ExpiresAt      int64  `dynamo:"expires_at"`
+	// Payload is the exact body posted (and re-posted on redelivery), as
+	// the caller gave it; the event's fields are kept beside it.
+	Payload        string  `dynamo:"payload"`
+	Outcome        *string `dynamo:"outcome,omitempty"`
+	OccurredAt     string  `dynamo:"occurred_at,omitempty"`
+	URL            string  `dynamo:"url,omitempty"`
+	Status         string  `dynamo:"status"`
+	ResponseStatus int     `dynamo:"response_status,omitempty"`
+	ResponseBody   string  `dynamo:"response_body,omitempty"`
+	Error          string  `dynamo:"error,omitempty"`
+	DurationMS     int64   `dynamo:"duration_ms,omitempty"`
+	RequestedBy    *int64  `dynamo:"requested_by,omitempty"`
+	Reason         string  `dynamo:"reason,omitempty"`
+	CreatedAt      string  `dynamo:"created_at"`
+	StartedAt      string  `dynamo:"started_at,omitempty"`
+	CompletedAt    string  `dynamo:"completed_at,omitempty"`
+	CreatedKey     string  `dynamo:"created_key"`
+	EndpointKey    string  `dynamo:"endpoint_key"`
+	ReviewKey      string  `dynamo:"review_key"`
+	StatusKey      string  `dynamo:"status_key"`
+	ExpiresAt      int64   `dynamo:"expires_at"`
 }
 
-func newDeliveryItem(d domain.Delivery) (deliveryItem, error) {
-	payload, err := json.Marshal(d.Event)
-	if err != nil {
-		return deliveryItem{}, fmt.Errorf("encode event: %w", err)
-	}
+func newDeliveryItem(d domain.Delivery) deliveryItem {
 	created := fmtTime(d.CreatedAt)
 	tail := created + "#" + d.ID
+	ev := d.Event
 	return deliveryItem{
 		AccountID: d.AccountID, DeliveryID: d.ID, OriginalID: d.OriginalID, Attempt: d.Attempt, Attempts: d.Attempts,
-		EndpointID: d.EndpointID, EventID: d.EventID, EventType: string(d.Event.EventType),
-		ReviewID: d.Event.EntityReviewID, EntityID: d.Event.EntityID, Payload: string(payload), URL: d.URL,
-		Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
+		EndpointID: d.EndpointID, EventID: d.EventID, EventType: string(ev.EventType),
+		ReviewID: ev.EntityReviewID, EntityID: ev.EntityID, Payload: string(d.Payload), Outcome: ev.Outcome, OccurredAt: ev.OccurredAt,
+		URL: d.URL, Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
 		DurationMS: d.DurationMS, RequestedBy: d.RequestedBy, Reason: d.Reason,
 		CreatedAt: created, StartedAt: fmtOptTime(d.StartedAt), CompletedAt: fmtOptTime(d.CompletedAt),
 		CreatedKey:  tail,
 		EndpointKey: fmt.Sprintf("%012d#%s", d.EndpointID, tail),
-		ReviewKey:   fmt.Sprintf("%012d#%s", d.Event.EntityReviewID, tail),
+		ReviewKey:   fmt.Sprintf("%012d#%s", ev.EntityReviewID, tail),
 		StatusKey:   string(d.Status) + "#" + tail,
 		ExpiresAt:   d.CreatedAt.Add(DeliveryRetention).Unix(),
-	}, nil
+	}
 }
 
 func (it deliveryItem) domain() domain.Delivery {
-	d := domain.Delivery{
+	return domain.Delivery{
 		AccountID: it.AccountID, ID: it.DeliveryID, OriginalID: it.OriginalID, Attempt: it.Attempt, Attempts: it.Attempts,
 		EndpointID: it.EndpointID, EventID: it.EventID, URL: it.URL, Status: domain.DeliveryStatus(it.Status),
+		Event: domain.Event{EventType: domain.EventType(it.EventType), EntityReviewID: it.ReviewID, EntityID: it.EntityID,
+			AccountID: it.AccountID, Outcome: it.Outcome, OccurredAt: it.OccurredAt},
+		Payload:        payload(it.Payload),
 		ResponseStatus: it.ResponseStatus, ResponseBody: it.ResponseBody, Error: it.Error, DurationMS: it.DurationMS,
 		RequestedBy: it.RequestedBy, Reason: it.Reason,
 		CreatedAt: parseTime(it.CreatedAt), StartedAt: parseOptTime(it.StartedAt), CompletedAt: parseOptTime(it.CompletedAt),
 	}
-	json.Unmarshal([]byte(it.Payload), &d.Event)
-	return d
 }
 
-// Payload is the exact body of a delivery: what was (or will be) signed and
-// posted.
-func Payload(d domain.Delivery) ([]byte, error) {
-	it, err := newDeliveryItem(d)
-	return []byte(it.Payload), err
+// payload is a stored body as the caller gave it: none is nil.
+func payload(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
 
 // ClaimDelivery marks an attempt as being sent, once: a first attempt is
@@ -102,11 +103,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 	var err error
 	if d.Attempt <= 1 {
 		d.Attempt, d.Attempts, d.OriginalID = 1, 1, d.ID
-		var it deliveryItem
-		if it, err = newDeliveryItem(d); err != nil {
-			return d, 0, err
-		}
-		err = table.Put(it).If("attribute_not_exists(delivery_id)").Run(ctx)
+		err = table.Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)").Run(ctx)
 	} else {
 		// A redelivery was created queued; its index keys carry its own
 		// creation time.
@@ -243,16 +240,12 @@ func (s *Store) CreateRedelivery(ctx context.Context, r domain.Redelivery) error
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	it, err := newDeliveryItem(r.Attempt)
-	if err != nil {
-		return err
-	}
 	o := r.Original
-	err = s.db.WriteTx().
+	err := s.db.WriteTx().
 		Put(s.table(schema.Audit).Put(newAuditItem(r.Audit)).If("attribute_not_exists(action_id)")).
 		Update(s.table(schema.WebhookDeliveries).Update("account_id", o.AccountID).Range("delivery_id", o.ID).
 			Set("attempts", r.Attempt.Attempt).If("attempts = ?", r.Attempt.Attempt-1)).
-		Put(s.table(schema.WebhookDeliveries).Put(it).If("attribute_not_exists(delivery_id)")).
+		Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(r.Attempt)).If("attribute_not_exists(delivery_id)")).
 		Run(ctx)
 	switch {
 	case err == nil:
