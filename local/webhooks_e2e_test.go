@@ -450,7 +450,7 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	rcv.mu.Unlock()
 	rcv2 := newTestReceiver(t, ep.Secret)
 	f.mustUpdateURL(ep, rcv2.url())
-	ops := &delivery.Operations{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
+	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
 	next, err := ops.Redeliver(f.ctx, f.acct, failed.ID, f.op.ID, "receiver back after maintenance", "redeliver-1")
 	if err != nil {
 		t.Fatal(err)

@@ -194,7 +194,7 @@ func TestQueuePollerHandlerErrorLeavesBatch(t *testing.T) {
 // endpoints is a fixed list of webhook endpoints for review-events.
 type endpoints []domain.Endpoint
 
-func (e endpoints) Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error) {
+func (e endpoints) Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error) {
 	return e, nil
 }
 

@@ -365,6 +365,6 @@ func (h *Handler) endpoints() *subscriptions.Service {
 	return &subscriptions.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
 }
 
-func (h *Handler) deliveries() *delivery.Operations {
-	return &delivery.Operations{Store: h.Store, Queue: h.Queue, Now: h.Now}
+func (h *Handler) deliveries() *delivery.Redeliverer {
+	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Now: h.Now}
 }

@@ -30,8 +30,9 @@ type Sender interface {
 	Send(ctx context.Context, msgs []Message) error
 }
 
-// Operations is the deliveries view and redelivery, for operators.
-type Operations struct {
+// Redeliverer is the deliveries view and redelivery, for operators and
+// the account's administrator.
+type Redeliverer struct {
 	Store ViewStore
 	Queue Sender
 	Now   func() time.Time
@@ -39,7 +40,7 @@ type Operations struct {
 
 // List shows the account's attempts, newest first, to an operator with
 // webhook_delivery.view.
-func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
+func (o *Redeliverer) List(ctx context.Context, accountID, operatorID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	if _, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookDeliveryView); err != nil {
 		return nil, err
 	}
@@ -54,14 +55,14 @@ func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f do
 // lost to a failed send). Any other action while the latest attempt is
 // queued or sending is a conflict: of two operators redelivering at once,
 // one wins.
-func (o *Operations) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
+func (o *Redeliverer) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
 	return o.RedeliverAs(ctx, domain.Actor{AccountID: accountID, OperatorID: operatorID, ActionID: actionID}, id, reason)
 }
 
 // RedeliverAs is Redeliver by an actor: an operator with
 // webhook_endpoint.manage, or the account's administrator (OperatorID 0 and
 // Admin set, as the admin function acts).
-func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
+func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
 	accountID, actionID := a.AccountID, a.ActionID
 	op := domain.Operator{Name: a.AdminName()}
 	if a.OperatorID != 0 || a.Admin == "" {
@@ -147,7 +148,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 
 // applied is the attempt an action already made, queued again while it is
 // still queued (a duplicate message is harmless: it is claimed once).
-func (o *Operations) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
+func (o *Redeliverer) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
 	id, _ := rec.After["delivery_id"].(string)
 	if rec.Action != domain.ActionRedeliver || id == "" {
 		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Action id %s was used for %s.", rec.ActionID, rec.Action)
@@ -162,7 +163,7 @@ func (o *Operations) applied(ctx context.Context, rec domain.AuditRecord) (domai
 	return d, nil
 }
 
-func (o *Operations) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
+func (o *Redeliverer) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
 	if operatorID <= 0 {
 		return domain.Operator{}, domain.Invalid("operator", "is required")
 	}

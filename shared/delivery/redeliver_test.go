@@ -46,7 +46,7 @@ type ops struct {
 	ep        domain.Endpoint
 	d         *delivery.Deliverer
 	q         *queue
-	o         *delivery.Operations
+	o         *delivery.Redeliverer
 	redeliver int64 // operators
 	viewer    int64
 	nobody    int64
@@ -62,7 +62,7 @@ func newOps(t *testing.T) *ops {
 	})
 	w.ep = w.endpoint(t, w.rcv.url(), nil)
 	w.d = deliverer(t, w.world, webhooks.ClientOptions{Allow: loopback(t)})
-	w.o = &delivery.Operations{Store: w.st, Queue: w.q, Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	w.o = &delivery.Redeliverer{Store: w.st, Queue: w.q, Now: func() time.Time { return t0.Add(24 * time.Hour) }}
 	op := func(name string, perms ...string) int64 {
 		o, err := w.st.CreateOperator(context.Background(), w.account, name, perms, t0)
 		if err != nil {

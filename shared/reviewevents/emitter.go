@@ -14,7 +14,7 @@ import (
 // Endpoints lists an account's webhook endpoints.
 type Endpoints interface {
 	// No codes.
-	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
+	Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error)
 }
 
 // Reviews decodes the reviews table's stream images: only the store that
@@ -80,7 +80,7 @@ func (e *Emitter) messages(ctx context.Context, rec events.DynamoDBEventRecord, 
 	}
 	eps, ok := cache[new.AccountID]
 	if !ok {
-		if eps, err = e.Endpoints.Endpoints(ctx, new.AccountID, false); err != nil {
+		if eps, err = e.Endpoints.Endpoints(ctx, new.AccountID, domain.ReadEventual); err != nil {
 			return nil, err
 		}
 		cache[new.AccountID] = eps

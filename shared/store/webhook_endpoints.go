@@ -91,12 +91,12 @@ func (s *Store) Endpoint(ctx context.Context, accountID, id int64) (domain.Endpo
 	return it.domain(), nil
 }
 
-// Endpoints returns the account's endpoints, by id. consistent asks for a
-// strongly consistent read (tools); the event stream reads eventually
-// consistent, which is cheaper and current within a second.
-func (s *Store) Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error) {
+// Endpoints returns the account's endpoints, by id. Endpoint management
+// reads strongly; the event stream reads eventually, which is cheaper and
+// current within a second.
+func (s *Store) Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error) {
 	var items []endpointItem
-	err := s.table(schema.WebhookEndpoints).Get("account_id", accountID).Consistent(consistent).All(ctx, &items)
+	err := s.table(schema.WebhookEndpoints).Get("account_id", accountID).Consistent(c == domain.ReadStrong).All(ctx, &items)
 	if err != nil {
 		return nil, fmt.Errorf("list endpoints of account %d: %w", accountID, err)
 	}

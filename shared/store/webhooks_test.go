@@ -99,7 +99,7 @@ func TestEndpointRoundTrip(t *testing.T) {
 	if got, _ := st.Endpoint(ctx, acct, ep.ID); got.Version != 1 {
 		t.Errorf("endpoint changed: %+v", got)
 	}
-	eps, err := st.Endpoints(ctx, acct, true)
+	eps, err := st.Endpoints(ctx, acct, domain.ReadStrong)
 	if err != nil || len(eps) != 1 {
 		t.Errorf("endpoints %+v (%v)", eps, err)
 	}

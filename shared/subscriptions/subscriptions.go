@@ -38,7 +38,7 @@ type Store interface {
 	// not_found: no such endpoint in the account.
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
 	// No codes.
-	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
+	Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error)
 	// No codes; domain.ErrStale if it changed (or went) since read,
 	// domain.ErrDuplicateAction if the action id was applied before.
 	UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error)
@@ -100,7 +100,7 @@ func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) 
 	if _, err := s.reader(ctx, a); err != nil {
 		return nil, err
 	}
-	eps, err := s.Store.Endpoints(ctx, a.AccountID, true)
+	eps, err := s.Store.Endpoints(ctx, a.AccountID, domain.ReadStrong)
 	if err != nil {
 		return nil, err
 	}
