@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -274,10 +273,11 @@ func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.De
 		return
 	}
 	defer resp.Body.Close()
-	got, _ := io.ReadAll(io.LimitReader(resp.Body, MaxRecordedBody+1))
+	// A read cut short keeps what arrived: the answer is a record, not data.
+	got, truncated, _ := webhooks.ReadCapped(resp.Body, MaxRecordedBody)
 	att.DurationMS = time.Since(start).Milliseconds()
 	att.ResponseStatus = resp.StatusCode
-	att.ResponseBody = recorded(got)
+	att.ResponseBody = recorded(got, truncated)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		att.Error = "receiver answered " + resp.Status
 	}
@@ -298,12 +298,13 @@ func Signature(secrets []string, body []byte) string {
 const truncatedMark = "…[truncated]"
 
 // recorded is a receiver's answer as kept: valid UTF-8 of at most
-// MaxRecordedBody bytes, mark included; an answer cut to fit ends with
+// MaxRecordedBody bytes, mark included. b is the answer read up to
+// MaxRecordedBody bytes (webhooks.ReadCapped); one that was longer, or
+// grows past the cap once invalid bytes are replaced, ends with
 // truncatedMark, cut at a character boundary.
-func recorded(b []byte) string {
+func recorded(b []byte, truncated bool) string {
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	// b holds one byte more than is kept when the answer was longer.
-	if len(b) <= MaxRecordedBody && len(s) <= MaxRecordedBody {
+	if !truncated && len(s) <= MaxRecordedBody {
 		return s
 	}
 	// Replacing invalid bytes changes the length: cut s itself.
