@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -149,7 +150,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 // what completed to the entity.
 func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.Entity) ([]domain.Check, error) {
 	if s.Checker == nil {
-		return nil, fmt.Errorf("queue_checks: no checker is configured")
+		return nil, errors.New("queue_checks: no checker is configured")
 	}
 	cfg, err := s.Store.CountryConfig(ctx, req.AccountID, ent.CountryCode)
 	if err != nil {

@@ -166,7 +166,7 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 		return fmt.Errorf("decode message: %w", err)
 	}
 	if m.AccountID == 0 || m.DeliveryID == "" || m.EndpointID == 0 {
-		return fmt.Errorf("message lacks account_id, delivery_id or endpoint_id")
+		return errors.New("message lacks account_id, delivery_id or endpoint_id")
 	}
 	log := logging.From(ctx).With("delivery_id", m.DeliveryID, "event_id", m.EventID, "account_id", m.AccountID, "endpoint_id", m.EndpointID)
 
