@@ -18,7 +18,6 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 var restartOptions = flowOptions{PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, ClientTimeout: 5 * time.Second}
@@ -166,7 +165,7 @@ func TestFlowStopDrainsDeliveriesInFlight(t *testing.T) {
 	t.Logf("drained in %v", time.Since(stopped).Round(time.Millisecond))
 
 	// Recorded before stop returned: nothing to wait for.
-	ds, err := f.st.Deliveries(f.ctx, f.acct, store.DeliveryFilter{EndpointID: ep.ID})
+	ds, err := f.st.Deliveries(f.ctx, f.acct, domain.DeliveryFilter{EndpointID: ep.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 func TestSleepingReceiverBesideAHealthyOne(t *testing.T) {
@@ -48,7 +47,7 @@ func TestSleepingReceiverBesideAHealthyOne(t *testing.T) {
 		{"healthy", healthy.ID, domain.DeliveryDelivered},
 		{"sleeper", sleeper.ID, domain.DeliveryFailed},
 	} {
-		ds := f.deliveries(n, store.DeliveryFilter{EndpointID: c.endpoint, Limit: 100})
+		ds := f.deliveries(n, domain.DeliveryFilter{EndpointID: c.endpoint, Limit: 100})
 		if len(ds) != n {
 			t.Errorf("%s: %d deliveries recorded, want %d", c.name, len(ds), n)
 		}

@@ -34,9 +34,9 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
 )
@@ -642,7 +642,7 @@ func TestUpSurvivesElasticMQKilled(t *testing.T) {
 
 	// Exactly once: one verified POST per review, one per delivery, and
 	// the deliveries view records each of them delivered, no more.
-	ds, err := h.st.Deliveries(h.ctx, h.acct, store.DeliveryFilter{Limit: 1000})
+	ds, err := h.st.Deliveries(h.ctx, h.acct, domain.DeliveryFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

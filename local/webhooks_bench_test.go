@@ -12,7 +12,6 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Issue 6's measurements, with the pollers at make local's settings (the
@@ -150,7 +149,7 @@ func BenchmarkHealthyBesideSleepingEndpoint(b *testing.B) {
 		beside := measure()
 		stop()
 		sleeper.Close()
-		failed, err := f.st.Deliveries(f.ctx, f.acct, store.DeliveryFilter{Status: domain.DeliveryFailed})
+		failed, err := f.st.Deliveries(f.ctx, f.acct, domain.DeliveryFilter{Status: domain.DeliveryFailed})
 		if err != nil || len(failed) == 0 {
 			b.Fatalf("the sleeping endpoint has %d failed deliveries (%v): it was not posted to", len(failed), err)
 		}

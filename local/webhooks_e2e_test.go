@@ -29,9 +29,9 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
 )
@@ -147,7 +147,7 @@ func (f *flowFixture) endpoint(url string, events ...domain.EventType) domain.En
 
 // deliveries waits until the account has n attempts in a final state
 // (delivered or failed), and returns them.
-func (f *flowFixture) deliveries(n int, filter store.DeliveryFilter) []domain.Delivery {
+func (f *flowFixture) deliveries(n int, filter domain.DeliveryFilter) []domain.Delivery {
 	f.t.Helper()
 	var got []domain.Delivery
 	deadline := time.Now().Add(20 * time.Second)
@@ -256,7 +256,7 @@ func TestDecisionReachesReceiverSigned(t *testing.T) {
 	if as := got[string(domain.EventAssigned)]; as.Outcome != nil || as.EntityReviewID != r.ID {
 		t.Errorf("assigned event = %+v, want outcome null", as)
 	}
-	ds := f.deliveries(2, store.DeliveryFilter{EndpointID: ep.ID})
+	ds := f.deliveries(2, domain.DeliveryFilter{EndpointID: ep.ID})
 	for _, d := range ds {
 		if d.Status != domain.DeliveryDelivered || d.ResponseStatus != http.StatusNoContent || d.URL != rcv2.url() || d.CompletedAt == nil {
 			t.Errorf("delivery %s: %s %d %s", d.ID, d.Status, d.ResponseStatus, d.URL)
@@ -290,7 +290,7 @@ func TestFailingReceiverIsRecordedAndNotRetried(t *testing.T) {
 
 	r := f.review()
 	f.approve(r.ID)
-	ds := f.deliveries(1, store.DeliveryFilter{EndpointID: ep.ID})
+	ds := f.deliveries(1, domain.DeliveryFilter{EndpointID: ep.ID})
 	d := ds[0]
 	if d.Status != domain.DeliveryFailed || d.ResponseStatus != 500 || d.ResponseBody != `{"error":"database down"}` || !strings.Contains(d.Error, "500") {
 		t.Errorf("delivery = %s %d %q %q, want failed 500 with the body", d.Status, d.ResponseStatus, d.ResponseBody, d.Error)
@@ -333,7 +333,7 @@ func TestDuplicateMessagePostsOnce(t *testing.T) {
 
 	r := f.review()
 	f.approve(r.ID)
-	first := f.deliveries(1, store.DeliveryFilter{EndpointID: ep.ID})[0]
+	first := f.deliveries(1, domain.DeliveryFilter{EndpointID: ep.ID})[0]
 
 	// The same message again, twice, as SQS's at-least-once delivery or a
 	// re-read stream record would send it.
@@ -347,7 +347,7 @@ func TestDuplicateMessagePostsOnce(t *testing.T) {
 	if req, ver, _ := rcv2.counts(); req != 1 || ver != 1 {
 		t.Errorf("receiver got %d requests (%d verified), want 1", req, ver)
 	}
-	if ds := f.deliveries(1, store.DeliveryFilter{}); len(ds) != 1 {
+	if ds := f.deliveries(1, domain.DeliveryFilter{}); len(ds) != 1 {
 		t.Errorf("%d delivery records, want 1", len(ds))
 	}
 }
@@ -379,7 +379,7 @@ func TestInactiveOrUnsubscribedEndpointGetsNothing(t *testing.T) {
 
 	r := f.review()
 	f.approve(r.ID)
-	f.deliveries(1, store.DeliveryFilter{EndpointID: on.ID})
+	f.deliveries(1, domain.DeliveryFilter{EndpointID: on.ID})
 	settle()
 	if req, _, _ := unsub.counts(); req != 0 {
 		t.Errorf("unsubscribed endpoint got %d requests", req)
@@ -387,7 +387,7 @@ func TestInactiveOrUnsubscribedEndpointGetsNothing(t *testing.T) {
 	if req, _, _ := inactive.counts(); req != 0 {
 		t.Errorf("inactive endpoint got %d requests", req)
 	}
-	if ds, _ := f.st.Deliveries(f.ctx, f.acct, store.DeliveryFilter{}); len(ds) != 1 {
+	if ds, _ := f.st.Deliveries(f.ctx, f.acct, domain.DeliveryFilter{}); len(ds) != 1 {
 		t.Errorf("%d delivery records, want only the active endpoint's", len(ds))
 	}
 }
@@ -417,7 +417,7 @@ func TestPoisonStreamRecordDoesNotBlockTheOthers(t *testing.T) {
 	}
 	f.approve(r2.ID)
 
-	ds := f.deliveries(2, store.DeliveryFilter{EndpointID: ep.ID})
+	ds := f.deliveries(2, domain.DeliveryFilter{EndpointID: ep.ID})
 	reviews := map[int64]bool{}
 	for _, d := range ds {
 		reviews[d.Event.EntityReviewID] = true
@@ -442,7 +442,7 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 
 	r := f.review()
 	f.approve(r.ID)
-	failed := f.deliveries(1, store.DeliveryFilter{EndpointID: ep.ID, Status: domain.DeliveryFailed})[0]
+	failed := f.deliveries(1, domain.DeliveryFilter{EndpointID: ep.ID, Status: domain.DeliveryFailed})[0]
 
 	// The receiver is back; an operator redelivers.
 	rcv.mu.Lock()
@@ -450,7 +450,7 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	rcv.mu.Unlock()
 	rcv2 := newTestReceiver(t, ep.Secret)
 	f.mustUpdateURL(ep, rcv2.url())
-	ops := &delivery.Operations{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
+	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
 	next, err := ops.Redeliver(f.ctx, f.acct, failed.ID, f.op.ID, "receiver back after maintenance", "redeliver-1")
 	if err != nil {
 		t.Fatal(err)
@@ -466,7 +466,7 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the redelivery never reached the receiver")
 	}
-	ds := f.deliveries(2, store.DeliveryFilter{EndpointID: ep.ID})
+	ds := f.deliveries(2, domain.DeliveryFilter{EndpointID: ep.ID})
 	byID := map[string]domain.Delivery{}
 	for _, d := range ds {
 		byID[d.ID] = d

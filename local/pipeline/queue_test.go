@@ -21,6 +21,7 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/reviewevents"
+	"github.com/evs-kyb/evs/shared/store"
 )
 
 // testQueue makes a queue of the test's own with a one-second visibility
@@ -193,7 +194,7 @@ func TestQueuePollerHandlerErrorLeavesBatch(t *testing.T) {
 // endpoints is a fixed list of webhook endpoints for review-events.
 type endpoints []domain.Endpoint
 
-func (e endpoints) Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error) {
+func (e endpoints) Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error) {
 	return e, nil
 }
 
@@ -208,6 +209,7 @@ func TestPipelineApprovedReviewReachesDeliveryHandler(t *testing.T) {
 
 	emitter := &reviewevents.Emitter{
 		Endpoints: endpoints{{AccountID: 1, ID: 40, Active: true, Events: []domain.EventType{domain.EventApproved}}},
+		Reviews:   new(store.Store), // decoding images reads no table
 		Queue:     &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]},
 	}
 	fn, _ := deploy.Lookup("review-events")

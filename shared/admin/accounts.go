@@ -12,7 +12,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
@@ -84,7 +83,7 @@ func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
 	}
 	audit := c.audit(0, domain.ActionAccountCreate, nil, accountSnapshot(a, countries))
 	opened, err := h.Store.OpenAccount(ctx, a, countries, &audit)
-	if errors.Is(err, store.ErrDuplicateAction) {
+	if errors.Is(err, domain.ErrDuplicateAction) {
 		// A repeat of the action (a retried invocation) answers what the
 		// first did.
 		id, err := h.Store.AccountOpenedBy(ctx, c.ActionID)

@@ -28,9 +28,8 @@ import (
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -38,25 +37,46 @@ import (
 type Store interface {
 	subscriptions.Store
 	delivery.ViewStore
+	// not_found: no such account.
 	Account(ctx context.Context, id int64) (domain.Account, error)
+	// No codes.
 	ListAccounts(ctx context.Context) ([]domain.Account, error)
+	// validation_failed on name: blank; domain.ErrDuplicateAction if the
+	// action id opened an account before.
 	OpenAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit *domain.AuditRecord) (domain.Account, error)
+	// not_found: the action opened no account.
 	AccountOpenedBy(ctx context.Context, actionID string) (int64, error)
+	// not_found: no such account; domain.ErrDuplicateAction if the action id
+	// was applied before.
 	UpdateAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error
+	// No codes.
 	CountryConfigs(ctx context.Context, accountID int64) ([]domain.CountryConfig, error)
+	// not_found: no such account; domain.ErrDuplicateAction if the action id
+	// was applied before.
 	IssueAPIKey(ctx context.Context, k domain.APIKey, audit domain.AuditRecord) error
+	// No codes.
 	APIKeys(ctx context.Context, accountID int64) ([]domain.APIKey, error)
+	// not_found: no such key in the account.
 	APIKey(ctx context.Context, accountID int64, id string) (domain.APIKey, error)
+	// conflict: the key is revoked already; domain.ErrDuplicateAction if the
+	// action id was applied before.
 	RevokeKey(ctx context.Context, k domain.APIKey, at time.Time, audit domain.AuditRecord) error
+	// conflict: the old key is revoked already; domain.ErrDuplicateAction if
+	// the action id was applied before.
 	RotateKey(ctx context.Context, old domain.APIKey, oldEnds time.Time, next domain.APIKey, audit domain.AuditRecord) error
+	// not_found: no such account; validation_failed on name or permissions;
+	// domain.ErrDuplicateAction if the action id was applied before.
 	AddOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) (domain.Operator, error)
+	// conflict: it changed since read; validation_failed on name or
+	// permissions; domain.ErrDuplicateAction if the action id was applied before.
 	UpdateOperator(ctx context.Context, op domain.Operator, audit domain.AuditRecord) error
+	// No codes.
 	Operators(ctx context.Context, accountID int64) ([]domain.Operator, error)
+	// No codes.
 	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
+	// No codes.
 	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
 }
-
-var _ Store = (*store.Store)(nil)
 
 // Handler runs admin commands.
 type Handler struct {
@@ -197,7 +217,7 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 		}
 	}
 	out, err := cmd.run(h, ctx, c)
-	if errors.Is(err, store.ErrDuplicateAction) {
+	if errors.Is(err, domain.ErrDuplicateAction) {
 		return nil, domain.Errorf(domain.ECodeConflict, "Action id %s was applied already: use a new one for a new change.", c.ActionID)
 	}
 	if err != nil {
@@ -345,6 +365,6 @@ func (h *Handler) endpoints() *subscriptions.Service {
 	return &subscriptions.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
 }
 
-func (h *Handler) deliveries() *delivery.Operations {
-	return &delivery.Operations{Store: h.Store, Queue: h.Queue, Now: h.Now}
+func (h *Handler) deliveries() *delivery.Redeliverer {
+	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Now: h.Now}
 }

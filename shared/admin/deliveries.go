@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // The deliveries view and redelivery. Without operator_id the administrator
@@ -52,7 +51,7 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if p.Limit < 1 || p.Limit > maxDeliveries {
 		return nil, domain.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxDeliveries))
 	}
-	f := store.DeliveryFilter{EndpointID: p.EndpointID, ReviewID: p.ReviewID, Status: domain.DeliveryStatus(p.Status), Limit: p.Limit}
+	f := domain.DeliveryFilter{EndpointID: p.EndpointID, ReviewID: p.ReviewID, Status: domain.DeliveryStatus(p.Status), Limit: p.Limit}
 	if p.EventType != "" {
 		f.EventType = eventTypes(&[]string{p.EventType})[0]
 	}

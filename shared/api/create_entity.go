@@ -24,7 +24,6 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Limits of POST /api/v1/entities.
@@ -41,14 +40,24 @@ const (
 
 // EntityCreator is what creating an entity needs from the store.
 type EntityCreator interface {
+	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
+	// validation_failed on registration_number: taken, or held by another create.
 	ClaimRegistration(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error
+	// No codes.
 	ReleaseRegistration(ctx context.Context, accountID int64, country, number, token string) error
+	// No codes.
 	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
-	CommitEntity(ctx context.Context, d domain.EntityDetail, o store.CommitOptions) (domain.EntityDetail, error)
+	// validation_failed on registration_number: taken; conflict: another request
+	// took the Idempotency-Key over; service_unavailable: the outcome is unknown.
+	CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error)
+	// No codes: a key held by another request is reported by the record returned.
 	BeginIdempotent(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error)
+	// No codes.
 	CompleteIdempotent(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
+	// not_found: no live record of the key.
 	IdempotencyRecord(ctx context.Context, accountID int64, key string, now time.Time) (domain.IdempotencyRecord, error)
+	// No codes.
 	ReleaseIdempotent(ctx context.Context, accountID int64, key, requestHash string) error
 }
 
@@ -217,9 +226,9 @@ func (c CreateEntity) intakeAndCommit(ctx context.Context, r *http.Request, in c
 		return failure(r, err)
 	}
 	d := c.Intake.Intake(ctx, in)
-	opts := store.CommitOptions{ClaimToken: token}
+	opts := domain.CommitOptions{ClaimToken: token}
 	if idem != nil {
-		opts.Idempotency = &store.IdempotentAnswer{Key: idem.key, RequestHash: idem.hash, Status: http.StatusCreated,
+		opts.Idempotency = &domain.IdempotentAnswer{Key: idem.key, RequestHash: idem.hash, Status: http.StatusCreated,
 			Render: func(d domain.EntityDetail) ([]byte, error) { return marshalBody(EntityView(d)), nil }}
 	}
 	created, err := c.Store.CommitEntity(ctx, d, opts)

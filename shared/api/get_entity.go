@@ -12,6 +12,7 @@ import (
 
 // EntityDetailer reads an entity with its checks and reviews.
 type EntityDetailer interface {
+	// not_found: no such entity in the account.
 	EntityDetail(ctx context.Context, accountID, id int64) (domain.EntityDetail, error)
 }
 

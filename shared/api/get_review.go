@@ -12,7 +12,9 @@ import (
 
 // ReviewReader reads a review and the entity it decides on.
 type ReviewReader interface {
+	// not_found: no such review in the account.
 	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
+	// not_found: no such entity in the account.
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
 }
 

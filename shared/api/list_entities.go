@@ -22,6 +22,7 @@ const (
 
 // EntityLister lists an account's entities.
 type EntityLister interface {
+	// No codes: an unknown account lists nothing.
 	ListEntities(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error)
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -35,9 +34,13 @@ const ScreeningEventCompleted = "screening.completed"
 
 // ScreeningStore is what the webhook needs from the store.
 type ScreeningStore interface {
+	// not_found: no such check in the account.
 	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
+	// not_found: no such entity in the account.
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
-	ApplyScreening(ctx context.Context, u store.ScreeningUpdate) (bool, error)
+	// No codes; domain.ErrStale if the check or the entity changed since read;
+	// applied false for a webhook id seen before.
+	ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
 }
 
 // ScreeningReader reads a provider's answer as check results.
@@ -125,7 +128,7 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	ctx := context.WithoutCancel(r.Context())
 	for attempt := 0; ; attempt++ {
 		applied, err := h.apply(ctx, provider, reader, r.Header.Get(webhooks.HeaderID), ev, accountID, checkID)
-		if errors.Is(err, store.ErrStale) && attempt < 3 {
+		if errors.Is(err, domain.ErrStale) && attempt < 3 {
 			continue // the check or entity changed between read and write
 		}
 		if err != nil {
@@ -165,7 +168,7 @@ func (h ProviderWebhook) apply(ctx context.Context, provider string, reader Scre
 	if ev.Data.Dataset != "" {
 		res.Dataset = ev.Data.Dataset
 	}
-	return h.Store.ApplyScreening(ctx, store.ScreeningUpdate{
+	return h.Store.ApplyScreening(ctx, domain.ScreeningUpdate{
 		Provider: provider, WebhookID: webhookID, Reference: ev.Data.Reference,
 		Check: c, Entity: e,
 		Result:          checks.Sanitize(domain.CheckOrganizationScreening, checks.ScreeningResultMap(res)),

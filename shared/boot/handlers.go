@@ -77,7 +77,7 @@ func functions() map[string]function {
 			return (&decisions.Scheduler{Store: d.Store, Now: d.Now}).HandleSchedule
 		}),
 		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {
-			return (&reviewevents.Emitter{Endpoints: d.Store, Queue: d.Deliveries}).Handle
+			return (&reviewevents.Emitter{Endpoints: d.Store, Reviews: d.Store, Queue: d.Deliveries}).Handle
 		}),
 		"webhook-delivery": entry(needAllow|needMetrics, func(d Deps, f deploy.Function) QueueHandler {
 			return (&delivery.Deliverer{

@@ -10,15 +10,19 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // SchedulerStore is what the periodic-review run reads and writes.
 type SchedulerStore interface {
+	// No codes.
 	ListAccounts(ctx context.Context) ([]domain.Account, error)
+	// No codes.
 	EntitiesWithStatus(ctx context.Context, accountID int64, statuses ...domain.EntityStatus) ([]domain.Entity, error)
+	// No codes.
 	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
-	ApplyDecision(ctx context.Context, d store.Decision) error
+	// No codes; domain.ErrStale if the entity changed since read,
+	// domain.ErrDuplicateAction if this period's review was opened before.
+	ApplyDecision(ctx context.Context, d domain.Decision) error
 }
 
 // SchedulerName is who the audit trail names for scheduled reviews.
@@ -107,7 +111,7 @@ func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.En
 	next.Status = domain.EntityUnderMonitoring
 	next.ReviewsCount++
 	next.UpdatedAt = now
-	d := store.Decision{
+	d := domain.Decision{
 		Audit: domain.AuditRecord{
 			AccountID: a.ID, ActionID: fmt.Sprintf("periodic-%d-%d-%d", a.ID, e.ID, period), Action: domain.ActionOpenPeriodicReview,
 			OperatorName: SchedulerName, EntityID: e.ID, Reason: fmt.Sprintf("review interval of %d days passed", int(interval.Hours()/24)),
@@ -117,7 +121,7 @@ func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.En
 		NewReview: &domain.Review{AccountID: a.ID, EntityID: e.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now},
 	}
 	switch err := s.Store.ApplyDecision(ctx, d); {
-	case errors.Is(err, store.ErrDuplicateAction), errors.Is(err, store.ErrStale):
+	case errors.Is(err, domain.ErrDuplicateAction), errors.Is(err, domain.ErrStale):
 		return false, nil // already opened this period, or changed meanwhile: the next run decides again
 	case err != nil:
 		return false, err

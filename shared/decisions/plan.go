@@ -2,17 +2,17 @@ package decisions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // plan computes what an action writes: the new review and entity, what it
 // creates, and the audit record with the before and after of what changed.
-func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decision, domain.Review, error) {
+func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decision, domain.Review, error) {
 	now := s.now()
 	rev, ent := st.review, st.entity
 	reviewChanged, entityChanged := false, false
@@ -34,7 +34,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionAssign:
 		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, ptr(assignee.Name)
 		reviewChanged = true
@@ -62,7 +62,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionQueueChecks:
 		cs, err := s.rerun(ctx, req, st, &ent)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		newChecks = cs
 		rev.ChecksQueuedAt = &now
@@ -77,7 +77,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 	case domain.ActionAdjudicateMatch:
 		latest, err := s.latestScreening(ctx, st, req.MatchID)
 		if err != nil {
-			return store.Decision{}, domain.Review{}, err
+			return domain.Decision{}, domain.Review{}, err
 		}
 		if req.Verdict == domain.VerdictFalsePositive {
 			if !containsString(ent.DismissedMatches, req.MatchID) {
@@ -119,10 +119,10 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 		ent.ReviewsCount++
 		entityChanged = true
 	default:
-		return store.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
+		return domain.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
 	}
 
-	d := store.Decision{NewReview: newReview, NewChecks: newChecks}
+	d := domain.Decision{NewReview: newReview, NewChecks: newChecks}
 	before := map[string]any{}
 	if reviewChanged {
 		rev.UpdatedAt = now
@@ -150,7 +150,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (store.Decisi
 // what completed to the entity.
 func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.Entity) ([]domain.Check, error) {
 	if s.Checker == nil {
-		return nil, fmt.Errorf("queue_checks: no checker is configured")
+		return nil, errors.New("queue_checks: no checker is configured")
 	}
 	cfg, err := s.Store.CountryConfig(ctx, req.AccountID, ent.CountryCode)
 	if err != nil {

@@ -10,20 +10,30 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Store is what decisions read and write.
 type Store interface {
+	// not_found: no such account.
 	Account(ctx context.Context, id int64) (domain.Account, error)
+	// not_found: no such operator in the account.
 	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	// not_found: no such review in the account.
 	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
+	// not_found: no such entity in the account.
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	// No codes.
 	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
+	// No codes.
 	EntityChecks(ctx context.Context, accountID, entityID int64) ([]domain.Check, error)
+	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
+	// No codes.
 	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
-	ApplyDecision(ctx context.Context, d store.Decision) error
+	// No codes; domain.ErrStale if the review or the entity changed since read,
+	// domain.ErrDuplicateAction if the action id was applied before.
+	ApplyDecision(ctx context.Context, d domain.Decision) error
+	// not_found: the action was never applied.
 	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
 }
 
@@ -295,13 +305,13 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	}
 	d.Audit.SecondApproverID = approver
 	switch err := s.Store.ApplyDecision(ctx, d); {
-	case errors.Is(err, store.ErrDuplicateAction):
+	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID)
 		if err != nil {
 			return domain.Review{}, err
 		}
 		return s.replay(ctx, rec)
-	case errors.Is(err, store.ErrStale):
+	case errors.Is(err, domain.ErrStale):
 		return domain.Review{}, refuse(FailConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
 	case err != nil:
 		return domain.Review{}, err

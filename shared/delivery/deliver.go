@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/metrics"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -53,8 +51,11 @@ func LeaseFor(timeoutSeconds int) time.Duration {
 
 // Store is what deliveries read and write.
 type Store interface {
+	// not_found: the endpoint was deleted.
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
-	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, store.ClaimResult, error)
+	// not_found: a redelivery that was never recorded.
+	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error)
+	// No codes; domain.ErrStale if the attempt is no longer sending.
 	FinishDelivery(ctx context.Context, d domain.Delivery) error
 }
 
@@ -165,7 +166,7 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 		return fmt.Errorf("decode message: %w", err)
 	}
 	if m.AccountID == 0 || m.DeliveryID == "" || m.EndpointID == 0 {
-		return fmt.Errorf("message lacks account_id, delivery_id or endpoint_id")
+		return errors.New("message lacks account_id, delivery_id or endpoint_id")
 	}
 	log := logging.From(ctx).With("delivery_id", m.DeliveryID, "event_id", m.EventID, "account_id", m.AccountID, "endpoint_id", m.EndpointID)
 
@@ -190,18 +191,22 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	if gone == nil && !d.hasTime(ctx) {
 		return errNoTime
 	}
+	body, err := EncodeBody(m.Event)
+	if err != nil {
+		return err
+	}
 	now := d.now()
 	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
-		EventID: m.EventID, Event: m.Event, URL: ep.URL, CreatedAt: now,
+		EventID: m.EventID, Event: m.Event, Payload: body, URL: ep.URL, CreatedAt: now,
 	}, now, d.lease())
 	switch {
 	case err != nil:
 		return fmt.Errorf("claim: %w", err)
-	case claim == store.AlreadyClaimed:
+	case claim == domain.AlreadyClaimed:
 		log.Info("duplicate delivery message: already claimed", "status", att.Status)
 		return nil
-	case claim == store.Interrupted:
+	case claim == domain.Interrupted:
 		log.Warn("delivery interrupted earlier: recorded failed, not posted again")
 		d.Metrics.Put(map[string]any{"delivery_id": att.ID}, metrics.Value{Name: metrics.DeliveriesFailed, Unit: metrics.Count, Value: 1})
 		return nil
@@ -241,9 +246,10 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 
 // post signs and sends the attempt, recording status, body, error and time.
 func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.Delivery) {
-	body, err := store.Payload(*att)
-	if err != nil {
-		att.Error = err.Error()
+	// The stored bytes: a redelivery posts what the first attempt did.
+	body := att.Payload
+	if len(body) == 0 {
+		att.Error = "no payload recorded for this attempt"
 		return
 	}
 	sent := d.now()
@@ -267,10 +273,11 @@ func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.De
 		return
 	}
 	defer resp.Body.Close()
-	got, _ := io.ReadAll(io.LimitReader(resp.Body, MaxRecordedBody+1))
+	// A read cut short keeps what arrived: the answer is a record, not data.
+	got, truncated, _ := webhooks.ReadCapped(resp.Body, MaxRecordedBody)
 	att.DurationMS = time.Since(start).Milliseconds()
 	att.ResponseStatus = resp.StatusCode
-	att.ResponseBody = recorded(got)
+	att.ResponseBody = recorded(got, truncated)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		att.Error = "receiver answered " + resp.Status
 	}
@@ -291,12 +298,13 @@ func Signature(secrets []string, body []byte) string {
 const truncatedMark = "…[truncated]"
 
 // recorded is a receiver's answer as kept: valid UTF-8 of at most
-// MaxRecordedBody bytes, mark included; an answer cut to fit ends with
+// MaxRecordedBody bytes, mark included. b is the answer read up to
+// MaxRecordedBody bytes (webhooks.ReadCapped); one that was longer, or
+// grows past the cap once invalid bytes are replaced, ends with
 // truncatedMark, cut at a character boundary.
-func recorded(b []byte) string {
+func recorded(b []byte, truncated bool) string {
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	// b holds one byte more than is kept when the answer was longer.
-	if len(b) <= MaxRecordedBody && len(s) <= MaxRecordedBody {
+	if !truncated && len(s) <= MaxRecordedBody {
 		return s
 	}
 	// Replacing invalid bytes changes the length: cut s itself.

@@ -8,6 +8,7 @@ package delivery
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -19,10 +20,38 @@ type Message struct {
 	DeliveryID string `json:"delivery_id"`
 	// Attempt is 1 for a delivery made by review-events, more for a
 	// redelivery (whose attempt record exists, queued).
-	Attempt    int          `json:"attempt"`
-	EndpointID int64        `json:"endpoint_id"`
-	EventID    string       `json:"event_id"`
-	Event      domain.Event `json:"event"`
+	Attempt    int    `json:"attempt"`
+	EndpointID int64  `json:"endpoint_id"`
+	EventID    string `json:"event_id"`
+	// Event goes on the queue in its body's form (Body).
+	Event domain.Event `json:"-"`
+}
+
+// plainMessage is Message without its methods, so that wireMessage can
+// embed its fields.
+type plainMessage Message
+
+// wireMessage is a Message as the queue carries it: its fields, then the
+// event as a Body.
+type wireMessage struct {
+	plainMessage
+	Event Body `json:"event"`
+}
+
+// MarshalJSON writes the message with its event as a Body.
+func (m Message) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wireMessage{plainMessage: plainMessage(m), Event: BodyOf(m.Event)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message(w.plainMessage)
+	m.Event = w.Event.Event()
+	return nil
 }
 
 // ID is the delivery id of an event for an endpoint: the same event and

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
 func TestRecorded(t *testing.T) {
@@ -25,7 +27,7 @@ func TestRecorded(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := recorded([]byte(tc.in))
+			got := recorded(mustReadCapped(t, tc.in))
 			if got != tc.want {
 				t.Errorf("recorded = %q (%d bytes), want %q (%d bytes)", got, len(got), tc.want, len(tc.want))
 			}
@@ -34,4 +36,14 @@ func TestRecorded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustReadCapped reads in as a delivery reads an answer.
+func mustReadCapped(t *testing.T, in string) ([]byte, bool) {
+	t.Helper()
+	b, truncated, err := webhooks.ReadCapped(strings.NewReader(in), MaxRecordedBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, truncated
 }

@@ -8,15 +8,20 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // ViewStore is what the deliveries view and redelivery read and write.
 type ViewStore interface {
+	// not_found: no such operator in the account.
 	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	// not_found: no such attempt in the account.
 	Delivery(ctx context.Context, accountID int64, id string) (domain.Delivery, error)
-	Deliveries(ctx context.Context, accountID int64, f store.DeliveryFilter) ([]domain.Delivery, error)
-	CreateRedelivery(ctx context.Context, r store.Redelivery) error
+	// No codes (the filter is validated before).
+	Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error)
+	// No codes; domain.ErrStale if another attempt was added meanwhile,
+	// domain.ErrDuplicateAction if the action id was applied before.
+	CreateRedelivery(ctx context.Context, r domain.Redelivery) error
+	// not_found: the action was never applied.
 	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
 }
 
@@ -25,8 +30,9 @@ type Sender interface {
 	Send(ctx context.Context, msgs []Message) error
 }
 
-// Operations is the deliveries view and redelivery, for operators.
-type Operations struct {
+// Redeliverer is the deliveries view and redelivery, for operators and
+// the account's administrator.
+type Redeliverer struct {
 	Store ViewStore
 	Queue Sender
 	Now   func() time.Time
@@ -34,7 +40,7 @@ type Operations struct {
 
 // List shows the account's attempts, newest first, to an operator with
 // webhook_delivery.view.
-func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f store.DeliveryFilter) ([]domain.Delivery, error) {
+func (o *Redeliverer) List(ctx context.Context, accountID, operatorID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	if _, err := o.operator(ctx, accountID, operatorID, domain.PermWebhookDeliveryView); err != nil {
 		return nil, err
 	}
@@ -49,14 +55,14 @@ func (o *Operations) List(ctx context.Context, accountID, operatorID int64, f st
 // lost to a failed send). Any other action while the latest attempt is
 // queued or sending is a conflict: of two operators redelivering at once,
 // one wins.
-func (o *Operations) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
+func (o *Redeliverer) Redeliver(ctx context.Context, accountID int64, id string, operatorID int64, reason, actionID string) (domain.Delivery, error) {
 	return o.RedeliverAs(ctx, domain.Actor{AccountID: accountID, OperatorID: operatorID, ActionID: actionID}, id, reason)
 }
 
 // RedeliverAs is Redeliver by an actor: an operator with
 // webhook_endpoint.manage, or the account's administrator (OperatorID 0 and
 // Admin set, as the admin function acts).
-func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
+func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
 	accountID, actionID := a.AccountID, a.ActionID
 	op := domain.Operator{Name: a.AdminName()}
 	if a.OperatorID != 0 || a.Admin == "" {
@@ -82,7 +88,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 	if err != nil {
 		return domain.Delivery{}, err
 	}
-	latest, err := o.Store.Delivery(ctx, accountID, store.AttemptID(orig.ID, orig.Attempts))
+	latest, err := o.Store.Delivery(ctx, accountID, domain.AttemptID(orig.ID, orig.Attempts))
 	if err != nil {
 		return domain.Delivery{}, err
 	}
@@ -101,8 +107,8 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 	}
 	n := orig.Attempts + 1
 	next := domain.Delivery{
-		AccountID: accountID, ID: store.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
-		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Status: domain.DeliveryQueued,
+		AccountID: accountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
+		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Payload: orig.Payload, Status: domain.DeliveryQueued,
 		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
 	}
 	reviewID := orig.Event.EntityReviewID
@@ -111,7 +117,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 		reqBy = nil
 	}
 	next.RequestedBy = reqBy
-	err = o.Store.CreateRedelivery(ctx, store.Redelivery{
+	err = o.Store.CreateRedelivery(ctx, domain.Redelivery{
 		Original: orig, Attempt: next,
 		Audit: domain.AuditRecord{
 			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
@@ -122,13 +128,13 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 		},
 	})
 	switch {
-	case errors.Is(err, store.ErrDuplicateAction):
+	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := o.Store.AuditRecord(ctx, accountID, actionID)
 		if err != nil {
 			return domain.Delivery{}, err
 		}
 		return o.applied(ctx, rec)
-	case errors.Is(err, store.ErrStale):
+	case errors.Is(err, domain.ErrStale):
 		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s was redelivered meanwhile: look again.", orig.ID)
 	case err != nil:
 		return domain.Delivery{}, err
@@ -142,7 +148,7 @@ func (o *Operations) RedeliverAs(ctx context.Context, a domain.Actor, id, reason
 
 // applied is the attempt an action already made, queued again while it is
 // still queued (a duplicate message is harmless: it is claimed once).
-func (o *Operations) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
+func (o *Redeliverer) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
 	id, _ := rec.After["delivery_id"].(string)
 	if rec.Action != domain.ActionRedeliver || id == "" {
 		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Action id %s was used for %s.", rec.ActionID, rec.Action)
@@ -157,7 +163,7 @@ func (o *Operations) applied(ctx context.Context, rec domain.AuditRecord) (domai
 	return d, nil
 }
 
-func (o *Operations) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
+func (o *Redeliverer) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
 	if operatorID <= 0 {
 		return domain.Operator{}, domain.Invalid("operator", "is required")
 	}
@@ -173,13 +179,4 @@ func (o *Operations) operator(ctx context.Context, accountID, operatorID int64, 
 
 func message(d domain.Delivery) Message {
 	return Message{AccountID: d.AccountID, DeliveryID: d.ID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID, Event: d.Event}
-}
-
-func validStatus(s domain.DeliveryStatus) bool {
-	for _, x := range domain.DeliveryStatuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

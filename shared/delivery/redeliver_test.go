@@ -13,7 +13,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -47,7 +46,7 @@ type ops struct {
 	ep        domain.Endpoint
 	d         *delivery.Deliverer
 	q         *queue
-	o         *delivery.Operations
+	o         *delivery.Redeliverer
 	redeliver int64 // operators
 	viewer    int64
 	nobody    int64
@@ -63,7 +62,7 @@ func newOps(t *testing.T) *ops {
 	})
 	w.ep = w.endpoint(t, w.rcv.url(), nil)
 	w.d = deliverer(t, w.world, webhooks.ClientOptions{Allow: loopback(t)})
-	w.o = &delivery.Operations{Store: w.st, Queue: w.q, Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	w.o = &delivery.Redeliverer{Store: w.st, Queue: w.q, Now: func() time.Time { return t0.Add(24 * time.Hour) }}
 	op := func(name string, perms ...string) int64 {
 		o, err := w.st.CreateOperator(context.Background(), w.account, name, perms, t0)
 		if err != nil {
@@ -379,27 +378,27 @@ func TestList(t *testing.T) {
 	const redelivery = -1
 	tests := []struct {
 		name string
-		f    store.DeliveryFilter
+		f    domain.DeliveryFilter
 		want []string
 	}{
-		{"all, newest first", store.DeliveryFilter{}, pick(redelivery, 5, 4, 3, 2, 1, 0)},
-		{"limit", store.DeliveryFilter{Limit: 2}, pick(redelivery, 5)},
-		{"endpoint", store.DeliveryFilter{EndpointID: other.ID}, pick(4, 2)},
-		{"review", store.DeliveryFilter{ReviewID: 1}, pick(2, 1, 0)},
-		{"event type", store.DeliveryFilter{EventType: domain.EventApproved}, pick(redelivery, 5, 2, 0)},
-		{"status failed", store.DeliveryFilter{Status: domain.DeliveryFailed}, pick(5, 2, 1)},
-		{"status delivered", store.DeliveryFilter{Status: domain.DeliveryDelivered}, pick(4, 3, 0)},
-		{"status queued", store.DeliveryFilter{Status: domain.DeliveryQueued}, pick(redelivery)},
-		{"status sending", store.DeliveryFilter{Status: domain.DeliverySending}, nil},
-		{"endpoint and review", store.DeliveryFilter{EndpointID: w.ep.ID, ReviewID: 2}, pick(redelivery, 5, 3)},
-		{"endpoint and status", store.DeliveryFilter{EndpointID: w.ep.ID, Status: domain.DeliveryFailed}, pick(5, 1)},
-		{"endpoint and event type", store.DeliveryFilter{EndpointID: w.ep.ID, EventType: domain.EventApproved}, pick(redelivery, 5, 0)},
-		{"review and status", store.DeliveryFilter{ReviewID: 2, Status: domain.DeliveryDelivered}, pick(4, 3)},
-		{"review and event type", store.DeliveryFilter{ReviewID: 2, EventType: domain.EventEscalated}, pick(4, 3)},
-		{"status and event type", store.DeliveryFilter{Status: domain.DeliveryFailed, EventType: domain.EventApproved}, pick(5, 2)},
-		{"everything", store.DeliveryFilter{EndpointID: w.ep.ID, ReviewID: 1, EventType: domain.EventAssigned, Status: domain.DeliveryFailed}, pick(1)},
-		{"limit with a filter", store.DeliveryFilter{EventType: domain.EventApproved, Limit: 3}, pick(redelivery, 5, 2)},
-		{"nothing matches", store.DeliveryFilter{ReviewID: 3}, nil},
+		{"all, newest first", domain.DeliveryFilter{}, pick(redelivery, 5, 4, 3, 2, 1, 0)},
+		{"limit", domain.DeliveryFilter{Limit: 2}, pick(redelivery, 5)},
+		{"endpoint", domain.DeliveryFilter{EndpointID: other.ID}, pick(4, 2)},
+		{"review", domain.DeliveryFilter{ReviewID: 1}, pick(2, 1, 0)},
+		{"event type", domain.DeliveryFilter{EventType: domain.EventApproved}, pick(redelivery, 5, 2, 0)},
+		{"status failed", domain.DeliveryFilter{Status: domain.DeliveryFailed}, pick(5, 2, 1)},
+		{"status delivered", domain.DeliveryFilter{Status: domain.DeliveryDelivered}, pick(4, 3, 0)},
+		{"status queued", domain.DeliveryFilter{Status: domain.DeliveryQueued}, pick(redelivery)},
+		{"status sending", domain.DeliveryFilter{Status: domain.DeliverySending}, nil},
+		{"endpoint and review", domain.DeliveryFilter{EndpointID: w.ep.ID, ReviewID: 2}, pick(redelivery, 5, 3)},
+		{"endpoint and status", domain.DeliveryFilter{EndpointID: w.ep.ID, Status: domain.DeliveryFailed}, pick(5, 1)},
+		{"endpoint and event type", domain.DeliveryFilter{EndpointID: w.ep.ID, EventType: domain.EventApproved}, pick(redelivery, 5, 0)},
+		{"review and status", domain.DeliveryFilter{ReviewID: 2, Status: domain.DeliveryDelivered}, pick(4, 3)},
+		{"review and event type", domain.DeliveryFilter{ReviewID: 2, EventType: domain.EventEscalated}, pick(4, 3)},
+		{"status and event type", domain.DeliveryFilter{Status: domain.DeliveryFailed, EventType: domain.EventApproved}, pick(5, 2)},
+		{"everything", domain.DeliveryFilter{EndpointID: w.ep.ID, ReviewID: 1, EventType: domain.EventAssigned, Status: domain.DeliveryFailed}, pick(1)},
+		{"limit with a filter", domain.DeliveryFilter{EventType: domain.EventApproved, Limit: 3}, pick(redelivery, 5, 2)},
+		{"nothing matches", domain.DeliveryFilter{ReviewID: 3}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -419,12 +418,12 @@ func TestList(t *testing.T) {
 	refusals := []struct {
 		name     string
 		operator int64
-		f        store.DeliveryFilter
+		f        domain.DeliveryFilter
 		want     string
 	}{
-		{"without webhook_delivery.view", w.redeliver, store.DeliveryFilter{}, domain.ECodeForbidden},
-		{"an unknown status", w.viewer, store.DeliveryFilter{Status: "lost"}, domain.ECodeInvalid},
-		{"an unknown event type", w.viewer, store.DeliveryFilter{EventType: "entity.created"}, domain.ECodeInvalid},
+		{"without webhook_delivery.view", w.redeliver, domain.DeliveryFilter{}, domain.ECodeForbidden},
+		{"an unknown status", w.viewer, domain.DeliveryFilter{Status: "lost"}, domain.ECodeInvalid},
+		{"an unknown event type", w.viewer, domain.DeliveryFilter{EventType: "entity.created"}, domain.ECodeInvalid},
 	}
 	for _, tc := range refusals {
 		t.Run(tc.name, func(t *testing.T) {
@@ -442,7 +441,7 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.o.List(ctx, acct.ID, viewer.ID, store.DeliveryFilter{}); err != nil || len(got) != 0 {
+	if got, err := w.o.List(ctx, acct.ID, viewer.ID, domain.DeliveryFilter{}); err != nil || len(got) != 0 {
 		t.Errorf("other account lists %d (%v)", len(got), err)
 	}
 	if _, err := w.o.Redeliver(ctx, acct.ID, ids[5], viewer.ID, "x", "y"); code(err) != domain.ECodeForbidden {

@@ -67,10 +67,10 @@ type RiskAssessment struct {
 
 // ScoreComponent is one line of the coverage score breakdown.
 type ScoreComponent struct {
-	Key    string `json:"key" dynamo:"key"`
-	Label  string `json:"label" dynamo:"label"`
-	Points int    `json:"points" dynamo:"points"`
-	Max    int    `json:"max" dynamo:"max"`
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Points int    `json:"points"`
+	Max    int    `json:"max"`
 }
 
 // Score is verification coverage, 0-100, with how it was reached.
@@ -310,9 +310,9 @@ type CountryConfig struct {
 
 // IntakeCheck is one check run when an entity is created.
 type IntakeCheck struct {
-	Type        CheckType `json:"check_type" dynamo:"check_type"`
-	ProviderKey string    `json:"provider_key" dynamo:"provider_key"`
-	TimeoutMS   int       `json:"timeout_ms" dynamo:"timeout_ms"`
+	Type        CheckType `json:"check_type"`
+	ProviderKey string    `json:"provider_key"`
+	TimeoutMS   int       `json:"timeout_ms"`
 }
 
 // EntityDetail is an entity with its checks (newest first) and its reviews

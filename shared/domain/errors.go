@@ -7,7 +7,9 @@ import (
 )
 
 // Error codes. Each maps to one HTTP status in package api; the code itself is
-// what API clients see in {"error": {"code": ...}}.
+// what API clients see in {"error": {"code": ...}}. The interfaces a package
+// declares over storage name, per method, the codes it returns ("No codes":
+// none); any other error is a fault, or one of the sentinels below.
 const (
 	ECodeUnauthorized     = "unauthorized"
 	ECodeForbidden        = "forbidden"
@@ -118,3 +120,14 @@ func FailureName(err error) string {
 	}
 	return ""
 }
+
+// Outcomes of conditional writes, which callers turn into refusals of their
+// own wording (a conflict, or the answer of the action applied before).
+var (
+	// ErrStale reports that a record changed between read and write: read
+	// again.
+	ErrStale = errors.New("record changed meanwhile")
+	// ErrDuplicateAction reports that an action with the same id was
+	// applied before: nothing was written again.
+	ErrDuplicateAction = errors.New("action already applied")
+)

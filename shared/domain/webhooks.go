@@ -27,17 +27,17 @@ func ValidEventType(s string) bool {
 	return false
 }
 
-// Event is one review state change, as subscribers receive it. Its field
-// order is the body's: the delivery signs exactly these bytes.
+// Event is one review state change, as subscribers are told of it (package
+// delivery owns its body's bytes).
 type Event struct {
-	EventType      EventType `json:"event_type"`
-	EntityReviewID int64     `json:"entity_review_id"`
-	EntityID       int64     `json:"entity_id"`
-	AccountID      int64     `json:"account_id"`
+	EventType      EventType
+	EntityReviewID int64
+	EntityID       int64
+	AccountID      int64
 	// Outcome is the review's outcome once it has one (approved, rejected),
-	// null before.
-	Outcome    *string `json:"outcome"`
-	OccurredAt string  `json:"occurred_at"`
+	// nil before.
+	Outcome    *string
+	OccurredAt string
 }
 
 // Endpoint is a subscriber's URL and the events it receives.
@@ -87,50 +87,6 @@ func (e Endpoint) SigningSecrets(now time.Time) []string {
 		out = append(out, e.PreviousSecret)
 	}
 	return out
-}
-
-// DeliveryStatus is where one delivery attempt stands.
-type DeliveryStatus string
-
-const (
-	// DeliveryQueued: a redelivery waiting for the delivery function.
-	DeliveryQueued DeliveryStatus = "queued"
-	// DeliverySending: claimed by the delivery function, POST under way.
-	DeliverySending   DeliveryStatus = "sending"
-	DeliveryDelivered DeliveryStatus = "delivered"
-	DeliveryFailed    DeliveryStatus = "failed"
-)
-
-// DeliveryStatuses lists every status.
-var DeliveryStatuses = []DeliveryStatus{DeliveryQueued, DeliverySending, DeliveryDelivered, DeliveryFailed}
-
-// Delivery is one attempt to post one event to one endpoint. The first
-// attempt's id is derived from the event and the endpoint, so the same
-// change never makes two; a redelivery is a further attempt with its own id
-// (<original id>.<attempt>) pointing at the original.
-type Delivery struct {
-	AccountID  int64
-	ID         string
-	OriginalID string // the first attempt's id (ID itself for the first)
-	Attempt    int    // 1 for the first
-	// Attempts counts every attempt of the delivery; kept on the first.
-	Attempts   int
-	EndpointID int64
-	EventID    string
-	Event      Event
-	URL        string
-	Status     DeliveryStatus
-	// Set once the POST is done.
-	ResponseStatus int
-	ResponseBody   string
-	Error          string
-	DurationMS     int64
-	// Who asked for a redelivery, and why.
-	RequestedBy *int64
-	Reason      string
-	CreatedAt   time.Time
-	StartedAt   *time.Time
-	CompletedAt *time.Time
 }
 
 // Audited actions on endpoints and deliveries (not review decisions).

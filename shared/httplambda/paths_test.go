@@ -21,7 +21,6 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -108,7 +107,7 @@ func (s *stores) Check(context.Context, int64, int64) (domain.Check, error) {
 	return domain.Check{}, domain.Errorf(domain.ECodeNotFound, "Check not found.")
 }
 
-func (s *stores) ApplyScreening(context.Context, store.ScreeningUpdate) (bool, error) {
+func (s *stores) ApplyScreening(context.Context, domain.ScreeningUpdate) (bool, error) {
 	s.calls++
 	return false, nil
 }

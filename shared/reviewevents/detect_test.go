@@ -1,28 +1,14 @@
 package reviewevents
 
 import (
-	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/guregu/dynamo/v2/dynamodbiface"
-
-	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -166,7 +152,7 @@ func TestNewEvent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			b, err := json.Marshal(NewEvent(tc.kind, tc.r))
+			b, err := delivery.EncodeBody(NewEvent(tc.kind, tc.r))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,247 +198,9 @@ func TestEventID(t *testing.T) {
 	}
 }
 
-// streamImage turns an item as the SDK reads it into the form a DynamoDB
-// stream record carries in aws-lambda-go: through the stream's JSON.
-func streamImage(t testing.TB, item map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
-	t.Helper()
-	b, err := json.Marshal(streamJSONMap(item))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]events.DynamoDBAttributeValue
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("decode stream image %s: %v", b, err)
-	}
-	return out
-}
-
-func streamJSONMap(item map[string]types.AttributeValue) map[string]any {
-	out := make(map[string]any, len(item))
-	for k, v := range item {
-		out[k] = streamJSON(v)
-	}
-	return out
-}
-
-func streamJSON(av types.AttributeValue) any {
-	b64 := base64.StdEncoding.EncodeToString
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return map[string]any{"S": v.Value}
-	case *types.AttributeValueMemberN:
-		return map[string]any{"N": v.Value}
-	case *types.AttributeValueMemberBOOL:
-		return map[string]any{"BOOL": v.Value}
-	case *types.AttributeValueMemberNULL:
-		return map[string]any{"NULL": v.Value}
-	case *types.AttributeValueMemberB:
-		return map[string]any{"B": b64(v.Value)}
-	case *types.AttributeValueMemberSS:
-		return map[string]any{"SS": v.Value}
-	case *types.AttributeValueMemberNS:
-		return map[string]any{"NS": v.Value}
-	case *types.AttributeValueMemberBS:
-		var l []string
-		for _, x := range v.Value {
-			l = append(l, b64(x))
-		}
-		return map[string]any{"BS": l}
-	case *types.AttributeValueMemberL:
-		l := []any{}
-		for _, x := range v.Value {
-			l = append(l, streamJSON(x))
-		}
-		return map[string]any{"L": l}
-	case *types.AttributeValueMemberM:
-		return map[string]any{"M": streamJSONMap(v.Value)}
-	}
-	panic(fmt.Sprintf("attribute type %T", av))
-}
-
-// reviewsWorld is a store whose table names the test knows, so it can read
-// raw items as the stream would carry them.
-type reviewsWorld struct {
-	st      *store.Store
-	db      dynamodbiface.DynamoDBAPI
-	names   schema.Names
-	account int64
-	seq     int
-}
+// reviewsWorld is the stored reviews the emitter's tests change.
+type reviewsWorld struct{ *devstacktest.Reviews }
 
 func newReviewsWorld(t *testing.T) *reviewsWorld {
-	t.Helper()
-	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	acct, err := st.CreateAccount(ctx, "Events "+t.Name(), t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutCountryConfig(ctx, domain.DefaultCountryConfig(acct.ID, "SA", 682, t0)); err != nil {
-		t.Fatal(err)
-	}
-	return &reviewsWorld{st: st, db: db.Client(), names: names, account: acct.ID}
-}
-
-// review creates an entity with an initial review in the given status.
-func (w *reviewsWorld) review(t *testing.T, status domain.ReviewStatus) domain.Review {
-	t.Helper()
-	w.seq++
-	created, err := w.st.CreateEntity(context.Background(), domain.EntityDetail{
-		Entity: domain.Entity{AccountID: w.account, RegistrationNumber: fmt.Sprintf("70000%05d", w.seq), LegalName: "Evented Co",
-			CountryCode: "SA", CountryID: 682, Status: domain.EntityReadyForReview, CreatedAt: t0, UpdatedAt: t0},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: status, CreatedAt: t0, UpdatedAt: t0}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := w.st.Review(context.Background(), w.account, created.Reviews[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// change writes r (read at r.Version) changed by edit, as an operator action
-// does, and returns the stored review.
-func (w *reviewsWorld) change(t *testing.T, r domain.Review, edit func(*domain.Review)) domain.Review {
-	t.Helper()
-	w.seq++
-	next := r
-	next.UpdatedAt = r.UpdatedAt.Add(time.Hour)
-	edit(&next)
-	err := w.st.ApplyDecision(context.Background(), store.Decision{
-		Audit:  domain.AuditRecord{AccountID: r.AccountID, ActionID: fmt.Sprintf("act-%d", w.seq), Action: domain.ActionAssign, OperatorID: 1, EntityID: r.EntityID, At: next.UpdatedAt},
-		Review: &next,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := w.st.Review(context.Background(), r.AccountID, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-// raw is the review's item exactly as stored.
-func (w *reviewsWorld) raw(t *testing.T, r domain.Review) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := w.db.GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(w.names[schema.Reviews]),
-		Key: map[string]types.AttributeValue{
-			"account_id": &types.AttributeValueMemberN{Value: fmt.Sprint(r.AccountID)},
-			"review_id":  &types.AttributeValueMemberN{Value: fmt.Sprint(r.ID)},
-		},
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Item) == 0 {
-		t.Fatalf("review %d not stored", r.ID)
-	}
-	return out.Item
-}
-
-func TestImageRoundTripsStoredReview(t *testing.T) {
-	w := newReviewsWorld(t)
-	fresh := w.review(t, domain.ReviewOpen)
-	freshRaw := w.raw(t, fresh)
-	full := w.change(t, fresh, func(r *domain.Review) {
-		r.Status, r.Outcome, r.OutcomeReason = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr("documents_verified")
-		r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana Decider")
-		r.Escalation, r.ChecksQueuedAt = ptr(domain.EscalationAML), ptr(t0.Add(30*time.Minute))
-		r.StartedAt, r.CompletedAt = ptr(t0.Add(10*time.Minute)), ptr(t0.Add(time.Hour))
-		r.NotesCount, r.ChecksCount = 2, 3
-	})
-	if full.Version != 1 || full.Outcome == nil || full.Escalation == nil || full.ChecksQueuedAt == nil {
-		t.Fatalf("stored review = %+v", full)
-	}
-	for _, tc := range []struct {
-		name string
-		r    domain.Review
-		raw  map[string]types.AttributeValue
-	}{{"as created", fresh, freshRaw}, {"every field set", full, w.raw(t, full)}} {
-		t.Run(tc.name, func(t *testing.T) {
-			img := streamImage(t, tc.raw)
-			back, err := item(img)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(back, tc.raw) {
-				t.Errorf("round trip changed the item\n got %#v\nwant %#v", back, tc.raw)
-			}
-			got, err := review(img)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(*got, tc.r) {
-				t.Errorf("review from image\n got %+v\nwant %+v", *got, tc.r)
-			}
-		})
-	}
-}
-
-func TestImageEveryAttributeType(t *testing.T) {
-	raw := map[string]types.AttributeValue{
-		"s":     &types.AttributeValueMemberS{Value: "text ✓"},
-		"empty": &types.AttributeValueMemberS{Value: ""},
-		"n":     &types.AttributeValueMemberN{Value: "-12.5"},
-		"t":     &types.AttributeValueMemberBOOL{Value: true},
-		"f":     &types.AttributeValueMemberBOOL{Value: false},
-		"null":  &types.AttributeValueMemberNULL{Value: true},
-		"b":     &types.AttributeValueMemberB{Value: []byte{0, 1, 2, 255}},
-		"ss":    &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
-		"ns":    &types.AttributeValueMemberNS{Value: []string{"1", "2.5"}},
-		"bs":    &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}},
-		"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{
-			&types.AttributeValueMemberS{Value: "x"}, &types.AttributeValueMemberN{Value: "1"},
-			&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberBOOL{Value: true}}},
-		}},
-		"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			"inner": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberNULL{Value: true}}},
-		}},
-	}
-	back, err := item(streamImage(t, raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range raw {
-		if got := back[k]; !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: got %#v, want %#v", k, got, want)
-		}
-	}
-	if len(back) != len(raw) {
-		t.Errorf("got %d attributes, want %d", len(back), len(raw))
-	}
-}
-
-func TestImageThatDoesNotDecode(t *testing.T) {
-	w := newReviewsWorld(t)
-	raw := w.raw(t, w.review(t, domain.ReviewOpen))
-	tests := []struct {
-		name string
-		edit func(map[string]types.AttributeValue)
-	}{
-		{"version as a string", func(m map[string]types.AttributeValue) { m["version"] = &types.AttributeValueMemberS{Value: "three"} }},
-		{"review id as a string", func(m map[string]types.AttributeValue) { m["review_id"] = &types.AttributeValueMemberS{Value: "x"} }},
-		{"no entity id", func(m map[string]types.AttributeValue) { delete(m, "entity_id") }},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := make(map[string]types.AttributeValue, len(raw))
-			for k, v := range raw {
-				m[k] = v
-			}
-			tc.edit(m)
-			if r, err := review(streamImage(t, m)); err == nil {
-				t.Errorf("review = %+v, want an error", r)
-			} else if !strings.Contains(err.Error(), "decode review item") {
-				t.Errorf("error = %v", err)
-			}
-		})
-	}
+	return &reviewsWorld{devstacktest.NewReviews(t, t0)}
 }

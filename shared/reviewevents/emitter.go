@@ -9,12 +9,19 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // Endpoints lists an account's webhook endpoints.
 type Endpoints interface {
-	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
+	// No codes.
+	Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error)
+}
+
+// Reviews decodes the reviews table's stream images: only the store that
+// wrote the items knows their form.
+type Reviews interface {
+	// ReviewFromImage: no codes; an error for an image that is not a review.
+	ReviewFromImage(img map[string]events.DynamoDBAttributeValue) (domain.Review, error)
 }
 
 // Queue sends delivery messages.
@@ -27,6 +34,7 @@ type Queue interface {
 // active endpoint.
 type Emitter struct {
 	Endpoints Endpoints
+	Reviews   Reviews
 	Queue     Queue
 }
 
@@ -58,11 +66,11 @@ func (e *Emitter) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 
 // messages are the deliveries one stream record makes.
 func (e *Emitter) messages(ctx context.Context, rec events.DynamoDBEventRecord, cache map[int64][]domain.Endpoint) ([]delivery.Message, error) {
-	old, err := review(rec.Change.OldImage)
+	old, err := e.review(rec.Change.OldImage)
 	if err != nil {
 		return nil, fmt.Errorf("old image: %w", err)
 	}
-	new, err := review(rec.Change.NewImage)
+	new, err := e.review(rec.Change.NewImage)
 	if err != nil {
 		return nil, fmt.Errorf("new image: %w", err)
 	}
@@ -72,7 +80,7 @@ func (e *Emitter) messages(ctx context.Context, rec events.DynamoDBEventRecord, 
 	}
 	eps, ok := cache[new.AccountID]
 	if !ok {
-		if eps, err = e.Endpoints.Endpoints(ctx, new.AccountID, false); err != nil {
+		if eps, err = e.Endpoints.Endpoints(ctx, new.AccountID, domain.ReadEventual); err != nil {
 			return nil, err
 		}
 		cache[new.AccountID] = eps
@@ -91,15 +99,12 @@ func (e *Emitter) messages(ctx context.Context, rec events.DynamoDBEventRecord, 
 	return out, nil
 }
 
-func review(img map[string]events.DynamoDBAttributeValue) (*domain.Review, error) {
+// review decodes an image; no image (a review created or deleted) is nil.
+func (e *Emitter) review(img map[string]events.DynamoDBAttributeValue) (*domain.Review, error) {
 	if len(img) == 0 {
 		return nil, nil
 	}
-	it, err := item(img)
-	if err != nil {
-		return nil, err
-	}
-	r, err := store.ReviewFromItem(it)
+	r, err := e.Reviews.ReviewFromImage(img)
 	if err != nil {
 		return nil, err
 	}

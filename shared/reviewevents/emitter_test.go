@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/webhooks"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
@@ -46,11 +47,11 @@ func (q *recordingQueue) Send(_ context.Context, msgs []delivery.Message) error 
 // endpoint stores an endpoint of the world's account.
 func (w *reviewsWorld) endpoint(t *testing.T, active bool, kinds ...domain.EventType) domain.Endpoint {
 	t.Helper()
-	w.seq++
-	ep, err := w.st.CreateEndpoint(context.Background(), domain.Endpoint{
-		AccountID: w.account, URL: fmt.Sprintf("https://hooks%d.example.com/evs", w.seq), Events: kinds, Active: active,
+	n := w.Next()
+	ep, err := w.St.CreateEndpoint(context.Background(), domain.Endpoint{
+		AccountID: w.Account, URL: fmt.Sprintf("https://hooks%d.example.com/evs", n), Events: kinds, Active: active,
 		Secret: "whsec_test", CreatedAt: t0, UpdatedAt: t0,
-	}, domain.AuditRecord{AccountID: w.account, ActionID: fmt.Sprintf("ep-%d", w.seq), Action: domain.ActionEndpointCreate, At: t0})
+	}, domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("ep-%d", n), Action: domain.ActionEndpointCreate, At: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +72,10 @@ func record(t testing.TB, seq string, old, new map[string]types.AttributeValue) 
 	rec := events.DynamoDBEventRecord{EventID: "rec-" + seq, EventName: name, EventSource: "aws:dynamodb",
 		Change: events.DynamoDBStreamRecord{SequenceNumber: seq, StreamViewType: "NEW_AND_OLD_IMAGES"}}
 	if old != nil {
-		rec.Change.OldImage = streamImage(t, old)
+		rec.Change.OldImage = devstacktest.StreamImage(t, old)
 	}
 	if new != nil {
-		rec.Change.NewImage = streamImage(t, new)
+		rec.Change.NewImage = devstacktest.StreamImage(t, new)
 	}
 	return rec
 }
@@ -87,23 +88,23 @@ func TestEmitter(t *testing.T) {
 	inactive := w.endpoint(t, false, domain.EventApproved, domain.EventAssigned)
 
 	// Review A: in progress, then approved. Review B: open, then assigned.
-	a0 := w.review(t, domain.ReviewInProgress)
-	a0raw := w.raw(t, a0)
-	a1 := w.change(t, a0, func(r *domain.Review) {
+	a0 := w.Review(t, domain.ReviewInProgress)
+	a0raw := w.Raw(t, a0)
+	a1 := w.Change(t, a0, func(r *domain.Review) {
 		r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr("documents_verified"), ptr(t0.Add(time.Hour))
 	})
-	a1raw := w.raw(t, a1)
-	b0 := w.review(t, domain.ReviewOpen)
-	b0raw := w.raw(t, b0)
-	b1 := w.change(t, b0, func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana") })
-	b1raw := w.raw(t, b1)
+	a1raw := w.Raw(t, a1)
+	b0 := w.Review(t, domain.ReviewOpen)
+	b0raw := w.Raw(t, b0)
+	b1 := w.Change(t, b0, func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana") })
+	b1raw := w.Raw(t, b1)
 	// Review C: rejected, which only the second endpoint takes.
-	c0 := w.review(t, domain.ReviewInProgress)
-	c0raw := w.raw(t, c0)
-	c1 := w.change(t, c0, func(r *domain.Review) {
+	c0 := w.Review(t, domain.ReviewInProgress)
+	c0raw := w.Raw(t, c0)
+	c1 := w.Change(t, c0, func(r *domain.Review) {
 		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeRejected), ptr(t0.Add(time.Hour))
 	})
-	c1raw := w.raw(t, c1)
+	c1raw := w.Raw(t, c1)
 
 	approvedA := Message(t, domain.EventApproved, a1, subscribed.ID)
 	assignedB := Message(t, domain.EventAssigned, b1, subscribed.ID)
@@ -153,7 +154,7 @@ func TestEmitter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &recordingQueue{fail: tc.failSend}
-			e := &Emitter{Endpoints: w.st, Queue: q}
+			e := &Emitter{Endpoints: w.St, Reviews: w.St, Queue: q}
 			resp, err := e.Handle(ctx, events.DynamoDBEvent{Records: tc.records})
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +176,7 @@ func TestEmitter(t *testing.T) {
 		var got [][]delivery.Message
 		for range 2 {
 			q := &recordingQueue{}
-			if _, err := (&Emitter{Endpoints: w.st, Queue: q}).Handle(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record(t, "100", a0raw, a1raw)}}); err != nil {
+			if _, err := (&Emitter{Endpoints: w.St, Reviews: w.St, Queue: q}).Handle(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record(t, "100", a0raw, a1raw)}}); err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, q.sent)
@@ -237,24 +238,24 @@ func TestEmitterToReceiver(t *testing.T) {
 	eps := []domain.Endpoint{w.endpoint(t, true, domain.EventEscalatedToAML), w.endpoint(t, true, domain.EventTypes...), w.endpoint(t, true, domain.EventEscalated)}
 	for i := range eps {
 		eps[i].URL = srv.URL + "/hook"
-		if _, err := w.st.UpdateEndpoint(ctx, eps[i], domain.AuditRecord{AccountID: w.account, ActionID: fmt.Sprintf("url-%d", i), Action: domain.ActionEndpointUpdate, At: t0}); err != nil {
+		if _, err := w.St.UpdateEndpoint(ctx, eps[i], domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("url-%d", i), Action: domain.ActionEndpointUpdate, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r0 := w.review(t, domain.ReviewInProgress)
-	raw0 := w.raw(t, r0)
-	r1 := w.change(t, r0, func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML) })
-	raw1 := w.raw(t, r1)
+	r0 := w.Review(t, domain.ReviewInProgress)
+	raw0 := w.Raw(t, r0)
+	r1 := w.Change(t, r0, func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML) })
+	raw1 := w.Raw(t, r1)
 
 	q := &recordingQueue{}
-	if resp, err := (&Emitter{Endpoints: w.st, Queue: q}).Handle(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record(t, "1", raw0, raw1)}}); err != nil || len(resp.BatchItemFailures) != 0 {
+	if resp, err := (&Emitter{Endpoints: w.St, Reviews: w.St, Queue: q}).Handle(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record(t, "1", raw0, raw1)}}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatal(resp, err)
 	}
 	if len(q.sent) != 2 || q.sent[0].EndpointID != eps[0].ID || q.sent[1].EndpointID != eps[1].ID {
 		t.Fatalf("queued %+v", q.sent)
 	}
 	allow, _ := webhooks.ParseAllowList("127.0.0.0/8")
-	d := &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute}
+	d := &delivery.Deliverer{Store: w.St, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute}
 	var sqsEv events.SQSEvent
 	for i, m := range append(q.sent, q.sent...) { // every message twice
 		b, _ := json.Marshal(m)
@@ -264,7 +265,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		t.Fatal(resp, err)
 	}
 	want := fmt.Sprintf(`{"event_type":"entity_review.escalated_to_aml","entity_review_id":%d,"entity_id":%d,"account_id":%d,"outcome":null,"occurred_at":"%s"}`,
-		r1.ID, r1.EntityID, w.account, domain.FormatTime(r1.UpdatedAt))
+		r1.ID, r1.EntityID, w.Account, domain.FormatTime(r1.UpdatedAt))
 	if len(bodies) != 2 {
 		t.Errorf("%d deliveries received, want 2", len(bodies))
 	}
@@ -272,7 +273,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		if got := string(bodies[m.DeliveryID]); got != want {
 			t.Errorf("delivery %s body\n got %s\nwant %s", m.DeliveryID, got, want)
 		}
-		rec, err := w.st.Delivery(ctx, w.account, m.DeliveryID)
+		rec, err := w.St.Delivery(ctx, w.Account, m.DeliveryID)
 		if err != nil || rec.Status != domain.DeliveryDelivered || rec.EndpointID != m.EndpointID || rec.Event.EntityReviewID != r1.ID {
 			t.Errorf("recorded %+v (%v)", rec, err)
 		}
@@ -285,22 +286,22 @@ func TestEmitterToReceiver(t *testing.T) {
 func TestEndpointsGetNoEventFromBeforeTheirTime(t *testing.T) {
 	w := newReviewsWorld(t)
 	before := w.endpoint(t, true, domain.EventApproved)
-	r0 := w.review(t, domain.ReviewInProgress)
-	r0raw := w.raw(t, r0)
-	r1 := w.change(t, r0, func(r *domain.Review) {
+	r0 := w.Review(t, domain.ReviewInProgress)
+	r0raw := w.Raw(t, r0)
+	r1 := w.Change(t, r0, func(r *domain.Review) {
 		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr(r.UpdatedAt)
 	})
-	w.seq++
-	later, err := w.st.CreateEndpoint(context.Background(), domain.Endpoint{
-		AccountID: w.account, URL: "https://later.example.com/evs", Events: []domain.EventType{domain.EventApproved}, Active: true,
+	n := w.Next()
+	later, err := w.St.CreateEndpoint(context.Background(), domain.Endpoint{
+		AccountID: w.Account, URL: "https://later.example.com/evs", Events: []domain.EventType{domain.EventApproved}, Active: true,
 		Secret: "whsec_test", CreatedAt: r1.UpdatedAt.Add(time.Millisecond), UpdatedAt: r1.UpdatedAt.Add(time.Millisecond),
-	}, domain.AuditRecord{AccountID: w.account, ActionID: fmt.Sprintf("ep-%d", w.seq), Action: domain.ActionEndpointCreate, At: t0})
+	}, domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("ep-%d", n), Action: domain.ActionEndpointCreate, At: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := &recordingQueue{}
-	e := &Emitter{Endpoints: w.st, Queue: q}
-	rec := record(t, "100", r0raw, w.raw(t, r1))
+	e := &Emitter{Endpoints: w.St, Reviews: w.St, Queue: q}
+	rec := record(t, "100", r0raw, w.Raw(t, r1))
 	for replay := 0; replay < 2; replay++ {
 		if _, err := e.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}}); err != nil {
 			t.Fatal(err)

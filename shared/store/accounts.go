@@ -12,6 +12,41 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
+// The accounts table holds, in each account's partition, the account itself
+// (its counters and policies), its countries, operators, registration
+// guards and the create lock, told apart by their sort keys.
+const (
+	skAccount       = "ACCOUNT"
+	skCountryPrefix = "COUNTRY#"
+)
+
+type accountItem struct {
+	AccountID int64  `dynamo:"account_id,hash"`
+	SK        string `dynamo:"sk,range"`
+	Name      string `dynamo:"name"`
+	CreatedAt string `dynamo:"created_at"`
+	// Counters kept in the same transaction as every entity create: they give
+	// the list endpoint its totals and its page ranges without counting.
+	EntityCount   int64            `dynamo:"entity_count"`
+	LastEntityID  int64            `dynamo:"last_entity_id"`
+	CountryCounts map[string]int64 `dynamo:"country_counts,allowempty"`
+	// Review policies.
+	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
+	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
+}
+
+type countryItem struct {
+	AccountID           int64             `dynamo:"account_id,hash"`
+	SK                  string            `dynamo:"sk,range"`
+	CountryCode         string            `dynamo:"country_code"`
+	CountryID           int               `dynamo:"country_id"`
+	Active              bool              `dynamo:"active"`
+	RegistrationPattern string            `dynamo:"registration_pattern,omitempty"`
+	RegistrationMessage string            `dynamo:"registration_message,omitempty"`
+	IntakeChecks        []intakeCheckItem `dynamo:"intake_checks,omitempty"`
+	UpdatedAt           string            `dynamo:"updated_at"`
+}
+
 // CreateAccount creates an account with zeroed entity counters (seed data
 // and tests; administrators open accounts with OpenAccount).
 func (s *Store) CreateAccount(ctx context.Context, name string, now time.Time) (domain.Account, error) {
@@ -49,7 +84,7 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	err = tx.Run(ctx)
 	switch {
 	case audit != nil && (cancelledAt(err, len(countries)+1) || cancelledAt(err, len(countries)+2)):
-		return domain.Account{}, ErrDuplicateAction
+		return domain.Account{}, domain.ErrDuplicateAction
 	case err != nil:
 		return domain.Account{}, fmt.Errorf("create account: %w", err)
 	}
@@ -98,7 +133,7 @@ func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries [
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, len(countries)+1):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "update account %d", a.ID)
 }
@@ -180,7 +215,7 @@ func newCountryItem(c domain.CountryConfig) countryItem {
 		Active:              c.Active,
 		RegistrationPattern: c.RegistrationPattern,
 		RegistrationMessage: c.RegistrationMessage,
-		IntakeChecks:        c.IntakeChecks,
+		IntakeChecks:        intakeCheckItems(c.IntakeChecks),
 		UpdatedAt:           fmtTime(c.UpdatedAt),
 	}
 }
@@ -208,4 +243,17 @@ func (s *Store) CountryConfig(ctx context.Context, accountID int64, code string)
 		return domain.CountryConfig{}, wrap(notFound(err, "Country configuration"), "get country %s of account %d", code, accountID)
 	}
 	return it.domain(), nil
+}
+
+func (it countryItem) domain() domain.CountryConfig {
+	return domain.CountryConfig{
+		AccountID:           it.AccountID,
+		CountryCode:         it.CountryCode,
+		CountryID:           it.CountryID,
+		Active:              it.Active,
+		RegistrationPattern: it.RegistrationPattern,
+		RegistrationMessage: it.RegistrationMessage,
+		IntakeChecks:        intakeChecks(it.IntakeChecks),
+		UpdatedAt:           parseTime(it.UpdatedAt),
+	}
 }

@@ -12,6 +12,35 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
+type apiKeyItem struct {
+	KeyHash     string   `dynamo:"key_hash,hash"`
+	KeyID       string   `dynamo:"key_id"`
+	Prefix      string   `dynamo:"prefix"`
+	AccountID   int64    `dynamo:"account_id"`
+	Permissions []string `dynamo:"permissions,set,omitempty"`
+	Description string   `dynamo:"description,omitempty"`
+	CreatedAt   string   `dynamo:"created_at"`
+	RevokedAt   string   `dynamo:"revoked_at,omitempty"`
+}
+
+func (it apiKeyItem) domain() domain.APIKey {
+	id := it.KeyID
+	if id == "" {
+		// Keys issued before ids existed.
+		id = keyID(it.KeyHash)
+	}
+	return domain.APIKey{
+		ID:          id,
+		Description: it.Description,
+		Hash:        it.KeyHash,
+		Prefix:      it.Prefix,
+		AccountID:   it.AccountID,
+		Permissions: it.Permissions,
+		CreatedAt:   parseTime(it.CreatedAt),
+		RevokedAt:   parseOptTime(it.RevokedAt),
+	}
+}
+
 func newAPIKeyItem(k domain.APIKey) apiKeyItem {
 	if k.ID == "" {
 		// Every key is listed by the account's index, which needs its id.
@@ -45,7 +74,7 @@ func (s *Store) issueAPIKey(ctx context.Context, k domain.APIKey, audit *domain.
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, 2):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "put api key")
 }
@@ -141,7 +170,7 @@ func (s *Store) keyTxError(err error, k domain.APIKey, auditAt int) error {
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeConflict, "API key %s is revoked already.", k.ID)
 	case cancelledAt(err, auditAt):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "revoke api key %s", k.ID)
 }

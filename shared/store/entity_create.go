@@ -15,23 +15,6 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// skRegistrationPrefix marks the item that reserves a registration number in
-// a country for one entity of the account: the uniqueness guard.
-const skRegistrationPrefix = "REG#"
-
-func registrationGuardSK(country, number string) string {
-	return skRegistrationPrefix + country + "#" + number
-}
-
-type registrationGuardItem struct {
-	AccountID int64  `dynamo:"account_id,hash"`
-	SK        string `dynamo:"sk,range"`
-	EntityID  int64  `dynamo:"entity_id"`
-	// A create's claim before its entity exists (ClaimRegistration).
-	Claim      string `dynamo:"claim,omitempty"`
-	ClaimUntil int64  `dynamo:"claim_until,omitempty"` // Unix ms
-}
-
 // maxCreateAttempts bounds the retries when a commit finds the account's
 // sequence moved (a lapsed create lease; see create_lock.go).
 const maxCreateAttempts = 25
@@ -48,30 +31,9 @@ func outcomeUnknown(accountID int64, cause error) error {
 		domain.Errorf(domain.ECodeUnavailable, "The service could not confirm whether the entity was created; retry with the same Idempotency-Key."), cause)
 }
 
-// CommitOptions is what a create brings to its commit besides the entity.
-type CommitOptions struct {
-	// ClaimToken names the create's claim on its registration number
-	// (ClaimRegistration), which the commit turns into the entity's guard.
-	// Without one (seed data, tests) the guard is created.
-	ClaimToken string
-	// Idempotency, when set, completes the request's Idempotency-Key record
-	// with its answer in the same transaction: an entity is never committed
-	// without the answer its retry replays.
-	Idempotency *IdempotentAnswer
-}
-
-// IdempotentAnswer is the answer kept for a request's Idempotency-Key.
-type IdempotentAnswer struct {
-	Key, RequestHash string
-	Status           int
-	// Render makes the body from the committed entity (its ids are known
-	// only at commit).
-	Render func(domain.EntityDetail) ([]byte, error)
-}
-
 // CreateEntity is CommitEntity without a claim or an Idempotency-Key.
 func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain.EntityDetail, error) {
-	return s.CommitEntity(ctx, d, CommitOptions{})
+	return s.CommitEntity(ctx, d, domain.CommitOptions{})
 }
 
 // CommitEntity writes a new entity with its checks and reviews, the
@@ -87,7 +49,7 @@ func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain
 // token: DynamoDB answers as it did, or applies it now; if it still does not
 // answer, a service_unavailable error says the outcome is unknown. A registration number already taken in the
 // account and country is a validation error on registration_number.
-func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o CommitOptions) (domain.EntityDetail, error) {
+func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error) {
 	e := d.Entity
 	if e.AccountID == 0 || e.CountryCode == "" || e.RegistrationNumber == "" {
 		return domain.EntityDetail{}, errors.New("create entity: account, country and registration number are required")
@@ -156,7 +118,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o Commi
 // createTx is the commit. Its items, in order (cancellation reasons name
 // them by index): 0 the account's counters, 1 the registration guard, 2 the
 // entity, then the checks, the reviews and the Idempotency-Key's answer.
-func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o CommitOptions) (*dynamo.WriteTx, error) {
+func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
 	e := d.Entity
 	seq := acct.EntityCount + 1
 	countrySeq := acct.CountryCounts[e.CountryCode] + 1

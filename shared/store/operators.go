@@ -76,7 +76,7 @@ func (s *Store) addOperator(ctx context.Context, op domain.Operator, audit *doma
 	case cancelledAt(err, 0):
 		return domain.Operator{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, 2):
-		return domain.Operator{}, ErrDuplicateAction
+		return domain.Operator{}, domain.ErrDuplicateAction
 	case err != nil:
 		return domain.Operator{}, fmt.Errorf("create operator: %w", err)
 	}
@@ -102,7 +102,7 @@ func (s *Store) UpdateOperator(ctx context.Context, op domain.Operator, audit do
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeConflict, "Operator %d changed meanwhile: look again.", op.ID)
 	case cancelledAt(err, 1):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	}
 	return wrap(err, "update operator %d", op.ID)
 }

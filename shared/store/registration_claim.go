@@ -8,6 +8,23 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
+// skRegistrationPrefix marks the item that reserves a registration number in
+// a country for one entity of the account: the uniqueness guard.
+const skRegistrationPrefix = "REG#"
+
+func registrationGuardSK(country, number string) string {
+	return skRegistrationPrefix + country + "#" + number
+}
+
+type registrationGuardItem struct {
+	AccountID int64  `dynamo:"account_id,hash"`
+	SK        string `dynamo:"sk,range"`
+	EntityID  int64  `dynamo:"entity_id"`
+	// A create's claim before its entity exists (ClaimRegistration).
+	Claim      string `dynamo:"claim,omitempty"`
+	ClaimUntil int64  `dynamo:"claim_until,omitempty"` // Unix ms
+}
+
 // A create claims its registration number (account, country, number) before
 // any provider is called: the guard item exists from then on, held by the
 // claim's token with no entity yet, so a concurrent duplicate is refused

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -18,33 +17,13 @@ type webhookReceiptItem struct {
 	ExpiresAt  int64  `dynamo:"expires_at"` // TTL, Unix seconds
 }
 
-// ScreeningUpdate is a screening provider's later answer for a check, as
-// the provider webhook applies it.
-type ScreeningUpdate struct {
-	Provider  string
-	WebhookID string
-	Reference string
-	// The check and the entity as read before the update: the write is
-	// conditioned on neither having changed since.
-	Check  domain.Check
-	Entity domain.Entity
-	// What changes.
-	Result          map[string]any
-	ProviderStatus  string
-	SanctionsStatus domain.SanctionsStatus
-	Score           *domain.Score
-	At              time.Time
-	// ReceiptTTL is how long the webhook id is remembered.
-	ReceiptTTL time.Duration
-}
-
-// ErrStale reports that a record changed between read and write: read again.
-var ErrStale = fmt.Errorf("store: record changed meanwhile")
-
 // ApplyScreening writes, in one transaction, the webhook's receipt, the
 // check's new result and the entity's new sanctions status, score and
 // updated_at. A webhook id seen before changes nothing (applied false).
-func (s *Store) ApplyScreening(ctx context.Context, u ScreeningUpdate) (applied bool, err error) {
+func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (applied bool, err error) {
+	if err := u.Validate(); err != nil {
+		return false, err
+	}
 	receipt := webhookReceiptItem{
 		ReceiptID: u.Provider + "#" + u.WebhookID, ReceivedAt: fmtTime(u.At), Reference: u.Reference,
 		ExpiresAt: u.At.Add(u.ReceiptTTL).Unix(),
@@ -56,7 +35,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u ScreeningUpdate) (applied 
 		Set("updated_at", at).
 		If("updated_at = ?", fmtTime(e.UpdatedAt))
 	if u.Score != nil {
-		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", u.Score.Breakdown)
+		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", scoreComponentItems(u.Score.Breakdown))
 	}
 	err = s.db.WriteTx().
 		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix())).
@@ -75,7 +54,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u ScreeningUpdate) (applied 
 	case cancelledAt(err, 0):
 		return false, nil
 	case cancelledAt(err, 1), cancelledAt(err, 2), isTxConflict(err):
-		return false, ErrStale
+		return false, domain.ErrStale
 	default:
 		return false, fmt.Errorf("apply screening for check %d: %w", c.ID, err)
 	}

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,97 +28,82 @@ type deliveryItem struct {
 	EventType  string `dynamo:"event_type"`
 	ReviewID   int64  `dynamo:"review_id"`
 	EntityID   int64  `dynamo:"entity_id"`
-	// Payload is the exact body posted (and re-posted on redelivery).
-	Payload        string `dynamo:"payload"`
-	URL            string `dynamo:"url,omitempty"`
-	Status         string `dynamo:"status"`
-	ResponseStatus int    `dynamo:"response_status,omitempty"`
-	ResponseBody   string `dynamo:"response_body,omitempty"`
-	Error          string `dynamo:"error,omitempty"`
-	DurationMS     int64  `dynamo:"duration_ms,omitempty"`
-	RequestedBy    *int64 `dynamo:"requested_by,omitempty"`
-	Reason         string `dynamo:"reason,omitempty"`
-	CreatedAt      string `dynamo:"created_at"`
-	StartedAt      string `dynamo:"started_at,omitempty"`
-	CompletedAt    string `dynamo:"completed_at,omitempty"`
-	CreatedKey     string `dynamo:"created_key"`
-	EndpointKey    string `dynamo:"endpoint_key"`
-	ReviewKey      string `dynamo:"review_key"`
-	StatusKey      string `dynamo:"status_key"`
-	ExpiresAt      int64  `dynamo:"expires_at"`
+	// Payload is the exact body posted (and re-posted on redelivery), as
+	// the caller gave it; the event's fields are kept beside it.
+	Payload        string  `dynamo:"payload"`
+	Outcome        *string `dynamo:"outcome,omitempty"`
+	OccurredAt     string  `dynamo:"occurred_at,omitempty"`
+	URL            string  `dynamo:"url,omitempty"`
+	Status         string  `dynamo:"status"`
+	ResponseStatus int     `dynamo:"response_status,omitempty"`
+	ResponseBody   string  `dynamo:"response_body,omitempty"`
+	Error          string  `dynamo:"error,omitempty"`
+	DurationMS     int64   `dynamo:"duration_ms,omitempty"`
+	RequestedBy    *int64  `dynamo:"requested_by,omitempty"`
+	Reason         string  `dynamo:"reason,omitempty"`
+	CreatedAt      string  `dynamo:"created_at"`
+	StartedAt      string  `dynamo:"started_at,omitempty"`
+	CompletedAt    string  `dynamo:"completed_at,omitempty"`
+	CreatedKey     string  `dynamo:"created_key"`
+	EndpointKey    string  `dynamo:"endpoint_key"`
+	ReviewKey      string  `dynamo:"review_key"`
+	StatusKey      string  `dynamo:"status_key"`
+	ExpiresAt      int64   `dynamo:"expires_at"`
 }
 
-func newDeliveryItem(d domain.Delivery) (deliveryItem, error) {
-	payload, err := json.Marshal(d.Event)
-	if err != nil {
-		return deliveryItem{}, fmt.Errorf("encode event: %w", err)
-	}
+func newDeliveryItem(d domain.Delivery) deliveryItem {
 	created := fmtTime(d.CreatedAt)
 	tail := created + "#" + d.ID
+	ev := d.Event
 	return deliveryItem{
 		AccountID: d.AccountID, DeliveryID: d.ID, OriginalID: d.OriginalID, Attempt: d.Attempt, Attempts: d.Attempts,
-		EndpointID: d.EndpointID, EventID: d.EventID, EventType: string(d.Event.EventType),
-		ReviewID: d.Event.EntityReviewID, EntityID: d.Event.EntityID, Payload: string(payload), URL: d.URL,
-		Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
+		EndpointID: d.EndpointID, EventID: d.EventID, EventType: string(ev.EventType),
+		ReviewID: ev.EntityReviewID, EntityID: ev.EntityID, Payload: string(d.Payload), Outcome: ev.Outcome, OccurredAt: ev.OccurredAt,
+		URL: d.URL, Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
 		DurationMS: d.DurationMS, RequestedBy: d.RequestedBy, Reason: d.Reason,
 		CreatedAt: created, StartedAt: fmtOptTime(d.StartedAt), CompletedAt: fmtOptTime(d.CompletedAt),
 		CreatedKey:  tail,
 		EndpointKey: fmt.Sprintf("%012d#%s", d.EndpointID, tail),
-		ReviewKey:   fmt.Sprintf("%012d#%s", d.Event.EntityReviewID, tail),
+		ReviewKey:   fmt.Sprintf("%012d#%s", ev.EntityReviewID, tail),
 		StatusKey:   string(d.Status) + "#" + tail,
 		ExpiresAt:   d.CreatedAt.Add(DeliveryRetention).Unix(),
-	}, nil
+	}
 }
 
 func (it deliveryItem) domain() domain.Delivery {
-	d := domain.Delivery{
+	return domain.Delivery{
 		AccountID: it.AccountID, ID: it.DeliveryID, OriginalID: it.OriginalID, Attempt: it.Attempt, Attempts: it.Attempts,
 		EndpointID: it.EndpointID, EventID: it.EventID, URL: it.URL, Status: domain.DeliveryStatus(it.Status),
+		Event: domain.Event{EventType: domain.EventType(it.EventType), EntityReviewID: it.ReviewID, EntityID: it.EntityID,
+			AccountID: it.AccountID, Outcome: it.Outcome, OccurredAt: it.OccurredAt},
+		Payload:        payload(it.Payload),
 		ResponseStatus: it.ResponseStatus, ResponseBody: it.ResponseBody, Error: it.Error, DurationMS: it.DurationMS,
 		RequestedBy: it.RequestedBy, Reason: it.Reason,
 		CreatedAt: parseTime(it.CreatedAt), StartedAt: parseOptTime(it.StartedAt), CompletedAt: parseOptTime(it.CompletedAt),
 	}
-	json.Unmarshal([]byte(it.Payload), &d.Event)
-	return d
 }
 
-// Payload is the exact body of a delivery: what was (or will be) signed and
-// posted.
-func Payload(d domain.Delivery) ([]byte, error) {
-	it, err := newDeliveryItem(d)
-	return []byte(it.Payload), err
+// payload is a stored body as the caller gave it: none is nil.
+func payload(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
-
-// ClaimResult says what a claim found.
-type ClaimResult int
-
-const (
-	// Claimed: this caller owns the attempt and must post it.
-	Claimed ClaimResult = iota
-	// AlreadyClaimed: another message claimed it (a duplicate); nothing to do.
-	AlreadyClaimed
-	// Interrupted: a claim older than the lease never finished (its
-	// function died mid-post); it is now recorded failed, not posted again.
-	Interrupted
-)
 
 // ClaimDelivery marks an attempt as being sent, once: a first attempt is
 // created by the claim, a redelivery (created queued) moves to sending. A
 // second claim of the same attempt (a duplicate message) gets
-// AlreadyClaimed; one arriving after lease on an attempt still sending gets
-// Interrupted, and the attempt is recorded failed, since whether the
+// domain.AlreadyClaimed; one arriving after lease on an attempt still sending gets
+// domain.Interrupted, and the attempt is recorded failed, since whether the
 // receiver got the POST is unknown.
-func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, ClaimResult, error) {
+func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error) {
 	d.Status, d.StartedAt = domain.DeliverySending, &now
 	table := s.table(schema.WebhookDeliveries)
 	var err error
 	if d.Attempt <= 1 {
 		d.Attempt, d.Attempts, d.OriginalID = 1, 1, d.ID
-		var it deliveryItem
-		if it, err = newDeliveryItem(d); err != nil {
-			return d, 0, err
-		}
-		err = table.Put(it).If("attribute_not_exists(delivery_id)").Run(ctx)
+		err = table.Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)").Run(ctx)
 	} else {
 		// A redelivery was created queued; its index keys carry its own
 		// creation time.
@@ -137,11 +120,11 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 			If("'status' = ?", string(domain.DeliveryQueued)).
 			Value(ctx, &it)
 		if err == nil {
-			return it.domain(), Claimed, nil
+			return it.domain(), domain.Claimed, nil
 		}
 	}
 	if err == nil {
-		return d, Claimed, nil
+		return d, domain.Claimed, nil
 	}
 	if !isCondFailed(err) {
 		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
@@ -151,20 +134,20 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 		return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
 	}
 	if cur.Status != domain.DeliverySending || cur.StartedAt == nil || now.Sub(*cur.StartedAt) < lease {
-		return cur, AlreadyClaimed, nil
+		return cur, domain.AlreadyClaimed, nil
 	}
 	cur.Status, cur.CompletedAt = domain.DeliveryFailed, &now
 	cur.Error = "interrupted: the delivery function stopped during this attempt; whether the receiver got it is unknown"
 	switch err := s.FinishDelivery(ctx, cur); {
-	case errors.Is(err, ErrStale):
-		return cur, AlreadyClaimed, nil
+	case errors.Is(err, domain.ErrStale):
+		return cur, domain.AlreadyClaimed, nil
 	case err != nil:
 		return cur, 0, err
 	}
-	return cur, Interrupted, nil
+	return cur, domain.Interrupted, nil
 }
 
-// FinishDelivery records the result of an attempt being sent; ErrStale if
+// FinishDelivery records the result of an attempt being sent; domain.ErrStale if
 // it is no longer sending (another claim recorded it).
 func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 	if d.CompletedAt == nil {
@@ -187,7 +170,7 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 	}
 	err := u.Run(ctx)
 	if isCondFailed(err) {
-		return ErrStale
+		return domain.ErrStale
 	}
 	return wrap(err, "record delivery %s", d.ID)
 }
@@ -202,20 +185,10 @@ func (s *Store) Delivery(ctx context.Context, accountID int64, id string) (domai
 	return it.domain(), nil
 }
 
-// DeliveryFilter narrows the deliveries view; zero fields match all.
-type DeliveryFilter struct {
-	EndpointID int64
-	ReviewID   int64
-	EventType  domain.EventType
-	Status     domain.DeliveryStatus
-	// Limit caps the attempts returned (newest first); 0 means 100.
-	Limit int
-}
-
 // Deliveries lists the account's attempts, newest first. The most selective
 // filter picks the index (endpoint, review, status, else time); the others
 // filter what it reads.
-func (s *Store) Deliveries(ctx context.Context, accountID int64, f DeliveryFilter) ([]domain.Delivery, error) {
+func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
@@ -259,48 +232,29 @@ func (s *Store) Deliveries(ctx context.Context, accountID int64, f DeliveryFilte
 	return out, nil
 }
 
-// Redelivery is a new attempt of a failed delivery, asked for by an operator.
-type Redelivery struct {
-	// Original is the first attempt (its Attempts is the latest attempt's number).
-	Original domain.Delivery
-	// Attempt is the new attempt, queued.
-	Attempt domain.Delivery
-	Audit   domain.AuditRecord
-}
-
 // CreateRedelivery writes a redelivery in one transaction: the original's
-// attempt count (only if no other attempt was added meanwhile: ErrStale),
-// the new queued attempt, and its audit record (ErrDuplicateAction if the
+// attempt count (only if no other attempt was added meanwhile: domain.ErrStale),
+// the new queued attempt, and its audit record (domain.ErrDuplicateAction if the
 // action id was applied before).
-func (s *Store) CreateRedelivery(ctx context.Context, r Redelivery) error {
-	it, err := newDeliveryItem(r.Attempt)
-	if err != nil {
+func (s *Store) CreateRedelivery(ctx context.Context, r domain.Redelivery) error {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	o := r.Original
-	err = s.db.WriteTx().
+	err := s.db.WriteTx().
 		Put(s.table(schema.Audit).Put(newAuditItem(r.Audit)).If("attribute_not_exists(action_id)")).
 		Update(s.table(schema.WebhookDeliveries).Update("account_id", o.AccountID).Range("delivery_id", o.ID).
 			Set("attempts", r.Attempt.Attempt).If("attempts = ?", r.Attempt.Attempt-1)).
-		Put(s.table(schema.WebhookDeliveries).Put(it).If("attribute_not_exists(delivery_id)")).
+		Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(r.Attempt)).If("attribute_not_exists(delivery_id)")).
 		Run(ctx)
 	switch {
 	case err == nil:
 		return nil
 	case cancelledAt(err, 0):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	case isTxCondFailed(err), isTxConflict(err):
-		return ErrStale
+		return domain.ErrStale
 	default:
 		return fmt.Errorf("redeliver %s: %w", o.ID, err)
 	}
-}
-
-// AttemptID names attempt n of a delivery: the first is the delivery's own
-// id, a redelivery "<id>.<n>".
-func AttemptID(originalID string, n int) string {
-	if n <= 1 {
-		return originalID
-	}
-	return originalID + "." + strconv.Itoa(n)
 }

@@ -57,7 +57,7 @@ func (it endpointItem) domain() domain.Endpoint {
 
 // CreateEndpoint stores a new endpoint of an existing account, with the
 // audit record of its creation, and returns it with its id;
-// ErrDuplicateAction if the audit record's action id was applied before.
+// domain.ErrDuplicateAction if the audit record's action id was applied before.
 func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error) {
 	id, err := s.nextIDs(ctx, seqEndpoint, 1)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint, audit dom
 	case cancelledAt(err, 0):
 		return domain.Endpoint{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
 	case cancelledAt(err, 2):
-		return domain.Endpoint{}, ErrDuplicateAction
+		return domain.Endpoint{}, domain.ErrDuplicateAction
 	case err != nil:
 		return domain.Endpoint{}, fmt.Errorf("create endpoint for account %d: %w", e.AccountID, err)
 	}
@@ -91,12 +91,12 @@ func (s *Store) Endpoint(ctx context.Context, accountID, id int64) (domain.Endpo
 	return it.domain(), nil
 }
 
-// Endpoints returns the account's endpoints, by id. consistent asks for a
-// strongly consistent read (tools); the event stream reads eventually
-// consistent, which is cheaper and current within a second.
-func (s *Store) Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error) {
+// Endpoints returns the account's endpoints, by id. Endpoint management
+// reads strongly; the event stream reads eventually, which is cheaper and
+// current within a second.
+func (s *Store) Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error) {
 	var items []endpointItem
-	err := s.table(schema.WebhookEndpoints).Get("account_id", accountID).Consistent(consistent).All(ctx, &items)
+	err := s.table(schema.WebhookEndpoints).Get("account_id", accountID).Consistent(c == domain.ReadStrong).All(ctx, &items)
 	if err != nil {
 		return nil, fmt.Errorf("list endpoints of account %d: %w", accountID, err)
 	}
@@ -108,8 +108,8 @@ func (s *Store) Endpoints(ctx context.Context, accountID int64, consistent bool)
 }
 
 // UpdateEndpoint replaces an endpoint read at e.Version, with the audit
-// record of the change; ErrStale if it changed (or went) meanwhile,
-// ErrDuplicateAction if the action id was applied before.
+// record of the change; domain.ErrStale if it changed (or went) meanwhile,
+// domain.ErrDuplicateAction if the action id was applied before.
 func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error) {
 	next := e
 	next.Version = e.Version + 1
@@ -119,9 +119,9 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit dom
 		Run(ctx)
 	switch {
 	case cancelledAt(err, 1):
-		return domain.Endpoint{}, ErrDuplicateAction
+		return domain.Endpoint{}, domain.ErrDuplicateAction
 	case isTxCondFailed(err), isTxConflict(err):
-		return domain.Endpoint{}, ErrStale
+		return domain.Endpoint{}, domain.ErrStale
 	case err != nil:
 		return domain.Endpoint{}, fmt.Errorf("update endpoint %d: %w", e.ID, err)
 	}
@@ -129,7 +129,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit dom
 }
 
 // DeleteEndpoint removes an endpoint read at version, with the audit record;
-// ErrStale if it changed meanwhile, ErrDuplicateAction if the action id was
+// domain.ErrStale if it changed meanwhile, domain.ErrDuplicateAction if the action id was
 // applied before. Its deliveries stay, for the record.
 func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id, version int64, audit domain.AuditRecord) error {
 	err := s.db.WriteTx().
@@ -138,9 +138,9 @@ func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id, version int64
 		Run(ctx)
 	switch {
 	case cancelledAt(err, 1):
-		return ErrDuplicateAction
+		return domain.ErrDuplicateAction
 	case isTxCondFailed(err), isTxConflict(err):
-		return ErrStale
+		return domain.ErrStale
 	case err != nil:
 		return fmt.Errorf("delete endpoint %d: %w", id, err)
 	}

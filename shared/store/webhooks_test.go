@@ -8,11 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 func endpointAudit(accountID int64, actionID string, action domain.Action) domain.AuditRecord {
@@ -63,29 +60,29 @@ func TestEndpointRoundTrip(t *testing.T) {
 		{"create with a used action id", func() error {
 			_, err := st.CreateEndpoint(ctx, in, endpointAudit(acct, "c-1", domain.ActionEndpointCreate))
 			return err
-		}, store.ErrDuplicateAction, ""},
+		}, domain.ErrDuplicateAction, ""},
 		{"update with a used action id", func() error {
 			_, err := st.UpdateEndpoint(ctx, ep, endpointAudit(acct, "c-1", domain.ActionEndpointUpdate))
 			return err
-		}, store.ErrDuplicateAction, ""},
+		}, domain.ErrDuplicateAction, ""},
 		{"update at a stale version", func() error {
 			e := ep
 			e.Version = 7
 			_, err := st.UpdateEndpoint(ctx, e, endpointAudit(acct, "u-1", domain.ActionEndpointUpdate))
 			return err
-		}, store.ErrStale, ""},
+		}, domain.ErrStale, ""},
 		{"update a missing endpoint", func() error {
 			e := ep
 			e.ID = 999
 			_, err := st.UpdateEndpoint(ctx, e, endpointAudit(acct, "u-2", domain.ActionEndpointUpdate))
 			return err
-		}, store.ErrStale, ""},
+		}, domain.ErrStale, ""},
 		{"delete with a used action id", func() error {
 			return st.DeleteEndpoint(ctx, acct, ep.ID, ep.Version, endpointAudit(acct, "c-1", domain.ActionEndpointDelete))
-		}, store.ErrDuplicateAction, ""},
+		}, domain.ErrDuplicateAction, ""},
 		{"delete at a stale version", func() error {
 			return st.DeleteEndpoint(ctx, acct, ep.ID, 3, endpointAudit(acct, "d-1", domain.ActionEndpointDelete))
-		}, store.ErrStale, ""},
+		}, domain.ErrStale, ""},
 		{"get another account's endpoint", func() error {
 			_, err := st.Endpoint(ctx, acct+1, ep.ID)
 			return err
@@ -102,7 +99,7 @@ func TestEndpointRoundTrip(t *testing.T) {
 	if got, _ := st.Endpoint(ctx, acct, ep.ID); got.Version != 1 {
 		t.Errorf("endpoint changed: %+v", got)
 	}
-	eps, err := st.Endpoints(ctx, acct, true)
+	eps, err := st.Endpoints(ctx, acct, domain.ReadStrong)
 	if err != nil || len(eps) != 1 {
 		t.Errorf("endpoints %+v (%v)", eps, err)
 	}
@@ -111,6 +108,7 @@ func TestEndpointRoundTrip(t *testing.T) {
 func delivery(accountID int64, id string, at time.Time) domain.Delivery {
 	return domain.Delivery{AccountID: accountID, ID: id, Attempt: 1, EndpointID: 3, EventID: "evt_1", URL: "https://hooks.example.com/evs",
 		Event:     domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: accountID, Outcome: ptrTo("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
+		Payload:   []byte(`{"event_type":"entity_review.approved","entity_review_id":20}`), // opaque to the store
 		CreatedAt: at}
 }
 
@@ -126,13 +124,13 @@ func TestClaimDelivery(t *testing.T) {
 	steps := []struct {
 		name   string
 		at     time.Time
-		want   store.ClaimResult
+		want   domain.ClaimResult
 		status domain.DeliveryStatus
 	}{
-		{"first claim", t0, store.Claimed, domain.DeliverySending},
-		{"a duplicate within the lease", t0.Add(lease - time.Millisecond), store.AlreadyClaimed, domain.DeliverySending},
-		{"a duplicate after the lease", t0.Add(lease), store.Interrupted, domain.DeliveryFailed},
-		{"and again", t0.Add(2 * lease), store.AlreadyClaimed, domain.DeliveryFailed},
+		{"first claim", t0, domain.Claimed, domain.DeliverySending},
+		{"a duplicate within the lease", t0.Add(lease - time.Millisecond), domain.AlreadyClaimed, domain.DeliverySending},
+		{"a duplicate after the lease", t0.Add(lease), domain.Interrupted, domain.DeliveryFailed},
+		{"and again", t0.Add(2 * lease), domain.AlreadyClaimed, domain.DeliveryFailed},
 	}
 	for _, s := range steps {
 		got, res, err := st.ClaimDelivery(ctx, d, s.at, lease)
@@ -148,14 +146,14 @@ func TestClaimDelivery(t *testing.T) {
 		!got.StartedAt.Equal(t0) || got.OriginalID != "dlv_1" || got.Attempts != 1 {
 		t.Errorf("recorded %+v", got)
 	}
-	if err := st.FinishDelivery(ctx, got); !errors.Is(err, store.ErrStale) {
+	if err := st.FinishDelivery(ctx, got); !errors.Is(err, domain.ErrStale) {
 		t.Errorf("finish a failed attempt: %v", err)
 	}
 
 	// A finished attempt is claimed once, and its result recorded once.
 	d2 := delivery(acct, "dlv_2", t0)
 	claimed, res, err := st.ClaimDelivery(ctx, d2, t0, lease)
-	if err != nil || res != store.Claimed {
+	if err != nil || res != domain.Claimed {
 		t.Fatal(res, err)
 	}
 	done := t0.Add(time.Second)
@@ -163,10 +161,10 @@ func TestClaimDelivery(t *testing.T) {
 	if err := st.FinishDelivery(ctx, claimed); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishDelivery(ctx, claimed); !errors.Is(err, store.ErrStale) {
+	if err := st.FinishDelivery(ctx, claimed); !errors.Is(err, domain.ErrStale) {
 		t.Errorf("finish twice: %v", err)
 	}
-	if _, res, _ := st.ClaimDelivery(ctx, d2, t0.Add(time.Hour), lease); res != store.AlreadyClaimed {
+	if _, res, _ := st.ClaimDelivery(ctx, d2, t0.Add(time.Hour), lease); res != domain.AlreadyClaimed {
 		t.Errorf("claim a delivered attempt: %v", res)
 	}
 	got, _ = st.Delivery(ctx, acct, "dlv_2")
@@ -178,17 +176,17 @@ func TestClaimDelivery(t *testing.T) {
 
 	// A redelivery: created queued, claimed once.
 	re := got
-	re.ID, re.Attempt, re.Attempts, re.Status, re.OriginalID = store.AttemptID("dlv_2", 2), 2, 0, domain.DeliveryQueued, "dlv_2"
+	re.ID, re.Attempt, re.Attempts, re.Status, re.OriginalID = domain.AttemptID("dlv_2", 2), 2, 0, domain.DeliveryQueued, "dlv_2"
 	re.ResponseStatus, re.DurationMS, re.StartedAt, re.CompletedAt, re.CreatedAt = 0, 0, nil, nil, t0.Add(2*time.Hour)
-	redelivery := store.Redelivery{Original: got, Attempt: re, Audit: domain.AuditRecord{AccountID: acct, ActionID: "re-1", Action: domain.ActionRedeliver, At: t0}}
+	redelivery := domain.Redelivery{Original: got, Attempt: re, Audit: domain.AuditRecord{AccountID: acct, ActionID: "re-1", Action: domain.ActionRedeliver, At: t0}}
 	if err := st.CreateRedelivery(ctx, redelivery); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, store.ErrDuplicateAction) {
+	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, domain.ErrDuplicateAction) {
 		t.Errorf("the same action again: %v", err)
 	}
 	redelivery.Audit.ActionID = "re-2"
-	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, store.ErrStale) {
+	if err := st.CreateRedelivery(ctx, redelivery); !errors.Is(err, domain.ErrStale) {
 		t.Errorf("another action for the same attempt: %v", err)
 	}
 	if o, _ := st.Delivery(ctx, acct, "dlv_2"); o.Attempts != 2 {
@@ -196,77 +194,18 @@ func TestClaimDelivery(t *testing.T) {
 	}
 	claimAt := t0.Add(3 * time.Hour)
 	c, res, err := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: re.ID, Attempt: 2, URL: "https://moved.example.com/evs"}, claimAt, lease)
-	if err != nil || res != store.Claimed || c.Status != domain.DeliverySending || c.URL != "https://moved.example.com/evs" ||
+	if err != nil || res != domain.Claimed || c.Status != domain.DeliverySending || c.URL != "https://moved.example.com/evs" ||
 		!c.StartedAt.Equal(claimAt) || !c.CreatedAt.Equal(re.CreatedAt) || !reflect.DeepEqual(c.Event, re.Event) || c.Reason != re.Reason {
 		t.Errorf("claimed redelivery %+v %v (%v)", c, res, err)
 	}
-	if _, res, _ := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: re.ID, Attempt: 2}, claimAt.Add(time.Second), lease); res != store.AlreadyClaimed {
+	if _, res, _ := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: re.ID, Attempt: 2}, claimAt.Add(time.Second), lease); res != domain.AlreadyClaimed {
 		t.Errorf("claim a redelivery twice: %v", res)
 	}
 	if _, _, err := st.ClaimDelivery(ctx, domain.Delivery{AccountID: acct, ID: "dlv_2.9", Attempt: 9}, claimAt, lease); domain.ErrorCode(err) != domain.ECodeNotFound {
 		t.Errorf("claim a redelivery never recorded: %v", err)
 	}
-	byStatus, err := st.Deliveries(ctx, acct, store.DeliveryFilter{Status: domain.DeliverySending})
+	byStatus, err := st.Deliveries(ctx, acct, domain.DeliveryFilter{Status: domain.DeliverySending})
 	if err != nil || len(byStatus) != 1 || byStatus[0].ID != re.ID {
 		t.Errorf("sending: %+v (%v)", byStatus, err)
-	}
-}
-
-func TestAttemptIDAndPayload(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		want string
-	}{{0, "dlv_x"}, {1, "dlv_x"}, {2, "dlv_x.2"}, {12, "dlv_x.12"}} {
-		if got := store.AttemptID("dlv_x", tc.n); got != tc.want {
-			t.Errorf("AttemptID(%d) = %s, want %s", tc.n, got, tc.want)
-		}
-	}
-	b, err := store.Payload(delivery(1, "dlv_x", t0))
-	want := `{"event_type":"entity_review.approved","entity_review_id":20,"entity_id":10,"account_id":1,"outcome":"approved","occurred_at":"2026-11-01T09:00:00.000Z"}`
-	if err != nil || string(b) != want {
-		t.Errorf("payload %s (%v)", b, err)
-	}
-}
-
-func TestReviewFromItem(t *testing.T) {
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	item := func(edit func(map[string]types.AttributeValue)) map[string]types.AttributeValue {
-		m := map[string]types.AttributeValue{"account_id": n("1"), "review_id": n("20"), "entity_id": n("10"), "purpose": s("initial"),
-			"status": s("escalated"), "escalation": s("aml"), "version": n("4"), "checks_queued_at": s("2026-11-01T09:30:00.000Z"),
-			"created_at": s("2026-11-01T09:00:00.000Z"), "updated_at": s("2026-11-01T10:00:00.000Z")}
-		if edit != nil {
-			edit(m)
-		}
-		return m
-	}
-	queued := t0.Add(30 * time.Minute)
-	tests := []struct {
-		name string
-		item map[string]types.AttributeValue
-		want *domain.Review
-	}{
-		{"a review", item(nil), &domain.Review{AccountID: 1, ID: 20, EntityID: 10, Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated,
-			Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, Version: 4, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
-		{"no version (never decided)", item(func(m map[string]types.AttributeValue) { delete(m, "version") }), &domain.Review{AccountID: 1, ID: 20, EntityID: 10,
-			Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated, Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
-		{"version as a string", item(func(m map[string]types.AttributeValue) { m["version"] = s("4") }), nil},
-		{"no account", item(func(m map[string]types.AttributeValue) { delete(m, "account_id") }), nil},
-		{"no review id", item(func(m map[string]types.AttributeValue) { delete(m, "review_id") }), nil},
-		{"no entity id", item(func(m map[string]types.AttributeValue) { delete(m, "entity_id") }), nil},
-		{"empty", map[string]types.AttributeValue{}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := store.ReviewFromItem(tc.item)
-			switch {
-			case tc.want == nil && err == nil:
-				t.Errorf("review %+v, want an error", got)
-			case tc.want != nil && err != nil:
-				t.Error(err)
-			case tc.want != nil && !reflect.DeepEqual(got, *tc.want):
-				t.Errorf("review\n got %+v\nwant %+v", got, *tc.want)
-			}
-		})
 	}
 }

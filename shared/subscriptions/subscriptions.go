@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -31,11 +30,20 @@ const SecretPrefix = "evs_whsk_"
 
 // Store is what endpoint management reads and writes.
 type Store interface {
+	// not_found: no such operator in the account.
 	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	// not_found: no such account; domain.ErrDuplicateAction if the action id
+	// was applied before.
 	CreateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error)
+	// not_found: no such endpoint in the account.
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
-	Endpoints(ctx context.Context, accountID int64, consistent bool) ([]domain.Endpoint, error)
+	// No codes.
+	Endpoints(ctx context.Context, accountID int64, c domain.Consistency) ([]domain.Endpoint, error)
+	// No codes; domain.ErrStale if it changed (or went) since read,
+	// domain.ErrDuplicateAction if the action id was applied before.
 	UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error)
+	// No codes; domain.ErrStale if it changed since read,
+	// domain.ErrDuplicateAction if the action id was applied before.
 	DeleteEndpoint(ctx context.Context, accountID, id, version int64, audit domain.AuditRecord) error
 }
 
@@ -81,7 +89,7 @@ func (s *Service) Create(ctx context.Context, a Actor, url string, events []doma
 		Description: description, CreatedAt: now, UpdatedAt: now,
 	}
 	out, err := s.Store.CreateEndpoint(ctx, e, s.audit(a, op, domain.ActionEndpointCreate, now, nil, nil))
-	if errors.Is(err, store.ErrDuplicateAction) {
+	if errors.Is(err, domain.ErrDuplicateAction) {
 		return domain.Endpoint{}, usedActionID(a)
 	}
 	return out, err
@@ -92,7 +100,7 @@ func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) 
 	if _, err := s.reader(ctx, a); err != nil {
 		return nil, err
 	}
-	eps, err := s.Store.Endpoints(ctx, a.AccountID, true)
+	eps, err := s.Store.Endpoints(ctx, a.AccountID, domain.ReadStrong)
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +183,10 @@ func (s *Service) Delete(ctx context.Context, a Actor, id int64) error {
 	}
 	now := s.now()
 	err = s.Store.DeleteEndpoint(ctx, a.AccountID, id, e.Version, s.audit(a, op, domain.ActionEndpointDelete, now, snapshot(e), nil))
-	if errors.Is(err, store.ErrDuplicateAction) {
+	if errors.Is(err, domain.ErrDuplicateAction) {
 		return usedActionID(a)
 	}
-	if errors.Is(err, store.ErrStale) {
+	if errors.Is(err, domain.ErrStale) {
 		return domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
 	}
 	return err
@@ -199,10 +207,10 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 	}
 	e.UpdatedAt = now
 	out, err := s.Store.UpdateEndpoint(ctx, e, s.audit(a, op, action, now, snapshot(before), snapshot(e)))
-	if errors.Is(err, store.ErrDuplicateAction) {
+	if errors.Is(err, domain.ErrDuplicateAction) {
 		return domain.Endpoint{}, usedActionID(a)
 	}
-	if errors.Is(err, store.ErrStale) {
+	if errors.Is(err, domain.ErrStale) {
 		return domain.Endpoint{}, domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
 	}
 	return out, err

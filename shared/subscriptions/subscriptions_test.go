@@ -14,8 +14,8 @@ import (
 
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -158,7 +158,7 @@ func TestCreate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.svc.Allow = tc.allow
 			w.clock = w.clock.Add(time.Minute)
-			before, err := w.st.Endpoints(ctx, w.account, true)
+			before, err := w.st.Endpoints(ctx, w.account, domain.ReadStrong)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestCreate(t *testing.T) {
 				if code(err) != domain.ECodeInvalid || len(fields[tc.field]) == 0 || !strings.Contains(fields[tc.field][0], tc.msg) {
 					t.Errorf("err = %v, want %s refused with %q", err, tc.field, tc.msg)
 				}
-				after, _ := w.st.Endpoints(ctx, w.account, true)
+				after, _ := w.st.Endpoints(ctx, w.account, domain.ReadStrong)
 				if len(after) != len(before) {
 					t.Errorf("an endpoint was stored")
 				}
@@ -511,7 +511,7 @@ func TestPermissions(t *testing.T) {
 	if got := w.stored(t, ep.ID); got.Version != 1 || got.Secret != ep.Secret {
 		t.Errorf("endpoint changed: %+v", got)
 	}
-	eps, _ := w.st.Endpoints(ctx, w.account, true)
+	eps, _ := w.st.Endpoints(ctx, w.account, domain.ReadStrong)
 	if len(eps) != 1 {
 		t.Errorf("%d endpoints", len(eps))
 	}
@@ -592,10 +592,10 @@ func TestStaleVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 		stale.Description = "second"
-		if _, err := w.st.UpdateEndpoint(ctx, stale, domain.AuditRecord{AccountID: w.account, ActionID: "s-2", Action: domain.ActionEndpointUpdate, At: t0}); !errors.Is(err, store.ErrStale) {
+		if _, err := w.st.UpdateEndpoint(ctx, stale, domain.AuditRecord{AccountID: w.account, ActionID: "s-2", Action: domain.ActionEndpointUpdate, At: t0}); !errors.Is(err, domain.ErrStale) {
 			t.Errorf("update at a stale version: %v", err)
 		}
-		if err := w.st.DeleteEndpoint(ctx, w.account, ep.ID, 1, domain.AuditRecord{AccountID: w.account, ActionID: "s-3", Action: domain.ActionEndpointDelete, At: t0}); !errors.Is(err, store.ErrStale) {
+		if err := w.st.DeleteEndpoint(ctx, w.account, ep.ID, 1, domain.AuditRecord{AccountID: w.account, ActionID: "s-3", Action: domain.ActionEndpointDelete, At: t0}); !errors.Is(err, domain.ErrStale) {
 			t.Errorf("delete at a stale version: %v", err)
 		}
 		if got := w.stored(t, ep.ID); got.Description != "first" || got.Version != 2 {
@@ -616,7 +616,7 @@ func TestActionIDUsedTwice(t *testing.T) {
 	if _, err := w.svc.Create(ctx, a, "https://other.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeConflict {
 		t.Errorf("create with a used action id: %v, want conflict", err)
 	}
-	if eps, _ := w.st.Endpoints(ctx, w.account, true); len(eps) != 1 {
+	if eps, _ := w.st.Endpoints(ctx, w.account, domain.ReadStrong); len(eps) != 1 {
 		t.Errorf("%d endpoints", len(eps))
 	}
 	if _, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Active: ptr(false)}); code(err) != domain.ECodeConflict {

@@ -1,0 +1,33 @@
+package domain
+
+import "errors"
+
+// Decision is everything one operator action writes. Review and Entity are
+// the new states of records read at the versions they carry; the write
+// fails with ErrStale if either changed meanwhile.
+type Decision struct {
+	Audit AuditRecord
+	// Review is the changed review (nil when the action changes none).
+	Review *Review
+	// Entity is the changed entity (nil when the action changes none).
+	Entity *Entity
+	// NewReview is a review the action opens (nil for none).
+	NewReview *Review
+	// NewChecks are checks the action ran, with ids reserved beforehand
+	// (they were named to providers before being written).
+	NewChecks []Check
+}
+
+// Validate checks what the write relies on: an action to record, once per
+// id, and checks that already have their ids.
+func (d Decision) Validate() error {
+	if d.Audit.AccountID == 0 || d.Audit.ActionID == "" {
+		return errors.New("decision: the audit record needs an account and an action id")
+	}
+	for _, c := range d.NewChecks {
+		if c.ID == 0 {
+			return errors.New("decision: new checks need reserved ids (ReserveCheckIDs)")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// auditItem is an audit record as the audit table stores it: one per action
+// id, found by entity and time through entity_time.
+type auditItem struct {
+	AccountID        int64  `dynamo:"account_id,hash"`
+	ActionID         string `dynamo:"action_id,range"`
+	EntityTime       string `dynamo:"entity_time"`
+	Action           string `dynamo:"action"`
+	OperatorID       int64  `dynamo:"operator_id"`
+	OperatorName     string `dynamo:"operator_name"`
+	Actor            string `dynamo:"actor,omitempty"`
+	RequestID        string `dynamo:"request_id,omitempty"`
+	SecondApproverID *int64 `dynamo:"second_approver_id,omitempty"`
+	ReviewID         *int64 `dynamo:"review_id,omitempty"`
+	EntityID         int64  `dynamo:"entity_id"`
+	Reason           string `dynamo:"reason,omitempty"`
+	// Before and after are JSON documents: their shapes vary by action.
+	Before string `dynamo:"before"`
+	After  string `dynamo:"after"`
+	At     string `dynamo:"at"`
+}
+
+func newAuditItem(a domain.AuditRecord) auditItem {
+	before, _ := json.Marshal(a.Before)
+	after, _ := json.Marshal(a.After)
+	return auditItem{
+		AccountID: a.AccountID, ActionID: a.ActionID,
+		EntityTime: fmt.Sprintf("%012d#%s#%s", a.EntityID, fmtTime(a.At), a.ActionID),
+		Action:     string(a.Action), OperatorID: a.OperatorID, OperatorName: a.OperatorName,
+		Actor: a.Actor, RequestID: a.RequestID,
+		SecondApproverID: a.SecondApproverID, ReviewID: a.ReviewID, EntityID: a.EntityID, Reason: a.Reason,
+		Before: string(before), After: string(after), At: fmtTime(a.At),
+	}
+}
+
+func (it auditItem) domain() domain.AuditRecord {
+	a := domain.AuditRecord{
+		AccountID: it.AccountID, ActionID: it.ActionID, Action: domain.Action(it.Action), OperatorID: it.OperatorID,
+		OperatorName: it.OperatorName, Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID, EntityID: it.EntityID,
+		Reason: it.Reason, At: parseTime(it.At),
+	}
+	json.Unmarshal([]byte(it.Before), &a.Before)
+	json.Unmarshal([]byte(it.After), &a.After)
+	return a
+}
+
+// AuditTrail returns an entity's audit records, oldest first.
+func (s *Store) AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error) {
+	var items []auditItem
+	err := s.table(schema.Audit).Get("account_id", accountID).
+		Range("entity_time", dynamo.BeginsWith, fmt.Sprintf("%012d#", entityID)).
+		Index(schema.AuditByEntity).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, wrap(err, "audit trail of entity %d", entityID)
+	}
+	out := make([]domain.AuditRecord, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}
+
+// AuditRecord returns the record of one action, if it was applied.
+func (s *Store) AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error) {
+	var it auditItem
+	err := s.table(schema.Audit).Get("account_id", accountID).Range("action_id", dynamo.Equal, actionID).Consistent(true).One(ctx, &it)
+	if err != nil {
+		return domain.AuditRecord{}, wrap(notFound(err, "Action"), "get action %s", actionID)
+	}
+	return it.domain(), nil
+}
+
+// auditPut writes an audit record once per action id, as part of a
+// transaction.
+func (s *Store) auditPut(a domain.AuditRecord) *dynamo.Put {
+	return s.table(schema.Audit).Put(newAuditItem(a)).If("attribute_not_exists(action_id)")
+}
+
+// AccountAudit returns the account's audit records, newest first, at most
+// limit. It reads the account's whole trail, so it is for operators' tools.
+func (s *Store) AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error) {
+	var items []auditItem
+	err := s.table(schema.Audit).Get("account_id", accountID).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, wrap(err, "audit trail of account %d", accountID)
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].At != items[j].At {
+			return items[i].At > items[j].At
+		}
+		return items[i].ActionID > items[j].ActionID
+	})
+	if limit > 0 && len(items) > limit {
+		items = items[:limit]
+	}
+	out := make([]domain.AuditRecord, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// entityItem is an entity as the entities table stores it, with the keys of
+// its indexes: the account's sequence, the country's and the registration.
+type entityItem struct {
+	AccountID          int64                `dynamo:"account_id,hash"`
+	EntityID           int64                `dynamo:"entity_id,range"`
+	Seq                int64                `dynamo:"seq"`
+	CountrySeq         string               `dynamo:"country_seq"`
+	RegistrationKey    string               `dynamo:"registration_key"`
+	RegistrationNumber string               `dynamo:"registration_number"`
+	LegalName          string               `dynamo:"legal_name"`
+	CountryCode        string               `dynamo:"country_code"`
+	CountryID          int                  `dynamo:"country_id"`
+	Status             string               `dynamo:"status"`
+	RegistrationStatus string               `dynamo:"registration_status"`
+	SanctionsStatus    string               `dynamo:"sanctions_status"`
+	CurrentScore       *int                 `dynamo:"current_score,omitempty"`
+	ScoreBreakdown     []scoreComponentItem `dynamo:"score_breakdown,omitempty"`
+	RiskLevel          string               `dynamo:"risk_level,omitempty"`
+	RiskLevelUpdatedAt string               `dynamo:"risk_level_updated_at,omitempty"`
+	WebsiteURL         *string              `dynamo:"website_url,omitempty"`
+	SocialURL          *string              `dynamo:"social_url,omitempty"`
+	ActivitySummary    *string              `dynamo:"business_activity_summary,omitempty"`
+	DismissedMatches   []string             `dynamo:"dismissed_matches,set,omitempty"`
+	RelationshipsCount int                  `dynamo:"current_relationships_count"`
+	ReviewsCount       int                  `dynamo:"reviews_count"`
+	DocumentsCount     int                  `dynamo:"documents_count"`
+	ChecksCount        int                  `dynamo:"checks_count"`
+	CreatedAt          string               `dynamo:"created_at"`
+	UpdatedAt          string               `dynamo:"updated_at"`
+	Version            int64                `dynamo:"version,omitempty"`
+}
+
+func countrySeqKey(country string, seq int64) string {
+	return fmt.Sprintf("%s#%012d", country, seq)
+}
+
+func registrationKey(number, country string) string { return number + "#" + country }
+
+func (it entityItem) domain() domain.Entity {
+	e := domain.Entity{
+		AccountID:          it.AccountID,
+		ID:                 it.EntityID,
+		RegistrationNumber: it.RegistrationNumber,
+		LegalName:          it.LegalName,
+		CountryCode:        it.CountryCode,
+		CountryID:          it.CountryID,
+		Status:             domain.EntityStatus(it.Status),
+		RegistrationStatus: domain.RegistrationStatus(it.RegistrationStatus),
+		SanctionsStatus:    domain.SanctionsStatus(it.SanctionsStatus),
+		WebsiteURL:         it.WebsiteURL,
+		SocialURL:          it.SocialURL,
+		ActivitySummary:    it.ActivitySummary,
+		DismissedMatches:   it.DismissedMatches,
+		Version:            it.Version,
+		RelationshipsCount: it.RelationshipsCount,
+		ReviewsCount:       it.ReviewsCount,
+		DocumentsCount:     it.DocumentsCount,
+		ChecksCount:        it.ChecksCount,
+		CreatedAt:          parseTime(it.CreatedAt),
+		UpdatedAt:          parseTime(it.UpdatedAt),
+	}
+	if it.CurrentScore != nil {
+		e.Score = &domain.Score{Value: *it.CurrentScore, Breakdown: scoreComponents(it.ScoreBreakdown)}
+	}
+	// Only an assessment writes both fields; anything less is unassessed.
+	if it.RiskLevel != "" && it.RiskLevelUpdatedAt != "" {
+		e.Risk = &domain.RiskAssessment{Level: domain.RiskLevel(it.RiskLevel), AssessedAt: parseTime(it.RiskLevelUpdatedAt)}
+	}
+	return e
+}
+
+func newEntityItem(e domain.Entity, seq, countrySeq int64) entityItem {
+	it := entityItem{
+		AccountID:          e.AccountID,
+		EntityID:           e.ID,
+		Seq:                seq,
+		CountrySeq:         countrySeqKey(e.CountryCode, countrySeq),
+		RegistrationKey:    registrationKey(e.RegistrationNumber, e.CountryCode),
+		RegistrationNumber: e.RegistrationNumber,
+		LegalName:          e.LegalName,
+		CountryCode:        e.CountryCode,
+		CountryID:          e.CountryID,
+		Status:             string(e.Status),
+		RegistrationStatus: string(e.RegistrationStatus),
+		SanctionsStatus:    string(e.SanctionsStatus),
+		WebsiteURL:         e.WebsiteURL,
+		SocialURL:          e.SocialURL,
+		ActivitySummary:    e.ActivitySummary,
+		DismissedMatches:   e.DismissedMatches,
+		Version:            e.Version,
+		RelationshipsCount: e.RelationshipsCount,
+		ReviewsCount:       e.ReviewsCount,
+		DocumentsCount:     e.DocumentsCount,
+		ChecksCount:        e.ChecksCount,
+		CreatedAt:          fmtTime(e.CreatedAt),
+		UpdatedAt:          fmtTime(e.UpdatedAt),
+	}
+	if e.Score != nil {
+		v := e.Score.Value
+		it.CurrentScore = &v
+		it.ScoreBreakdown = scoreComponentItems(e.Score.Breakdown)
+	}
+	if e.Risk != nil {
+		it.RiskLevel = string(e.Risk.Level)
+		it.RiskLevelUpdatedAt = fmtTime(e.Risk.AssessedAt)
+	}
+	return it
+}
