@@ -84,6 +84,15 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	@# The house rules of the layout (README "Layout"): only boot, devstack and
+	@# local reach the store; the handlers' packages pull in no DynamoDB;
+	@# nothing the local runner links imports testing.
+	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./shared/... ./functions/... ./infra/... | grep -w 'evs/shared/store' | cut -d: -f1 | grep -v -e '/shared/boot$$' -e '/shared/devstack' -e '/shared/store$$' || true); \
+	  test -z "$$bad" || { echo "only shared/boot, shared/devstack and local may import shared/store: $$bad"; exit 1; }
+	@for p in api admin decisions delivery subscriptions reviewevents domain; do \
+	  ! $(GO) list -deps ./shared/$$p | grep -q -e 'evs/shared/store$$' -e 'guregu/dynamo' -e 'service/dynamodb$$' || { echo "shared/$$p depends on the store or DynamoDB"; exit 1; }; \
+	done
+	@! $(GO) list -deps ./local/... | grep -qx testing || { echo "./local links package testing"; exit 1; }
 	@$(GO) run ./infra/sam/cmd/gensam -o /dev/stdout | cmp -s - template.yaml || { echo "template.yaml is not what infra/sam generates: run make template"; exit 1; }
 
 # make test starts the services it needs, and stops again those it started.

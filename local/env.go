@@ -37,7 +37,7 @@ func open(ctx context.Context) (*env, error) {
 	}
 	db := devstack.DB()
 	names := schema.NamesWithPrefix(tablePrefix())
-	if err := schema.Ensure(ctx, db.Client(), names); err != nil {
+	if err := devstack.EnsureTables(ctx, db.Client(), names); err != nil {
 		return nil, fmt.Errorf("create tables: %w", err)
 	}
 	return &env{store: store.New(db, names), names: names, log: log}, nil

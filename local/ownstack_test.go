@@ -159,7 +159,7 @@ func (s *ownStack) store() (*store.Store, schema.Names) {
 	names := schema.NamesWithPrefix(devstack.UniquePrefix(s.t.Name()))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := schema.Ensure(ctx, db.Client(), names); err != nil {
+	if err := devstack.EnsureTables(ctx, db.Client(), names); err != nil {
 		s.t.Fatalf("create tables: %v", err)
 	}
 	return store.New(db, names), names

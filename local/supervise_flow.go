@@ -118,7 +118,7 @@ func (sv *supervision) recover(ctx context.Context, name string) error {
 	case "dynamodb":
 		// With its data on disk the tables are there already; in memory
 		// they are gone, and Ensure makes them again (empty).
-		if err := schema.Ensure(ctx, sv.ddb, sv.Names); err != nil {
+		if err := devstack.EnsureTables(ctx, sv.ddb, sv.Names); err != nil {
 			return fmt.Errorf("ensure tables: %w", err)
 		}
 		arn, err := sv.currentStreamARN(ctx)

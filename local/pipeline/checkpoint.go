@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
 // CheckpointTableSuffix names the local runner's checkpoint table: the
@@ -58,28 +60,20 @@ func EnsureCheckpoints(ctx context.Context, db *dynamodb.Client, prefix string) 
 // others when it restarts (and the stream with it: the new stream then
 // starts from TRIM_HORIZON, which is the right place).
 func (c *Checkpoints) Ensure(ctx context.Context) error {
-	_, err := c.DB.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(c.Table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("stream_arn"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("shard_id"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("stream_arn"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("shard_id"), KeyType: types.KeyTypeRange},
-		},
-	})
-	var inUse *types.ResourceInUseException
-	if err != nil && !errors.As(err, &inUse) {
-		return fmt.Errorf("pipeline: create checkpoint table %s: %w", c.Table, err)
-	}
-	// DynamoDB Local makes tables active at once; DynamoDB takes a moment.
-	w := dynamodb.NewTableExistsWaiter(c.DB)
-	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(c.Table)}, time.Minute); err != nil {
-		return fmt.Errorf("pipeline: checkpoint table %s: %w", c.Table, err)
+	if err := devstack.EnsureTable(ctx, c.DB, checkpointTable(), c.Table); err != nil {
+		return fmt.Errorf("pipeline: checkpoint table: %w", err)
 	}
 	return nil
+}
+
+// checkpointTable describes the checkpoint table as shared/schema describes
+// the deployed ones, so it is created the same way.
+func checkpointTable() schema.Table {
+	return schema.Table{
+		ID:           CheckpointTableSuffix,
+		PartitionKey: schema.Attr{Name: "stream_arn", Type: schema.String},
+		SortKey:      &schema.Attr{Name: "shard_id", Type: schema.String},
+	}
 }
 
 // Drop deletes the checkpoint table: every stream starts again from

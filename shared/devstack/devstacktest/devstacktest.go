@@ -39,13 +39,13 @@ func Tables(t testing.TB, db *dynamo.DB) schema.Names {
 	defer cancel()
 	names := schema.NamesWithPrefix(devstack.UniquePrefix(t.Name()))
 	client := db.Client()
-	if err := schema.Ensure(ctx, client, names); err != nil {
+	if err := devstack.EnsureTables(ctx, client, names); err != nil {
 		t.Fatalf("create tables: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := schema.Drop(ctx, client, names); err != nil {
+		if err := devstack.DropTables(ctx, client, names); err != nil {
 			t.Logf("drop tables: %v", err)
 		}
 	})

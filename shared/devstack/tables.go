@@ -1,4 +1,4 @@
-package schema
+package devstack
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// CreateTableInput is the CreateTable request for t under the physical name.
+// CreateTableInput is the CreateTable request for a shared/schema table
+// under the physical name.
 // Tables are on-demand; encryption and point-in-time recovery are set by the
 // CDK stack, as DynamoDB Local ignores them.
-func CreateTableInput(t Table, name string) *dynamodb.CreateTableInput {
+func CreateTableInput(t schema.Table, name string) *dynamodb.CreateTableInput {
 	attrs := map[string]types.ScalarAttributeType{}
-	addAttr := func(a Attr) { attrs[a.Name] = types.ScalarAttributeType(a.Type) }
-	keySchema := func(pk Attr, sk *Attr) []types.KeySchemaElement {
+	addAttr := func(a schema.Attr) { attrs[a.Name] = types.ScalarAttributeType(a.Type) }
+	keySchema := func(pk schema.Attr, sk *schema.Attr) []types.KeySchemaElement {
 		ks := []types.KeySchemaElement{{AttributeName: aws.String(pk.Name), KeyType: types.KeyTypeHash}}
 		addAttr(pk)
 		if sk != nil {
@@ -34,7 +36,7 @@ func CreateTableInput(t Table, name string) *dynamodb.CreateTableInput {
 	for _, ix := range t.Indexes {
 		sk := ix.SortKey
 		proj := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
-		if ix.Projection == ProjectInclude {
+		if ix.Projection == schema.ProjectInclude {
 			proj.NonKeyAttributes = ix.NonKeyAttrs
 		}
 		if ix.Local {
@@ -56,7 +58,8 @@ func CreateTableInput(t Table, name string) *dynamodb.CreateTableInput {
 	return in
 }
 
-// TableAPI is the part of the DynamoDB client that Ensure needs.
+// TableAPI is the part of the DynamoDB client that creating and dropping
+// tables needs.
 type TableAPI interface {
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
@@ -64,49 +67,58 @@ type TableAPI interface {
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
 }
 
-// Ensure creates every table of names that does not exist yet and waits until
-// all are active. Running it again changes nothing.
-func Ensure(ctx context.Context, api TableAPI, names Names) error {
-	for _, t := range Tables() {
-		name, ok := names[t.ID]
-		if !ok {
-			continue
-		}
-		_, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		var nf *types.ResourceNotFoundException
-		switch {
-		case err == nil:
-			continue
-		case !errors.As(err, &nf):
-			return fmt.Errorf("describe table %s: %w", name, err)
-		}
-		if _, err := api.CreateTable(ctx, CreateTableInput(t, name)); err != nil {
-			var inUse *types.ResourceInUseException
-			if !errors.As(err, &inUse) {
-				return fmt.Errorf("create table %s: %w", name, err)
-			}
-		}
-		w := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay = 100 * time.Millisecond
-			o.MaxDelay = time.Second
-		})
-		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
-			return fmt.Errorf("wait for table %s: %w", name, err)
-		}
-		if t.TTLAttr != "" {
-			if _, err := api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-				TableName:               aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTLAttr), Enabled: aws.Bool(true)},
-			}); err != nil {
-				return fmt.Errorf("enable ttl on %s: %w", name, err)
+// EnsureTables creates every table of names that does not exist yet and
+// waits until all are active. Running it again changes nothing.
+func EnsureTables(ctx context.Context, api TableAPI, names schema.Names) error {
+	for _, t := range schema.Tables() {
+		if name, ok := names[t.ID]; ok {
+			if err := EnsureTable(ctx, api, t, name); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// Drop deletes every table of names, ignoring those already gone.
-func Drop(ctx context.Context, api TableAPI, names Names) error {
+// EnsureTable creates the table t under the physical name unless it exists,
+// waits until it is active and enables its TTL. Creating it again is
+// harmless.
+func EnsureTable(ctx context.Context, api TableAPI, t schema.Table, name string) error {
+	_, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var nf *types.ResourceNotFoundException
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &nf):
+		return fmt.Errorf("describe table %s: %w", name, err)
+	}
+	if _, err := api.CreateTable(ctx, CreateTableInput(t, name)); err != nil {
+		var inUse *types.ResourceInUseException
+		if !errors.As(err, &inUse) {
+			return fmt.Errorf("create table %s: %w", name, err)
+		}
+	}
+	// DynamoDB Local makes tables active at once; DynamoDB takes a moment.
+	w := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 100 * time.Millisecond
+		o.MaxDelay = time.Second
+	})
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+		return fmt.Errorf("wait for table %s: %w", name, err)
+	}
+	if t.TTLAttr != "" {
+		if _, err := api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTLAttr), Enabled: aws.Bool(true)},
+		}); err != nil {
+			return fmt.Errorf("enable ttl on %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// DropTables deletes every table of names, ignoring those already gone.
+func DropTables(ctx context.Context, api TableAPI, names schema.Names) error {
 	for _, name := range names {
 		_, err := api.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		var nf *types.ResourceNotFoundException
