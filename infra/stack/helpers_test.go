@@ -193,3 +193,8 @@ func diff(got, want []string) string {
 	}
 	return fmt.Sprintf("unexpected %v, missing %v", sorted(extra), sorted(missing))
 }
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
