@@ -89,13 +89,13 @@ func TestTables(t *testing.T) {
 				}
 				hasResource(t, s.Template, deploy.TableLogicalID(want.ID), "AWS::DynamoDB::Table", m{
 					"Properties": like(m{
-						"KeySchema":               keySchema(want.PartitionKey, want.SortKey),
-						"AttributeDefinitions":    attributes(want),
-						"LocalSecondaryIndexes":   indexes(want, true),
-						"GlobalSecondaryIndexes":  indexes(want, false),
-						"StreamSpecification":     stream,
-						"TimeToLiveSpecification": ttl,
-						"BillingMode":             "PAY_PER_REQUEST",
+						"KeySchema":                        keySchema(want.PartitionKey, want.SortKey),
+						"AttributeDefinitions":             attributes(want),
+						"LocalSecondaryIndexes":            indexes(want, true),
+						"GlobalSecondaryIndexes":           indexes(want, false),
+						"StreamSpecification":              stream,
+						"TimeToLiveSpecification":          ttl,
+						"BillingMode":                      "PAY_PER_REQUEST",
 						"PointInTimeRecoverySpecification": like(m{"PointInTimeRecoveryEnabled": true}),
 						// AWS-managed key (alias/aws/dynamodb): SSE on, no key of ours.
 						"SSESpecification": exactly(m{"SSEEnabled": true}),

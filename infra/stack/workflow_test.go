@@ -21,7 +21,7 @@ var wantSubstitutions = map[string]string{
 
 // aslFile is the ASL file with its placeholders replaced by
 // wantSubstitutions.
-func aslFile(t *testing.T) obj {
+func aslFile(t *testing.T) m {
 	t.Helper()
 	text, err := stack.DecisionDefinition()
 	if err != nil {
@@ -30,7 +30,7 @@ func aslFile(t *testing.T) obj {
 	for k, v := range wantSubstitutions {
 		text = strings.ReplaceAll(text, "${"+k+"}", v)
 	}
-	var def obj
+	var def m
 	if err := json.Unmarshal([]byte(text), &def); err != nil {
 		t.Fatalf("%s is not JSON: %v", stack.DecisionDefinitionFile, err)
 	}
@@ -87,7 +87,7 @@ func TestDecisionStateMachine(t *testing.T) {
 // the transitions, the retries of the Lambda tasks and the named failures.
 func TestDecisionDefinition(t *testing.T) {
 	def := aslFile(t)
-	states := def["States"].(obj)
+	states := def["States"].(m)
 	want := []string{
 		"Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
@@ -99,8 +99,8 @@ func TestDecisionDefinition(t *testing.T) {
 	if def["StartAt"] != "Validate" {
 		t.Errorf("StartAt = %v", def["StartAt"])
 	}
-	state := func(name string) obj {
-		s, ok := states[name].(obj)
+	state := func(name string) m {
+		s, ok := states[name].(m)
 		if !ok {
 			t.Fatalf("no state %s", name)
 		}
@@ -110,7 +110,7 @@ func TestDecisionDefinition(t *testing.T) {
 	// Every transition names a state, and every state is reachable.
 	next := map[string][]string{}
 	for name, s := range states {
-		s := s.(obj)
+		s := s.(m)
 		var to []string
 		if n, ok := s["Next"].(string); ok {
 			to = append(to, n)
@@ -119,10 +119,10 @@ func TestDecisionDefinition(t *testing.T) {
 			to = append(to, d)
 		}
 		for _, c := range asList(s["Choices"]) {
-			to = append(to, c.(obj)["Next"].(string))
+			to = append(to, c.(m)["Next"].(string))
 		}
 		for _, c := range asList(s["Catch"]) {
-			to = append(to, c.(obj)["Next"].(string))
+			to = append(to, c.(m)["Next"].(string))
 		}
 		for _, n := range to {
 			if states[n] == nil {
@@ -152,7 +152,7 @@ func TestDecisionDefinition(t *testing.T) {
 
 	// Fail states carry their own name as the error.
 	for name, s := range states {
-		if s := s.(obj); s["Type"] == "Fail" && s["Error"] != name {
+		if s := s.(m); s["Type"] == "Fail" && s["Error"] != name {
 			t.Errorf("Fail state %s has Error %v", name, s["Error"])
 		}
 	}
@@ -170,11 +170,11 @@ func TestDecisionDefinition(t *testing.T) {
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)
-		params, _ := s["Parameters"].(obj)
+		params, _ := s["Parameters"].(m)
 		if s["Type"] != "Task" || s["Resource"] != "arn:aws:states:::lambda:invoke" || params["FunctionName"] != wantSubstitutions[stack.SubstDecisionFunctionArn] {
 			t.Errorf("%s: %v %v, FunctionName %v", name, s["Type"], s["Resource"], params["FunctionName"])
 		}
-		payload, _ := params["Payload"].(obj)
+		payload, _ := params["Payload"].(m)
 		if payload["phase"] != strings.ToLower(name) || payload["execution_id.$"] != "$$.Execution.Name" {
 			t.Errorf("%s: payload %v", name, payload)
 		}
@@ -182,7 +182,7 @@ func TestDecisionDefinition(t *testing.T) {
 		if len(retries) != 1 {
 			t.Fatalf("%s: %d Retry blocks, want 1", name, len(retries))
 		}
-		r := retries[0].(obj)
+		r := retries[0].(m)
 		if !equal(strs(r["ErrorEquals"]), lambdaErrors) {
 			t.Errorf("%s retries %s", name, diff(strs(r["ErrorEquals"]), lambdaErrors))
 		}
@@ -193,7 +193,7 @@ func TestDecisionDefinition(t *testing.T) {
 		catches := asList(s["Catch"])
 		var caught []string
 		for i, c := range catches {
-			c := c.(obj)
+			c := c.(m)
 			errs := strs(c["ErrorEquals"])
 			if len(errs) != 1 {
 				t.Errorf("%s: catch %v", name, errs)
@@ -223,8 +223,8 @@ func TestDecisionDefinition(t *testing.T) {
 	// Four eyes: the task token goes to the approvals topic; three days to
 	// answer.
 	await := state("AwaitSecondApproval")
-	params, _ := await["Parameters"].(obj)
-	msg, _ := params["Message"].(obj)
+	params, _ := await["Parameters"].(m)
+	msg, _ := params["Message"].(m)
 	if await["Resource"] != "arn:aws:states:::sns:publish.waitForTaskToken" || params["TopicArn"] != wantSubstitutions[stack.SubstApprovalTopicArn] || msg["task_token.$"] != "$$.Task.Token" {
 		t.Errorf("AwaitSecondApproval: %v to %v, message %v", await["Resource"], params["TopicArn"], msg)
 	}
@@ -233,13 +233,13 @@ func TestDecisionDefinition(t *testing.T) {
 	}
 	var awaitCatch []string
 	for _, c := range asList(await["Catch"]) {
-		awaitCatch = append(awaitCatch, strings.Join(strs(c.(obj)["ErrorEquals"]), ",")+" -> "+c.(obj)["Next"].(string))
+		awaitCatch = append(awaitCatch, strings.Join(strs(c.(m)["ErrorEquals"]), ",")+" -> "+c.(m)["Next"].(string))
 	}
 	if want := []string{"States.Timeout -> SecondApprovalTimedOut", "States.ALL -> SecondApprovalRefused"}; !reflect.DeepEqual(awaitCatch, want) {
 		t.Errorf("AwaitSecondApproval catches %v, want %v", awaitCatch, want)
 	}
 	choice := state("NeedsSecondApproval")
-	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(obj)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
+	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(m)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
 		t.Errorf("NeedsSecondApproval = %v", choice)
 	}
 	if state("WithSecondApprover")["Next"] != "Apply" || state("Apply")["Next"] != "Decided" || state("Decided")["Type"] != "Succeed" {
