@@ -11,20 +11,8 @@ import (
 // Logical ids of what only this template names so.
 const (
 	restAPIID      = "RestApi"
-	accessLogsID   = "ApiAccessLogs"
 	alarmTopicID   = "AlarmTopic"
 	authorizerName = "ApiKeyAuthorizer"
-)
-
-// The stage's settings as the hand-written template had them. They differ
-// from the CDK stack's (stack.DefaultThrottleRate and Burst, 100 and 200;
-// access logs a month, with stack.AccessLogFields): kept so that generating
-// the template changed no deployment of it.
-const (
-	ThrottleRate           = 50
-	ThrottleBurst          = 100
-	AccessLogRetentionDays = 90
-	AccessLogFormat        = `{"request_id":"$context.requestId","extended_request_id":"$context.extendedRequestId","ip":"$context.identity.sourceIp","time":"$context.requestTime","method":"$context.httpMethod","resource":"$context.resourcePath","path":"$context.path","status":"$context.status","length":"$context.responseLength","latency_ms":"$context.responseLatency","integration_latency_ms":"$context.integrationLatency","error_type":"$context.error.responseType","account_id":"$context.authorizer.account_id","key_prefix":"$context.authorizer.key_prefix","authorizer_error":"$context.authorizer.error"}`
 )
 
 const apiNote = `--------------------------------------------------------------------- API
@@ -54,7 +42,11 @@ func api() ([]Pair, error) {
 		if g.Status != 0 {
 			r = append(r, KV("StatusCode", Quoted(strconv.Itoa(g.Status))))
 		}
-		responses = append(responses, KV(g.Type, Map(append(r, KV("ResponseTemplates", Map(KV("application/json", body))))...)))
+		r = append(r,
+			KV("ResponseParameters", Map(KV("Headers", Map(KV("Content-Type", stack.GatewayResponseContentType))))),
+			KV("ResponseTemplates", Map(KV("application/json", body))),
+		)
+		responses = append(responses, KV(g.Type, Map(r...)))
 	}
 	return []Pair{
 		resource(restAPIID, "AWS::Serverless::Api", Map(
@@ -78,18 +70,18 @@ func api() ([]Pair, error) {
 			KV("MethodSettings", List(Map(
 				KV("ResourcePath", "/*"),
 				KV("HttpMethod", "*"),
-				KV("ThrottlingRateLimit", ThrottleRate),
-				KV("ThrottlingBurstLimit", ThrottleBurst),
+				KV("ThrottlingRateLimit", stack.DefaultThrottleRate),
+				KV("ThrottlingBurstLimit", stack.DefaultThrottleBurst),
 				KV("MetricsEnabled", true),
 			))),
 			KV("AccessLogSetting", Map(
-				KV("DestinationArn", GetAtt(accessLogsID, "Arn")),
-				KV("Format", AccessLogFormat),
+				KV("DestinationArn", GetAtt(stack.AccessLogGroupID, "Arn")),
+				KV("Format", stack.AccessLogFormat()),
 			)),
 		)).Note(apiNote),
-		resource(accessLogsID, "AWS::Logs::LogGroup", Map(
+		resource(stack.AccessLogGroupID, "AWS::Logs::LogGroup", Map(
 			KV("LogGroupName", Sub("/aws/apigateway/"+stack.StackName(stage)+"/access")),
-			KV("RetentionInDays", AccessLogRetentionDays),
+			KV("RetentionInDays", stack.LogRetentionDays),
 		)),
 	}, nil
 }

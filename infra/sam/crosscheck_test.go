@@ -15,10 +15,11 @@ import (
 // TestMatchesCDKStack holds the generated template to the synthesized CDK
 // stack where each tool translates the catalogue its own way, which the
 // generator cannot guarantee: the functions (size, runtime, environment
-// names), the tables' keys and indexes, every role's permissions (less
-// what each tool adds by itself: CDK's X-Ray actions and own-log-group
-// statement, SAM's managed policies), the routes, and the event source
-// mappings property for property.
+// names), the tables' keys and indexes, every role's permissions with their
+// statements' ids (less what each tool adds by itself: CDK's X-Ray actions
+// and own-log-group statement, SAM's managed policies), the routes, the
+// event source mappings property for property, the stage's throttling and
+// access logs, the gateway responses, and the retention of SAM's log groups.
 func TestMatchesCDKStack(t *testing.T) {
 	cdk := stacktest.Template(t)
 	sam := generated(t)
@@ -31,6 +32,12 @@ func TestMatchesCDKStack(t *testing.T) {
 			sam: func() any { return sortedKeys(resourcesOfType(sam, "AWS::DynamoDB::Table")) }},
 		{name: "routes", cdk: func() any { return cdkRoutes(cdk) }, sam: func() any { return samRoutes(sam) }},
 		{name: "event source mappings", cdk: func() any { return cdkMappings(cdk) }, sam: func() any { return samMappings(sam) }},
+		{name: "stage throttling", cdk: func() any { return stageWide(only(t, cdk, "AWS::ApiGateway::Stage")["MethodSettings"]) },
+			sam: func() any { return stageWide(only(t, sam, "AWS::Serverless::Api")["MethodSettings"]) }},
+		{name: "access logs", cdk: func() any { return only(t, cdk, "AWS::ApiGateway::Stage")["AccessLogSetting"] },
+			sam: func() any { return only(t, sam, "AWS::Serverless::Api")["AccessLogSetting"] }},
+		{name: "gateway responses", cdk: func() any { return cdkGatewayResponses(cdk) },
+			sam: func() any { return samGatewayResponses(only(t, sam, "AWS::Serverless::Api")) }},
 		{name: "state machine permissions",
 			cdk: func() any { return cdkPermissions(cdk, stack.DecisionStateMachineID+"Role") },
 			sam: func() any {
@@ -61,6 +68,12 @@ func TestMatchesCDKStack(t *testing.T) {
 			tests = append(tests, check{name: id + " " + k, cdk: func() any { return cdkTables[id][k] }, sam: func() any { return samTables[id][k] },
 				mayBeEmpty: !strings.HasPrefix(k, "Key") && k != "AttributeDefinitions"})
 		}
+	}
+	// SAM's log groups (the functions' are Lambda's own there) keep their
+	// events as long as the CDK stack's of the same id.
+	cdkLogs := resourcesOfType(cdk, "AWS::Logs::LogGroup")
+	for id, lg := range resourcesOfType(sam, "AWS::Logs::LogGroup") {
+		tests = append(tests, check{name: id + " retention", cdk: func() any { return cdkLogs[id]["RetentionInDays"] }, sam: func() any { return lg["RetentionInDays"] }})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +164,7 @@ func toAny(s []string) []any {
 	return out
 }
 
-// permissions flattens statements into sorted "effect action resource",
+// permissions flattens statements into sorted "sid effect action resource",
 // leaving out what only one tool adds: X-Ray actions (CDK's tracing) and the
 // CDK role's own log group.
 func permissions(statements []any) []string {
@@ -164,7 +177,7 @@ func permissions(statements []any) []string {
 	var out []string
 	for _, st := range statements {
 		st := st.(obj)
-		if st["Sid"] == "WriteOwnLogs" {
+		if st["Sid"] == stack.OwnLogsSid {
 			continue
 		}
 		for _, a := range list(st["Action"]) {
@@ -172,7 +185,7 @@ func permissions(statements []any) []string {
 				continue
 			}
 			for _, r := range list(st["Resource"]) {
-				out = append(out, fmt.Sprintf("%v %v %s", st["Effect"], a, render(r)))
+				out = append(out, fmt.Sprintf("%v %v %v %s", st["Sid"], st["Effect"], a, render(r)))
 			}
 		}
 	}
@@ -297,3 +310,56 @@ func TestMappingIDs(t *testing.T) {
 		t.Errorf("mappings %v, want %v", got, want)
 	}
 }
+
+// only is the properties of the one resource of a type.
+func only(t *testing.T, tmpl obj, typ string) obj {
+	t.Helper()
+	rs := resourcesOfType(tmpl, typ)
+	if len(rs) != 1 {
+		t.Fatalf("%d resources of type %s, want 1", len(rs), typ)
+	}
+	for _, p := range rs {
+		return p
+	}
+	return nil
+}
+
+// stageWide is the method setting of every method ("*" on "/*"), less
+// DataTraceEnabled, which SAM leaves at API Gateway's false.
+func stageWide(settings any) obj {
+	list, _ := settings.([]any)
+	for _, s := range list {
+		if s := s.(obj); s["HttpMethod"] == "*" && s["ResourcePath"] == "/*" {
+			out := obj{}
+			for k, v := range s {
+				if k != "DataTraceEnabled" {
+					out[k] = v
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// cdkGatewayResponses are the gateway responses by type, as SAM spells
+// them: StatusCode, ResponseTemplates and the headers.
+func cdkGatewayResponses(cdk obj) obj {
+	out := obj{}
+	for _, p := range resourcesOfType(cdk, "AWS::ApiGateway::GatewayResponse") {
+		r := obj{"ResponseTemplates": p["ResponseTemplates"]}
+		if s, ok := p["StatusCode"]; ok {
+			r["StatusCode"] = s
+		}
+		headers := obj{}
+		params, _ := p["ResponseParameters"].(obj)
+		for k, v := range params {
+			headers[strings.TrimPrefix(k, "gatewayresponse.header.")] = v
+		}
+		r["ResponseParameters"] = obj{"Headers": headers}
+		out[fmt.Sprint(p["ResponseType"])] = r
+	}
+	return out
+}
+
+func samGatewayResponses(api obj) any { return api["GatewayResponses"] }

@@ -49,7 +49,7 @@ func Events(f deploy.Function) ([]Pair, error) {
 			)))))
 		}
 		props = append(props, KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}))
-		out = append(out, KV(streamName(src.Table), Map(KV("Type", "DynamoDB"), KV("Properties", Map(props...)))).
+		out = append(out, KV(stack.StreamName(src.Table), Map(KV("Type", "DynamoDB"), KV("Properties", Map(props...)))).
 			Note("From the trim horizon (stack.StreamStartingPosition): a mapping created after the stream\n"+
 				"loses nothing, and a replay posts nothing twice (deliveries have deterministic ids)."))
 	}

@@ -133,15 +133,9 @@ type Statement struct {
 // OnFailure queue; with a Queue source, consuming it.
 func Statements(f deploy.Function) ([]Statement, error) {
 	var out []Statement
-	sids := map[string]int{}
+	sids := stack.Sids{}
 	add := func(sid string, actions []string, resources ...*yaml.Node) {
-		// Sids are unique within a policy: a second grant on a table is
-		// <Sid>2.
-		sids[sid]++
-		if n := sids[sid]; n > 1 {
-			sid = fmt.Sprintf("%s%d", sid, n)
-		}
-		out = append(out, Statement{Sid: sid, Actions: actions, Resources: resources})
+		out = append(out, Statement{Sid: sids.Unique(sid), Actions: actions, Resources: resources})
 	}
 	for _, g := range f.Grants {
 		if _, err := schema.TableByID(g.Table); err != nil {
@@ -152,14 +146,14 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if g.Indexes {
 			resources = append(resources, Sub("${"+id+".Arn}/index/*"))
 		}
-		add(id, g.Actions, resources...)
+		add(stack.GrantSid(g.Table), g.Actions, resources...)
 	}
 	if len(f.Secrets) > 0 {
 		var resources []*yaml.Node
 		for _, s := range f.Secrets {
 			resources = append(resources, Ref(deploy.SecretLogicalID(s.SecretID)))
 		}
-		add("Secrets", []string{"secretsmanager:GetSecretValue"}, resources...)
+		add(stack.SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
 	}
 	queue := func(id, use string) (deploy.Queue, error) {
 		q, err := deploy.QueueByID(id)
@@ -173,20 +167,20 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		add("SendTo"+q.LogicalID, stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+		add(stack.SendToSid(q), stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
 	}
 	if src := f.Stream; src != nil {
 		t, err := schema.TableByID(src.Table)
 		if err != nil || t.Stream == "" {
 			return nil, fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
 		}
-		add("Read"+streamName(src.Table), stack.StreamReadActions, GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
+		add(stack.ReadStreamSid(src.Table), stack.StreamReadActions, GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
 		if src.OnFailure != "" {
 			q, err := queue(src.OnFailure, "on-failure")
 			if err != nil {
 				return nil, err
 			}
-			add("OnFailureTo"+q.LogicalID, stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+			add(stack.OnFailureSid(q), stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
 		}
 	}
 	if src := f.Queue; src != nil {
@@ -194,7 +188,7 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		add("Consume"+q.LogicalID, stack.QueueConsumeActions, GetAtt(q.LogicalID, "Arn"))
+		add(stack.ConsumeSid(q), stack.QueueConsumeActions, GetAtt(q.LogicalID, "Arn"))
 	}
 	return out, nil
 }
@@ -206,18 +200,15 @@ func statementList(statements []Statement) *yaml.Node {
 		for i, r := range s.Resources {
 			resources[i] = r
 		}
-		out.Content = append(out.Content, Map(
-			KV("Sid", s.Sid),
+		var st []Pair
+		if s.Sid != "" { // as CDK writes the statements it adds itself
+			st = append(st, KV("Sid", s.Sid))
+		}
+		out.Content = append(out.Content, Map(append(st,
 			KV("Effect", "Allow"),
 			KV("Action", s.Actions),
 			KV("Resource", FlowList(resources...)),
-		))
+		)...))
 	}
 	return out
-}
-
-// streamName is "ReviewsStream" for the reviews table: the stream's
-// statement (Read<it>) and event are named after it, as the CDK stack's.
-func streamName(table string) string {
-	return strings.TrimSuffix(deploy.TableLogicalID(table), "Table") + "Stream"
 }

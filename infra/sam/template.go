@@ -4,13 +4,10 @@
 // secrets, queues, event sources, routes, gateway responses, the
 // authorizer's cache) and infra/stack's exported names and constants (logical
 // ids, the decision workflow, the schedule, the pipeline's alarms, the
-// admin output). Nothing here is written twice: a change to the catalogue
-// is a change to the template after `make template`, and a test fails
-// until it is made.
-//
-// A few values are the SAM template's own, named in this package's
-// constants (the stage's throttling, the access log format and retention):
-// they are what the hand-written template had and are kept as they were.
+// admin output, the stage's throttling, access logs and log retention, the
+// statements' ids). Nothing here is written twice: a change to the
+// catalogue is a change to the template after `make template`, and a test
+// fails until it is made.
 package sam
 
 import (

@@ -7,10 +7,6 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 )
 
-// DecisionLogRetentionDays keeps the state machine's failures a month, as
-// the CDK stack's log group (RetentionDays_ONE_MONTH).
-const DecisionLogRetentionDays = 30
-
 // logDeliveryActions are what a state machine's role needs to send its logs
 // to CloudWatch Logs, which has no resource-level permissions for them (the
 // CDK stack's role gets the same from CDK).
@@ -45,7 +41,7 @@ func workflow() ([]Pair, error) {
 		)).Note(workflowNote),
 		resource(logGroup, "AWS::Logs::LogGroup", Map(
 			KV("LogGroupName", Sub(stack.DecisionLogGroupName(stage))),
-			KV("RetentionInDays", DecisionLogRetentionDays),
+			KV("RetentionInDays", stack.LogRetentionDays),
 		)),
 		resource(stack.DecisionStateMachineID, "AWS::Serverless::StateMachine", Map(
 			KV("Type", "STANDARD"),
@@ -62,10 +58,10 @@ func workflow() ([]Pair, error) {
 				"Functions; inputs carry operators' reasons, whose record is the audit table."),
 			KV("Tracing", Map(KV("Enabled", true))),
 			KV("Policies", List(Map(KV("Statement", statementList([]Statement{
-				{Sid: "InvokeDecision", Actions: []string{"lambda:InvokeFunction"},
+				{Sid: stack.InvokeDecisionSid, Actions: []string{"lambda:InvokeFunction"},
 					Resources: []*yamlNode{GetAtt(fn.LogicalID, "Arn"), Sub("${" + fn.LogicalID + ".Arn}:*")}},
-				{Sid: "PublishApprovals", Actions: []string{"sns:Publish"}, Resources: []*yamlNode{Ref(stack.DecisionApprovalTopicID)}},
-				{Sid: "LogDelivery", Actions: logDeliveryActions(), Resources: []*yamlNode{node("*")}},
+				{Sid: stack.PublishApprovalsSid, Actions: []string{"sns:Publish"}, Resources: []*yamlNode{Ref(stack.DecisionApprovalTopicID)}},
+				{Actions: logDeliveryActions(), Resources: []*yamlNode{node("*")}},
 			}))))),
 		)),
 	}, nil

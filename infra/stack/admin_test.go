@@ -1,8 +1,11 @@
 package stack_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
@@ -22,68 +25,40 @@ func adminSpec(t *testing.T) deploy.Function {
 // The admin function is reached through the Lambda Invoke API alone: the
 // catalogue gives it no route and no event source, and nothing in the stack
 // invokes it or lets a service invoke it (no API method, no permission, no
-// event source mapping, no rule, not the state machine).
+// event source mapping, no rule, not the state machine, no role's policy).
 func TestAdminFunctionHasNoTrigger(t *testing.T) {
 	f := adminSpec(t)
 	if _, ok := f.Route(); ok || f.Stream != nil || f.Queue != nil {
 		t.Fatalf("catalogue: %s has a route or an event source (stream %v, queue %v)", f.Name, f.Stream, f.Queue)
 	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		tmpl := s.JSON
-		resource(t, tmpl, f.LogicalID, "AWS::Lambda::Function")
-		names := map[string]bool{"ref:" + f.LogicalID: true, "arn:" + f.LogicalID: true}
-		for _, m := range methods(t, tmpl) {
-			if m.function == f.Name {
-				t.Errorf("API method %s %s reaches %s", m.httpMethod, m.path, f.Name)
-			}
-		}
-		cases := []struct {
-			typ    string
-			target func(p obj) []string
-		}{
-			{"AWS::Lambda::Permission", func(p obj) []string { return []string{ref(p["FunctionName"])} }},
-			{"AWS::Lambda::EventSourceMapping", func(p obj) []string { return []string{ref(p["FunctionName"])} }},
-			{"AWS::Lambda::EventInvokeConfig", func(p obj) []string { return []string{ref(p["FunctionName"])} }},
-			{"AWS::Lambda::Url", func(p obj) []string { return []string{ref(p["TargetFunctionArn"])} }},
-			{"AWS::Events::Rule", func(p obj) []string {
-				var out []string
-				for _, tg := range asList(p["Targets"]) {
-					out = append(out, ref(tg.(obj)["Arn"]))
-				}
-				return out
-			}},
-			{"AWS::StepFunctions::StateMachine", func(p obj) []string { return refsAsTargets(p) }},
-			{"AWS::ApiGateway::Authorizer", func(p obj) []string { return refsAsTargets(p) }},
-		}
-		for _, c := range cases {
-			for id, r := range resources(tmpl, c.typ) {
-				for _, target := range c.target(props(r)) {
-					if names[target] {
-						t.Errorf("%s %s invokes %s", c.typ, id, f.LogicalID)
-					}
-				}
-			}
-		}
-		// No role of the stack may invoke it (the state machine's may invoke
-		// the decision function only).
-		for id, pol := range resources(tmpl, "AWS::IAM::Policy") {
-			for _, st := range asList(props(pol)["PolicyDocument"].(obj)["Statement"]) {
-				for _, r := range refsIn(st.(obj)["Resource"]) {
-					if r == f.LogicalID {
-						t.Errorf("policy %s names %s: %v", id, f.LogicalID, st)
-					}
-				}
+		hasResource(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{})
+		for _, typ := range []string{
+			"AWS::ApiGateway::Method", "AWS::ApiGateway::Authorizer", "AWS::Lambda::Permission",
+			"AWS::Lambda::EventSourceMapping", "AWS::Lambda::EventInvokeConfig", "AWS::Lambda::Url",
+			"AWS::Events::Rule", "AWS::StepFunctions::StateMachine",
+			// The state machine's role may invoke the decision function only.
+			"AWS::IAM::Policy",
+		} {
+			for _, id := range referencing(t, s.Template, typ, f.LogicalID) {
+				t.Errorf("%s %s names %s", typ, id, f.LogicalID)
 			}
 		}
 	})
 }
 
-// refsAsTargets renders every Ref and GetAtt inside a value as ref does
-// ("ref:X", "arn:X" for any attribute: only the resource matters here).
-func refsAsTargets(v any) []string {
+// referencing lists the resources of a type whose properties Ref or GetAtt
+// the resource id anywhere.
+func referencing(t *testing.T, tmpl assertions.Template, typ, id string) []string {
+	t.Helper()
 	var out []string
-	for _, r := range refsIn(v) {
-		out = append(out, "ref:"+r, "arn:"+r)
+	for rid, r := range find(t, tmpl, typ, nil) {
+		for _, target := range refsIn(r["Properties"]) {
+			if target == id {
+				out = append(out, rid)
+				break
+			}
+		}
 	}
 	return out
 }
@@ -95,8 +70,7 @@ func refsAsTargets(v any) []string {
 // TestLeastPrivilege derives the same from the catalogue; this pins it.
 func TestAdminFunctionPermissions(t *testing.T) {
 	f := adminSpec(t)
-	tmpl := dev(t).JSON
-	got := rolePermissions(t, tmpl, f.LogicalID+"Role")
+	got := rolePermissions(t, dev(t).Template, f.LogicalID+"Role")
 	want := []string{
 		"dynamodb:GetItem arn:AccountsTable",
 		"dynamodb:Query arn:AccountsTable",
@@ -155,51 +129,33 @@ func TestAdminFunctionPermissions(t *testing.T) {
 // URL among them, and the webhook allow list empty in AWS.
 func TestAdminFunctionEnvironment(t *testing.T) {
 	f := adminSpec(t)
+	want := m{
+		"LOG_LEVEL":                "info",
+		"ACCOUNTS_TABLE":           refOf("AccountsTable"),
+		"API_KEYS_TABLE":           refOf("ApiKeysTable"),
+		"AUDIT_TABLE":              refOf("AuditTable"),
+		"COUNTERS_TABLE":           refOf("CountersTable"),
+		"WEBHOOK_ENDPOINTS_TABLE":  refOf("WebhookEndpointsTable"),
+		"WEBHOOK_DELIVERIES_TABLE": refOf("WebhookDeliveriesTable"),
+		"WEBHOOK_ALLOWED_NETWORKS": "",
+		"DELIVERIES_QUEUE_URL":     refOf("DeliveriesQueue"),
+	}
+	if !equal(f.EnvVarNames(), keys(want)) {
+		t.Errorf("catalogue: environment %s", diff(f.EnvVarNames(), keys(want)))
+	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		p := props(resource(t, s.JSON, f.LogicalID, "AWS::Lambda::Function"))
-		env := p["Environment"].(obj)["Variables"].(obj)
-		want := map[string]string{
-			"LOG_LEVEL":                "info",
-			"ACCOUNTS_TABLE":           "ref:AccountsTable",
-			"API_KEYS_TABLE":           "ref:ApiKeysTable",
-			"AUDIT_TABLE":              "ref:AuditTable",
-			"COUNTERS_TABLE":           "ref:CountersTable",
-			"WEBHOOK_ENDPOINTS_TABLE":  "ref:WebhookEndpointsTable",
-			"WEBHOOK_DELIVERIES_TABLE": "ref:WebhookDeliveriesTable",
-			"WEBHOOK_ALLOWED_NETWORKS": "",
-			"DELIVERIES_QUEUE_URL":     "ref:DeliveriesQueue",
-		}
-		if !equal(keys(env), keys(want)) || !equal(f.EnvVarNames(), keys(want)) {
-			t.Errorf("environment: %s (catalogue %v)", diff(keys(env), keys(want)), f.EnvVarNames())
-		}
-		for k, v := range want {
-			if got := ref(env[k]); got != v {
-				t.Errorf("%s = %q, want %q", k, got, v)
-			}
-		}
+		hasProps(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{"Environment": exactly(m{"Variables": exactly(want)})})
 	})
 }
 
 // AdminFunctionName: the function's physical name, with a description
-// telling how to invoke it.
+// telling how to invoke it, within CloudFormation's 1024 characters.
 func TestAdminFunctionOutput(t *testing.T) {
 	f := adminSpec(t)
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		o, ok := s.JSON["Outputs"].(obj)[stack.AdminFunctionOutput].(obj)
-		if !ok {
-			t.Fatalf("no output %s", stack.AdminFunctionOutput)
-		}
-		if got := ref(o["Value"]); got != "ref:"+f.LogicalID {
-			t.Errorf("value %s, want ref:%s (the function's name)", got, f.LogicalID)
-		}
-		desc, _ := o["Description"].(string)
+		hasOutput(t, s.Template, stack.AdminFunctionOutput, m{"Value": refOf(f.LogicalID), "Description": stringLike(`^[\s\S]{1,1024}$`)})
 		for _, w := range []string{"aws lambda invoke", "--function-name", `"command"`, `"actor"`, "--cli-binary-format raw-in-base64-out"} {
-			if !strings.Contains(desc, w) {
-				t.Errorf("description %q does not say %s", desc, w)
-			}
-		}
-		if len(desc) > 1024 {
-			t.Errorf("description is %d characters; CloudFormation takes 1024", len(desc))
+			hasOutput(t, s.Template, stack.AdminFunctionOutput, m{"Description": stringLike(regexp.QuoteMeta(w))})
 		}
 	})
 }

@@ -19,6 +19,13 @@ const (
 	DefaultThrottleBurst = 200
 )
 
+// AccessLogGroupID is the logical id of the stage's access log group.
+const AccessLogGroupID = "ApiAccessLogGroup"
+
+// GatewayResponseContentType is the Content-Type header (a quoted literal,
+// as API Gateway wants it) of every gateway response: their bodies are JSON.
+const GatewayResponseContentType = "'application/json'"
+
 // AuthorizerFunction is the deploy.Function that authorizes API requests.
 const AuthorizerFunction = "authorizer"
 
@@ -73,10 +80,10 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 
 	a := &Api{Construct: constructs.NewConstruct(scope, id)}
 	a.AccessLogs = awslogs.NewLogGroup(a.Construct, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
-		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		Retention:     logRetention(),
 		RemovalPolicy: removal(props.Retain),
 	})
-	a.AccessLogs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String("ApiAccessLogGroup"))
+	a.AccessLogs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(AccessLogGroupID))
 
 	a.RestApi = awsapigateway.NewRestApi(a.Construct, jsii.String("RestApi"), &awsapigateway.RestApiProps{
 		RestApiName: jsii.String(StackName(props.Stage)),
@@ -130,7 +137,7 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	for _, g := range deploy.GatewayResponses() {
 		opts := &awsapigateway.GatewayResponseOptions{
 			Type:            awsapigateway.ResponseType_Of(jsii.String(g.Type)),
-			ResponseHeaders: &map[string]*string{"Content-Type": jsii.String("'application/json'")},
+			ResponseHeaders: &map[string]*string{"Content-Type": jsii.String(GatewayResponseContentType)},
 			Templates:       &map[string]*string{"application/json": jsii.String(GatewayResponseBody(g))},
 		}
 		if g.Status != 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/api"
@@ -21,25 +23,27 @@ type method struct {
 }
 
 // methods reconstructs every method's full path from the resources'
-// PathPart/ParentId chain up to the API's root resource.
-func methods(t *testing.T, tmpl obj) map[string]method {
+// PathPart/ParentId chain up to the API's root resource; every method and
+// resource must be the API's, every integration a Lambda proxy.
+func methods(t *testing.T, tmpl assertions.Template) map[string]method {
 	t.Helper()
-	restID, _ := only(t, tmpl, "AWS::ApiGateway::RestApi")
+	restID := onlyID(t, tmpl, "AWS::ApiGateway::RestApi")
+	onAPI := m{"RestApiId": refOf(restID)}
 	rootRef := "getatt:" + restID + ".RootResourceId"
-	res := resources(tmpl, "AWS::ApiGateway::Resource")
+	res := find(t, tmpl, "AWS::ApiGateway::Resource", onAPI)
+	if all := find(t, tmpl, "AWS::ApiGateway::Resource", nil); len(all) != len(res) {
+		t.Errorf("%d resources, %d of them the API's", len(all), len(res))
+	}
 	var pathOf func(parent string, depth int) string
 	pathOf = func(r string, depth int) string {
 		if r == rootRef {
 			return ""
 		}
 		id, ok := strings.CutPrefix(r, "ref:")
-		if !ok || depth > 20 {
+		if !ok || depth > 20 || res[id] == nil {
 			t.Fatalf("resource reference %s leads nowhere", r)
 		}
-		p := props(res[id])
-		if p == nil || ref(p["RestApiId"]) != "ref:"+restID {
-			t.Fatalf("resource %s is not a resource of the API", id)
-		}
+		p := res[id]["Properties"].(m)
 		return pathOf(ref(p["ParentId"]), depth+1) + "/" + p["PathPart"].(string)
 	}
 	fnByArn := map[string]string{}
@@ -47,33 +51,31 @@ func methods(t *testing.T, tmpl obj) map[string]method {
 		fnByArn[f.LogicalID] = f.Name
 	}
 
+	proxy := like(m{"Integration": like(m{"Type": "AWS_PROXY", "IntegrationHttpMethod": "POST",
+		"Uri": like(m{"Fn::Join": arrayWith("", arrayWith(":lambda:path/2015-03-31/functions/", "/invocations"))})})})
 	out := map[string]method{}
-	for id, r := range resources(tmpl, "AWS::ApiGateway::Method") {
-		p := props(r)
-		if ref(p["RestApiId"]) != "ref:"+restID {
-			t.Errorf("method %s is not on the API", id)
-		}
+	if n, onIt := len(find(t, tmpl, "AWS::ApiGateway::Method", nil)), len(find(t, tmpl, "AWS::ApiGateway::Method", onAPI)); n != onIt {
+		t.Errorf("%d methods, %d of them on the API", n, onIt)
+	}
+	for id, r := range find(t, tmpl, "AWS::ApiGateway::Method", onAPI) {
+		p := r["Properties"].(m)
 		m := method{id: id, path: pathOf(ref(p["ResourceId"]), 0), httpMethod: p["HttpMethod"].(string)}
 		if m.path == "" {
 			m.path = "/"
 		}
+		matches(t, m.httpMethod+" "+m.path+" is a Lambda proxy", p, proxy)
 		m.auth, _ = p["AuthorizationType"].(string)
 		if a := p["AuthorizerId"]; a != nil {
 			m.authorizer = ref(a)
 		}
-		in := p["Integration"].(obj)
-		if in["Type"] != "AWS_PROXY" || in["IntegrationHttpMethod"] != "POST" {
-			t.Errorf("%s %s: integration %v %v, want a Lambda proxy (AWS_PROXY, POST)", m.httpMethod, m.path, in["Type"], in["IntegrationHttpMethod"])
-		}
-		uri := ref(in["Uri"])
 		var targets []string
-		for _, target := range refsIn(in["Uri"]) {
+		for _, target := range refsIn(p["Integration"]) {
 			if name, ok := fnByArn[target]; ok {
 				targets = append(targets, name)
 			}
 		}
-		if len(targets) != 1 || !strings.Contains(uri, ":lambda:path/2015-03-31/functions/arn:") || !strings.HasSuffix(uri, "/invocations") {
-			t.Errorf("%s %s: integration URI %s names functions %v, want one function's invocations", m.httpMethod, m.path, uri, targets)
+		if len(targets) != 1 {
+			t.Errorf("%s %s: integration names functions %v, want one", m.httpMethod, m.path, targets)
 		} else {
 			m.function = targets[0]
 		}
@@ -90,8 +92,8 @@ func methods(t *testing.T, tmpl obj) map[string]method {
 // unless public; each resource also has an ANY method to the function of its
 // first route, with that route's authorization; nothing else has a method.
 func TestRoutes(t *testing.T) {
-	tmpl := dev(t).JSON
-	authorizerID, _ := only(t, tmpl, "AWS::ApiGateway::Authorizer")
+	tmpl := dev(t).Template
+	authorizerID := onlyID(t, tmpl, "AWS::ApiGateway::Authorizer")
 	got := methods(t, tmpl)
 
 	type want struct {
@@ -128,20 +130,16 @@ func TestRoutes(t *testing.T) {
 	}
 
 	// API Gateway may invoke each function it routes to, from this API only.
-	restID, _ := only(t, tmpl, "AWS::ApiGateway::RestApi")
+	restID := onlyID(t, tmpl, "AWS::ApiGateway::RestApi")
+	fromAPI := like(m{"Principal": "apigateway.amazonaws.com", "Action": "lambda:InvokeFunction",
+		"SourceArn": like(m{"Fn::Join": arrayWith("", arrayWith(refOf(restID)))})})
 	invokable := map[string]bool{}
-	for id, perm := range resources(tmpl, "AWS::Lambda::Permission") {
-		p := props(perm)
+	for id, perm := range find(t, tmpl, "AWS::Lambda::Permission", nil) {
+		p := perm["Properties"].(m)
 		if p["Principal"] == "events.amazonaws.com" {
 			continue // the periodic-review schedule's, TestPeriodicReviewsSchedule
 		}
-		if p["Principal"] != "apigateway.amazonaws.com" || p["Action"] != "lambda:InvokeFunction" {
-			t.Errorf("permission %s: %v %v", id, p["Principal"], p["Action"])
-		}
-		src := ref(p["SourceArn"])
-		if !strings.Contains(src, "ref:"+restID) {
-			t.Errorf("permission %s: source %s is not this API", id, src)
-		}
+		matches(t, "permission "+id, p, fromAPI)
 		invokable[ref(p["FunctionName"])] = true
 	}
 	for _, r := range deploy.Routes() {
@@ -159,129 +157,79 @@ func TestRoutes(t *testing.T) {
 // The REQUEST authorizer: the authorizer function, the Authorization header,
 // cached deploy.AuthorizerCacheTTL.
 func TestAuthorizer(t *testing.T) {
-	tmpl := dev(t).JSON
-	_, a := only(t, tmpl, "AWS::ApiGateway::Authorizer")
-	p := props(a)
-	restID, _ := only(t, tmpl, "AWS::ApiGateway::RestApi")
-	if p["Type"] != "REQUEST" || ref(p["RestApiId"]) != "ref:"+restID {
-		t.Errorf("Type %v on %v", p["Type"], p["RestApiId"])
-	}
-	if p["IdentitySource"] != "method.request.header.Authorization" {
-		t.Errorf("IdentitySource = %v", p["IdentitySource"])
-	}
-	if p["AuthorizerResultTtlInSeconds"] != deploy.AuthorizerCacheTTL.Seconds() {
-		t.Errorf("AuthorizerResultTtlInSeconds = %v, want %v", p["AuthorizerResultTtlInSeconds"], deploy.AuthorizerCacheTTL.Seconds())
-	}
+	tmpl := dev(t).Template
 	f, _ := deploy.Lookup(stack.AuthorizerFunction)
-	if uri := ref(p["AuthorizerUri"]); !strings.Contains(uri, "functions/arn:"+f.LogicalID+"/invocations") {
-		t.Errorf("AuthorizerUri = %s, want the authorizer function", uri)
-	}
+	hasProps(t, tmpl, onlyID(t, tmpl, "AWS::ApiGateway::Authorizer"), "AWS::ApiGateway::Authorizer", m{
+		"Type":                         "REQUEST",
+		"RestApiId":                    refOf(onlyID(t, tmpl, "AWS::ApiGateway::RestApi")),
+		"IdentitySource":               "method.request.header.Authorization",
+		"AuthorizerResultTtlInSeconds": deploy.AuthorizerCacheTTL.Seconds(),
+		"AuthorizerUri":                like(m{"Fn::Join": arrayWith("", arrayWith(":lambda:path/2015-03-31/functions/", arnOf(f.LogicalID), "/invocations"))}),
+	})
 }
 
-// Every deploy.GatewayResponses() entry: its status (none for the DEFAULT_
-// ones, which keep API Gateway's), the exact JSON body, the Content-Type.
+// Every deploy.GatewayResponses() entry, once: its status (none for the
+// DEFAULT_ ones, which keep API Gateway's), the exact JSON body, the
+// Content-Type.
 func TestGatewayResponses(t *testing.T) {
-	tmpl := dev(t).JSON
-	byType := map[string]obj{}
-	for id, r := range resources(tmpl, "AWS::ApiGateway::GatewayResponse") {
-		p := props(r)
-		typ := p["ResponseType"].(string)
-		if _, dup := byType[typ]; dup {
-			t.Errorf("two gateway responses %s (%s)", typ, id)
-		}
-		byType[typ] = p
-	}
-	if len(byType) != len(deploy.GatewayResponses()) {
-		t.Errorf("%d gateway responses, want %d", len(byType), len(deploy.GatewayResponses()))
-	}
+	tmpl := dev(t).Template
+	countIs(t, tmpl, "AWS::ApiGateway::GatewayResponse", len(deploy.GatewayResponses()))
 	for _, g := range deploy.GatewayResponses() {
 		t.Run(g.Type, func(t *testing.T) {
-			p, ok := byType[g.Type]
-			if !ok {
-				t.Fatal("missing")
-			}
-			wantStatus := any(nil)
-			if g.Status != 0 {
-				wantStatus = strconv.Itoa(g.Status)
-			}
-			if p["StatusCode"] != wantStatus {
-				t.Errorf("StatusCode = %v, want %v", p["StatusCode"], wantStatus)
-			}
-			body, _ := p["ResponseTemplates"].(obj)["application/json"].(string)
-			if want := fmt.Sprintf(`{"error":{"code":%q,"message":%q}}`, g.Code, g.Message); body != want {
-				t.Errorf("body = %s, want %s", body, want)
-			}
+			body := fmt.Sprintf(`{"error":{"code":%q,"message":%q}}`, g.Code, g.Message)
 			var parsed api.ErrorBody
 			if err := json.Unmarshal([]byte(body), &parsed); err != nil || parsed.Error.Code != g.Code || parsed.Error.Message != g.Message {
 				t.Errorf("body %s does not parse to the code and message (%v)", body, err)
 			}
-			if h := p["ResponseParameters"].(obj)["gatewayresponse.header.Content-Type"]; h != "'application/json'" {
-				t.Errorf("Content-Type = %v", h)
+			status := any(absent())
+			if g.Status != 0 {
+				status = strconv.Itoa(g.Status)
+			}
+			found := find(t, tmpl, "AWS::ApiGateway::GatewayResponse", m{
+				"ResponseType":       g.Type,
+				"StatusCode":         status,
+				"ResponseTemplates":  exactly(m{"application/json": body}),
+				"ResponseParameters": like(m{"gatewayresponse.header.Content-Type": "'application/json'"}),
+			})
+			if len(found) != 1 {
+				t.Errorf("%d gateway responses %s with its status, body and Content-Type, want 1", len(found), g.Type)
 			}
 		})
 	}
 }
 
 // The stage: named after the stage, throttled, traced, with metrics and
-// JSON access logs of the agreed fields.
+// JSON access logs of the agreed fields, kept a month.
 func TestStage(t *testing.T) {
+	format := m{
+		"requestId":          "$context.requestId",
+		"ip":                 "$context.identity.sourceIp",
+		"httpMethod":         "$context.httpMethod",
+		"resourcePath":       "$context.resourcePath",
+		"status":             "$context.status",
+		"responseLength":     "$context.responseLength",
+		"requestTime":        "$context.requestTime",
+		"integrationLatency": "$context.integrationLatency",
+		"authorizerError":    "$context.authorizer.error",
+	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		_, st := only(t, s.JSON, "AWS::ApiGateway::Stage")
-		p := props(st)
-		if p["StageName"] != s.Props.Stage {
-			t.Errorf("StageName = %v", p["StageName"])
-		}
-		if p["TracingEnabled"] != true {
-			t.Error("tracing is off")
-		}
 		rate, burst := s.Props.ThrottleRate, s.Props.ThrottleBurst
 		if rate == 0 {
 			rate, burst = stack.DefaultThrottleRate, stack.DefaultThrottleBurst
 		}
-		var all obj
-		for _, m := range asList(p["MethodSettings"]) {
-			if m := m.(obj); m["HttpMethod"] == "*" && m["ResourcePath"] == "/*" {
-				all = m
-			}
-		}
-		if all == nil || all["ThrottlingRateLimit"] != rate || all["ThrottlingBurstLimit"] != burst || all["MetricsEnabled"] != true || all["DataTraceEnabled"] != false {
-			t.Errorf("stage-wide method settings = %v, want rate %v, burst %v, metrics, no data trace", all, rate, burst)
-		}
-
-		als, _ := p["AccessLogSetting"].(obj)
-		if als == nil || ref(als["DestinationArn"]) != "arn:ApiAccessLogGroup" {
-			t.Fatalf("AccessLogSetting = %v", als)
-		}
-		var format map[string]string
-		if err := json.Unmarshal([]byte(als["Format"].(string)), &format); err != nil {
-			t.Fatalf("access log format %v is not JSON: %v", als["Format"], err)
-		}
-		want := map[string]string{
-			"requestId":          "$context.requestId",
-			"ip":                 "$context.identity.sourceIp",
-			"httpMethod":         "$context.httpMethod",
-			"resourcePath":       "$context.resourcePath",
-			"status":             "$context.status",
-			"responseLength":     "$context.responseLength",
-			"requestTime":        "$context.requestTime",
-			"integrationLatency": "$context.integrationLatency",
-			"authorizerError":    "$context.authorizer.error",
-		}
-		if len(format) != len(want) {
-			t.Errorf("access log fields %v, want %v", keys(format), keys(want))
-		}
-		for k, v := range want {
-			if format[k] != v {
-				t.Errorf("access log %s = %q, want %q", k, format[k], v)
-			}
-		}
-		if days := props(resource(t, s.JSON, "ApiAccessLogGroup", "AWS::Logs::LogGroup"))["RetentionInDays"]; days != float64(30) {
-			t.Errorf("access log retention = %v days", days)
-		}
+		hasProps(t, s.Template, onlyID(t, s.Template, "AWS::ApiGateway::Stage"), "AWS::ApiGateway::Stage", m{
+			"StageName":      s.Props.Stage,
+			"TracingEnabled": true,
+			"MethodSettings": arrayWith(like(m{
+				"HttpMethod": "*", "ResourcePath": "/*",
+				"ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst,
+				"MetricsEnabled": true, "DataTraceEnabled": false,
+			})),
+			"AccessLogSetting": like(m{"DestinationArn": arnOf("ApiAccessLogGroup"), "Format": jsonOf(exactly(format))}),
+		})
+		hasProps(t, s.Template, "ApiAccessLogGroup", "AWS::Logs::LogGroup", m{"RetentionInDays": 30})
 		// Access logs need the account's CloudWatch role for API Gateway.
-		if _, acct := only(t, s.JSON, "AWS::ApiGateway::Account"); acct == nil {
-			t.Error("no AWS::ApiGateway::Account")
-		}
+		countIs(t, s.Template, "AWS::ApiGateway::Account", 1)
 	})
 }
 

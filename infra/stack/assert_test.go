@@ -92,3 +92,65 @@ func capture(t *testing.T, tmpl assertions.Template, id, typ, prop string, c ass
 		}
 	})
 }
+
+// stringLike matches a string against a regular expression.
+func stringLike(re string) assertions.Matcher {
+	return assertions.Match_StringLikeRegexp(jsii.String(re))
+}
+
+// jsonOf matches a string holding JSON that m matches.
+func jsonOf(m any) assertions.Matcher { return assertions.Match_SerializedJson(m) }
+
+// find returns the resources of type typ whose properties are like props
+// (every one with nil), each entry by logical id.
+func find(t *testing.T, tmpl assertions.Template, typ string, props m) map[string]m {
+	t.Helper()
+	var entry assertions.Matcher
+	if props != nil {
+		entry = like(m{"Properties": like(props)})
+	}
+	out := map[string]m{}
+	check(t, "find "+typ, func() {
+		for id, r := range *tmpl.FindResources(jsii.String(typ), entry) {
+			out[id] = *r
+		}
+	})
+	return out
+}
+
+// matches checks a value found in the template against a matcher.
+func matches(t *testing.T, what string, v any, matcher assertions.Matcher) {
+	t.Helper()
+	check(t, what, func() {
+		if res := matcher.Test(v).Finished(); *res.HasFailed() {
+			panic(*res.RenderMismatch())
+		}
+	})
+}
+
+// listOf matches a list of exactly these strings, in order.
+func listOf(s ...string) assertions.Matcher {
+	items := make([]any, len(s))
+	for i, x := range s {
+		items[i] = x
+	}
+	return arrayOf(items...)
+}
+
+// isLike tells whether a value matches, reporting nothing.
+func isLike(v any, matcher assertions.Matcher) bool {
+	return !*matcher.Test(v).Finished().HasFailed()
+}
+
+// onlyID is the logical id of the one resource of type typ.
+func onlyID(t *testing.T, tmpl assertions.Template, typ string) string {
+	t.Helper()
+	found := find(t, tmpl, typ, nil)
+	if len(found) != 1 {
+		t.Fatalf("%d resources of type %s, want 1", len(found), typ)
+	}
+	for id := range found {
+		return id
+	}
+	return ""
+}

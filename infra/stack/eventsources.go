@@ -44,11 +44,17 @@ const (
 func EventSourceMappingID(f deploy.Function) string {
 	switch {
 	case f.Stream != nil:
-		return f.LogicalID + strings.TrimSuffix(deploy.TableLogicalID(f.Stream.Table), "Table") + "Stream"
+		return f.LogicalID + StreamName(f.Stream.Table)
 	case f.Queue != nil:
 		return f.LogicalID + deploy.MustQueue(f.Queue.Queue).LogicalID
 	}
 	return ""
+}
+
+// StreamName is "ReviewsStream" for the reviews table: the stream's event
+// source mapping and statement are named after it.
+func StreamName(table string) string {
+	return strings.TrimSuffix(deploy.TableLogicalID(table), "Table") + "Stream"
 }
 
 // EventSourcesProps configures the event source mappings.

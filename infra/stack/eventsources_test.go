@@ -1,47 +1,15 @@
 package stack_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
 	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
 )
-
-// rendered turns every intrinsic in a value into ref's short string, so a
-// resource's properties compare as plain JSON.
-func rendered(v any) any {
-	switch x := v.(type) {
-	case obj:
-		if _, ok := x["Ref"]; ok {
-			return ref(x)
-		}
-		if _, ok := x["Fn::GetAtt"]; ok {
-			return ref(x)
-		}
-		if _, ok := x["Fn::Join"]; ok {
-			return ref(x)
-		}
-		out := obj{}
-		for k, y := range x {
-			out[k] = rendered(y)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, y := range x {
-			out[i] = rendered(y)
-		}
-		return out
-	}
-	return v
-}
-
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 // The two event source mappings, property for property (tags aside): the
 // reviews stream into review-events from the trim horizon, bisecting,
@@ -56,39 +24,33 @@ func TestEventSourceMappings(t *testing.T) {
 	}
 	failures, _ := deploy.LookupQueue(reviewEvents.Stream.OnFailure)
 	deliveries, _ := deploy.LookupQueue(delivery.Queue.Queue)
-	want := map[string]obj{
+	want := map[string]m{
 		"ReviewEventsFunctionReviewsStream": {
-			"FunctionName":               "ref:ReviewEventsFunction",
-			"EventSourceArn":             "getatt:ReviewsTable.StreamArn",
+			"FunctionName":               refOf("ReviewEventsFunction"),
+			"EventSourceArn":             getAtt("ReviewsTable", "StreamArn"),
 			"StartingPosition":           "TRIM_HORIZON",
-			"BatchSize":                  float64(reviewEvents.Stream.BatchSize),
+			"BatchSize":                  reviewEvents.Stream.BatchSize,
 			"BisectBatchOnFunctionError": true,
-			"MaximumRetryAttempts":       float64(reviewEvents.Stream.MaxRetries),
-			"MaximumRecordAgeInSeconds":  float64(reviewEvents.Stream.MaxRecordAge),
-			"DestinationConfig":          obj{"OnFailure": obj{"Destination": "arn:" + failures.LogicalID}},
-			"FunctionResponseTypes":      []any{"ReportBatchItemFailures"},
+			"MaximumRetryAttempts":       reviewEvents.Stream.MaxRetries,
+			"MaximumRecordAgeInSeconds":  reviewEvents.Stream.MaxRecordAge,
+			"DestinationConfig":          exactly(m{"OnFailure": exactly(m{"Destination": arnOf(failures.LogicalID)})}),
+			"FunctionResponseTypes":      listOf("ReportBatchItemFailures"),
 		},
 		"WebhookDeliveryFunctionDeliveriesQueue": {
-			"FunctionName":          "ref:WebhookDeliveryFunction",
-			"EventSourceArn":        "arn:" + deliveries.LogicalID,
-			"BatchSize":             float64(delivery.Queue.BatchSize),
-			"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
-			"ScalingConfig":         obj{"MaximumConcurrency": float64(stack.QueueMaxConcurrency)},
+			"FunctionName":          refOf("WebhookDeliveryFunction"),
+			"EventSourceArn":        arnOf(deliveries.LogicalID),
+			"BatchSize":             delivery.Queue.BatchSize,
+			"FunctionResponseTypes": listOf("ReportBatchItemFailures"),
+			"ScalingConfig":         exactly(m{"MaximumConcurrency": stack.QueueMaxConcurrency}),
 		},
 	}
-	for _, tmpl := range []obj{dev(t).JSON, prod(t).JSON} {
-		mappings := resources(tmpl, "AWS::Lambda::EventSourceMapping")
-		if !equal(keys(mappings), keys(want)) {
-			t.Errorf("event source mappings: %s", diff(keys(mappings), keys(want)))
-		}
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		countIs(t, s.Template, "AWS::Lambda::EventSourceMapping", len(want))
 		for id, w := range want {
-			p := props(resource(t, tmpl, id, "AWS::Lambda::EventSourceMapping"))
-			delete(p, "Tags")
-			if got := jsonOf(rendered(p)); got != jsonOf(w) {
-				t.Errorf("%s:\n got  %s\n want %s", id, got, jsonOf(w))
-			}
+			w["Tags"] = assertions.Match_AnyValue()
+			hasResource(t, s.Template, id, "AWS::Lambda::EventSourceMapping", m{"Properties": exactly(w)})
 		}
-	}
+	})
 	// The catalogue's logical ids are SAM's names for the events.
 	if got := stack.EventSourceMappingID(reviewEvents); got != "ReviewEventsFunctionReviewsStream" {
 		t.Errorf("EventSourceMappingID(review-events) = %s", got)
@@ -104,17 +66,14 @@ func TestEventSourceMappings(t *testing.T) {
 // the source: the mapping references the function, which depends on the
 // role's policy.
 func TestEventSourceMappingsWaitForPermissions(t *testing.T) {
-	tmpl := dev(t).JSON
-	for id, m := range resources(tmpl, "AWS::Lambda::EventSourceMapping") {
-		fn := strings.TrimPrefix(ref(props(m)["FunctionName"]), "ref:")
-		deps := strs(resource(t, tmpl, fn, "AWS::Lambda::Function")["DependsOn"])
-		found := false
-		for _, d := range deps {
-			found = found || d == fn+"RoleDefaultPolicy"
+	tmpl := dev(t).Template
+	for id, mapping := range find(t, tmpl, "AWS::Lambda::EventSourceMapping", nil) {
+		fn, _ := mapping["Properties"].(m)["FunctionName"].(m)["Ref"].(string)
+		if fn == "" {
+			t.Errorf("%s: FunctionName is no Ref", id)
+			continue
 		}
-		if !found {
-			t.Errorf("%s: function %s does not depend on %sRoleDefaultPolicy (DependsOn %v)", id, fn, fn, deps)
-		}
+		hasResource(t, tmpl, fn, "AWS::Lambda::Function", m{"DependsOn": arrayWith(fn + "RoleDefaultPolicy")})
 	}
 }
 
@@ -126,7 +85,7 @@ func TestEventSourceMappingsWaitForPermissions(t *testing.T) {
 // permissions; this also checks no other role may touch the queues or the
 // stream.
 func TestPipelinePermissions(t *testing.T) {
-	tmpl := dev(t).JSON
+	tmpl := dev(t).Template
 	want := map[string][]string{
 		"ReviewEventsFunctionRole": {
 			"dynamodb:DescribeStream getatt:ReviewsTable.StreamArn",
@@ -152,15 +111,16 @@ func TestPipelinePermissions(t *testing.T) {
 		sensitive["ref:"+q.LogicalID] = true
 	}
 	got := map[string][]string{}
-	for id, pol := range resources(tmpl, "AWS::IAM::Policy") {
-		for _, st := range asList(props(pol)["PolicyDocument"].(obj)["Statement"]) {
-			st := st.(obj)
+	for id, pol := range find(t, tmpl, "AWS::IAM::Policy", nil) {
+		props := pol["Properties"].(m)
+		for _, st := range props["PolicyDocument"].(m)["Statement"].([]any) {
+			st := st.(m)
 			for _, a := range strs(st["Action"]) {
 				for _, r := range strs(st["Resource"]) {
 					if !sensitive[r] && !strings.HasPrefix(a, "sqs:") && !streamActions[a] {
 						continue
 					}
-					roles := strs(props(pol)["Roles"])
+					roles := strs(props["Roles"])
 					if len(roles) != 1 {
 						t.Errorf("%s: %s on %s for roles %v", id, a, r, roles)
 						continue

@@ -99,7 +99,7 @@ func NewFunctions(scope constructs.Construct, id *string, props *FunctionsProps)
 
 func newFunction(scope constructs.Construct, spec deploy.Function, root string, props *FunctionsProps) *Function {
 	logs := awslogs.NewLogGroup(scope, jsii.String(spec.LogicalID+"LogGroup"), &awslogs.LogGroupProps{
-		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		Retention:     logRetention(),
 		RemovalPolicy: removal(props.Retain),
 	})
 	logs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(spec.LogicalID + "LogGroup"))
@@ -177,7 +177,7 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 		return q, qs
 	}
 
-	sids := map[string]int{}
+	sids := Sids{}
 	for _, g := range spec.Grants {
 		t, ok := tables[g.Table]
 		if !ok {
@@ -187,7 +187,7 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 		if g.Indexes {
 			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
 		}
-		statement(sid(sids, g.Table), g.Actions, resources...)
+		statement(sids.Unique(GrantSid(g.Table)), g.Actions, resources...)
 	}
 	if len(spec.Secrets) > 0 {
 		var resources []*string
@@ -198,42 +198,31 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 			}
 			resources = append(resources, secret.SecretArn())
 		}
-		statement("ReadSecrets", []string{"secretsmanager:GetSecretValue"}, resources...)
+		statement(SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
 	}
 	for _, id := range spec.SendsTo {
 		q, qs := queue(id, "sends to")
-		statement("SendTo"+qs.LogicalID, QueueSendActions, q.QueueArn())
+		statement(SendToSid(qs), QueueSendActions, q.QueueArn())
 	}
 	if src := spec.Stream; src != nil {
 		t, ok := tables[src.Table]
 		if !ok || t.TableStreamArn() == nil {
 			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", spec.Name, src.Table))
 		}
-		statement("Read"+strings.TrimSuffix(deploy.TableLogicalID(src.Table), "Table")+"Stream", StreamReadActions, t.TableStreamArn())
+		statement(ReadStreamSid(src.Table), StreamReadActions, t.TableStreamArn())
 		if src.OnFailure != "" {
 			q, qs := queue(src.OnFailure, "on-failure")
-			statement("OnFailureTo"+qs.LogicalID, QueueSendActions, q.QueueArn())
+			statement(OnFailureSid(qs), QueueSendActions, q.QueueArn())
 		}
 	}
 	if src := spec.Queue; src != nil {
 		q, qs := queue(src.Queue, "consumes")
-		statement("Consume"+qs.LogicalID, QueueConsumeActions, q.QueueArn())
+		statement(ConsumeSid(qs), QueueConsumeActions, q.QueueArn())
 	}
 	if logs != nil {
-		statement("WriteOwnLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())
+		statement(OwnLogsSid, []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())
 	}
 	return out
-}
-
-// sid names a grant's statement after its table ("inbound_webhooks" is
-// "DynamoInboundWebhooks"), unique within the policy.
-func sid(used map[string]int, table string) string {
-	s := "Dynamo" + strings.TrimSuffix(deploy.TableLogicalID(table), "Table")
-	used[s]++
-	if n := used[s]; n > 1 {
-		return fmt.Sprintf("%s%d", s, n)
-	}
-	return s
 }
 
 // Environment is a function's environment: each table it uses → the

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -14,89 +16,57 @@ import (
 // other (no helper functions CDK might add, such as log-retention ones).
 func TestFunctions(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		fns := resources(s.JSON, "AWS::Lambda::Function")
-		var want []string
-		for _, f := range deploy.Functions() {
-			want = append(want, f.LogicalID)
-		}
-		if !equal(keys(fns), want) {
-			t.Errorf("functions: %s", diff(keys(fns), want))
-		}
+		countIs(t, s.Template, "AWS::Lambda::Function", len(deploy.Functions()))
 		for _, f := range deploy.Functions() {
 			t.Run(f.Name, func(t *testing.T) {
-				p := props(resource(t, s.JSON, f.LogicalID, "AWS::Lambda::Function"))
-				if p["Runtime"] != deploy.Runtime || p["Handler"] != deploy.Handler {
-					t.Errorf("Runtime %v, Handler %v", p["Runtime"], p["Handler"])
-				}
-				if got := strs(p["Architectures"]); len(got) != 1 || got[0] != deploy.Architecture {
-					t.Errorf("Architectures = %v, want [%s]", got, deploy.Architecture)
-				}
-				if p["MemorySize"] != float64(f.MemoryMB) || p["Timeout"] != float64(f.TimeoutSeconds) {
-					t.Errorf("MemorySize %v, Timeout %v, want %d, %d", p["MemorySize"], p["Timeout"], f.MemoryMB, f.TimeoutSeconds)
-				}
-				if tc, _ := p["TracingConfig"].(obj); tc == nil || tc["Mode"] != "Active" {
-					t.Errorf("TracingConfig = %v", p["TracingConfig"])
-				}
-				if p["Description"] != f.Description {
-					t.Errorf("Description = %v", p["Description"])
-				}
-				if code, _ := p["Code"].(obj); code == nil || code["S3Key"] == nil {
-					t.Errorf("Code = %v, want an asset", p["Code"])
-				}
-				if got := ref(p["Role"]); got != "arn:"+f.LogicalID+"Role" {
-					t.Errorf("Role = %s", got)
-				}
-
-				// The environment: exactly deploy's variable names, with the
-				// tables' names, the settings, the secrets' ARNs.
-				env := map[string]any{}
-				if e, ok := p["Environment"].(obj); ok {
-					env = e["Variables"].(obj)
-				}
-				if !equal(keys(env), f.EnvVarNames()) {
-					t.Errorf("environment: %s", diff(keys(env), f.EnvVarNames()))
-				}
-				if env[deploy.LogLevelVar] != "info" {
-					t.Errorf("LOG_LEVEL = %v", env[deploy.LogLevelVar])
-				}
-				for _, id := range f.TableIDs() {
-					tb, _ := schema.Lookup(id)
-					if got := ref(env[tb.EnvVar]); got != "ref:"+deploy.TableLogicalID(id) {
-						t.Errorf("%s = %s, want the name of %s", tb.EnvVar, got, deploy.TableLogicalID(id))
-					}
-				}
-				for _, set := range f.Settings {
-					want := set.Default
-					if v, ok := s.Props.Settings[set.Parameter]; ok {
-						want = v
-					}
-					if env[set.EnvVar] != want {
-						t.Errorf("%s = %v, want %q", set.EnvVar, env[set.EnvVar], want)
-					}
-				}
-				for _, sec := range f.Secrets {
-					if got := ref(env[sec.EnvVar]); got != "ref:"+deploy.SecretLogicalID(sec.SecretID) {
-						t.Errorf("%s = %s, want the ARN of %s", sec.EnvVar, got, deploy.SecretLogicalID(sec.SecretID))
-					}
-				}
-				for _, id := range f.SendsTo {
-					q, _ := deploy.LookupQueue(id)
-					if got := ref(env[q.EnvVar]); got != "ref:"+q.LogicalID {
-						t.Errorf("%s = %s, want the URL of %s", q.EnvVar, got, q.LogicalID)
-					}
-				}
-
+				env := environment(t, f, s.Props.Settings)
+				hasProps(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{
+					"Runtime":       deploy.Runtime,
+					"Handler":       deploy.Handler,
+					"Architectures": listOf(deploy.Architecture),
+					"MemorySize":    f.MemoryMB,
+					"Timeout":       f.TimeoutSeconds,
+					"TracingConfig": exactly(m{"Mode": "Active"}),
+					"Description":   f.Description,
+					"Code":          like(m{"S3Key": assertions.Match_AnyValue()}), // an asset
+					"Role":          arnOf(f.LogicalID + "Role"),
+					"Environment":   exactly(m{"Variables": exactly(env)}),
+					"LoggingConfig": like(m{"LogGroup": refOf(f.LogicalID + "LogGroup")}),
+				})
 				// Its own log group, kept a month.
-				lg, _ := p["LoggingConfig"].(obj)
-				if lg == nil || ref(lg["LogGroup"]) != "ref:"+f.LogicalID+"LogGroup" {
-					t.Fatalf("LoggingConfig = %v", p["LoggingConfig"])
-				}
-				if days := props(resource(t, s.JSON, f.LogicalID+"LogGroup", "AWS::Logs::LogGroup"))["RetentionInDays"]; days != float64(30) {
-					t.Errorf("log retention = %v days, want 30", days)
-				}
+				hasProps(t, s.Template, f.LogicalID+"LogGroup", "AWS::Logs::LogGroup", m{"RetentionInDays": 30})
 			})
 		}
 	})
+}
+
+// environment is a function's environment as the catalogue has it, with
+// settings overridden: exactly deploy's variable names, with the tables'
+// names, the settings, the secrets' ARNs and the queues' URLs.
+func environment(t *testing.T, f deploy.Function, settings map[string]string) m {
+	t.Helper()
+	env := m{deploy.LogLevelVar: "info"}
+	for _, id := range f.TableIDs() {
+		tb, _ := schema.Lookup(id)
+		env[tb.EnvVar] = refOf(deploy.TableLogicalID(id))
+	}
+	for _, set := range f.Settings {
+		env[set.EnvVar] = set.Default
+		if v, ok := settings[set.Parameter]; ok {
+			env[set.EnvVar] = v
+		}
+	}
+	for _, sec := range f.Secrets {
+		env[sec.EnvVar] = refOf(deploy.SecretLogicalID(sec.SecretID))
+	}
+	for _, id := range f.SendsTo {
+		q, _ := deploy.LookupQueue(id)
+		env[q.EnvVar] = refOf(q.LogicalID)
+	}
+	if !equal(keys(env), f.EnvVarNames()) {
+		t.Errorf("%s: environment %s", f.Name, diff(keys(env), f.EnvVarNames()))
+	}
+	return env
 }
 
 // A setting from the CDK context reaches the functions (the prod stack sets
@@ -106,10 +76,9 @@ func TestSettingsOverride(t *testing.T) {
 	if prod(t).Props.Settings["YenteThreshold"] == "" {
 		t.Fatal("the prod fixture overrides no setting")
 	}
-	p := props(resource(t, prod(t).JSON, "CreateEntityFunction", "AWS::Lambda::Function"))
-	if got := p["Environment"].(obj)["Variables"].(obj)["YENTE_THRESHOLD"]; got != "0.8" {
-		t.Errorf("YENTE_THRESHOLD = %v, want the context's 0.8", got)
-	}
+	hasProps(t, prod(t).Template, "CreateEntityFunction", "AWS::Lambda::Function", m{
+		"Environment": like(m{"Variables": like(m{"YENTE_THRESHOLD": "0.8"})}),
+	})
 }
 
 // allowedExtras are the only permissions a function's role has beyond its
@@ -175,33 +144,16 @@ func wantPermissions(f deploy.Function) []string {
 // no Deny, NotAction, NotResource or Condition to reason about; trusted by
 // Lambda alone; used by that function alone.
 func TestLeastPrivilege(t *testing.T) {
-	tmpl := dev(t).JSON
-	managed := resources(tmpl, "AWS::IAM::ManagedPolicy")
-	roleUsers := map[string][]string{}
-	for id, fn := range resources(tmpl, "AWS::Lambda::Function") {
-		role := ref(props(fn)["Role"])
-		roleUsers[role] = append(roleUsers[role], id)
-	}
+	tmpl := dev(t).Template
 	for _, f := range deploy.Functions() {
 		t.Run(f.Name, func(t *testing.T) {
 			roleID := f.LogicalID + "Role"
-			role := props(resource(t, tmpl, roleID, "AWS::IAM::Role"))
-			if role["ManagedPolicyArns"] != nil || role["Policies"] != nil || role["PermissionsBoundary"] != nil {
-				t.Errorf("role has ManagedPolicyArns %v, Policies %v", role["ManagedPolicyArns"], role["Policies"])
-			}
-			trust := role["AssumeRolePolicyDocument"].(obj)["Statement"].([]any)
-			if len(trust) != 1 || ref(trust[0].(obj)["Principal"]) != `{"Service":"lambda.amazonaws.com"}` || trust[0].(obj)["Action"] != "sts:AssumeRole" {
-				t.Errorf("trust policy = %v", trust)
-			}
-			if users := roleUsers["arn:"+roleID]; len(users) != 1 || users[0] != f.LogicalID {
+			trustedBy(t, tmpl, roleID, "lambda.amazonaws.com")
+			if users := keys(find(t, tmpl, "AWS::Lambda::Function", m{"Role": arnOf(roleID)})); len(users) != 1 || users[0] != f.LogicalID {
 				t.Errorf("role used by %v", users)
 			}
-			for id, m := range managed {
-				for _, r := range strs(props(m)["Roles"]) {
-					if r == "ref:"+roleID {
-						t.Errorf("managed policy %s is attached to the role", id)
-					}
-				}
+			if attached := find(t, tmpl, "AWS::IAM::ManagedPolicy", m{"Roles": arrayWith(refOf(roleID))}); len(attached) != 0 {
+				t.Errorf("managed policies %v are attached to the role", keys(attached))
 			}
 
 			got := rolePermissions(t, tmpl, roleID)
@@ -215,6 +167,21 @@ func TestLeastPrivilege(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trustedBy: the role has no managed, inline or boundary policy, and only
+// the service may assume it.
+func trustedBy(t *testing.T, tmpl assertions.Template, roleID, service string) {
+	t.Helper()
+	hasProps(t, tmpl, roleID, "AWS::IAM::Role", m{
+		"ManagedPolicyArns":   absent(),
+		"Policies":            absent(),
+		"PermissionsBoundary": absent(),
+		"AssumeRolePolicyDocument": like(m{"Statement": arrayOf(like(m{
+			"Principal": exactly(m{"Service": service}),
+			"Action":    "sts:AssumeRole",
+		}))}),
+	})
 }
 
 // A synthesis without the artifacts of make build stops, saying so.

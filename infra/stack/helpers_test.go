@@ -22,54 +22,8 @@ func both(t *testing.T, f func(t *testing.T, s *stacktest.Synthesized)) {
 	}
 }
 
-type obj = map[string]any
-
-// resources returns the template's resources of a type by logical id.
-func resources(tmpl obj, typ string) map[string]obj {
-	out := map[string]obj{}
-	for id, r := range tmpl["Resources"].(obj) {
-		if r := r.(obj); r["Type"] == typ {
-			out[id] = r
-		}
-	}
-	return out
-}
-
-// resource returns one resource by logical id, checking its type.
-func resource(t *testing.T, tmpl obj, id, typ string) obj {
-	t.Helper()
-	r, ok := tmpl["Resources"].(obj)[id].(obj)
-	if !ok {
-		t.Fatalf("no resource %s", id)
-	}
-	if r["Type"] != typ {
-		t.Fatalf("%s is a %v, want %s", id, r["Type"], typ)
-	}
-	return r
-}
-
-func props(r obj) obj {
-	p, _ := r["Properties"].(obj)
-	if p == nil {
-		return obj{}
-	}
-	return p
-}
-
-// only returns the one resource of a type.
-func only(t *testing.T, tmpl obj, typ string) (string, obj) {
-	t.Helper()
-	rs := resources(tmpl, typ)
-	if len(rs) != 1 {
-		t.Fatalf("%d resources of type %s, want 1", len(rs), typ)
-	}
-	for id, r := range rs {
-		return id, r
-	}
-	return "", nil
-}
-
-// ref renders a CloudFormation value as a short string: "ref:X",
+// ref renders a CloudFormation value found in the template (find) as a
+// short string, for the checks that compare sets of them: "ref:X",
 // "arn:X" (Fn::GetAtt X.Arn), "getatt:X.Attr", joins concatenated, literals
 // as they are.
 func ref(v any) string {
@@ -78,7 +32,7 @@ func ref(v any) string {
 		return x
 	case float64, bool:
 		return fmt.Sprint(x)
-	case obj:
+	case m:
 		if r, ok := x["Ref"].(string); ok {
 			return "ref:" + r
 		}
@@ -106,7 +60,7 @@ func refsIn(v any) []string {
 	var walk func(any)
 	walk = func(v any) {
 		switch x := v.(type) {
-		case obj:
+		case m:
 			if r, ok := x["Ref"].(string); ok {
 				out = append(out, r)
 			}
@@ -149,9 +103,9 @@ func sorted(s []string) []string {
 	return out
 }
 
-func keys[V any](m map[string]V) []string {
+func keys[V any](set map[string]V) []string {
 	var out []string
-	for k := range m {
+	for k := range set {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -192,4 +146,9 @@ func diff(got, want []string) string {
 		}
 	}
 	return fmt.Sprintf("unexpected %v, missing %v", sorted(extra), sorted(missing))
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
@@ -12,21 +13,27 @@ import (
 	emf "github.com/evs-kyb/evs/shared/metrics"
 )
 
+// notifies: an alarm tells the topic when it fires and when it clears, and
+// a quiet metric (an idle queue, a quiet day) is no alarm.
+func notifies(topic string) m {
+	return m{"AlarmActions": arrayOf(refOf(topic)), "OKActions": arrayOf(refOf(topic)), "TreatMissingData": "notBreaching"}
+}
+
 // Alarms on every function's Errors (its faults instead when its Lambda
 // errors include refusals) and Throttles and on the stage's 5XX and p99
 // latency, all notifying the topic.
 func TestAlarms(t *testing.T) {
-	tmpl := dev(t).JSON
+	tmpl := dev(t).Template
 	topicID := alarmTopic(t, tmpl)
-	restID, _ := only(t, tmpl, "AWS::ApiGateway::RestApi")
-	stageID, _ := only(t, tmpl, "AWS::ApiGateway::Stage")
+	stageID := onlyID(t, tmpl, "AWS::ApiGateway::Stage")
 
 	found := map[string]bool{}
-	for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
-		p := props(a)
+	for id, a := range find(t, tmpl, "AWS::CloudWatch::Alarm", nil) {
+		p := a["Properties"].(m)
+		matches(t, id, p, like(notifies(topicID)))
 		dims := map[string]string{}
 		for _, d := range asList(p["Dimensions"]) {
-			d := d.(obj)
+			d := d.(m)
 			dims[d["Name"].(string)] = ref(d["Value"])
 		}
 		stat, _ := p["Statistic"].(string)
@@ -51,17 +58,7 @@ func TestAlarms(t *testing.T) {
 			}
 		}
 		found[key] = true
-		if got := strs(p["AlarmActions"]); len(got) != 1 || got[0] != "ref:"+topicID {
-			t.Errorf("%s: AlarmActions %v", id, got)
-		}
-		if got := strs(p["OKActions"]); len(got) != 1 || got[0] != "ref:"+topicID {
-			t.Errorf("%s: OKActions %v", id, got)
-		}
-		if p["TreatMissingData"] != "notBreaching" {
-			t.Errorf("%s: TreatMissingData %v", id, p["TreatMissingData"])
-		}
 	}
-	_ = restID
 	want := []string{"AWS/ApiGateway 5XXError Sum", "AWS/ApiGateway Latency p99",
 		// Not ExecutionsFailed: refused decisions fail their executions.
 		"AWS/States ExecutionThrottled Sum ref:" + stack.DecisionStateMachineID,
@@ -89,65 +86,63 @@ func TestAlarms(t *testing.T) {
 	}
 }
 
+// onePeriod is an alarm over one five-minute period: at least threshold.
+func onePeriod(threshold any) m {
+	return m{"Period": 300, "EvaluationPeriods": 1, "DatapointsToAlarm": absent(), "Threshold": threshold, "ComparisonOperator": "GreaterThanOrEqualToThreshold"}
+}
+
+// with is props with more.
+func with(props m, more ...m) m {
+	out := m{}
+	for _, p := range append([]m{props}, more...) {
+		for k, v := range p {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // The delivery pipeline's alarms, under the logical ids template.yaml
 // uses: any message in the stream's failure queue or in the deliveries'
 // dead-letter queue, the deliveries queue's oldest message at 15 minutes,
 // any failed delivery; each over one five-minute period, missing data not
 // breaching (an idle queue or a quiet day reports nothing).
 func TestPipelineAlarms(t *testing.T) {
-	tmpl := dev(t).JSON
+	tmpl := dev(t).Template
 	topic := alarmTopic(t, tmpl)
-	type alarm struct {
-		name, namespace, metric, stat, queue, op string
-		threshold                                float64
-	}
-	atLeast := "GreaterThanOrEqualToThreshold"
-	want := map[string]alarm{
-		"ReviewEventsFailureQueueMessages":  {"evs-dev-review-events-failures-messages", "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "ReviewEventsFailureQueue", atLeast, 1},
-		"DeliveriesDeadLetterQueueMessages": {"evs-dev-deliveries-dlq-messages", "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "DeliveriesDeadLetterQueue", atLeast, 1},
-		"DeliveriesQueueOldestMessageAge":   {"evs-dev-deliveries-oldest-message-age", "AWS/SQS", "ApproximateAgeOfOldestMessage", "Maximum", "DeliveriesQueue", atLeast, stack.QueueOldestMessageAgeSeconds},
-		"WebhookDeliveriesFailed":           {"evs-dev-webhook-deliveries-failed", "EVS", "WebhookDeliveriesFailed", "Sum", "", atLeast, 1},
-	}
 	if stack.QueueOldestMessageAgeSeconds != 900 {
 		t.Errorf("QueueOldestMessageAgeSeconds = %d", stack.QueueOldestMessageAgeSeconds)
 	}
 	if emf.Namespace != "EVS" || emf.DeliveriesFailed != "WebhookDeliveriesFailed" {
 		t.Errorf("metrics: namespace %s, failed %s", emf.Namespace, emf.DeliveriesFailed)
 	}
-	for id, w := range want {
-		p := props(resource(t, tmpl, id, "AWS::CloudWatch::Alarm"))
-		var dims []string
-		for _, d := range asList(p["Dimensions"]) {
-			dims = append(dims, d.(obj)["Name"].(string)+"="+ref(d.(obj)["Value"]))
-		}
-		wantDims := []string(nil)
-		if w.queue != "" {
-			wantDims = []string{"QueueName=getatt:" + w.queue + ".QueueName"}
-		}
-		if p["AlarmName"] != w.name || p["Namespace"] != w.namespace || p["MetricName"] != w.metric || p["Statistic"] != w.stat ||
-			p["ExtendedStatistic"] != nil || !equal(dims, wantDims) {
-			t.Errorf("%s: %v %v %v %v %v, want %+v", id, p["AlarmName"], p["Namespace"], p["MetricName"], p["Statistic"], dims, w)
-		}
-		if p["Period"] != float64(300) || p["EvaluationPeriods"] != float64(1) || p["DatapointsToAlarm"] != nil ||
-			p["Threshold"] != w.threshold || p["ComparisonOperator"] != w.op || p["TreatMissingData"] != "notBreaching" {
-			t.Errorf("%s: period %v × %v, %v %v, missing %v", id, p["Period"], p["EvaluationPeriods"], p["ComparisonOperator"], p["Threshold"], p["TreatMissingData"])
-		}
-		if a, ok := strs(p["AlarmActions"]), strs(p["OKActions"]); len(a) != 1 || a[0] != "ref:"+topic || len(ok) != 1 || ok[0] != "ref:"+topic {
-			t.Errorf("%s: actions %v, OK actions %v", id, a, ok)
-		}
+	onQueue := func(id string) assertions.Matcher {
+		return arrayOf(exactly(m{"Name": "QueueName", "Value": getAtt(id, "QueueName")}))
+	}
+	cases := []struct {
+		id        string
+		props     m
+		threshold any
+	}{
+		{"ReviewEventsFailureQueueMessages", m{"AlarmName": "evs-dev-review-events-failures-messages", "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Dimensions": onQueue("ReviewEventsFailureQueue")}, 1},
+		{"DeliveriesDeadLetterQueueMessages", m{"AlarmName": "evs-dev-deliveries-dlq-messages", "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Dimensions": onQueue("DeliveriesDeadLetterQueue")}, 1},
+		{"DeliveriesQueueOldestMessageAge", m{"AlarmName": "evs-dev-deliveries-oldest-message-age", "Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Dimensions": onQueue("DeliveriesQueue")}, stack.QueueOldestMessageAgeSeconds},
+		{"WebhookDeliveriesFailed", m{"AlarmName": "evs-dev-webhook-deliveries-failed", "Namespace": "EVS", "MetricName": "WebhookDeliveriesFailed", "Statistic": "Sum", "Dimensions": absent()}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			hasProps(t, tmpl, c.id, "AWS::CloudWatch::Alarm", with(c.props, m{"ExtendedStatistic": absent()}, onePeriod(c.threshold), notifies(topic)))
+		})
 	}
 }
 
 // The dashboard shows the API (count, 4XX, 5XX, latency) and every function
 // (invocations, errors, duration).
 func TestDashboard(t *testing.T) {
-	tmpl := dev(t).JSON
-	_, d := only(t, tmpl, "AWS::CloudWatch::Dashboard")
-	p := props(d)
-	if p["DashboardName"] != "evs-dev" {
-		t.Errorf("DashboardName = %v", p["DashboardName"])
-	}
-	body := ref(p["DashboardBody"])
+	tmpl := dev(t).Template
+	id := onlyID(t, tmpl, "AWS::CloudWatch::Dashboard")
+	hasProps(t, tmpl, id, "AWS::CloudWatch::Dashboard", m{"DashboardName": "evs-dev"})
+	body := ref(find(t, tmpl, "AWS::CloudWatch::Dashboard", nil)[id]["Properties"].(m)["DashboardBody"])
 	for _, s := range []string{
 		`"AWS/ApiGateway","Count"`, `"AWS/ApiGateway","4XXError"`, `"AWS/ApiGateway","5XXError"`, `"AWS/ApiGateway","Latency"`,
 		`"title":"API requests"`, `"title":"API 4XX"`, `"title":"API 5XX"`, `"title":"API latency"`,
@@ -184,14 +179,11 @@ func TestDashboard(t *testing.T) {
 
 // The alarm topic has an e-mail subscription only when alarmEmail is set.
 func TestAlarmTopic(t *testing.T) {
-	if subs := resources(dev(t).JSON, "AWS::SNS::Subscription"); len(subs) != 0 {
-		t.Errorf("dev has subscriptions %v", keys(subs))
-	}
-	topicID := alarmTopic(t, prod(t).JSON)
-	_, sub := only(t, prod(t).JSON, "AWS::SNS::Subscription")
-	p := props(sub)
-	if p["Protocol"] != "email" || p["Endpoint"] != prod(t).Props.AlarmEmail || ref(p["TopicArn"]) != "ref:"+topicID {
-		t.Errorf("subscription = %v", p)
+	countIs(t, dev(t).Template, "AWS::SNS::Subscription", 0)
+	tmpl := prod(t).Template
+	countIs(t, tmpl, "AWS::SNS::Subscription", 1)
+	if subs := find(t, tmpl, "AWS::SNS::Subscription", m{"Protocol": "email", "Endpoint": prod(t).Props.AlarmEmail, "TopicArn": refOf(alarmTopic(t, tmpl))}); len(subs) != 1 {
+		t.Error("the subscription is not the alarm e-mail's to the alarm topic")
 	}
 }
 
@@ -245,100 +237,72 @@ func TestRefusesWithErrors(t *testing.T) {
 // metric filter is one of theirs.
 func TestFaultsMetrics(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		tmpl := s.JSON
+		tmpl := s.Template
 		namespace := stack.StackName(s.Props.Stage)
 		topic := alarmTopic(t, tmpl)
-		patterns := map[string][]string{}
-		for id, mf := range resources(tmpl, "AWS::Logs::MetricFilter") {
-			p := props(mf)
-			mt := asList(p["MetricTransformations"])
-			logGroup := strings.TrimPrefix(ref(p["LogGroupName"]), "ref:")
-			if len(mt) != 1 {
-				t.Errorf("metric filter %s: transformations %v", id, mt)
-				continue
-			}
-			m := mt[0].(obj)
-			patterns[logGroup] = append(patterns[logGroup], m["MetricName"].(string)+" "+p["FilterPattern"].(string))
-			if m["MetricNamespace"] != namespace || m["MetricValue"] != "1" {
-				t.Errorf("metric filter %s publishes %v", id, m)
-			}
+		var filtered, flagged []string
+		for _, mf := range find(t, tmpl, "AWS::Logs::MetricFilter", nil) {
+			filtered = append(filtered, strings.TrimPrefix(ref(mf["Properties"].(m)["LogGroupName"]), "ref:"))
 		}
-		var flagged []string
 		for _, f := range deploy.Functions() {
 			if !f.RefusesWithErrors {
 				continue
 			}
-			flagged = append(flagged, f.LogicalID+"LogGroup")
+			flagged = append(flagged, f.LogicalID+"LogGroup", f.LogicalID+"LogGroup")
 			metric := stack.FaultsMetric(f)
 			t.Run(f.Name, func(t *testing.T) {
-				want := []string{metric + ` { $.level = "ERROR" }`, metric + ` "Task timed out"`}
-				if got := patterns[f.LogicalID+"LogGroup"]; !equal(got, want) {
+				want := []string{`{ $.level = "ERROR" }`, `"Task timed out"`}
+				if got := filterPatterns(t, tmpl, f.LogicalID+"LogGroup", namespace, metric); !equal(got, want) {
 					t.Errorf("filters on its log group: %s", diff(got, want))
 				}
-				var alarms []string
-				for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
-					p := props(a)
-					onFunction := false
-					for _, d := range asList(p["Dimensions"]) {
-						if d := d.(obj); d["Name"] == "FunctionName" && ref(d["Value"]) == "ref:"+f.LogicalID {
-							onFunction = true
-						}
-					}
-					if onFunction && p["MetricName"] == "Errors" {
-						t.Errorf("alarm %s is on its Errors, which count refusals", id)
-					}
-					if p["MetricName"] != metric {
-						continue
-					}
-					alarms = append(alarms, id)
-					if p["AlarmName"] != namespace+"-"+f.Name+"-faults" || p["Namespace"] != namespace || p["Statistic"] != "Sum" || p["Dimensions"] != nil {
-						t.Errorf("%s: %v %v %v %v", id, p["AlarmName"], p["Namespace"], p["Statistic"], p["Dimensions"])
-					}
-					if p["Period"] != float64(300) || p["EvaluationPeriods"] != float64(1) || p["Threshold"] != float64(1) ||
-						p["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" || p["TreatMissingData"] != "notBreaching" {
-						t.Errorf("%s: period %v × %v, %v %v, missing %v", id, p["Period"], p["EvaluationPeriods"], p["ComparisonOperator"], p["Threshold"], p["TreatMissingData"])
-					}
-					if a, ok := strs(p["AlarmActions"]), strs(p["OKActions"]); len(a) != 1 || a[0] != "ref:"+topic || len(ok) != 1 || ok[0] != "ref:"+topic {
-						t.Errorf("%s: actions %v, OK actions %v", id, a, ok)
-					}
+				onErrors := find(t, tmpl, "AWS::CloudWatch::Alarm", m{"MetricName": "Errors", "Dimensions": arrayWith(like(m{"Name": "FunctionName", "Value": refOf(f.LogicalID)}))})
+				for id := range onErrors {
+					t.Errorf("alarm %s is on its Errors, which count refusals", id)
 				}
+				alarms := find(t, tmpl, "AWS::CloudWatch::Alarm", m{"MetricName": metric})
 				if len(alarms) != 1 {
-					t.Errorf("alarms on %s: %v, want 1", metric, alarms)
+					t.Errorf("alarms on %s: %v, want 1", metric, keys(alarms))
+				}
+				for id := range alarms {
+					hasProps(t, tmpl, id, "AWS::CloudWatch::Alarm", with(m{
+						"AlarmName": namespace + "-" + f.Name + "-faults", "Namespace": namespace, "Statistic": "Sum", "Dimensions": absent(),
+					}, onePeriod(1), notifies(topic)))
 				}
 			})
 		}
-		if got := keys(patterns); !equal(got, flagged) {
-			t.Errorf("metric filters on the log groups %s", diff(got, flagged))
+		if !equal(filtered, flagged) {
+			t.Errorf("metric filters on the log groups %s", diff(filtered, flagged))
 		}
 	})
+}
+
+// filterPatterns are the patterns of the metric filters on a log group,
+// each of which must publish 1 to the metric in the namespace.
+func filterPatterns(t *testing.T, tmpl assertions.Template, logGroup, namespace, metric string) []string {
+	t.Helper()
+	var out []string
+	for id, mf := range find(t, tmpl, "AWS::Logs::MetricFilter", m{"LogGroupName": refOf(logGroup)}) {
+		p := mf["Properties"].(m)
+		matches(t, "metric filter "+id, p, like(m{"MetricTransformations": arrayOf(like(m{"MetricNamespace": namespace, "MetricName": metric, "MetricValue": "1"}))}))
+		out = append(out, p["FilterPattern"].(string))
+	}
+	return out
 }
 
 // The decision function's faults metric counts its ERROR lines and its
 // timeouts, never the INFO lines of refused actions.
 func TestDecisionFaultsMetric(t *testing.T) {
-	var patterns []string
-	for id, mf := range resources(dev(t).JSON, "AWS::Logs::MetricFilter") {
-		p := props(mf)
-		mt := asList(p["MetricTransformations"])
-		if ref(p["LogGroupName"]) != "ref:DecisionFunctionLogGroup" || len(mt) != 1 {
-			continue
-		}
-		m := mt[0].(obj)
-		if m["MetricNamespace"] != "evs-dev" || m["MetricName"] != stack.DecisionFaultsMetric || m["MetricValue"] != "1" {
-			t.Errorf("metric filter %s publishes %v", id, m)
-		}
-		patterns = append(patterns, p["FilterPattern"].(string))
-	}
+	patterns := filterPatterns(t, dev(t).Template, "DecisionFunctionLogGroup", "evs-dev", stack.DecisionFaultsMetric)
 	if want := []string{`{ $.level = "ERROR" }`, `"Task timed out"`}; !equal(patterns, want) {
 		t.Errorf("filter patterns: %s", diff(patterns, want))
 	}
 }
 
 // alarmTopic is the one SNS topic besides the approvals topic.
-func alarmTopic(t *testing.T, tmpl obj) string {
+func alarmTopic(t *testing.T, tmpl assertions.Template) string {
 	t.Helper()
 	var ids []string
-	for id := range resources(tmpl, "AWS::SNS::Topic") {
+	for id := range find(t, tmpl, "AWS::SNS::Topic", nil) {
 		if id != stack.DecisionApprovalTopicID {
 			ids = append(ids, id)
 		}

@@ -102,5 +102,5 @@ func TestQueueOutputs(t *testing.T) {
 	for _, q := range deploy.Queues() {
 		hasOutput(t, s.Template, q.LogicalID+"Url", m{"Value": refOf(q.LogicalID)})
 	}
-	hasOutput(t, s.Template, "AlarmTopicArn", m{"Value": refOf(alarmTopic(t, s.JSON))})
+	hasOutput(t, s.Template, "AlarmTopicArn", m{"Value": refOf(alarmTopic(t, s.Template))})
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -233,6 +234,20 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 }
 
 // removal is DESTROY, or RETAIN for what outlives a prod stack.
+// LogRetentionDays is how long every log group of the stack keeps its
+// events: the functions', the access logs, the state machine's.
+const LogRetentionDays = 30
+
+// logRetention is LogRetentionDays as CDK spells it.
+func logRetention() awslogs.RetentionDays {
+	days := map[int]awslogs.RetentionDays{7: awslogs.RetentionDays_ONE_WEEK, 30: awslogs.RetentionDays_ONE_MONTH, 90: awslogs.RetentionDays_THREE_MONTHS}
+	r, ok := days[LogRetentionDays]
+	if !ok {
+		panic(fmt.Sprintf("infra: no awslogs.RetentionDays for %d days", LogRetentionDays))
+	}
+	return r
+}
+
 func removal(retain bool) awscdk.RemovalPolicy {
 	if retain {
 		return awscdk.RemovalPolicy_RETAIN

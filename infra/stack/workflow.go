@@ -114,7 +114,7 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 
 	w.LogGroup = awslogs.NewLogGroup(w.Construct, jsii.String("LogGroup"), &awslogs.LogGroupProps{
 		LogGroupName:  jsii.String(DecisionLogGroupName(props.Stage)),
-		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		Retention:     logRetention(),
 		RemovalPolicy: removal(props.Retain),
 	})
 	overrideID(w.LogGroup, DecisionStateMachineID+"LogGroup")
@@ -126,14 +126,14 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 	overrideID(w.Role, DecisionStateMachineID+"Role")
 	fnArn := fn.Function.FunctionArn()
 	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:     jsii.String("InvokeDecision"),
+		Sid:     jsii.String(InvokeDecisionSid),
 		Effect:  awsiam.Effect_ALLOW,
 		Actions: jsii.Strings("lambda:InvokeFunction"),
 		// ARN:* covers a qualified ARN (version or alias).
 		Resources: &[]*string{fnArn, jsii.String(*fnArn + ":*")},
 	}))
 	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:       jsii.String("PublishApprovals"),
+		Sid:       jsii.String(PublishApprovalsSid),
 		Effect:    awsiam.Effect_ALLOW,
 		Actions:   jsii.Strings("sns:Publish"),
 		Resources: &[]*string{w.ApprovalTopic.TopicArn()},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/decisions"
@@ -19,7 +21,7 @@ var wantSubstitutions = map[string]string{
 
 // aslFile is the ASL file with its placeholders replaced by
 // wantSubstitutions.
-func aslFile(t *testing.T) obj {
+func aslFile(t *testing.T) m {
 	t.Helper()
 	text, err := stack.DecisionDefinition()
 	if err != nil {
@@ -28,80 +30,56 @@ func aslFile(t *testing.T) obj {
 	for k, v := range wantSubstitutions {
 		text = strings.ReplaceAll(text, "${"+k+"}", v)
 	}
-	var def obj
+	var def m
 	if err := json.Unmarshal([]byte(text), &def); err != nil {
 		t.Fatalf("%s is not JSON: %v", stack.DecisionDefinitionFile, err)
 	}
 	return def
 }
 
-// deployedDefinition is the state machine's definition as CloudFormation
-// will create it: DefinitionString (a string, or a join of strings and
-// tokens) with DefinitionSubstitutions applied.
-func deployedDefinition(t *testing.T, p obj) obj {
-	t.Helper()
-	text := ref(p["DefinitionString"])
-	subst, _ := p["DefinitionSubstitutions"].(obj)
-	got := map[string]string{}
-	for k, v := range subst {
-		got[k] = ref(v)
-		text = strings.ReplaceAll(text, "${"+k+"}", ref(v))
+// The state machine: STANDARD, the ASL file with its placeholders pointing
+// at DecisionFunction and the approvals topic (and no other placeholder),
+// its own role, failures logged without execution data, traced.
+func TestDecisionStateMachine(t *testing.T) {
+	text, err := stack.DecisionDefinition()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, wantSubstitutions) {
-		t.Errorf("DefinitionSubstitutions = %v, want %v", got, wantSubstitutions)
+	var file any
+	if err := json.Unmarshal([]byte(text), &file); err != nil {
+		t.Fatalf("%s is not JSON: %v", stack.DecisionDefinitionFile, err)
+	}
+	for k := range wantSubstitutions {
+		text = strings.ReplaceAll(text, "${"+k+"}", "")
 	}
 	if strings.Contains(text, "${") {
-		t.Errorf("a placeholder is left unsubstituted in the definition")
+		t.Errorf("%s has a placeholder the stack does not substitute", stack.DecisionDefinitionFile)
 	}
-	var def obj
-	if err := json.Unmarshal([]byte(text), &def); err != nil {
-		t.Fatalf("the deployed definition is not JSON: %v", err)
-	}
-	return def
-}
-
-// The state machine: STANDARD, the ASL file with its placeholders pointing
-// at DecisionFunction and the approvals topic, its own role, failures
-// logged without execution data, traced.
-func TestDecisionStateMachine(t *testing.T) {
+	logGroupID := stack.DecisionStateMachineID + "LogGroup"
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		id, sm := only(t, s.JSON, "AWS::StepFunctions::StateMachine")
-		if id != stack.DecisionStateMachineID {
-			t.Errorf("state machine %s, want %s", id, stack.DecisionStateMachineID)
-		}
-		p := props(sm)
-		if p["StateMachineType"] != "STANDARD" {
-			t.Errorf("StateMachineType = %v", p["StateMachineType"])
-		}
-		if got, want := deployedDefinition(t, p), aslFile(t); !reflect.DeepEqual(got, want) {
-			t.Errorf("the deployed definition is not %s with the ARNs substituted", stack.DecisionDefinitionFile)
-		}
-		if got := ref(p["RoleArn"]); got != "arn:"+stack.DecisionStateMachineID+"Role" {
-			t.Errorf("RoleArn = %s", got)
-		}
-		if tc, _ := p["TracingConfiguration"].(obj); tc == nil || tc["Enabled"] != true {
-			t.Errorf("TracingConfiguration = %v", p["TracingConfiguration"])
-		}
-
-		lc, _ := p["LoggingConfiguration"].(obj)
-		if lc == nil || lc["Level"] != "ERROR" || lc["IncludeExecutionData"] != false {
-			t.Fatalf("LoggingConfiguration = %v, want level ERROR without execution data", lc)
-		}
-		dests := asList(lc["Destinations"])
-		logGroupID := stack.DecisionStateMachineID + "LogGroup"
-		if len(dests) != 1 || ref(dests[0].(obj)["CloudWatchLogsLogGroup"].(obj)["LogGroupArn"]) != "arn:"+logGroupID {
-			t.Errorf("log destinations = %v, want %s", dests, logGroupID)
-		}
-		lg := resource(t, s.JSON, logGroupID, "AWS::Logs::LogGroup")
-		if name := props(lg)["LogGroupName"]; name != "/aws/vendedlogs/states/evs-"+s.Props.Stage+"-decision" {
-			t.Errorf("LogGroupName = %v", name)
-		}
-		if days := props(lg)["RetentionInDays"]; days != float64(30) {
-			t.Errorf("log retention = %v days, want 30", days)
-		}
-		if want := map[bool]string{true: "Retain", false: "Delete"}[s.Props.Stage == stack.ProdStage]; lg["DeletionPolicy"] != want {
-			t.Errorf("log group DeletionPolicy = %v, want %s", lg["DeletionPolicy"], want)
-		}
+		countIs(t, s.Template, "AWS::StepFunctions::StateMachine", 1)
+		hasProps(t, s.Template, stack.DecisionStateMachineID, "AWS::StepFunctions::StateMachine", m{
+			"StateMachineType": "STANDARD",
+			"DefinitionString": jsonOf(file),
+			"DefinitionSubstitutions": exactly(m{
+				stack.SubstDecisionFunctionArn: arnOf("DecisionFunction"),
+				stack.SubstApprovalTopicArn:    refOf(stack.DecisionApprovalTopicID),
+			}),
+			"RoleArn":              arnOf(stack.DecisionStateMachineID + "Role"),
+			"TracingConfiguration": like(m{"Enabled": true}),
+			"LoggingConfiguration": like(m{
+				"Level":                "ERROR",
+				"IncludeExecutionData": false,
+				"Destinations":         arrayOf(like(m{"CloudWatchLogsLogGroup": like(m{"LogGroupArn": arnOf(logGroupID)})})),
+			}),
+		})
+		hasResource(t, s.Template, logGroupID, "AWS::Logs::LogGroup", m{
+			"Properties": like(m{
+				"LogGroupName":    "/aws/vendedlogs/states/evs-" + s.Props.Stage + "-decision",
+				"RetentionInDays": 30,
+			}),
+			"DeletionPolicy": removalPolicy(s.Props.Stage == stack.ProdStage),
+		})
 	})
 }
 
@@ -109,7 +87,7 @@ func TestDecisionStateMachine(t *testing.T) {
 // the transitions, the retries of the Lambda tasks and the named failures.
 func TestDecisionDefinition(t *testing.T) {
 	def := aslFile(t)
-	states := def["States"].(obj)
+	states := def["States"].(m)
 	want := []string{
 		"Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
@@ -121,8 +99,8 @@ func TestDecisionDefinition(t *testing.T) {
 	if def["StartAt"] != "Validate" {
 		t.Errorf("StartAt = %v", def["StartAt"])
 	}
-	state := func(name string) obj {
-		s, ok := states[name].(obj)
+	state := func(name string) m {
+		s, ok := states[name].(m)
 		if !ok {
 			t.Fatalf("no state %s", name)
 		}
@@ -132,7 +110,7 @@ func TestDecisionDefinition(t *testing.T) {
 	// Every transition names a state, and every state is reachable.
 	next := map[string][]string{}
 	for name, s := range states {
-		s := s.(obj)
+		s := s.(m)
 		var to []string
 		if n, ok := s["Next"].(string); ok {
 			to = append(to, n)
@@ -141,10 +119,10 @@ func TestDecisionDefinition(t *testing.T) {
 			to = append(to, d)
 		}
 		for _, c := range asList(s["Choices"]) {
-			to = append(to, c.(obj)["Next"].(string))
+			to = append(to, c.(m)["Next"].(string))
 		}
 		for _, c := range asList(s["Catch"]) {
-			to = append(to, c.(obj)["Next"].(string))
+			to = append(to, c.(m)["Next"].(string))
 		}
 		for _, n := range to {
 			if states[n] == nil {
@@ -174,7 +152,7 @@ func TestDecisionDefinition(t *testing.T) {
 
 	// Fail states carry their own name as the error.
 	for name, s := range states {
-		if s := s.(obj); s["Type"] == "Fail" && s["Error"] != name {
+		if s := s.(m); s["Type"] == "Fail" && s["Error"] != name {
 			t.Errorf("Fail state %s has Error %v", name, s["Error"])
 		}
 	}
@@ -192,11 +170,11 @@ func TestDecisionDefinition(t *testing.T) {
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)
-		params, _ := s["Parameters"].(obj)
+		params, _ := s["Parameters"].(m)
 		if s["Type"] != "Task" || s["Resource"] != "arn:aws:states:::lambda:invoke" || params["FunctionName"] != wantSubstitutions[stack.SubstDecisionFunctionArn] {
 			t.Errorf("%s: %v %v, FunctionName %v", name, s["Type"], s["Resource"], params["FunctionName"])
 		}
-		payload, _ := params["Payload"].(obj)
+		payload, _ := params["Payload"].(m)
 		if payload["phase"] != strings.ToLower(name) || payload["execution_id.$"] != "$$.Execution.Name" {
 			t.Errorf("%s: payload %v", name, payload)
 		}
@@ -204,7 +182,7 @@ func TestDecisionDefinition(t *testing.T) {
 		if len(retries) != 1 {
 			t.Fatalf("%s: %d Retry blocks, want 1", name, len(retries))
 		}
-		r := retries[0].(obj)
+		r := retries[0].(m)
 		if !equal(strs(r["ErrorEquals"]), lambdaErrors) {
 			t.Errorf("%s retries %s", name, diff(strs(r["ErrorEquals"]), lambdaErrors))
 		}
@@ -215,7 +193,7 @@ func TestDecisionDefinition(t *testing.T) {
 		catches := asList(s["Catch"])
 		var caught []string
 		for i, c := range catches {
-			c := c.(obj)
+			c := c.(m)
 			errs := strs(c["ErrorEquals"])
 			if len(errs) != 1 {
 				t.Errorf("%s: catch %v", name, errs)
@@ -245,8 +223,8 @@ func TestDecisionDefinition(t *testing.T) {
 	// Four eyes: the task token goes to the approvals topic; three days to
 	// answer.
 	await := state("AwaitSecondApproval")
-	params, _ := await["Parameters"].(obj)
-	msg, _ := params["Message"].(obj)
+	params, _ := await["Parameters"].(m)
+	msg, _ := params["Message"].(m)
 	if await["Resource"] != "arn:aws:states:::sns:publish.waitForTaskToken" || params["TopicArn"] != wantSubstitutions[stack.SubstApprovalTopicArn] || msg["task_token.$"] != "$$.Task.Token" {
 		t.Errorf("AwaitSecondApproval: %v to %v, message %v", await["Resource"], params["TopicArn"], msg)
 	}
@@ -255,13 +233,13 @@ func TestDecisionDefinition(t *testing.T) {
 	}
 	var awaitCatch []string
 	for _, c := range asList(await["Catch"]) {
-		awaitCatch = append(awaitCatch, strings.Join(strs(c.(obj)["ErrorEquals"]), ",")+" -> "+c.(obj)["Next"].(string))
+		awaitCatch = append(awaitCatch, strings.Join(strs(c.(m)["ErrorEquals"]), ",")+" -> "+c.(m)["Next"].(string))
 	}
 	if want := []string{"States.Timeout -> SecondApprovalTimedOut", "States.ALL -> SecondApprovalRefused"}; !reflect.DeepEqual(awaitCatch, want) {
 		t.Errorf("AwaitSecondApproval catches %v, want %v", awaitCatch, want)
 	}
 	choice := state("NeedsSecondApproval")
-	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(obj)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
+	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(m)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
 		t.Errorf("NeedsSecondApproval = %v", choice)
 	}
 	if state("WithSecondApprover")["Next"] != "Apply" || state("Apply")["Next"] != "Decided" || state("Decided")["Type"] != "Succeed" {
@@ -274,20 +252,11 @@ func TestDecisionDefinition(t *testing.T) {
 // delivery and X-Ray actions Step Functions needs, which have no
 // resource-level permissions. Trusted by Step Functions alone.
 func TestDecisionStateMachineRole(t *testing.T) {
-	tmpl := dev(t).JSON
+	tmpl := dev(t).Template
 	roleID := stack.DecisionStateMachineID + "Role"
-	role := props(resource(t, tmpl, roleID, "AWS::IAM::Role"))
-	if role["ManagedPolicyArns"] != nil || role["Policies"] != nil || role["PermissionsBoundary"] != nil {
-		t.Errorf("role has ManagedPolicyArns %v, Policies %v", role["ManagedPolicyArns"], role["Policies"])
-	}
-	trust := role["AssumeRolePolicyDocument"].(obj)["Statement"].([]any)
-	if len(trust) != 1 || ref(trust[0].(obj)["Principal"]) != `{"Service":"states.amazonaws.com"}` || trust[0].(obj)["Action"] != "sts:AssumeRole" {
-		t.Errorf("trust policy = %v", trust)
-	}
-	for id, r := range resources(tmpl, "AWS::Lambda::Function") {
-		if ref(props(r)["Role"]) == "arn:"+roleID {
-			t.Errorf("function %s uses the state machine's role", id)
-		}
+	trustedBy(t, tmpl, roleID, "states.amazonaws.com")
+	if users := find(t, tmpl, "AWS::Lambda::Function", m{"Role": arnOf(roleID)}); len(users) != 0 {
+		t.Errorf("functions %v use the state machine's role", keys(users))
 	}
 
 	got := rolePermissions(t, tmpl, roleID)
@@ -323,29 +292,15 @@ func TestDecisionStateMachineRole(t *testing.T) {
 
 // rolePermissions flattens every AWS::IAM::Policy attached to a role into
 // "action resource" pairs, failing on anything but plain Allow statements.
-func rolePermissions(t *testing.T, tmpl obj, roleID string) []string {
+func rolePermissions(t *testing.T, tmpl assertions.Template, roleID string) []string {
 	t.Helper()
+	plainAllow := like(m{"Effect": "Allow", "NotAction": absent(), "NotResource": absent(), "Condition": absent(), "Principal": absent(), "NotPrincipal": absent()})
 	var got []string
-	for id, pol := range resources(tmpl, "AWS::IAM::Policy") {
-		attached := false
-		for _, r := range strs(props(pol)["Roles"]) {
-			attached = attached || r == "ref:"+roleID
-		}
-		if !attached {
-			continue
-		}
-		for _, st := range props(pol)["PolicyDocument"].(obj)["Statement"].([]any) {
-			st := st.(obj)
-			for _, k := range []string{"NotAction", "NotResource", "Condition", "Principal", "NotPrincipal"} {
-				if st[k] != nil {
-					t.Errorf("%s: statement with %s: %v", id, k, st)
-				}
-			}
-			if st["Effect"] != "Allow" {
-				t.Errorf("%s: statement %v is not an Allow", id, st)
-			}
-			for _, a := range strs(st["Action"]) {
-				for _, r := range strs(st["Resource"]) {
+	for id, pol := range find(t, tmpl, "AWS::IAM::Policy", m{"Roles": arrayWith(refOf(roleID))}) {
+		for _, st := range pol["Properties"].(m)["PolicyDocument"].(m)["Statement"].([]any) {
+			matches(t, id+" statement", st, plainAllow)
+			for _, a := range strs(st.(m)["Action"]) {
+				for _, r := range strs(st.(m)["Resource"]) {
 					got = append(got, a+" "+r)
 				}
 			}
@@ -357,15 +312,11 @@ func rolePermissions(t *testing.T, tmpl obj, roleID string) []string {
 // The approvals topic: encrypted with the AWS managed SNS key, no
 // subscription in the stack (approvers subscribe themselves).
 func TestApprovalTopic(t *testing.T) {
-	tmpl := dev(t).JSON
-	topic := props(resource(t, tmpl, stack.DecisionApprovalTopicID, "AWS::SNS::Topic"))
-	if key := ref(topic["KmsMasterKeyId"]); key != stack.AWSManagedSNSKey && !strings.HasSuffix(key, ":"+stack.AWSManagedSNSKey) {
-		t.Errorf("KmsMasterKeyId = %s, want %s", key, stack.AWSManagedSNSKey)
-	}
-	for id, sub := range resources(tmpl, "AWS::SNS::Subscription") {
-		if ref(props(sub)["TopicArn"]) == "ref:"+stack.DecisionApprovalTopicID {
-			t.Errorf("subscription %s on the approvals topic", id)
-		}
+	tmpl := dev(t).Template
+	key := m{"Fn::Join": []any{"", []any{"arn:", refOf("AWS::Partition"), ":kms:", refOf("AWS::Region"), ":", refOf("AWS::AccountId"), ":" + stack.AWSManagedSNSKey}}}
+	hasProps(t, tmpl, stack.DecisionApprovalTopicID, "AWS::SNS::Topic", m{"KmsMasterKeyId": key})
+	if subs := find(t, tmpl, "AWS::SNS::Subscription", m{"TopicArn": refOf(stack.DecisionApprovalTopicID)}); len(subs) != 0 {
+		t.Errorf("subscriptions %v on the approvals topic", keys(subs))
 	}
 }
 
@@ -374,75 +325,55 @@ func TestApprovalTopic(t *testing.T) {
 // invoke the decision function but the state machine's role.
 func TestPeriodicReviewsSchedule(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		rule := props(resource(t, s.JSON, stack.PeriodicReviewsScheduleID, "AWS::Events::Rule"))
-		if rule["ScheduleExpression"] != stack.PeriodicReviewsSchedule || rule["State"] != "ENABLED" {
-			t.Errorf("ScheduleExpression %v, State %v", rule["ScheduleExpression"], rule["State"])
-		}
-		if rule["Name"] != stack.PeriodicReviewsRuleName(s.Props.Stage) {
-			t.Errorf("Name = %v", rule["Name"])
-		}
-		if rule["EventPattern"] != nil || rule["EventBusName"] != nil {
-			t.Errorf("a schedule with EventPattern %v, EventBusName %v", rule["EventPattern"], rule["EventBusName"])
-		}
-		targets := asList(rule["Targets"])
-		if len(targets) != 1 {
-			t.Fatalf("%d targets, want 1", len(targets))
-		}
-		tg := targets[0].(obj)
-		if got := ref(tg["Arn"]); got != "arn:PeriodicReviewsFunction" {
-			t.Errorf("target %s", got)
-		}
-		// The handler reads the scheduled event itself (its time names the
-		// period), so the target passes it unchanged.
-		for _, k := range []string{"Input", "InputPath", "InputTransformer", "RoleArn"} {
-			if tg[k] != nil {
-				t.Errorf("target %s = %v", k, tg[k])
-			}
-		}
-		rp, _ := tg["RetryPolicy"].(obj)
-		if rp == nil || rp["MaximumRetryAttempts"] != float64(stack.PeriodicReviewsRetryAttempts) || rp["MaximumEventAgeInSeconds"] != float64(stack.PeriodicReviewsMaxEventAgeSeconds) {
-			t.Errorf("RetryPolicy = %v", rp)
-		}
-		for id, r := range resources(s.JSON, "AWS::Events::Rule") {
-			for _, tg := range asList(props(r)["Targets"]) {
-				if fn := ref(tg.(obj)["Arn"]); id != stack.PeriodicReviewsScheduleID && (fn == "arn:PeriodicReviewsFunction" || fn == "arn:DecisionFunction") {
-					t.Errorf("rule %s also invokes %s", id, fn)
+		hasProps(t, s.Template, stack.PeriodicReviewsScheduleID, "AWS::Events::Rule", m{
+			"ScheduleExpression": stack.PeriodicReviewsSchedule,
+			"State":              "ENABLED",
+			"Name":               stack.PeriodicReviewsRuleName(s.Props.Stage),
+			"EventPattern":       absent(),
+			"EventBusName":       absent(),
+			"Targets": arrayOf(like(m{
+				"Arn": arnOf("PeriodicReviewsFunction"),
+				// The handler reads the scheduled event itself (its time
+				// names the period), so the target passes it unchanged.
+				"Input": absent(), "InputPath": absent(), "InputTransformer": absent(), "RoleArn": absent(),
+				"RetryPolicy": exactly(m{
+					"MaximumRetryAttempts":     stack.PeriodicReviewsRetryAttempts,
+					"MaximumEventAgeInSeconds": stack.PeriodicReviewsMaxEventAgeSeconds,
+				}),
+			})),
+		})
+		for _, fn := range []string{"PeriodicReviewsFunction", "DecisionFunction"} {
+			for _, id := range keys(find(t, s.Template, "AWS::Events::Rule", m{"Targets": arrayWith(like(m{"Arn": arnOf(fn)}))})) {
+				if id != stack.PeriodicReviewsScheduleID || fn == "DecisionFunction" {
+					t.Errorf("rule %s invokes %s", id, fn)
 				}
 			}
 		}
 
-		var perms []string
-		for id, perm := range resources(s.JSON, "AWS::Lambda::Permission") {
-			p := props(perm)
-			switch ref(p["FunctionName"]) {
-			case "arn:PeriodicReviewsFunction":
-				perms = append(perms, id)
-				if p["Principal"] != "events.amazonaws.com" || p["Action"] != "lambda:InvokeFunction" || ref(p["SourceArn"]) != "arn:"+stack.PeriodicReviewsScheduleID {
-					t.Errorf("permission %s: %v may %v from %s", id, p["Principal"], p["Action"], ref(p["SourceArn"]))
-				}
-				if p["SourceAccount"] != nil || p["EventSourceToken"] != nil {
-					t.Errorf("permission %s = %v", id, p)
-				}
-			case "arn:DecisionFunction", "ref:DecisionFunction":
-				t.Errorf("permission %s lets %v invoke the decision function", id, p["Principal"])
-			}
-		}
+		perms := find(t, s.Template, "AWS::Lambda::Permission", m{"FunctionName": arnOf("PeriodicReviewsFunction")})
 		if len(perms) != 1 {
-			t.Errorf("%d permissions on the periodic-reviews function, want 1: %v", len(perms), perms)
+			t.Errorf("%d permissions on the periodic-reviews function, want 1: %v", len(perms), keys(perms))
+		}
+		for id := range perms {
+			hasProps(t, s.Template, id, "AWS::Lambda::Permission", m{
+				"Principal":        "events.amazonaws.com",
+				"Action":           "lambda:InvokeFunction",
+				"SourceArn":        arnOf(stack.PeriodicReviewsScheduleID),
+				"SourceAccount":    absent(),
+				"EventSourceToken": absent(),
+			})
+		}
+		for _, target := range []m{arnOf("DecisionFunction"), refOf("DecisionFunction")} {
+			for id, p := range find(t, s.Template, "AWS::Lambda::Permission", m{"FunctionName": target}) {
+				t.Errorf("permission %s lets %v invoke the decision function", id, p["Properties"].(m)["Principal"])
+			}
 		}
 	})
 }
 
 // DecisionStateMachineArn and DecisionApprovalTopicArn.
 func TestWorkflowOutputs(t *testing.T) {
-	outputs := dev(t).JSON["Outputs"].(obj)
-	for name, want := range map[string]string{
-		"DecisionStateMachineArn":  "ref:" + stack.DecisionStateMachineID,
-		"DecisionApprovalTopicArn": "ref:" + stack.DecisionApprovalTopicID,
-	} {
-		o, ok := outputs[name].(obj)
-		if !ok || ref(o["Value"]) != want {
-			t.Errorf("output %s = %v, want %s", name, o, want)
-		}
-	}
+	tmpl := dev(t).Template
+	hasOutput(t, tmpl, "DecisionStateMachineArn", m{"Value": refOf(stack.DecisionStateMachineID)})
+	hasOutput(t, tmpl, "DecisionApprovalTopicArn", m{"Value": refOf(stack.DecisionApprovalTopicID)})
 }

@@ -162,11 +162,37 @@ func synth() (out *Synthesis, err error) {
 		if err := json.Unmarshal(raw, &s.JSON); err != nil {
 			return nil, err
 		}
-		a := assertions.Annotations_FromStack(s.Stack.Stack)
-		found := append(*a.FindError(jsii.String("*"), assertions.Match_AnyValue()), *a.FindWarning(jsii.String("*"), assertions.Match_AnyValue())...)
-		for _, m := range found {
-			s.Messages = append(s.Messages, fmt.Sprintf("%s %s: %v", m.Level, *m.Id, m.Entry.Data))
+		if s.Messages, err = messages(s.Stack.Stack); err != nil {
+			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// messages are the stack's errors and warnings. Annotations returns them
+// as cxapi.SynthesisMessage, whose fields are deprecated (the type moved
+// to @aws-cdk/cloud-assembly-api, which has no Go binding): they are read
+// as the plain JSON they are.
+func messages(st awscdk.Stack) ([]string, error) {
+	a := assertions.Annotations_FromStack(st)
+	found := append(*a.FindError(jsii.String("*"), assertions.Match_AnyValue()), *a.FindWarning(jsii.String("*"), assertions.Match_AnyValue())...)
+	raw, err := json.Marshal(found)
+	if err != nil {
+		return nil, err
+	}
+	var plain []struct {
+		Level string `json:"level"`
+		ID    string `json:"id"`
+		Entry struct {
+			Data any `json:"data"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal(raw, &plain); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range plain {
+		out = append(out, fmt.Sprintf("%s %s: %v", m.Level, m.ID, m.Entry.Data))
 	}
 	return out, nil
 }
