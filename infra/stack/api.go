@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/deploy"
 )
 
@@ -206,6 +207,14 @@ func AccessLogFields() [][2]string {
 		{"requestTime", *awsapigateway.AccessLogField_ContextRequestTime()},
 		{"integrationLatency", *awsapigateway.AccessLogField_ContextIntegrationLatency()},
 		{"authorizerError", *awsapigateway.AccessLogField_ContextAuthorizerError()},
+		// Which request, path, answer and caller: enough to follow one call
+		// across the gateway, the function's logs and the account.
+		{"extendedRequestId", *awsapigateway.AccessLogField_ContextExtendedRequestId()},
+		{"path", *awsapigateway.AccessLogField_ContextPath()},
+		{"responseLatency", *awsapigateway.AccessLogField_ContextResponseLatency()},
+		{"errorType", *awsapigateway.AccessLogField_ContextErrorResponseType()},
+		{"accountId", *awsapigateway.AccessLogField_ContextAuthorizer(jsii.String(auth.AuthorizerAccountID))},
+		{"keyPrefix", *awsapigateway.AccessLogField_ContextAuthorizer(jsii.String(auth.AuthorizerKeyPrefix))},
 	}
 }
 

@@ -211,6 +211,12 @@ func TestStage(t *testing.T) {
 		"requestTime":        "$context.requestTime",
 		"integrationLatency": "$context.integrationLatency",
 		"authorizerError":    "$context.authorizer.error",
+		"extendedRequestId":  "$context.extendedRequestId",
+		"path":               "$context.path",
+		"responseLatency":    "$context.responseLatency",
+		"errorType":          "$context.error.responseType",
+		"accountId":          "$context.authorizer.account_id",
+		"keyPrefix":          "$context.authorizer.key_prefix",
 	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		rate, burst := s.Props.ThrottleRate, s.Props.ThrottleBurst

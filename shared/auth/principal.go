@@ -25,11 +25,14 @@ func (p Principal) Can(perm string) bool {
 	return false
 }
 
-// Authorizer context keys, as API Gateway passes them to the functions.
+// Authorizer context keys, as API Gateway passes them to the functions (and,
+// for the account and the key prefix, writes them in the access log).
 const (
-	ctxAccountID   = "account_id"
-	ctxPermissions = "permissions"
-	ctxKeyPrefix   = "key_prefix"
+	AuthorizerAccountID = "account_id"
+	AuthorizerKeyPrefix = "key_prefix"
+	ctxAccountID        = AuthorizerAccountID
+	ctxPermissions      = "permissions"
+	ctxKeyPrefix        = AuthorizerKeyPrefix
 )
 
 // AuthorizerContext is the context the authorizer returns for p. API Gateway
