@@ -76,8 +76,7 @@ type CreateEntity struct {
 
 // NewCreateEntity serves POST /api/v1/entities.
 func NewCreateEntity(c CreateEntity) http.Handler {
-	route, _ := deploy.RouteFor("create-entity")
-	return endpoint(route, c.serve)
+	return endpoint(deploy.MustRoute("create-entity"), c.serve)
 }
 
 // createRequest is the body: {"entity": {...}}.

@@ -18,8 +18,7 @@ type EntityDetailer interface {
 
 // NewGetEntity serves GET /api/v1/entities/{id} and its Markdown form.
 func NewGetEntity(store EntityDetailer, countries *country.Catalogue) http.Handler {
-	route, _ := deploy.RouteFor("get-entity")
-	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
+	return endpoint(deploy.MustRoute("get-entity"), func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
 		id, md, ok := ParsePathID(params["id"])
 		if !ok {
 			return errEntityNotFound

@@ -20,8 +20,7 @@ type ReviewReader interface {
 
 // NewGetReview serves GET /api/v1/entity_reviews/{id} and its Markdown form.
 func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler {
-	route, _ := deploy.RouteFor("get-review")
-	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
+	return endpoint(deploy.MustRoute("get-review"), func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
 		id, md, ok := ParsePathID(params["id"])
 		if !ok {
 			return errReviewNotFound

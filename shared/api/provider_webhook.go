@@ -70,8 +70,7 @@ const maxWebhookBody = 1 << 20
 // NewProviderWebhook serves POST /webhooks/{provider}. It has no API key:
 // each request must carry a valid Standard Webhooks signature.
 func NewProviderWebhook(h ProviderWebhook) http.Handler {
-	route, _ := deploy.RouteFor("provider-webhook")
-	return endpointNoAuth(route, h.serve)
+	return endpointNoAuth(deploy.MustRoute("provider-webhook"), h.serve)
 }
 
 func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params map[string]string) error {
