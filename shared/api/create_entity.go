@@ -66,12 +66,13 @@ type IntakeRunner interface {
 	Intake(ctx context.Context, in checks.IntakeInput) domain.EntityDetail
 }
 
-// CreateEntity is what POST /api/v1/entities is built from.
+// CreateEntity is what POST /api/v1/entities is built from. Every field is
+// required.
 type CreateEntity struct {
 	Store     EntityCreator
 	Intake    IntakeRunner
 	Countries *country.Catalogue
-	Now       func() time.Time
+	Clock     domain.Clock
 }
 
 // NewCreateEntity serves POST /api/v1/entities.
@@ -128,7 +129,7 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return domain.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d bytes of UTF-8, not blank", MaxIdempotencyKeyBytes))
 	}
 	hash := requestHash(r, body)
-	rec, claimed, err := c.Store.BeginIdempotent(r.Context(), p.AccountID, key, hash, c.now(), IdempotencyTTL, idempotencyLock)
+	rec, claimed, err := c.Store.BeginIdempotent(r.Context(), p.AccountID, key, hash, c.Clock.Now(), IdempotencyTTL, idempotencyLock)
 	if err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 		// An earlier attempt with this key whose answer was lost may have
 		// committed meanwhile: its answer, not a refusal, is this one's.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cleanupTimeout)
-		rec, err := c.Store.IdempotencyRecord(ctx, p.AccountID, key, c.now())
+		rec, err := c.Store.IdempotencyRecord(ctx, p.AccountID, key, c.Clock.Now())
 		cancel()
 		if err == nil &&
 			rec.State == domain.IdempotencyCompleted && rec.RequestHash == hash {
@@ -204,7 +205,7 @@ func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte, ide
 	// The number is claimed before any provider is paid for: a concurrent
 	// twin is refused here, as is a number already taken.
 	token := claimToken(p.AccountID, idem)
-	if err := c.Store.ClaimRegistration(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token, c.now(), claimLease); err != nil {
+	if err := c.Store.ClaimRegistration(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token, c.Clock.Now(), claimLease); err != nil {
 		return failure(r, err)
 	}
 	resp := c.intakeAndCommit(ctx, r, in, token, idem)
@@ -490,11 +491,4 @@ func jsonString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-func (c CreateEntity) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
 }

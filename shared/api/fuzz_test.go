@@ -340,7 +340,7 @@ func FuzzIdempotencyKey(f *testing.F) {
 	principal := auth.Principal{AccountID: 1, Permissions: []string{domain.PermEntityCreate}}
 	f.Fuzz(func(t *testing.T, key string) {
 		st := &keyStore{}
-		h := NewCreateEntity(CreateEntity{Store: st, Intake: noIntake{t}, Countries: countries})
+		h := NewCreateEntity(CreateEntity{Store: st, Intake: noIntake{t}, Countries: countries, Clock: domain.SystemClock})
 		req := httptest.NewRequest("POST", deploy.BasePath+"/entities", bytes.NewReader([]byte(`{}`)))
 		req.Header.Set("Content-Type", "application/json")
 		if key != "" {
