@@ -13,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -34,7 +35,7 @@ func localWebhookSecret() string {
 // providers are the external services the functions call.
 type providers struct {
 	intake         api.IntakeRunner
-	screening      api.ScreeningReader
+	screening      screening.Reader
 	webhookSecrets map[string][]webhooks.Secret
 }
 
@@ -68,7 +69,7 @@ func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 	}
 	return boot.Deps{
 		Store: st, Log: log, Intake: p.intake, WebhookSecrets: p.webhookSecrets,
-		Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: p.screening},
+		Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: p.screening},
 	}
 }
 

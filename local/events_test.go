@@ -49,7 +49,6 @@ import (
 	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
@@ -59,6 +58,7 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -771,7 +771,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 	}
 	d := boot.Deps{
 		Store: st, Log: quietLogger(), Intake: runner,
-		Readers:        map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
+		Readers:        map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
 		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
 		Allow:          loopback,

@@ -1,22 +1,15 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"regexp"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
@@ -28,14 +21,10 @@ import (
 
 // Limits of POST /api/v1/entities.
 const (
-	MaxCreateBody  = 1 << 20 // 1 MiB
-	IdempotencyTTL = 24 * time.Hour
-	// idempotencyLock: an attempt that stops answering frees its key after
-	// this, longer than any attempt can run (API Gateway gives up at 29 s).
-	idempotencyLock = 30 * time.Second
-	// claimLease: likewise for its claim on the registration number.
-	claimLease         = idempotencyLock
-	maxLegalNameLength = 300
+	MaxCreateBody = 1 << 20 // 1 MiB
+	// claimLease: an attempt that stops answering frees its claim on the
+	// registration number after this, as it frees its key.
+	claimLease = idempotencyLock
 )
 
 // EntityCreator is what creating an entity needs from the store.
@@ -66,30 +55,18 @@ type IntakeRunner interface {
 	Intake(ctx context.Context, in checks.IntakeInput) domain.EntityDetail
 }
 
-// CreateEntity is what POST /api/v1/entities is built from.
+// CreateEntity is what POST /api/v1/entities is built from. Every field is
+// required.
 type CreateEntity struct {
 	Store     EntityCreator
 	Intake    IntakeRunner
 	Countries *country.Catalogue
-	Now       func() time.Time
+	Clock     domain.Clock
 }
 
 // NewCreateEntity serves POST /api/v1/entities.
 func NewCreateEntity(c CreateEntity) http.Handler {
-	route, _ := deploy.RouteFor("create-entity")
-	return endpoint(route, c.serve)
-}
-
-// createRequest is the body: {"entity": {...}}.
-type createRequest struct {
-	Entity *createFields `json:"entity"`
-}
-
-type createFields struct {
-	RegistrationNumber json.RawMessage `json:"registration_number"`
-	CountryCode        json.RawMessage `json:"country_code"`
-	CountryID          json.RawMessage `json:"country_id"`
-	LegalName          json.RawMessage `json:"legal_name"`
+	return endpoint(deploy.MustRoute("create-entity"), c.serve)
 }
 
 // response is an answer kept for an Idempotency-Key replay.
@@ -104,9 +81,6 @@ type response struct {
 	stored, unknown, contested bool
 }
 
-// idempotent is a request's Idempotency-Key, claimed.
-type idempotent struct{ key, hash string }
-
 func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
 	if err := requireJSON(r); err != nil {
 		return err
@@ -118,68 +92,10 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if len(body) > MaxCreateBody {
 		return domain.Errorf(domain.ECodeTooLarge, "The request body is larger than %d bytes.", MaxCreateBody)
 	}
-
-	key := r.Header.Get("Idempotency-Key")
-	if key == "" {
-		resp := c.create(r, p, body, nil)
-		writeResponse(w, resp, false)
-		return nil
+	if key := r.Header.Get("Idempotency-Key"); key != "" {
+		return c.serveIdempotent(w, r, p, body, key)
 	}
-	if !ValidIdempotencyKey(key) {
-		return domain.Invalid("idempotency_key", fmt.Sprintf("must be 1 to %d bytes of UTF-8, not blank", MaxIdempotencyKeyBytes))
-	}
-	hash := requestHash(r, body)
-	rec, claimed, err := c.Store.BeginIdempotent(r.Context(), p.AccountID, key, hash, c.now(), IdempotencyTTL, idempotencyLock)
-	if err != nil {
-		return err
-	}
-	if !claimed {
-		switch {
-		case rec.RequestHash != hash:
-			return domain.Invalid("idempotency_key", "was already used with a different request")
-		case rec.State == domain.IdempotencyCompleted:
-			logging.From(r.Context()).Info("idempotent replay", "status", rec.Status)
-			writeResponse(w, response{status: rec.Status, body: []byte(rec.Body), location: locationOf(rec.Status, rec.Body)}, true)
-			return nil
-		default:
-			w.Header().Set("Retry-After", "1")
-			return domain.Errorf(domain.ECodeConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
-		}
-	}
-	resp := c.create(r, p, body, &idempotent{key: key, hash: hash})
-	if resp.contested {
-		// An earlier attempt with this key whose answer was lost may have
-		// committed meanwhile: its answer, not a refusal, is this one's.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cleanupTimeout)
-		rec, err := c.Store.IdempotencyRecord(ctx, p.AccountID, key, c.now())
-		cancel()
-		if err == nil &&
-			rec.State == domain.IdempotencyCompleted && rec.RequestHash == hash {
-			logging.From(r.Context()).Info("idempotent replay of an earlier attempt", "status", rec.Status)
-			writeResponse(w, response{status: rec.Status, body: []byte(rec.Body), location: locationOf(rec.Status, rec.Body)}, true)
-			return nil
-		}
-	}
-	// Answers that a retry would get again are kept (a 201 with its entity,
-	// in the same transaction); faults are not, so a retry with the same key
-	// runs again; an unknown outcome keeps the key until its lock lapses,
-	// when a retry finds the 201 if there was one.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cleanupTimeout)
-	defer cancel()
-	switch {
-	case resp.stored, resp.unknown:
-	case resp.status == http.StatusConflict:
-		// "Retry shortly" is no answer to keep: the key belongs to the
-		// attempt that took it over.
-	case resp.status < 500:
-		err = c.Store.CompleteIdempotent(ctx, p.AccountID, key, hash, resp.status, string(resp.body))
-	default:
-		err = c.Store.ReleaseIdempotent(ctx, p.AccountID, key, hash)
-	}
-	if err != nil {
-		logging.From(r.Context()).Error("idempotency record not updated", "error", err.Error())
-	}
-	writeResponse(w, resp, false)
+	writeResponse(w, c.create(r, p, body, nil), false)
 	return nil
 }
 
@@ -205,7 +121,7 @@ func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte, ide
 	// The number is claimed before any provider is paid for: a concurrent
 	// twin is refused here, as is a number already taken.
 	token := claimToken(p.AccountID, idem)
-	if err := c.Store.ClaimRegistration(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token, c.now(), claimLease); err != nil {
+	if err := c.Store.ClaimRegistration(ctx, p.AccountID, in.CountryCode, in.RegistrationNumber, token, c.Clock.Now(), claimLease); err != nil {
 		return failure(r, err)
 	}
 	resp := c.intakeAndCommit(ctx, r, in, token, idem)
@@ -263,20 +179,6 @@ func claimToken(accountID int64, idem *idempotent) string {
 
 func entityPath(id int64) string { return deploy.BasePath + "/entities/" + strconv.FormatInt(id, 10) }
 
-// locationOf recovers a replayed 201's Location from its body.
-func locationOf(status int, body string) string {
-	if status != http.StatusCreated {
-		return ""
-	}
-	var v struct {
-		ID int64 `json:"id"`
-	}
-	if json.Unmarshal([]byte(body), &v) != nil || v.ID == 0 {
-		return ""
-	}
-	return entityPath(v.ID)
-}
-
 func writeResponse(w http.ResponseWriter, resp response, replayed bool) {
 	if resp.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterUnavailable))
@@ -288,214 +190,4 @@ func writeResponse(w http.ResponseWriter, resp response, replayed bool) {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSONBytes(w, resp.status, resp.body)
-}
-
-// requestHash identifies a request for Idempotency-Key comparisons: the
-// method, the path and the exact body.
-func requestHash(r *http.Request, body []byte) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %s\n", r.Method, r.URL.Path)
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// requireJSON refuses bodies that do not say they are JSON.
-func requireJSON(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		return domain.Errorf(domain.ECodeUnsupportedMedia, "Send the request body as JSON, with Content-Type: application/json.")
-	}
-	return nil
-}
-
-// parse reads and validates the request. Country errors come first: a
-// registration number can only be checked against its country's rule.
-func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (checks.IntakeInput, error) {
-	var req createRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&req); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &typ):
-			return checks.IntakeInput{}, domain.Invalid("entity", "must be an object")
-		case errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-		default:
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-		}
-	}
-	if dec.More() {
-		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-	}
-	if key := duplicateKey(body); key != "" {
-		// The last one would win silently: a body that says two things
-		// is refused rather than guessed at.
-		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
-	}
-	if req.Entity == nil {
-		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
-	}
-	f := req.Entity
-	fields := map[string][]string{}
-	add := func(field, msg string) { fields[field] = append(fields[field], msg) }
-
-	number, ok := jsonString(f.RegistrationNumber)
-	number = domain.NormalizeRegistration(number)
-	switch {
-	case !ok:
-		add("registration_number", "must be a string")
-	case number == "":
-		add("registration_number", "can't be blank")
-	case domain.RegistrationTextProblem(number) != "":
-		add("registration_number", domain.RegistrationTextProblem(number))
-	}
-	legalName, ok := jsonString(f.LegalName)
-	legalName = strings.TrimSpace(legalName)
-	if !ok {
-		add("legal_name", "must be a string")
-	} else if utf8.RuneCountInString(legalName) > maxLegalNameLength {
-		add("legal_name", fmt.Sprintf("must be at most %d characters", maxLegalNameLength))
-	}
-
-	cc, countryErr := c.resolveCountry(f)
-	if countryErr != "" {
-		add("country", countryErr)
-	}
-	var cfg domain.CountryConfig
-	if countryErr == "" {
-		var err error
-		cfg, err = c.Store.CountryConfig(ctx, accountID, cc.Alpha2)
-		switch {
-		case domain.ErrorCode(err) == domain.ECodeNotFound || (err == nil && !cfg.Active):
-			add("country", "is not configured for this account")
-		case err != nil:
-			return checks.IntakeInput{}, err
-		case number != "" && len(fields["registration_number"]) == 0:
-			if msg := registrationProblem(cfg, number); msg != "" {
-				add("registration_number", msg)
-			}
-		}
-	}
-	if len(fields) > 0 {
-		return checks.IntakeInput{}, &domain.Error{Code: domain.ECodeInvalid, Message: "Validation failed.", Fields: fields}
-	}
-	return checks.IntakeInput{
-		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
-		DeclaredName: legalName, Config: cfg,
-	}, nil
-}
-
-// duplicateKey is the first key that appears twice in one object of a JSON
-// document already known to be valid, or "".
-func duplicateKey(body []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	// Per open container: the keys seen (objects) or nil (arrays); and
-	// whether the next string token in an object is a key.
-	var seen []map[string]bool
-	expectKey := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				seen = append(seen, map[string]bool{})
-				expectKey = true
-				continue
-			case '[':
-				seen = append(seen, nil)
-			default:
-				seen = seen[:len(seen)-1]
-			}
-		case string:
-			if expectKey && len(seen) > 0 && seen[len(seen)-1] != nil {
-				if seen[len(seen)-1][v] {
-					return v
-				}
-				seen[len(seen)-1][v] = true
-				expectKey = false
-				continue
-			}
-		}
-		// After a value inside an object, a key comes next.
-		expectKey = len(seen) > 0 && seen[len(seen)-1] != nil
-	}
-}
-
-// resolveCountry reads country_code (preferred) and country_id; when both
-// are sent they must name the same country. It returns an error message for
-// errors.country, or "".
-func (c CreateEntity) resolveCountry(f *createFields) (country.Country, string) {
-	code, codeOK := jsonString(f.CountryCode)
-	code = strings.TrimSpace(code)
-	idSent := len(f.CountryID) > 0 && string(f.CountryID) != "null"
-	if !codeOK {
-		return country.Country{}, "country_code must be a string"
-	}
-	if code == "" && !idSent {
-		return country.Country{}, `Country is required: send country_code, an ISO 3166-1 alpha-2 code such as "SA"`
-	}
-	var byCode, byID country.Country
-	if code != "" {
-		var ok bool
-		if byCode, ok = c.Countries.ByAlpha2(code); !ok {
-			return country.Country{}, fmt.Sprintf("Country %q is not a country the service knows", code)
-		}
-	}
-	if idSent {
-		var id int
-		if err := json.Unmarshal(f.CountryID, &id); err != nil {
-			return country.Country{}, "country_id must be an integer"
-		}
-		var ok bool
-		if byID, ok = c.Countries.ByNumeric(id); !ok {
-			return country.Country{}, fmt.Sprintf("Country %d is not a country the service knows", id)
-		}
-	}
-	switch {
-	case code != "" && idSent && byCode.Numeric != byID.Numeric:
-		return country.Country{}, fmt.Sprintf("country_code %q and country_id %d name different countries", code, byID.Numeric)
-	case code != "":
-		return byCode, ""
-	default:
-		return byID, ""
-	}
-}
-
-// registrationProblem checks a registration number against the country's
-// rule, returning the rule's message when it does not match.
-func registrationProblem(cfg domain.CountryConfig, number string) string {
-	pattern, msg := cfg.RegistrationPattern, cfg.RegistrationMessage
-	if pattern == "" {
-		pattern, msg = domain.GenericRegistrationPattern, domain.GenericRegistrationMessage
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil || !re.MatchString(number) {
-		return msg
-	}
-	return ""
-}
-
-// jsonString reads an optional JSON string: absent or null is "" and ok.
-func jsonString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", true
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-func (c CreateEntity) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
 }

@@ -152,7 +152,7 @@ func FuzzParseTimestamp(f *testing.F) {
 }
 
 // FuzzRegistrationRule runs a number through what create does to it —
-// normalise, the text check, then the country's rule (registrationProblem)
+// normalise, the text check, then the country's rule (CountryConfig.RegistrationProblem)
 // — for Saudi Arabia's rule, the generic rule, and a country configured
 // without a pattern. Each rule agrees with a hand-written statement of it,
 // a refusal carries the rule's message, and an accepted number is already
@@ -164,25 +164,25 @@ func FuzzRegistrationRule(f *testing.F) {
 	unset := generic
 	unset.RegistrationPattern, unset.RegistrationMessage = "", ""
 	f.Fuzz(func(t *testing.T, sent string) {
-		registrationProblem(saudi, sent) // the raw text must not upset it either
+		saudi.RegistrationProblem(sent) // the raw text must not upset it either
 		n := domain.NormalizeRegistration(sent)
 		if n == "" || domain.RegistrationTextProblem(n) != "" {
 			return // create refuses it before any rule
 		}
-		if got, want := registrationProblem(saudi, n) == "", isSaudiNumber(n); got != want {
+		if got, want := saudi.RegistrationProblem(n) == "", isSaudiNumber(n); got != want {
 			t.Fatalf("Saudi rule on %q: accepted %v, want %v", n, got, want)
-		} else if !got && registrationProblem(saudi, n) != domain.SaudiRegistrationMessage {
-			t.Fatalf("Saudi refusal of %q says %q", n, registrationProblem(saudi, n))
+		} else if !got && saudi.RegistrationProblem(n) != domain.SaudiRegistrationMessage {
+			t.Fatalf("Saudi refusal of %q says %q", n, saudi.RegistrationProblem(n))
 		}
-		if got, want := registrationProblem(generic, n) == "", isGenericNumber(n); got != want {
+		if got, want := generic.RegistrationProblem(n) == "", isGenericNumber(n); got != want {
 			t.Fatalf("generic rule on %q: accepted %v, want %v", n, got, want)
-		} else if !got && registrationProblem(generic, n) != domain.GenericRegistrationMessage {
-			t.Fatalf("generic refusal of %q says %q", n, registrationProblem(generic, n))
+		} else if !got && generic.RegistrationProblem(n) != domain.GenericRegistrationMessage {
+			t.Fatalf("generic refusal of %q says %q", n, generic.RegistrationProblem(n))
 		}
-		if registrationProblem(unset, n) != registrationProblem(generic, n) {
+		if unset.RegistrationProblem(n) != generic.RegistrationProblem(n) {
 			t.Fatalf("a country without a pattern judges %q unlike the generic rule", n)
 		}
-		if (registrationProblem(saudi, n) == "" || registrationProblem(generic, n) == "") && domain.NormalizeRegistration(n) != n {
+		if (saudi.RegistrationProblem(n) == "" || generic.RegistrationProblem(n) == "") && domain.NormalizeRegistration(n) != n {
 			t.Fatalf("accepted %q is not in normal form", n)
 		}
 	})
@@ -340,7 +340,7 @@ func FuzzIdempotencyKey(f *testing.F) {
 	principal := auth.Principal{AccountID: 1, Permissions: []string{domain.PermEntityCreate}}
 	f.Fuzz(func(t *testing.T, key string) {
 		st := &keyStore{}
-		h := NewCreateEntity(CreateEntity{Store: st, Intake: noIntake{t}, Countries: countries})
+		h := NewCreateEntity(CreateEntity{Store: st, Intake: noIntake{t}, Countries: countries, Clock: domain.SystemClock})
 		req := httptest.NewRequest("POST", deploy.BasePath+"/entities", bytes.NewReader([]byte(`{}`)))
 		req.Header.Set("Content-Type", "application/json")
 		if key != "" {

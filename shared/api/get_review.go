@@ -4,9 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -20,32 +18,30 @@ type ReviewReader interface {
 
 // NewGetReview serves GET /api/v1/entity_reviews/{id} and its Markdown form.
 func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler {
-	route, _ := deploy.RouteFor("get-review")
-	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
-		id, md, ok := ParsePathID(params["id"])
-		if !ok {
-			return errReviewNotFound
-		}
-		rev, err := store.Review(r.Context(), p.AccountID, id)
+	read := func(ctx context.Context, accountID, id int64) (reviewOfEntity, error) {
+		rev, err := store.Review(ctx, accountID, id)
 		if err != nil {
-			return err
+			return reviewOfEntity{}, err
 		}
-		e, err := store.Entity(r.Context(), p.AccountID, rev.EntityID)
+		e, err := store.Entity(ctx, accountID, rev.EntityID)
 		if err != nil {
 			// A review always has its entity; losing it is a fault, not a 404.
 			if domain.ErrorCode(err) == domain.ECodeNotFound {
-				return errInconsistent{review: rev.ID}
+				return reviewOfEntity{}, errInconsistent{review: rev.ID}
 			}
-			return err
+			return reviewOfEntity{}, err
 		}
-		w.Header().Add("Vary", "Accept")
-		if md || wantsMarkdown(r.Header.Get("Accept")) {
-			writeMarkdown(w, ReviewMarkdown(rev, e, countries))
-			return nil
-		}
-		writeJSON(w, http.StatusOK, reviewDetailView(rev, e))
-		return nil
-	})
+		return reviewOfEntity{rev, e}, nil
+	}
+	return getOne("get-review", errReviewNotFound, read,
+		func(v reviewOfEntity) any { return reviewDetailView(v.review, v.entity) },
+		func(v reviewOfEntity) string { return ReviewMarkdown(v.review, v.entity, countries) })
+}
+
+// reviewOfEntity is a review with the entity it decides on.
+type reviewOfEntity struct {
+	review domain.Review
+	entity domain.Entity
 }
 
 var errReviewNotFound = domain.Errorf(domain.ECodeNotFound, "Review not found.")

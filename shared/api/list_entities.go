@@ -28,8 +28,7 @@ type EntityLister interface {
 
 // NewListEntities serves GET /api/v1/entities.
 func NewListEntities(store EntityLister, countries *country.Catalogue) http.Handler {
-	route, _ := deploy.RouteFor("list-entities")
-	return endpoint(route, func(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
+	return endpoint(deploy.MustRoute("list-entities"), func(w http.ResponseWriter, r *http.Request, p auth.Principal, _ map[string]string) error {
 		q, err := parseListQuery(r.URL.Query(), countries)
 		if err != nil {
 			return err

@@ -22,13 +22,9 @@ func EntityMarkdown(d domain.EntityDetail, countries *country.Catalogue) string 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", mdText(e.LegalName, "Unnamed entity"))
 	fmt.Fprintf(&b, "- Entity ID: %d\n", e.ID)
-	fmt.Fprintf(&b, "- Registration number: %s\n", mdText(e.RegistrationNumber, "—"))
-	fmt.Fprintf(&b, "- Country: %s\n", countryLabel(e, countries))
-	fmt.Fprintf(&b, "- Status: %s\n", e.Status)
+	writeEntityID(&b, e, countries)
 	fmt.Fprintf(&b, "- Registration status: %s\n", e.RegistrationStatus)
-	fmt.Fprintf(&b, "- Sanctions status: %s\n", e.SanctionsStatus)
-	fmt.Fprintf(&b, "- Risk level: %s\n", riskLabel(e.Risk))
-	fmt.Fprintf(&b, "- Score: %s\n", scoreLabel(e.Score))
+	writeEntityStanding(&b, e)
 	fmt.Fprintf(&b, "- Website: %s\n", mdOpt(e.WebsiteURL))
 	fmt.Fprintf(&b, "- Social: %s\n", mdOpt(e.SocialURL))
 	fmt.Fprintf(&b, "- Business activity: %s\n", mdOpt(e.ActivitySummary))
@@ -38,31 +34,20 @@ func EntityMarkdown(d domain.EntityDetail, countries *country.Catalogue) string 
 
 	writeScoreBreakdown(&b, e.Score)
 
-	fmt.Fprintf(&b, "\n## Checks (%d)\n\n", len(d.Checks))
-	if len(d.Checks) == 0 {
-		b.WriteString("No checks have run.\n")
-	} else {
-		b.WriteString("| ID | Type | Provider | Status | Provider status | Reason | Result | Checked at |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
-		for _, c := range d.Checks {
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n",
+	writeTable(&b, "Checks", "No checks have run.", d.Checks,
+		[]string{"ID", "Type", "Provider", "Status", "Provider status", "Reason", "Result", "Checked at"},
+		func(c domain.Check) string {
+			return fmt.Sprintf("%d | %s | %s | %s | %s | %s | %s | %s",
 				c.ID, c.Type, mdCell(c.ProviderKey), c.Status, mdCell(c.ProviderStatus), mdCell(c.TriggeringReason),
 				mdCell(resultSummary(c.Result)), optTimeLabel(c.CheckedAt))
-		}
-	}
-
-	fmt.Fprintf(&b, "\n## Reviews (%d)\n\n", len(d.Reviews))
-	if len(d.Reviews) == 0 {
-		b.WriteString("No reviews.\n")
-	} else {
-		b.WriteString("| ID | Purpose | Status | Outcome | Reason | Assignee | Started | Completed |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
-		for _, r := range d.Reviews {
-			fmt.Fprintf(&b, "| [%d](%s) | %s | %s | %s | %s | %s | %s | %s |\n",
+		})
+	writeTable(&b, "Reviews", "No reviews.", d.Reviews,
+		[]string{"ID", "Purpose", "Status", "Outcome", "Reason", "Assignee", "Started", "Completed"},
+		func(r domain.Review) string {
+			return fmt.Sprintf("[%d](%s) | %s | %s | %s | %s | %s | %s | %s",
 				r.ID, ReviewPath(r.ID), r.Purpose, r.Status, mdOpt(r.Outcome), mdOpt(r.OutcomeReason),
 				mdOpt(r.AssignedUserName), optTimeLabel(r.StartedAt), optTimeLabel(r.CompletedAt))
-		}
-	}
+		})
 	return b.String()
 }
 
@@ -84,14 +69,39 @@ func ReviewMarkdown(r domain.Review, e domain.Entity, countries *country.Catalog
 	fmt.Fprintf(&b, "\n## Entity\n\n")
 	fmt.Fprintf(&b, "- Entity ID: %d\n", e.ID)
 	fmt.Fprintf(&b, "- Legal name: %s\n", mdText(e.LegalName, "—"))
-	fmt.Fprintf(&b, "- Registration number: %s\n", mdText(e.RegistrationNumber, "—"))
-	fmt.Fprintf(&b, "- Country: %s\n", countryLabel(e, countries))
-	fmt.Fprintf(&b, "- Status: %s\n", e.Status)
-	fmt.Fprintf(&b, "- Sanctions status: %s\n", e.SanctionsStatus)
-	fmt.Fprintf(&b, "- Risk level: %s\n", riskLabel(e.Risk))
-	fmt.Fprintf(&b, "- Score: %s\n", scoreLabel(e.Score))
+	writeEntityID(&b, e, countries)
+	writeEntityStanding(&b, e)
 	writeScoreBreakdown(&b, e.Score)
 	return b.String()
+}
+
+// writeEntityID and writeEntityStanding write the lines both views give of
+// an entity, as the JSON views share entityIDJSON and entityStandingJSON.
+func writeEntityID(b *strings.Builder, e domain.Entity, countries *country.Catalogue) {
+	fmt.Fprintf(b, "- Registration number: %s\n", mdText(e.RegistrationNumber, "—"))
+	fmt.Fprintf(b, "- Country: %s\n", countryLabel(e, countries))
+	fmt.Fprintf(b, "- Status: %s\n", e.Status)
+}
+
+func writeEntityStanding(b *strings.Builder, e domain.Entity) {
+	fmt.Fprintf(b, "- Sanctions status: %s\n", e.SanctionsStatus)
+	fmt.Fprintf(b, "- Risk level: %s\n", riskLabel(e.Risk))
+	fmt.Fprintf(b, "- Score: %s\n", scoreLabel(e.Score))
+}
+
+// writeTable writes a section titled with its count of items: a table of a
+// row per item (row gives its cells, joined by " | "), or empty when there
+// are none.
+func writeTable[T any](b *strings.Builder, title, empty string, items []T, columns []string, row func(T) string) {
+	fmt.Fprintf(b, "\n## %s (%d)\n\n", title, len(items))
+	if len(items) == 0 {
+		b.WriteString(empty + "\n")
+		return
+	}
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(columns, " | "), strings.Repeat("---|", len(columns)))
+	for _, it := range items {
+		fmt.Fprintf(b, "| %s |\n", row(it))
+	}
 }
 
 func writeScoreBreakdown(b *strings.Builder, s *domain.Score) {

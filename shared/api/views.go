@@ -12,18 +12,28 @@ import (
 // with the contract's exceptions: current_score is omitted until the entity is
 // scored, and the risk fields follow the risk level rule (riskFields).
 
+// entityIDJSON and entityStandingJSON are the parts of an entity that both
+// its own view and a review's summary of it show, embedded where they stand.
+type entityIDJSON struct {
+	ID                 int64  `json:"id"`
+	RegistrationNumber string `json:"registration_number"`
+	LegalName          string `json:"legal_name"`
+	CountryID          int    `json:"country_id"`
+	Status             string `json:"status"`
+}
+
+type entityStandingJSON struct {
+	CurrentScore       *int    `json:"current_score,omitempty"`
+	RiskLevel          *string `json:"risk_level"`
+	RiskLevelUpdatedAt *string `json:"risk_level_updated_at,omitempty"`
+	RiskLevelAssessed  *bool   `json:"risk_level_assessed,omitempty"`
+	SanctionsStatus    string  `json:"sanctions_status"`
+}
+
 type entityJSON struct {
-	ID                 int64        `json:"id"`
-	RegistrationNumber string       `json:"registration_number"`
-	LegalName          string       `json:"legal_name"`
-	CountryID          int          `json:"country_id"`
-	Status             string       `json:"status"`
-	RegistrationStatus string       `json:"registration_status"`
-	CurrentScore       *int         `json:"current_score,omitempty"`
-	RiskLevel          *string      `json:"risk_level"`
-	RiskLevelUpdatedAt *string      `json:"risk_level_updated_at,omitempty"`
-	RiskLevelAssessed  *bool        `json:"risk_level_assessed,omitempty"`
-	SanctionsStatus    string       `json:"sanctions_status"`
+	entityIDJSON
+	RegistrationStatus string `json:"registration_status"`
+	entityStandingJSON
 	WebsiteURL         *string      `json:"website_url"`
 	SocialURL          *string      `json:"social_url"`
 	ActivitySummary    *string      `json:"business_activity_summary"`
@@ -52,13 +62,18 @@ type checkJSON struct {
 	UpdatedAt          string         `json:"updated_at"`
 }
 
+// reviewStateJSON is where a review stands, as both its views show it.
+type reviewStateJSON struct {
+	Purpose        string  `json:"purpose"`
+	Status         string  `json:"status"`
+	Outcome        *string `json:"outcome"`
+	OutcomeReason  *string `json:"outcome_reason"`
+	AssignedUserID *int64  `json:"assigned_user_id"`
+}
+
 type reviewJSON struct {
-	ID               int64   `json:"id"`
-	Purpose          string  `json:"purpose"`
-	Status           string  `json:"status"`
-	Outcome          *string `json:"outcome"`
-	OutcomeReason    *string `json:"outcome_reason"`
-	AssignedUserID   *int64  `json:"assigned_user_id"`
+	ID int64 `json:"id"`
+	reviewStateJSON
 	AssignedUserName *string `json:"assigned_user_name"`
 	StartedAt        *string `json:"started_at"`
 	CompletedAt      *string `json:"completed_at"`
@@ -68,32 +83,20 @@ type reviewJSON struct {
 }
 
 type entitySummaryJSON struct {
-	ID                 int64   `json:"id"`
-	RegistrationNumber string  `json:"registration_number"`
-	LegalName          string  `json:"legal_name"`
-	CountryID          int     `json:"country_id"`
-	Status             string  `json:"status"`
-	CurrentScore       *int    `json:"current_score,omitempty"`
-	RiskLevel          *string `json:"risk_level"`
-	RiskLevelUpdatedAt *string `json:"risk_level_updated_at,omitempty"`
-	RiskLevelAssessed  *bool   `json:"risk_level_assessed,omitempty"`
-	SanctionsStatus    string  `json:"sanctions_status"`
+	entityIDJSON
+	entityStandingJSON
 }
 
 type reviewDetailJSON struct {
-	ID             int64             `json:"id"`
-	EntityID       int64             `json:"entity_id"`
-	Purpose        string            `json:"purpose"`
-	Status         string            `json:"status"`
-	Outcome        *string           `json:"outcome"`
-	OutcomeReason  *string           `json:"outcome_reason"`
-	AssignedUserID *int64            `json:"assigned_user_id"`
-	StartedAt      *string           `json:"started_at"`
-	CompletedAt    *string           `json:"completed_at"`
-	UpdatedAt      string            `json:"updated_at"`
-	Entity         entitySummaryJSON `json:"entity"`
-	NotesCount     int               `json:"notes_count"`
-	ChecksCount    int               `json:"checks_count"`
+	ID       int64 `json:"id"`
+	EntityID int64 `json:"entity_id"`
+	reviewStateJSON
+	StartedAt   *string           `json:"started_at"`
+	CompletedAt *string           `json:"completed_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	Entity      entitySummaryJSON `json:"entity"`
+	NotesCount  int               `json:"notes_count"`
+	ChecksCount int               `json:"checks_count"`
 }
 
 type metaJSON struct {
@@ -142,20 +145,23 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-func entityView(e domain.Entity, checks []domain.Check, reviews []domain.Review) entityJSON {
+func entityIDView(e domain.Entity) entityIDJSON {
+	return entityIDJSON{ID: e.ID, RegistrationNumber: e.RegistrationNumber, LegalName: e.LegalName, CountryID: e.CountryID, Status: string(e.Status)}
+}
+
+func entityStandingView(e domain.Entity) entityStandingJSON {
 	level, at, assessed := riskFields(e.Risk)
+	return entityStandingJSON{
+		CurrentScore: scoreValue(e.Score), RiskLevel: level, RiskLevelUpdatedAt: at, RiskLevelAssessed: assessed,
+		SanctionsStatus: string(e.SanctionsStatus),
+	}
+}
+
+func entityView(e domain.Entity, checks []domain.Check, reviews []domain.Review) entityJSON {
 	v := entityJSON{
-		ID:                 e.ID,
-		RegistrationNumber: e.RegistrationNumber,
-		LegalName:          e.LegalName,
-		CountryID:          e.CountryID,
-		Status:             string(e.Status),
+		entityIDJSON:       entityIDView(e),
 		RegistrationStatus: string(e.RegistrationStatus),
-		CurrentScore:       scoreValue(e.Score),
-		RiskLevel:          level,
-		RiskLevelUpdatedAt: at,
-		RiskLevelAssessed:  assessed,
-		SanctionsStatus:    string(e.SanctionsStatus),
+		entityStandingJSON: entityStandingView(e),
 		WebsiteURL:         e.WebsiteURL,
 		SocialURL:          e.SocialURL,
 		ActivitySummary:    e.ActivitySummary,
@@ -203,14 +209,17 @@ func ReviewPath(id int64) string {
 	return deploy.BasePath + "/entity_reviews/" + strconv.FormatInt(id, 10)
 }
 
+func reviewStateView(r domain.Review) reviewStateJSON {
+	return reviewStateJSON{
+		Purpose: string(r.Purpose), Status: string(r.Status),
+		Outcome: r.Outcome, OutcomeReason: r.OutcomeReason, AssignedUserID: r.AssignedUserID,
+	}
+}
+
 func reviewView(r domain.Review) reviewJSON {
 	return reviewJSON{
 		ID:               r.ID,
-		Purpose:          string(r.Purpose),
-		Status:           string(r.Status),
-		Outcome:          r.Outcome,
-		OutcomeReason:    r.OutcomeReason,
-		AssignedUserID:   r.AssignedUserID,
+		reviewStateJSON:  reviewStateView(r),
 		AssignedUserName: r.AssignedUserName,
 		StartedAt:        optTime(r.StartedAt),
 		CompletedAt:      optTime(r.CompletedAt),
@@ -221,31 +230,15 @@ func reviewView(r domain.Review) reviewJSON {
 }
 
 func reviewDetailView(r domain.Review, e domain.Entity) reviewEnvelopeJSON {
-	level, at, assessed := riskFields(e.Risk)
 	return reviewEnvelopeJSON{EntityReview: reviewDetailJSON{
-		ID:             r.ID,
-		EntityID:       r.EntityID,
-		Purpose:        string(r.Purpose),
-		Status:         string(r.Status),
-		Outcome:        r.Outcome,
-		OutcomeReason:  r.OutcomeReason,
-		AssignedUserID: r.AssignedUserID,
-		StartedAt:      optTime(r.StartedAt),
-		CompletedAt:    optTime(r.CompletedAt),
-		UpdatedAt:      timeString(r.UpdatedAt),
-		Entity: entitySummaryJSON{
-			ID:                 e.ID,
-			RegistrationNumber: e.RegistrationNumber,
-			LegalName:          e.LegalName,
-			CountryID:          e.CountryID,
-			Status:             string(e.Status),
-			CurrentScore:       scoreValue(e.Score),
-			RiskLevel:          level,
-			RiskLevelUpdatedAt: at,
-			RiskLevelAssessed:  assessed,
-			SanctionsStatus:    string(e.SanctionsStatus),
-		},
-		NotesCount:  r.NotesCount,
-		ChecksCount: r.ChecksCount,
+		ID:              r.ID,
+		EntityID:        r.EntityID,
+		reviewStateJSON: reviewStateView(r),
+		StartedAt:       optTime(r.StartedAt),
+		CompletedAt:     optTime(r.CompletedAt),
+		UpdatedAt:       timeString(r.UpdatedAt),
+		Entity:          entitySummaryJSON{entityIDView(e), entityStandingView(e)},
+		NotesCount:      r.NotesCount,
+		ChecksCount:     r.ChecksCount,
 	}}
 }

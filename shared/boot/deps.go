@@ -8,7 +8,9 @@ import (
 
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -28,7 +30,7 @@ type Deps struct {
 	Intake api.IntakeRunner
 	// Readers read the screening results provider webhooks bring, by
 	// provider key (provider-webhook).
-	Readers map[string]api.ScreeningReader
+	Readers map[string]screening.Reader
 	// WebhookSecrets verify provider webhooks, by provider key; a provider
 	// without one is refused (fail closed).
 	WebhookSecrets map[string][]webhooks.Secret
@@ -47,6 +49,10 @@ type Deps struct {
 	// Now is the clock of the handlers that have one (each package's own
 	// when nil).
 	Now func() time.Time
+	// Clock is the clock of the handlers that take a domain.Clock (the API's
+	// and the screening service); when nil, Handler gives them Now, or
+	// domain.SystemClock without one.
+	Clock domain.Clock
 }
 
 // need is a part of Deps a function uses beyond the store and the logger:
@@ -98,4 +104,13 @@ func (d Deps) webhookTimeout() time.Duration {
 		return d.WebhookTimeout
 	}
 	return webhooks.DefaultTimeout
+}
+
+// defaultClock is the clock of a Deps built without one: its Now, as the
+// callers that set only Now meant, or the wall clock.
+func (d Deps) defaultClock() domain.Clock {
+	if d.Now != nil {
+		return d.Now
+	}
+	return domain.SystemClock
 }

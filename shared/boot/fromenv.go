@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -55,7 +55,7 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 		if err != nil {
 			return Deps{}, fmt.Errorf("%s: screening reader: %w", name, err)
 		}
-		d.Readers = map[string]api.ScreeningReader{checks.ProviderOpenSanctions: yente}
+		d.Readers = map[string]screening.Reader{checks.ProviderOpenSanctions: yente}
 		d.WebhookSecrets = InboundWebhookSecrets(ctx, cfg, log)
 	}
 	if fn.needs.has(needQueue) {

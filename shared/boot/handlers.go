@@ -19,6 +19,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/httplambda"
 	"github.com/evs-kyb/evs/shared/reviewevents"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -63,12 +64,13 @@ func functions() map[string]function {
 		}),
 		"list-entities": httpEntry(0, func(d Deps) http.Handler { return api.NewListEntities(d.Store, country.ISO()) }),
 		"create-entity": httpEntry(needIntake, func(d Deps) http.Handler {
-			return api.NewCreateEntity(api.CreateEntity{Store: d.Store, Intake: d.Intake, Countries: country.ISO(), Now: d.Now})
+			return api.NewCreateEntity(api.CreateEntity{Store: d.Store, Intake: d.Intake, Countries: country.ISO(), Clock: d.Clock})
 		}),
 		"get-entity": httpEntry(0, func(d Deps) http.Handler { return api.NewGetEntity(d.Store, country.ISO()) }),
 		"get-review": httpEntry(0, func(d Deps) http.Handler { return api.NewGetReview(d.Store, country.ISO()) }),
 		"provider-webhook": httpEntry(needInbound, func(d Deps) http.Handler {
-			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Readers: d.Readers, Store: d.Store, Now: d.Now})
+			svc := &screening.Service{Store: d.Store, Readers: d.Readers, Clock: d.Clock}
+			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Screening: svc, Clock: d.Clock})
 		}),
 		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
 			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Now: d.Now}).Handle
@@ -131,6 +133,9 @@ func Handler(name string, d Deps) (any, error) {
 	}
 	if err := d.check(fn.needs); err != nil {
 		return nil, fmt.Errorf("boot: %s: %w", name, err)
+	}
+	if d.Clock == nil {
+		d.Clock = d.defaultClock()
 	}
 	return fn.build(d, f), nil
 }

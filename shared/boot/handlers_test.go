@@ -12,11 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/guregu/dynamo/v2"
 
-	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -27,7 +27,7 @@ func fullDeps() Deps {
 		Store:      store.New(db, schema.NamesWithPrefix("boot-test-")),
 		Log:        slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Intake:     &checks.Runner{},
-		Readers:    map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{}},
+		Readers:    map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{}},
 		Deliveries: &delivery.SQSQueue{},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/reviewevents"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
@@ -19,7 +20,7 @@ var (
 	_ api.EntityDetailer       = (*store.Store)(nil)
 	_ api.EntityLister         = (*store.Store)(nil)
 	_ api.ReviewReader         = (*store.Store)(nil)
-	_ api.ScreeningStore       = (*store.Store)(nil)
+	_ screening.Store          = (*store.Store)(nil)
 	_ decisions.Store          = (*store.Store)(nil)
 	_ decisions.SchedulerStore = (*store.Store)(nil)
 	_ delivery.Store           = (*store.Store)(nil)

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -65,6 +66,17 @@ func RouteFor(function string) (Route, bool) {
 		}
 	}
 	return Route{}, false
+}
+
+// MustRoute returns the route a function serves, for building its handler
+// at init: a function without a route is a wiring mistake, so it panics,
+// naming the function, before any request can reach a zero route.
+func MustRoute(function string) Route {
+	r, ok := RouteFor(function)
+	if !ok {
+		panic(fmt.Sprintf("deploy: function %q serves no route", function))
+	}
+	return r
 }
 
 // MatchPath reports whether a request path matches a resource path, and the

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -47,4 +48,19 @@ func RegistrationTaken(err error) bool {
 		}
 	}
 	return false
+}
+
+// RegistrationProblem checks a normalised registration number against the
+// country's rule (the generic one when the country has none), returning the
+// rule's message when it does not match, or "".
+func (c CountryConfig) RegistrationProblem(number string) string {
+	pattern, msg := c.RegistrationPattern, c.RegistrationMessage
+	if pattern == "" {
+		pattern, msg = GenericRegistrationPattern, GenericRegistrationMessage
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil || !re.MatchString(number) {
+		return msg
+	}
+	return ""
 }

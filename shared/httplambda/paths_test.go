@@ -21,6 +21,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -137,13 +138,17 @@ func lambdaHandlers(s *stores) map[string]httplambda.Handler {
 	secrets, _ := webhooks.ParseSecrets("whsec_c2VjcmV0")
 	return map[string]httplambda.Handler{
 		"list-entities": httplambda.New(api.NewListEntities(s, countries), log),
-		"create-entity": httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: creator{s: s}, Intake: noIntake{}, Countries: countries}), log),
+		"create-entity": httplambda.New(api.NewCreateEntity(api.CreateEntity{Store: creator{s: s}, Intake: noIntake{}, Countries: countries, Clock: domain.SystemClock}), log),
 		"get-entity":    httplambda.New(api.NewGetEntity(s, countries), log),
 		"get-review":    httplambda.New(api.NewGetReview(s, countries), log),
 		"provider-webhook": httplambda.New(api.NewProviderWebhook(api.ProviderWebhook{
 			Secrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
-			Readers: map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{}},
-			Store:   s,
+			Screening: &screening.Service{
+				Store:   s,
+				Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{}},
+				Clock:   domain.SystemClock,
+			},
+			Clock: domain.SystemClock,
 		}), log),
 	}
 }

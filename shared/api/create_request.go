@@ -1,0 +1,172 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// maxLegalNameLength bounds legal_name, in characters.
+const maxLegalNameLength = 300
+
+// createRequest is the body: {"entity": {...}}.
+type createRequest struct {
+	Entity *createFields `json:"entity"`
+}
+
+type createFields struct {
+	RegistrationNumber json.RawMessage `json:"registration_number"`
+	CountryCode        json.RawMessage `json:"country_code"`
+	CountryID          json.RawMessage `json:"country_id"`
+	LegalName          json.RawMessage `json:"legal_name"`
+}
+
+// requireJSON refuses bodies that do not say they are JSON.
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return domain.Errorf(domain.ECodeUnsupportedMedia, "Send the request body as JSON, with Content-Type: application/json.")
+	}
+	return nil
+}
+
+// parse reads and validates the request. Country errors come first: a
+// registration number can only be checked against its country's rule.
+func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (checks.IntakeInput, error) {
+	var req createRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ):
+			return checks.IntakeInput{}, domain.Invalid("entity", "must be an object")
+		case errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		default:
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		}
+	}
+	if dec.More() {
+		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+	}
+	if key := duplicateKey(body); key != "" {
+		// The last one would win silently: a body that says two things
+		// is refused rather than guessed at.
+		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
+	}
+	if req.Entity == nil {
+		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
+	}
+	f := req.Entity
+	fields := map[string][]string{}
+	add := func(field, msg string) { fields[field] = append(fields[field], msg) }
+
+	number, ok := jsonString(f.RegistrationNumber)
+	number = domain.NormalizeRegistration(number)
+	switch {
+	case !ok:
+		add("registration_number", "must be a string")
+	case number == "":
+		add("registration_number", "can't be blank")
+	case domain.RegistrationTextProblem(number) != "":
+		add("registration_number", domain.RegistrationTextProblem(number))
+	}
+	legalName, ok := jsonString(f.LegalName)
+	legalName = strings.TrimSpace(legalName)
+	if !ok {
+		add("legal_name", "must be a string")
+	} else if utf8.RuneCountInString(legalName) > maxLegalNameLength {
+		add("legal_name", fmt.Sprintf("must be at most %d characters", maxLegalNameLength))
+	}
+
+	cc, countryErr := c.resolveCountry(f)
+	if countryErr != "" {
+		add("country", countryErr)
+	}
+	var cfg domain.CountryConfig
+	if countryErr == "" {
+		var err error
+		cfg, err = c.Store.CountryConfig(ctx, accountID, cc.Alpha2)
+		switch {
+		case domain.ErrorCode(err) == domain.ECodeNotFound || (err == nil && !cfg.Active):
+			add("country", "is not configured for this account")
+		case err != nil:
+			return checks.IntakeInput{}, err
+		case number != "" && len(fields["registration_number"]) == 0:
+			if msg := cfg.RegistrationProblem(number); msg != "" {
+				add("registration_number", msg)
+			}
+		}
+	}
+	if len(fields) > 0 {
+		return checks.IntakeInput{}, &domain.Error{Code: domain.ECodeInvalid, Message: "Validation failed.", Fields: fields}
+	}
+	return checks.IntakeInput{
+		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
+		DeclaredName: legalName, Config: cfg,
+	}, nil
+}
+
+// duplicateKey is the first key that appears twice in one object of a JSON
+// document already known to be valid, or "".
+func duplicateKey(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	// Per open container: the keys seen (objects) or nil (arrays); and
+	// whether the next string token in an object is a key.
+	var seen []map[string]bool
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				seen = append(seen, map[string]bool{})
+				expectKey = true
+				continue
+			case '[':
+				seen = append(seen, nil)
+			default:
+				seen = seen[:len(seen)-1]
+			}
+		case string:
+			if expectKey && len(seen) > 0 && seen[len(seen)-1] != nil {
+				if seen[len(seen)-1][v] {
+					return v
+				}
+				seen[len(seen)-1][v] = true
+				expectKey = false
+				continue
+			}
+		}
+		// After a value inside an object, a key comes next.
+		expectKey = len(seen) > 0 && seen[len(seen)-1] != nil
+	}
+}
+
+// jsonString reads an optional JSON string: absent or null is "" and ok.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}

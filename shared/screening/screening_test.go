@@ -1,0 +1,166 @@
+package screening_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/mock"
+	"github.com/evs-kyb/evs/shared/screening"
+)
+
+const provider = checks.ProviderOpenSanctions
+
+var (
+	at     = time.Date(2026, 3, 4, 5, 6, 7, 8_000_000, time.UTC)
+	ref    = checks.ScreeningReference(7, 42)
+	check  = domain.Check{ID: 42, AccountID: 7, EntityID: 9, Type: domain.CheckOrganizationScreening, ProviderKey: provider, Status: domain.CheckPending}
+	entity = domain.Entity{ID: 9, AccountID: 7, RegistrationStatus: domain.RegistrationValid}
+	errDB  = errors.New("dynamodb: throttled")
+)
+
+// world is one test's store and reader: the check and entity each read
+// answers, what each ApplyScreening answers in turn, and the calls made.
+type world struct {
+	check    domain.Check
+	checkErr error
+	entity   domain.Entity
+	entErr   error
+	applies  []error // each ApplyScreening's error in turn; nil: applied
+	dup      bool    // ApplyScreening reports the webhook id seen before
+	calls    []string
+	updates  []domain.ScreeningUpdate
+}
+
+func (w *world) service() *screening.Service {
+	store := &mock.ScreeningStore{
+		CheckFn: func(_ context.Context, accountID, id int64) (domain.Check, error) {
+			w.calls = append(w.calls, fmt.Sprintf("Check(%d,%d)", accountID, id))
+			return w.check, w.checkErr
+		},
+		EntityFn: func(_ context.Context, accountID, id int64) (domain.Entity, error) {
+			w.calls = append(w.calls, fmt.Sprintf("Entity(%d,%d)", accountID, id))
+			return w.entity, w.entErr
+		},
+		ApplyScreeningFn: func(_ context.Context, u domain.ScreeningUpdate) (bool, error) {
+			w.calls = append(w.calls, "ApplyScreening")
+			w.updates = append(w.updates, u)
+			var err error
+			if n := len(w.updates); n <= len(w.applies) {
+				err = w.applies[n-1]
+			}
+			return err == nil && !w.dup, err
+		},
+	}
+	reader := &mock.ScreeningReader{ReadFn: func(reference string, qr checks.YenteQueryResponse) checks.ScreeningResult {
+		w.calls = append(w.calls, "Read("+reference+")")
+		return checks.ScreeningResult{Reference: reference, Status: domain.SanctionsHit, Matched: true, Total: qr.Total.Value, Dataset: "default"}
+	}}
+	return &screening.Service{Store: store, Readers: map[string]screening.Reader{provider: reader}, Clock: domain.FixedClock(at)}
+}
+
+// TestApply: every branch of applying an answer, with the exact calls it
+// makes and the error code it answers.
+func TestApply(t *testing.T) {
+	once := []string{"Check(7,42)", "Entity(7,9)", "Read(" + ref + ")", "ApplyScreening"}
+	repeat := func(n int) []string {
+		var out []string
+		for range n {
+			out = append(out, once...)
+		}
+		return out
+	}
+	otherProvider := check
+	otherProvider.ProviderKey = checks.ProviderWathq
+	otherType := check
+	otherType.Type = domain.CheckRegistryLookup
+	tests := []struct {
+		name        string
+		provider    string
+		answer      screening.Answer
+		w           world
+		wantApplied bool
+		wantErr     error  // errors.Is
+		wantCode    string // domain.ErrorCode of the error
+		wantCalls   []string
+	}{
+		{name: "applied", w: world{check: check, entity: entity}, wantApplied: true, wantCalls: once},
+		{name: "duplicate webhook", w: world{check: check, entity: entity, dup: true}, wantCalls: once},
+		{name: "stale once, then applied", w: world{check: check, entity: entity, applies: []error{domain.ErrStale}},
+			wantApplied: true, wantCalls: repeat(2)},
+		{name: "stale three times, then applied", w: world{check: check, entity: entity, applies: []error{domain.ErrStale, domain.ErrStale, domain.ErrStale}},
+			wantApplied: true, wantCalls: repeat(4)},
+		{name: "stale on every attempt", w: world{check: check, entity: entity, applies: []error{domain.ErrStale, domain.ErrStale, domain.ErrStale, domain.ErrStale}},
+			wantErr: domain.ErrStale, wantCode: domain.ECodeInternal, wantCalls: repeat(4)},
+		{name: "store fault is not retried", w: world{check: check, entity: entity, applies: []error{errDB}},
+			wantErr: errDB, wantCode: domain.ECodeInternal, wantCalls: once},
+		{name: "unknown provider", provider: "nobody", wantErr: screening.ErrUnknownProvider, wantCode: domain.ECodeNotFound},
+		{name: "reference not ours", answer: screening.Answer{Reference: "evs-7-x"}, wantErr: screening.ErrUnknownReference, wantCode: domain.ECodeNotFound},
+		{name: "no such check", w: world{checkErr: domain.Errorf(domain.ECodeNotFound, "no check")},
+			wantErr: screening.ErrUnknownReference, wantCode: domain.ECodeNotFound, wantCalls: once[:1]},
+		{name: "check read fails", w: world{checkErr: errDB}, wantErr: errDB, wantCode: domain.ECodeInternal, wantCalls: once[:1]},
+		{name: "check of another provider", w: world{check: otherProvider},
+			wantErr: screening.ErrUnknownReference, wantCode: domain.ECodeNotFound, wantCalls: once[:1]},
+		{name: "check of another type", w: world{check: otherType},
+			wantErr: screening.ErrUnknownReference, wantCode: domain.ECodeNotFound, wantCalls: once[:1]},
+		{name: "entity read fails", w: world{check: check, entErr: errDB}, wantErr: errDB, wantCode: domain.ECodeInternal, wantCalls: once[:2]},
+		{name: "answer without results", answer: screening.Answer{Reference: ref, Response: checks.YenteQueryResponse{Status: 500}},
+			w: world{check: check, entity: entity}, wantCode: domain.ECodeInvalid, wantCalls: once[:2]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.provider == "" {
+				tt.provider = provider
+			}
+			if tt.answer.Reference == "" {
+				tt.answer = screening.Answer{Reference: ref, Response: checks.YenteQueryResponse{Status: 200}}
+			}
+			applied, err := tt.w.service().Apply(context.Background(), tt.provider, "msg_1", tt.answer)
+			if applied != tt.wantApplied || domain.ErrorCode(err) != tt.wantCode { // no code: no error
+				t.Fatalf("Apply = %v, %v (code %q); want %v, code %q", applied, err, domain.ErrorCode(err), tt.wantApplied, tt.wantCode)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("err = %v, want one that is %v", err, tt.wantErr)
+			}
+			if !reflect.DeepEqual(tt.w.calls, tt.wantCalls) {
+				t.Errorf("calls = %q\nwant    %q", tt.w.calls, tt.wantCalls)
+			}
+		})
+	}
+}
+
+// TestApplyWrites: the update written is the answer as the reader read it,
+// over the check and entity as read, scored afresh, at the clock's time.
+func TestApplyWrites(t *testing.T) {
+	tests := []struct {
+		name, dataset, wantDataset string
+	}{
+		{name: "the reader's dataset", wantDataset: "default"},
+		{name: "the webhook's dataset", dataset: "sanctions", wantDataset: "sanctions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := world{check: check, entity: entity}
+			answer := screening.Answer{Reference: ref, Dataset: tt.dataset}
+			answer.Response.Total.Value = 3
+			if _, err := w.service().Apply(context.Background(), provider, "msg_1", answer); err != nil {
+				t.Fatal(err)
+			}
+			read := checks.ScreeningResult{Reference: ref, Status: domain.SanctionsHit, Matched: true, Total: 3, Dataset: tt.wantDataset}
+			want := domain.ScreeningUpdate{
+				Provider: provider, WebhookID: "msg_1", Reference: ref, Check: check, Entity: entity,
+				Result:         checks.Sanitize(domain.CheckOrganizationScreening, checks.ScreeningResultMap(read)),
+				ProviderStatus: "200", SanctionsStatus: domain.SanctionsHit,
+				Score: checks.ScoreAfterScreening(entity), At: at, ReceiptTTL: screening.ReceiptTTL,
+			}
+			if len(w.updates) != 1 || !reflect.DeepEqual(w.updates[0], want) {
+				t.Errorf("updates = %+v\nwant     %+v", w.updates, want)
+			}
+		})
+	}
+}
