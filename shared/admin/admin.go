@@ -175,7 +175,7 @@ func (h *Handler) Handle(ctx context.Context, doc json.RawMessage) (json.RawMess
 	if err != nil {
 		if name := domain.FailureName(err); name != "" {
 			log.Info("admin command refused", "failure", name, "reason", domain.ErrorMessage(err), "fields", domain.ErrorFields(err))
-			return nil, messages.InvokeResponse_Error{Type: name, Message: refusal(err)}
+			return nil, messages.InvokeResponse_Error{Type: name, Message: domain.Refusal(err)}
 		}
 		log.Error("admin command failed", "error", err.Error())
 		return nil, fmt.Errorf("admin %s: %w", c.Command, err)
@@ -281,25 +281,6 @@ func notFields(c *call, given map[string]bool) error {
 	}
 	slices.Sort(names)
 	return domain.Invalid(names[0], "is not a field of "+c.Command)
-}
-
-// refusal is the message a refused command answers: the sentence, and for
-// validation failures each field's messages.
-func refusal(err error) string {
-	fields := domain.ErrorFields(err)
-	if len(fields) == 0 {
-		return domain.ErrorMessage(err)
-	}
-	var keys []string
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+" "+strings.Join(fields[k], "; "))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // checkText refuses blank (when required), over-long and control-character

@@ -119,7 +119,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		ent.ReviewsCount++
 		entityChanged = true
 	default:
-		return domain.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
+		return domain.Decision{}, domain.Review{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action", req.Action)
 	}
 
 	d := domain.Decision{NewReview: newReview, NewChecks: newChecks}
