@@ -129,7 +129,7 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 		name  string
 		perms []string
 	}{
-		{"Sara Al-Harbi", domain.OperatorPermissions},
+		{"Sara Al-Harbi", domain.OperatorPermissions()},
 		{"Omar Al-Qahtani", []string{domain.PermReviewDecide}},
 	} {
 		o, err := st.CreateOperator(ctx, acct, op.name, op.perms, now)
@@ -974,7 +974,7 @@ func adminRefusals(t *testing.T, st *store.Store, h sampleInvoker) {
 			{"change of an unknown operator", `{"command": "operator.update", "actor": "ops@example.com", "account_id": 1, "operator_id": 99, "name": "X"}`,
 				sampleRefusal{"NotFound", "Account 1 has no operator 99."}},
 			{"key with an unknown permission", `{"command": "key.create", "actor": "ops@example.com", "account_id": 1, "permissions": ["entity.delete"]}`,
-				sampleRefusal{"InvalidRequest", `permissions "entity.delete" is not a permission; use ` + strings.Join(domain.APIKeyPermissions, ", ")}},
+				sampleRefusal{"InvalidRequest", `permissions "entity.delete" is not a permission; use ` + strings.Join(domain.APIKeyPermissions(), ", ")}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -191,7 +192,7 @@ func TestFirstDayOnAStage(t *testing.T) {
 		v := &receiver.Verifier{Secrets: [][]byte{[]byte(secret)}, Log: quietLogger()}
 		receiver.Handler(v, func(_ context.Context, ev receiver.Event, id string) error {
 			if failing.Load() {
-				return fmt.Errorf("receiver down")
+				return errors.New("receiver down")
 			}
 			received.Store(id, ev.EventType)
 			return nil

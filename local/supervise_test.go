@@ -216,7 +216,7 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	h.st, h.names = stack.store()
 	e := &env{store: h.st, names: h.names, log: quietLogger()}
 	h.acct = mustAccount(t, e, "Faults", "SA")
-	op, err := h.st.CreateOperator(h.ctx, h.acct, "Lina Haddad", domain.OperatorPermissions, domain.Now())
+	op, err := h.st.CreateOperator(h.ctx, h.acct, "Lina Haddad", domain.OperatorPermissions(), domain.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 	st := store.New(db, names)
 	e := &env{store: st, names: names, log: quietLogger()}
 	acct := mustAccount(t, e, "Events", "SA")
-	op, err := st.CreateOperator(ctx, acct, "Lina Haddad", domain.OperatorPermissions, domain.Now())
+	op, err := st.CreateOperator(ctx, acct, "Lina Haddad", domain.OperatorPermissions(), domain.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

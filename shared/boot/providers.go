@@ -2,6 +2,7 @@ package boot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -72,7 +73,7 @@ func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, er
 	}
 	if withKey {
 		if y.BaseURL == "" {
-			return nil, fmt.Errorf("boot: YENTE_BASE_URL is not set")
+			return nil, errors.New("boot: YENTE_BASE_URL is not set")
 		}
 		key, err := Secret(ctx, cfg, "YENTE_API_KEY_SECRET_ARN")
 		if err != nil {
@@ -87,7 +88,7 @@ func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, er
 func Wathq(ctx context.Context, cfg aws.Config) (*checks.Wathq, error) {
 	base := os.Getenv("WATHQ_BASE_URL")
 	if base == "" {
-		return nil, fmt.Errorf("boot: WATHQ_BASE_URL is not set")
+		return nil, errors.New("boot: WATHQ_BASE_URL is not set")
 	}
 	key, err := Secret(ctx, cfg, "WATHQ_API_KEY_SECRET_ARN")
 	if err != nil {

@@ -101,8 +101,8 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 }
 
 func (s *Service) load(ctx context.Context, req Request) (state, error) {
-	if _, ok := rules[req.Action]; !ok {
-		return state{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action; use one of %v", req.Action, domain.Actions)
+	if _, ok := ruleOf(req.Action); !ok {
+		return state{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action; use one of %v", req.Action, domain.Actions())
 	}
 	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
 		return state{}, domain.Errorf(domain.ECodeBadRequest, "account_id, review_id and operator_id are required")
@@ -136,7 +136,7 @@ func notFound(err error, format string, args ...any) error {
 
 // check applies the transition table and each action's own conditions.
 func (s *Service) check(ctx context.Context, req Request, st state) error {
-	r := rules[req.Action]
+	r, _ := ruleOf(req.Action) // load refused anything else
 	if !st.operator.Can(r.permission) {
 		return domain.Errorf(domain.ECodeForbidden, "operator %d (%s) lacks the %s permission needed to %s", st.operator.ID, st.operator.Name, r.permission, req.Action)
 	}
@@ -208,7 +208,7 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 }
 
 func validRisk(l string) bool {
-	for _, r := range domain.RiskLevels {
+	for _, r := range domain.RiskLevels() {
 		if string(r) == l {
 			return true
 		}
@@ -294,8 +294,8 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		if err != nil {
 			return domain.Review{}, notFound(err, "operator %d (second approver)", req.SecondApproverID)
 		}
-		if !second.Can(rules[req.Action].permission) {
-			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, rules[req.Action].permission)
+		if r, _ := ruleOf(req.Action); !second.Can(r.permission) {
+			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, r.permission)
 		}
 		approver = &second.ID
 	}

@@ -65,7 +65,7 @@ func (w *world) next() int {
 // with secret, edited by edit.
 func (w *world) endpoint(t *testing.T, url string, edit func(*domain.Endpoint)) domain.Endpoint {
 	t.Helper()
-	e := domain.Endpoint{AccountID: w.account, URL: url, Events: domain.EventTypes, Active: true, Secret: secret, CreatedAt: t0, UpdatedAt: t0}
+	e := domain.Endpoint{AccountID: w.account, URL: url, Events: domain.EventTypes(), Active: true, Secret: secret, CreatedAt: t0, UpdatedAt: t0}
 	if edit != nil {
 		edit(&e)
 	}

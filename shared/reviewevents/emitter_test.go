@@ -235,7 +235,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		rw.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	eps := []domain.Endpoint{w.endpoint(t, true, domain.EventEscalatedToAML), w.endpoint(t, true, domain.EventTypes...), w.endpoint(t, true, domain.EventEscalated)}
+	eps := []domain.Endpoint{w.endpoint(t, true, domain.EventEscalatedToAML), w.endpoint(t, true, domain.EventTypes()...), w.endpoint(t, true, domain.EventEscalated)}
 	for i := range eps {
 		eps[i].URL = srv.URL + "/hook"
 		if _, err := w.St.UpdateEndpoint(ctx, eps[i], domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("url-%d", i), Action: domain.ActionEndpointUpdate, At: t0}); err != nil {

@@ -266,11 +266,11 @@ func (s *Service) validateURL(url string) error {
 
 func validateEvents(events []domain.EventType) error {
 	if len(events) == 0 {
-		return domain.Invalid("events", fmt.Sprintf("can't be blank: subscribe to at least one of %v", domain.EventTypes))
+		return domain.Invalid("events", fmt.Sprintf("can't be blank: subscribe to at least one of %v", domain.EventTypes()))
 	}
 	for _, t := range events {
 		if !domain.ValidEventType(string(t)) {
-			return domain.Invalid("events", fmt.Sprintf("%q is not an event; use %v", t, domain.EventTypes))
+			return domain.Invalid("events", fmt.Sprintf("%q is not an event; use %v", t, domain.EventTypes()))
 		}
 	}
 	return nil

@@ -120,7 +120,7 @@ func TestCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := domain.EventTypes
+	all := domain.EventTypes()
 	tests := []struct {
 		name   string
 		allow  webhooks.AllowList
@@ -345,13 +345,13 @@ func TestUpdateKeepsCheckedURL(t *testing.T) {
 	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: ptr(false)}); err != nil {
 		t.Errorf("deactivate: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Events: domain.EventTypes}); err != nil {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Events: domain.EventTypes()}); err != nil {
 		t.Errorf("resubscribe: %v", err)
 	}
 	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{URL: ptr("http://127.0.0.1:9998/hook")}); code(err) != domain.ECodeInvalid {
 		t.Errorf("a new loopback url: %v, want refused", err)
 	}
-	if got := w.stored(t, ep.ID); got.Active || len(got.Events) != len(domain.EventTypes) || got.URL != ep.URL {
+	if got := w.stored(t, ep.ID); got.Active || len(got.Events) != len(domain.EventTypes()) || got.URL != ep.URL {
 		t.Errorf("stored %+v", got)
 	}
 }
@@ -469,7 +469,7 @@ func TestPermissions(t *testing.T) {
 	}
 	calls := map[string]func(subscriptions.Actor) error{
 		"create": func(a subscriptions.Actor) error {
-			_, err := w.svc.Create(ctx, a, "https://x.example.com/evs", domain.EventTypes, "")
+			_, err := w.svc.Create(ctx, a, "https://x.example.com/evs", domain.EventTypes(), "")
 			return err
 		},
 		"list": func(a subscriptions.Actor) error { _, err := w.svc.List(ctx, a); return err },
@@ -525,7 +525,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("audit %+v", rec)
 	}
 	// Not for an account that does not exist.
-	if _, err := w.svc.Create(ctx, subscriptions.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeNotFound {
+	if _, err := w.svc.Create(ctx, subscriptions.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes(), ""); code(err) != domain.ECodeNotFound {
 		t.Errorf("create in a missing account: %v", err)
 	}
 }
@@ -609,11 +609,11 @@ func TestActionIDUsedTwice(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	a := w.actor(w.manager)
-	ep, err := w.svc.Create(ctx, a, "https://hooks.example.com/evs", domain.EventTypes, "")
+	ep, err := w.svc.Create(ctx, a, "https://hooks.example.com/evs", domain.EventTypes(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Create(ctx, a, "https://other.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeConflict {
+	if _, err := w.svc.Create(ctx, a, "https://other.example.com/evs", domain.EventTypes(), ""); code(err) != domain.ECodeConflict {
 		t.Errorf("create with a used action id: %v, want conflict", err)
 	}
 	if eps, _ := w.st.Endpoints(ctx, w.account, domain.ReadStrong); len(eps) != 1 {
