@@ -758,8 +758,9 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 	simURL := deps.simURL
 	client := &http.Client{Timeout: 30 * time.Second}
 	runner := &checks.Runner{
-		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client}},
+		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client, Clock: domain.SystemClock}},
 		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: &checks.Yente{BaseURL: simURL, APIKey: localYenteKey, Client: client}},
+		Clock:      domain.SystemClock,
 	}
 	secrets, err := webhooks.ParseSecrets(sampleWebhookSecret)
 	if err != nil {
@@ -770,7 +771,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		return nil, err
 	}
 	d := boot.Deps{
-		Store: st, Log: quietLogger(), Intake: runner,
+		Store: st, Log: quietLogger(), Clock: domain.SystemClock, Intake: runner,
 		Readers:        map[string]api.ScreeningReader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
 		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
@@ -782,7 +783,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		if f.Name == "provider-webhook" {
 			// Only the webhook's signature depends on the sample's time;
 			// the other functions keep their own clocks.
-			fd.Now = now
+			fd.Clock = now
 		}
 		h, err := boot.Handler(f.Name, fd)
 		if err != nil {

@@ -53,7 +53,7 @@ func newStageFixture(t *testing.T) *stageFixture {
 		t.Fatal(err)
 	}
 	ctx := logging.WithLogger(context.Background(), quietLogger())
-	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Allow: allow,
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
 		Deliveries: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}})
 	if err != nil {
 		t.Fatal(err)

@@ -263,7 +263,7 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	t.Cleanup(h.gw.Close)
 
 	h.rcv = newCountingReceiver(t)
-	eps := &subscriptions.Service{Store: h.st, Allow: allow}
+	eps := &subscriptions.Service{Store: h.st, Allow: allow, Clock: domain.SystemClock}
 	ep, err := eps.Create(h.ctx, subscriptions.Actor{AccountID: h.acct, ActionID: "ep-1"}, h.rcv.srv.URL+"/hook", []domain.EventType{domain.EventApproved}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +301,7 @@ func (h *upHarness) review() domain.Review {
 // approve starts and approves a review through the decision handler: one
 // approved event.
 func (h *upHarness) approve(reviewID int64) error {
-	svc := &decisions.Service{Store: h.st}
+	svc := &decisions.Service{Store: h.st, Clock: domain.SystemClock}
 	for _, action := range []domain.Action{domain.ActionStart, domain.ActionApprove} {
 		req := decisions.Request{Action: action, AccountID: h.acct, ReviewID: reviewID, OperatorID: h.op.ID,
 			ActionID: fmt.Sprintf("fault-%d-%s", reviewID, action), Reason: "fault test"}

@@ -88,7 +88,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 		flow.Checkpoints.Drop(context.Background())
 	})
 	return &flowFixture{t: t, ctx: ctx, st: st, names: names, flow: flow, acct: acct, op: op,
-		svc: &decisions.Service{Store: st}, eps: &subscriptions.Service{Store: st, Allow: allow}}
+		svc: &decisions.Service{Store: st, Clock: domain.SystemClock}, eps: &subscriptions.Service{Store: st, Allow: allow, Clock: domain.SystemClock}}
 }
 
 // review creates an entity with its initial review, open, and returns the
@@ -450,7 +450,7 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	rcv.mu.Unlock()
 	rcv2 := newTestReceiver(t, ep.Secret)
 	f.mustUpdateURL(ep, rcv2.url())
-	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
+	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}, Clock: domain.SystemClock}
 	next, err := ops.Redeliver(f.ctx, f.acct, failed.ID, f.op.ID, "receiver back after maintenance", "redeliver-1")
 	if err != nil {
 		t.Fatal(err)

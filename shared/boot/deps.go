@@ -8,6 +8,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -44,10 +45,14 @@ type Deps struct {
 	WebhookTimeout time.Duration
 	// Metrics takes webhook-delivery's metric lines (none when nil).
 	Metrics *metrics.Writer
-	// Now is the clock of the handlers that have one (each package's own
-	// when nil).
-	Now func() time.Time
+	// Clock is every handler's clock (required): domain.SystemClock in AWS,
+	// a fixed or stepping one in tests.
+	Clock domain.Clock
 }
+
+// Now is the clock as a func, for the API functions' entries, which take
+// a func until they take the Clock itself.
+func (d Deps) Now() time.Time { return d.Clock() }
 
 // need is a part of Deps a function uses beyond the store and the logger:
 // FromEnv reads only those, Handler checks those it must have.
@@ -79,6 +84,9 @@ func (d Deps) check(n need) error {
 	}
 	if n.has(needQueue) && d.Deliveries == nil {
 		missing = append(missing, "Deliveries")
+	}
+	if d.Clock == nil {
+		missing = append(missing, "Clock")
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("Deps lacks %s", strings.Join(missing, ", "))

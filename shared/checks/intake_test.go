@@ -77,7 +77,7 @@ func TestIntake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Runner{Registries: map[string]Registry{ProviderWathq: tt.reg}, Screeners: map[string]Screener{ProviderOpenSanctions: tt.scr}}
+			r := &Runner{Registries: map[string]Registry{ProviderWathq: tt.reg}, Screeners: map[string]Screener{ProviderOpenSanctions: tt.scr}, Clock: domain.SystemClock}
 			d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", CountryID: 682,
 				DeclaredName: "Declared Name", Config: saConfig(100), CheckIDs: []int64{10, 11}})
 			e := d.Entity
@@ -118,6 +118,7 @@ func TestIntakeRunsChecksConcurrently(t *testing.T) {
 	r := &Runner{
 		Registries: map[string]Registry{ProviderWathq: &fakeRegistry{rec: RegistryRecord{Found: true, StatusID: "active", Status: domain.RegistrationValid}, barrier: &barrier}},
 		Screeners:  map[string]Screener{ProviderOpenSanctions: &fakeScreener{res: ScreeningResult{Status: domain.SanctionsClear}, barrier: &barrier}},
+		Clock:      domain.SystemClock,
 	}
 	d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", Config: saConfig(5000), CheckIDs: []int64{1, 2}})
 	for _, c := range d.Checks {
@@ -130,7 +131,7 @@ func TestIntakeRunsChecksConcurrently(t *testing.T) {
 func TestIntakeWithoutScreening(t *testing.T) {
 	cfg := domain.DefaultCountryConfig(1, "AE", 784, time.Now())
 	cfg.IntakeChecks = nil
-	d := (&Runner{}).Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "CN-1", CountryCode: "AE", Config: cfg})
+	d := (&Runner{Clock: domain.SystemClock}).Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "CN-1", CountryCode: "AE", Config: cfg})
 	if d.Entity.SanctionsStatus != domain.SanctionsNotRun || len(d.Checks) != 0 || d.Entity.Score != nil {
 		t.Errorf("entity = %+v, checks %d", d.Entity, len(d.Checks))
 	}

@@ -52,7 +52,7 @@ func newWorld(t *testing.T) *world {
 	w.risk = op("Rania Risk", domain.PermRiskAssess)
 	w.edit = op("Eli Editor", domain.PermProfileEdit)
 	w.nobody = op("Nadia Nobody")
-	w.svc = &decisions.Service{Store: st, Checker: &checks.Runner{}}
+	w.svc = &decisions.Service{Store: st, Checker: &checks.Runner{Clock: domain.SystemClock}, Clock: domain.SystemClock}
 	return w
 }
 

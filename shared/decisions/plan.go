@@ -13,7 +13,7 @@ import (
 // plan computes what an action writes: the new review and entity, what it
 // creates, and the audit record with the before and after of what changed.
 func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decision, domain.Review, error) {
-	now := s.now()
+	now := s.Clock.Now()
 	rev, ent := st.review, st.entity
 	reviewChanged, entityChanged := false, false
 	var newReview *domain.Review

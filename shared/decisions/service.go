@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -46,7 +45,8 @@ type Checker interface {
 type Service struct {
 	Store   Store
 	Checker Checker
-	Now     func() time.Time
+	// Clock stamps the changes and the audit record (required).
+	Clock domain.Clock
 }
 
 // Request is one operator action, as the state machine and the command
@@ -336,11 +336,4 @@ func (s *Service) replay(ctx context.Context, rec domain.AuditRecord) (domain.Re
 		}
 	}
 	return s.Store.Review(ctx, rec.AccountID, *rec.ReviewID)
-}
-
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
 }

@@ -165,7 +165,7 @@ func loopback(t *testing.T) webhooks.AllowList {
 }
 
 func deliverer(t *testing.T, w *world, opts webhooks.ClientOptions) *delivery.Deliverer {
-	return &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(opts), Lease: time.Minute}
+	return &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(opts), Lease: time.Minute, Clock: domain.SystemClock}
 }
 
 func handle(t *testing.T, d *delivery.Deliverer, ev events.SQSEvent) []events.SQSBatchItemFailure {
@@ -383,7 +383,7 @@ func TestDeliverDuringRotation(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := deliverer(t, w, webhooks.ClientOptions{Allow: loopback(t)})
-			d.Now = func() time.Time { return tc.at }
+			d.Clock = domain.FixedClock(tc.at)
 			msg := w.message(ep)
 			if f := handle(t, d, sqsEvent(t, msg)); len(f) != 0 {
 				t.Fatalf("failures %+v", f)
@@ -442,7 +442,7 @@ func TestDeliverInterrupted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := deliverer(t, w, webhooks.ClientOptions{Allow: loopback(t)})
 			d.Lease = lease
-			d.Now = func() time.Time { return tc.at }
+			d.Clock = domain.FixedClock(tc.at)
 			if f := handle(t, d, sqsEvent(t, msg)); len(f) != 0 {
 				t.Fatalf("failures %+v", f)
 			}

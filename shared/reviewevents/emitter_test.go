@@ -255,7 +255,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		t.Fatalf("queued %+v", q.sent)
 	}
 	allow, _ := webhooks.ParseAllowList("127.0.0.0/8")
-	d := &delivery.Deliverer{Store: w.St, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute}
+	d := &delivery.Deliverer{Store: w.St, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute, Clock: domain.SystemClock}
 	var sqsEv events.SQSEvent
 	for i, m := range append(q.sent, q.sent...) { // every message twice
 		b, _ := json.Marshal(m)

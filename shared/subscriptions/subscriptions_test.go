@@ -55,7 +55,7 @@ func newWorld(t *testing.T) *world {
 	}
 	w.manager = op("Mona Manager", domain.PermWebhookEndpointEdit)
 	w.viewer = op("Vera Viewer", domain.PermWebhookDeliveryView, domain.PermReviewDecide)
-	w.svc = &subscriptions.Service{Store: st, Now: func() time.Time { return w.clock }}
+	w.svc = &subscriptions.Service{Store: st, Clock: func() time.Time { return w.clock }}
 	return w
 }
 
@@ -551,7 +551,7 @@ func TestStaleVersion(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	rs := &racing{Store: w.st}
-	svc := &subscriptions.Service{Store: rs, Now: w.svc.Now}
+	svc := &subscriptions.Service{Store: rs, Clock: w.svc.Clock}
 	calls := []struct {
 		name string
 		call func(subscriptions.Actor, int64) error
