@@ -378,7 +378,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}},
 		decisionEvent("decision-assign.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || deref(r.AssignedUserName) != "Omar Al-Qahtani" {
+			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || aws.ToString(r.AssignedUserName) != "Omar Al-Qahtani" {
 				t.Errorf("review = %s assigned to %v %v, want open and operator 2", r.Status, r.AssignedUserID, r.AssignedUserName)
 			}
 		}),
@@ -398,7 +398,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-update-profile.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
-			if deref(e.WebsiteURL) != "https://alwaha.example.sa" || deref(e.ActivitySummary) != "Wholesale of building materials" {
+			if aws.ToString(e.WebsiteURL) != "https://alwaha.example.sa" || aws.ToString(e.ActivitySummary) != "Wholesale of building materials" {
 				t.Errorf("entity website %v, summary %v", e.WebsiteURL, e.ActivitySummary)
 			}
 		}),
@@ -409,17 +409,17 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-escalate.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationSupervisor {
+			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationSupervisor {
 				t.Errorf("review = %s / %v, want escalated to a supervisor", r.Status, r.Escalation)
 			}
 		}),
 		decisionEvent("decision-escalate-to-aml.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationAML {
+			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationAML {
 				t.Errorf("review = %s / %v, want escalated to AML", r.Status, r.Escalation)
 			}
 		}),
 		decisionEvent("decision-approve.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.Status != "completed" || deref(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
+			if r.Status != "completed" || aws.ToString(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
 				t.Errorf("review %s %v %v, entity %s: want completed approved with its reason, entity approved", r.Status, r.Outcome, r.OutcomeReason, e.Status)
 			}
 		}),
@@ -434,7 +434,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-reject.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.ID != 3 || deref(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
+			if r.ID != 3 || aws.ToString(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
 				t.Errorf("review %d %v, entity %s: want review 3 rejected, entity rejected", r.ID, r.Outcome, e.Status)
 			}
 		}),
@@ -606,14 +606,6 @@ func decisionEvent(file string, entityID int64, check func(t *testing.T, r decis
 		}
 		check(t, *o.Review, e)
 	}}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // sampleAuthorizerContext is what the authorizer answers for sampleKey, and

@@ -69,9 +69,9 @@ func TestIntake(t *testing.T) {
 		wantScore     *int
 		wantStatuses  [2]domain.CheckStatus
 	}{
-		{"all clear", &fakeRegistry{rec: valid}, &fakeScreener{res: clear}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsClear, ptr(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
-		{"sanctions hit", &fakeRegistry{rec: valid}, &fakeScreener{res: hit}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsHit, ptr(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
-		{"registry times out", &fakeRegistry{block: true}, &fakeScreener{res: clear}, "Declared Name", domain.RegistrationUnknown, domain.SanctionsClear, ptr(30), [2]domain.CheckStatus{domain.CheckFailed, domain.CheckCompleted}},
+		{"all clear", &fakeRegistry{rec: valid}, &fakeScreener{res: clear}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsClear, new(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
+		{"sanctions hit", &fakeRegistry{rec: valid}, &fakeScreener{res: hit}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsHit, new(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
+		{"registry times out", &fakeRegistry{block: true}, &fakeScreener{res: clear}, "Declared Name", domain.RegistrationUnknown, domain.SanctionsClear, new(30), [2]domain.CheckStatus{domain.CheckFailed, domain.CheckCompleted}},
 		{"both fail", &fakeRegistry{err: &ProviderError{Provider: "wathq", Status: "503", Err: errors.New("x")}}, &fakeScreener{err: &ProviderError{Provider: "opensanctions", Status: "unreachable", Err: errors.New("y")}},
 			"Declared Name", domain.RegistrationUnknown, domain.SanctionsNotRun, nil, [2]domain.CheckStatus{domain.CheckFailed, domain.CheckFailed}},
 	}
@@ -136,5 +136,3 @@ func TestIntakeWithoutScreening(t *testing.T) {
 		t.Errorf("entity = %+v, checks %d", d.Entity, len(d.Checks))
 	}
 }
-
-func ptr(n int) *int { return &n }

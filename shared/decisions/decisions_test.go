@@ -71,7 +71,7 @@ func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entitySta
 		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: reviewStatus, CreatedAt: t0, UpdatedAt: t0}},
 	}
 	if reviewStatus == domain.ReviewEscalated {
-		d.Reviews[0].Escalation = ptr(domain.EscalationSupervisor)
+		d.Reviews[0].Escalation = new(domain.EscalationSupervisor)
 	}
 	created, err := w.st.CreateEntity(context.Background(), d)
 	if err != nil {
@@ -85,8 +85,6 @@ func (w *world) req(action domain.Action, review, operator int64) decisions.Requ
 	return decisions.Request{Action: action, AccountID: w.account, ReviewID: review, OperatorID: operator,
 		ActionID: fmt.Sprintf("act-%d", w.seq), Reason: "because"}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func TestTransitions(t *testing.T) {
 	ctx := context.Background()
@@ -155,9 +153,9 @@ func TestTransitions(t *testing.T) {
 		{name: "assess risk without the permission", action: domain.ActionAssessRisk, from: domain.ReviewOpen, operator: decider,
 			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "low" }, wantFailure: domain.FailForbidden},
 		{name: "update profile", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
-			edit: func(r *decisions.Request, _ *world) { r.WebsiteURL = ptr("https://decided.example.sa") }, wantStatus: domain.ReviewOpen},
+			edit: func(r *decisions.Request, _ *world) { r.WebsiteURL = new("https://decided.example.sa") }, wantStatus: domain.ReviewOpen},
 		{name: "update profile with a bad URL", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
-			edit: func(r *decisions.Request, _ *world) { r.SocialURL = ptr("javascript:alert(1)") }, wantFailure: domain.FailInvalid},
+			edit: func(r *decisions.Request, _ *world) { r.SocialURL = new("javascript:alert(1)") }, wantFailure: domain.FailInvalid},
 		{name: "adjudicate a match as a false positive", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,
 			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-weak", domain.VerdictFalsePositive }, wantStatus: domain.ReviewInProgress},
 		{name: "adjudicate an unknown match", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,

@@ -22,8 +22,8 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 
 	complete := func(outcome string) {
 		rev.Status = domain.ReviewCompleted
-		rev.Outcome = ptr(outcome)
-		rev.OutcomeReason = ptr(req.Reason)
+		rev.Outcome = new(outcome)
+		rev.OutcomeReason = new(req.Reason)
 		rev.CompletedAt = &now
 		rev.Escalation = nil
 		ent.Status = entityStatusAfter(rev, outcome)
@@ -36,20 +36,20 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		if err != nil {
 			return domain.Decision{}, domain.Review{}, err
 		}
-		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, ptr(assignee.Name)
+		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, new(assignee.Name)
 		reviewChanged = true
 	case domain.ActionStart:
 		rev.Status = domain.ReviewInProgress
 		rev.StartedAt = &now
 		if rev.AssignedUserID == nil {
-			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, ptr(st.operator.Name)
+			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, new(st.operator.Name)
 		}
 		reviewChanged = true
 	case domain.ActionEscalate:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationSupervisor)
+		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationSupervisor)
 		reviewChanged = true
 	case domain.ActionEscalateToAML:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML)
+		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationAML)
 		reviewChanged = true
 	case domain.ActionApprove:
 		complete(domain.OutcomeApproved)
@@ -57,7 +57,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		complete(domain.OutcomeRejected)
 	case domain.ActionCancel:
 		rev.Status, rev.CompletedAt, rev.Escalation = domain.ReviewCancelled, &now, nil
-		rev.OutcomeReason = ptr(req.Reason)
+		rev.OutcomeReason = new(req.Reason)
 		reviewChanged = true
 	case domain.ActionQueueChecks:
 		cs, err := s.rerun(ctx, req, st, &ent)
@@ -100,7 +100,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 			if *v == "" {
 				*dst = nil
 			} else {
-				*dst = ptr(*v)
+				*dst = new(*v)
 			}
 		}
 		set(&ent.WebsiteURL, req.WebsiteURL)
@@ -238,8 +238,8 @@ func sanctionsAfterAdjudication(latest domain.Check, dismissed []string, verdict
 
 func reviewSnapshot(r domain.Review) map[string]any {
 	return map[string]any{
-		"status": string(r.Status), "outcome": deref(r.Outcome), "outcome_reason": deref(r.OutcomeReason),
-		"assigned_user_id": derefID(r.AssignedUserID), "escalation": deref(r.Escalation),
+		"status": string(r.Status), "outcome": domain.Deref(r.Outcome), "outcome_reason": domain.Deref(r.OutcomeReason),
+		"assigned_user_id": domain.Deref(r.AssignedUserID), "escalation": domain.Deref(r.Escalation),
 		"started_at": timeOrEmpty(r.StartedAt), "completed_at": timeOrEmpty(r.CompletedAt),
 		"checks_queued_at": timeOrEmpty(r.ChecksQueuedAt), "checks_count": r.ChecksCount,
 	}
@@ -248,8 +248,8 @@ func reviewSnapshot(r domain.Review) map[string]any {
 func entitySnapshot(e domain.Entity) map[string]any {
 	m := map[string]any{
 		"entity_status": string(e.Status), "legal_name": e.LegalName, "registration_status": string(e.RegistrationStatus),
-		"sanctions_status": string(e.SanctionsStatus), "website_url": deref(e.WebsiteURL), "social_url": deref(e.SocialURL),
-		"business_activity_summary": deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
+		"sanctions_status": string(e.SanctionsStatus), "website_url": domain.Deref(e.WebsiteURL), "social_url": domain.Deref(e.SocialURL),
+		"business_activity_summary": domain.Deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
 		"risk_level": "", "risk_level_updated_at": "", "current_score": "", "entity_checks_count": e.ChecksCount,
 		"entity_reviews_count": e.ReviewsCount,
 	}
@@ -269,22 +269,6 @@ func diff(old, cur, before, after map[string]any) {
 			before[k], after[k] = old[k], v
 		}
 	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func derefID(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func timeOrEmpty(t *time.Time) string {

@@ -35,8 +35,6 @@ var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 const secret = "whsec_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
 
-func ptr[T any](v T) *T { return &v }
-
 type world struct {
 	st      *store.Store
 	account int64
@@ -82,7 +80,7 @@ func (w *world) endpoint(t *testing.T, url string, edit func(*domain.Endpoint)) 
 func (w *world) message(ep domain.Endpoint) delivery.Message {
 	n := int64(w.next())
 	ev := domain.Event{EventType: domain.EventApproved, EntityReviewID: 1000 + n, EntityID: 500 + n, AccountID: w.account,
-		Outcome: ptr(domain.OutcomeApproved), OccurredAt: "2026-11-01T10:00:00.000Z"}
+		Outcome: new(domain.OutcomeApproved), OccurredAt: "2026-11-01T10:00:00.000Z"}
 	return delivery.NewMessage(fmt.Sprintf("evt_%032d", n), ev, ep.ID)
 }
 
@@ -369,7 +367,7 @@ func TestDeliverDuringRotation(t *testing.T) {
 	const newSecret = "whsec_new"
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ep := w.endpoint(t, rcv.url(), func(e *domain.Endpoint) {
-		e.Secret, e.PreviousSecret, e.PreviousExpiresAt = newSecret, secret, ptr(now.Add(time.Hour))
+		e.Secret, e.PreviousSecret, e.PreviousExpiresAt = newSecret, secret, new(now.Add(time.Hour))
 	})
 	tests := []struct {
 		name     string
