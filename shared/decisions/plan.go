@@ -107,7 +107,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		set(&ent.SocialURL, req.SocialURL)
 		set(&ent.ActivitySummary, req.ActivitySummary)
 		if ent.Score != nil { // online presence counts in the coverage score
-			ent.Score = checks.Coverage(coverageOf(ent))
+			ent.Score = checks.Coverage(checks.CoverageFrom(ent))
 		}
 		entityChanged = true
 	case domain.ActionOpenPeriodicReview:
@@ -186,7 +186,7 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		}
 	}
 	if d.Entity.Score != nil || ent.Score != nil {
-		in := coverageOf(*ent)
+		in := checks.CoverageFrom(*ent)
 		for _, c := range d.Checks {
 			if c.Status == domain.CheckCompleted && c.Type == domain.CheckOrganizationScreening {
 				in.Screened = true
@@ -195,22 +195,6 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		ent.Score = checks.Coverage(in)
 	}
 	return d.Checks, nil
-}
-
-// coverageOf reads the coverage inputs back from an entity's record.
-func coverageOf(e domain.Entity) checks.CoverageInput {
-	in := checks.CoverageInput{
-		RegistryValid: e.RegistrationStatus == domain.RegistrationValid,
-		Documents:     e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
-	}
-	if e.Score != nil {
-		for _, c := range e.Score.Breakdown {
-			if c.Key == checks.ScoreScreening && c.Points > 0 {
-				in.Screened = true
-			}
-		}
-	}
-	return in
 }
 
 // sanctionsAfterAdjudication: a confirmed match is a hit; dismissing
