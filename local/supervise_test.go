@@ -30,6 +30,7 @@ import (
 
 	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -263,6 +264,7 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	t.Cleanup(h.gw.Close)
 
 	h.rcv = newCountingReceiver(t)
+	// Directly: endpoints are no function of their own (admin runs this).
 	eps := &subscriptions.Service{Store: h.st, Allow: allow, Clock: domain.SystemClock}
 	ep, err := eps.Create(h.ctx, subscriptions.Actor{AccountID: h.acct, ActionID: "ep-1"}, h.rcv.srv.URL+"/hook", []domain.EventType{domain.EventApproved}, "")
 	if err != nil {
@@ -301,11 +303,14 @@ func (h *upHarness) review() domain.Review {
 // approve starts and approves a review through the decision handler: one
 // approved event.
 func (h *upHarness) approve(reviewID int64) error {
-	svc := &decisions.Service{Store: h.st, Clock: domain.SystemClock}
+	decide, err := boot.As[boot.DecisionHandler]("decision", providers{}.deps(h.st, quietLogger()))
+	if err != nil {
+		return err
+	}
 	for _, action := range []domain.Action{domain.ActionStart, domain.ActionApprove} {
 		req := decisions.Request{Action: action, AccountID: h.acct, ReviewID: reviewID, OperatorID: h.op.ID,
 			ActionID: fmt.Sprintf("fault-%d-%s", reviewID, action), Reason: "fault test"}
-		if _, err := svc.Handle(h.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}); err != nil {
+		if _, err := decide(h.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}); err != nil {
 			return fmt.Errorf("%s review %d: %w", action, reviewID, err)
 		}
 	}
