@@ -3,6 +3,8 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -143,13 +145,8 @@ func Refusal(err error) string {
 	if len(fields) == 0 {
 		return ErrorMessage(err)
 	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		parts = append(parts, k+" "+strings.Join(fields[k], "; "))
 	}
 	return strings.Join(parts, "; ")
