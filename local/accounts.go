@@ -120,7 +120,7 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 func cmdKey(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("key " + sub)
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	perms := c.fs.String("permissions", "", "create: permissions, comma-separated: "+strings.Join(domain.APIKeyPermissions, ","))
+	perms := c.fs.String("permissions", "", "create: permissions, comma-separated: "+strings.Join(domain.APIKeyPermissions(), ","))
 	description := c.fs.String("description", "", "create: what the key is for")
 	id := c.fs.String("id", "", "revoke, rotate: the key's id (key_…, from key list)")
 	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
@@ -186,7 +186,7 @@ func cmdOperator(ctx context.Context, sub string, args []string) error {
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
 	id := c.fs.Int64("id", 0, "update, disable: the operator's id")
 	name := c.fs.String("name", "", "create, update: the operator's name")
-	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions, ","))
+	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions(), ","))
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}

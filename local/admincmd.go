@@ -15,6 +15,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // adminTarget runs admin command documents and answers their JSON results,
@@ -98,7 +99,7 @@ func localAdmin(e *env) (boot.AdminHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boot.As[boot.AdminHandler]("admin", boot.Deps{Store: e.store, Log: e.log, Deliveries: &lazyQueue{}, Allow: allow})
+	return boot.As[boot.AdminHandler]("admin", boot.Deps{Store: e.store, Log: e.log, Clock: domain.SystemClock, Deliveries: &lazyQueue{}, Allow: allow})
 }
 
 // lazyQueue finds the local deliveries queue when first used.

@@ -13,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -49,8 +50,9 @@ func simulatorProviders(baseURL string) providers {
 	secrets, _ := webhooks.ParseSecrets(localWebhookSecret())
 	return providers{
 		intake: &checks.Runner{
-			Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: baseURL, APIKey: localWathqKey, Client: client}},
+			Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: baseURL, APIKey: localWathqKey, Client: client, Clock: domain.SystemClock}},
 			Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
+			Clock:      domain.SystemClock,
 		},
 		screening:      yente,
 		webhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
@@ -62,13 +64,13 @@ func simulatorProviders(baseURL string) providers {
 // every webhook is refused.
 func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 	if p.intake == nil {
-		p.intake = &checks.Runner{} // every check fails: no provider is configured
+		p.intake = &checks.Runner{Clock: domain.SystemClock} // every check fails: no provider is configured
 	}
 	if p.screening == nil {
 		p.screening = &checks.Yente{}
 	}
 	return boot.Deps{
-		Store: st, Log: log, Intake: p.intake, WebhookSecrets: p.webhookSecrets,
+		Store: st, Log: log, Clock: domain.SystemClock, Intake: p.intake, WebhookSecrets: p.webhookSecrets,
 		Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: p.screening},
 	}
 }

@@ -114,7 +114,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 		return taskError(err)
 	}
 	if v.RequiresSecondApproval && req.SecondApproverID == 0 {
-		return fmt.Errorf("SecondApproverRequired: this account requires a second approver: add --second-approver OPERATOR_ID")
+		return errors.New(domain.FailSecondApprover + ": this account requires a second approver: add --second-approver OPERATOR_ID")
 	}
 	out, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
 	if err != nil {

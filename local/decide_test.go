@@ -77,10 +77,10 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	// A refusal comes back as a named failure, as Step Functions sees it.
 	_, err = apply(domain.ActionStart, "a4", nil)
 	var ie messages.InvokeResponse_Error
-	if !errors.As(err, &ie) || ie.Type != decisions.FailIllegalTransition {
+	if !errors.As(err, &ie) || ie.Type != domain.FailIllegalTransition {
 		t.Errorf("refusal = %#v", err)
 	}
-	if _, err := svc(ctx, decisions.TaskInput{Phase: "later", Request: decisions.Request{}}); !errors.As(err, &ie) || ie.Type != decisions.FailInvalid {
+	if _, err := svc(ctx, decisions.TaskInput{Phase: "later", Request: decisions.Request{}}); !errors.As(err, &ie) || ie.Type != domain.FailInvalid {
 		t.Errorf("bad phase = %#v", err)
 	}
 }

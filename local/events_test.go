@@ -129,7 +129,7 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 		name  string
 		perms []string
 	}{
-		{"Sara Al-Harbi", domain.OperatorPermissions},
+		{"Sara Al-Harbi", domain.OperatorPermissions()},
 		{"Omar Al-Qahtani", []string{domain.PermReviewDecide}},
 	} {
 		o, err := st.CreateOperator(ctx, acct, op.name, op.perms, now)
@@ -378,7 +378,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}},
 		decisionEvent("decision-assign.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || deref(r.AssignedUserName) != "Omar Al-Qahtani" {
+			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || aws.ToString(r.AssignedUserName) != "Omar Al-Qahtani" {
 				t.Errorf("review = %s assigned to %v %v, want open and operator 2", r.Status, r.AssignedUserID, r.AssignedUserName)
 			}
 		}),
@@ -398,7 +398,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-update-profile.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
-			if deref(e.WebsiteURL) != "https://alwaha.example.sa" || deref(e.ActivitySummary) != "Wholesale of building materials" {
+			if aws.ToString(e.WebsiteURL) != "https://alwaha.example.sa" || aws.ToString(e.ActivitySummary) != "Wholesale of building materials" {
 				t.Errorf("entity website %v, summary %v", e.WebsiteURL, e.ActivitySummary)
 			}
 		}),
@@ -409,17 +409,17 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-escalate.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationSupervisor {
+			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationSupervisor {
 				t.Errorf("review = %s / %v, want escalated to a supervisor", r.Status, r.Escalation)
 			}
 		}),
 		decisionEvent("decision-escalate-to-aml.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.Status != "escalated" || deref(r.Escalation) != domain.EscalationAML {
+			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationAML {
 				t.Errorf("review = %s / %v, want escalated to AML", r.Status, r.Escalation)
 			}
 		}),
 		decisionEvent("decision-approve.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.Status != "completed" || deref(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
+			if r.Status != "completed" || aws.ToString(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
 				t.Errorf("review %s %v %v, entity %s: want completed approved with its reason, entity approved", r.Status, r.Outcome, r.OutcomeReason, e.Status)
 			}
 		}),
@@ -434,7 +434,7 @@ func sampleEvents() []sampleEvent {
 			}
 		}),
 		decisionEvent("decision-reject.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.ID != 3 || deref(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
+			if r.ID != 3 || aws.ToString(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
 				t.Errorf("review %d %v, entity %s: want review 3 rejected, entity rejected", r.ID, r.Outcome, e.Status)
 			}
 		}),
@@ -608,14 +608,6 @@ func decisionEvent(file string, entityID int64, check func(t *testing.T, r decis
 	}}
 }
 
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 // sampleAuthorizerContext is what the authorizer answers for sampleKey, and
 // what the API events carry in requestContext.authorizer.
 func sampleAuthorizerContext() map[string]any {
@@ -758,8 +750,9 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 	simURL := deps.simURL
 	client := &http.Client{Timeout: 30 * time.Second}
 	runner := &checks.Runner{
-		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client}},
+		Registries: map[string]checks.Registry{checks.ProviderWathq: &checks.Wathq{BaseURL: simURL, APIKey: localWathqKey, Client: client, Clock: domain.SystemClock}},
 		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: &checks.Yente{BaseURL: simURL, APIKey: localYenteKey, Client: client}},
+		Clock:      domain.SystemClock,
 	}
 	secrets, err := webhooks.ParseSecrets(sampleWebhookSecret)
 	if err != nil {
@@ -770,7 +763,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		return nil, err
 	}
 	d := boot.Deps{
-		Store: st, Log: quietLogger(), Intake: runner,
+		Store: st, Log: quietLogger(), Clock: domain.SystemClock, Intake: runner,
 		Readers:        map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
 		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
@@ -782,7 +775,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		if f.Name == "provider-webhook" {
 			// Only the webhook's signature depends on the sample's time;
 			// the other functions keep their own clocks.
-			fd.Now = now
+			fd.Clock = now
 		}
 		h, err := boot.Handler(f.Name, fd)
 		if err != nil {
@@ -974,7 +967,7 @@ func adminRefusals(t *testing.T, st *store.Store, h sampleInvoker) {
 			{"change of an unknown operator", `{"command": "operator.update", "actor": "ops@example.com", "account_id": 1, "operator_id": 99, "name": "X"}`,
 				sampleRefusal{"NotFound", "Account 1 has no operator 99."}},
 			{"key with an unknown permission", `{"command": "key.create", "actor": "ops@example.com", "account_id": 1, "permissions": ["entity.delete"]}`,
-				sampleRefusal{"InvalidRequest", `permissions "entity.delete" is not a permission; use ` + strings.Join(domain.APIKeyPermissions, ", ")}},
+				sampleRefusal{"InvalidRequest", `permissions "entity.delete" is not a permission; use ` + strings.Join(domain.APIKeyPermissions(), ", ")}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -66,7 +67,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	}
 	// No metrics: CloudWatch is not here to read them.
 	d := boot.Deps{
-		Store: st, Log: log, Allow: o.Allow, WebhookTimeout: o.ClientTimeout,
+		Store: st, Log: log, Clock: domain.SystemClock, Allow: o.Allow, WebhookTimeout: o.ClientTimeout,
 		Deliveries: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]},
 	}
 	emit, err := boot.As[boot.StreamHandler](events.Name, d)

@@ -35,6 +35,7 @@ import (
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
@@ -763,7 +764,10 @@ func TestHostileRequests(t *testing.T) {
 // the key itself is allowed.
 func TestHostileAuthorizerEvents(t *testing.T) {
 	f := newHostileFixture(t)
-	authorize := (&auth.Authorizer{Keys: f.st}).Handle
+	authorize, err := boot.As[boot.AuthorizerHandler]("authorizer", providers{}.deps(f.st, quietLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	headers := map[string]string{
 		"empty": "", "invalid UTF-8": "Bearer \xff\xfe", "NUL": "Bearer \x00", "newline": "Bearer " + f.key + "\n" + f.key,
 		"64 KB": "Bearer " + strings.Repeat("k", 64<<10), "Basic": "Basic dXNlcjpwYXNz", "prefix only": "Bearer evs_",

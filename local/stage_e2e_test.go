@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,7 +53,7 @@ func newStageFixture(t *testing.T) *stageFixture {
 		t.Fatal(err)
 	}
 	ctx := logging.WithLogger(context.Background(), quietLogger())
-	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Allow: allow,
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
 		Deliveries: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestFirstDayOnAStage(t *testing.T) {
 		v := &receiver.Verifier{Secrets: [][]byte{[]byte(secret)}, Log: quietLogger()}
 		receiver.Handler(v, func(_ context.Context, ev receiver.Event, id string) error {
 			if failing.Load() {
-				return fmt.Errorf("receiver down")
+				return errors.New("receiver down")
 			}
 			received.Store(id, ev.EventType)
 			return nil

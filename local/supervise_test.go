@@ -30,6 +30,7 @@ import (
 
 	"github.com/evs-kyb/evs/local/pipeline"
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -216,7 +217,7 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	h.st, h.names = stack.store()
 	e := &env{store: h.st, names: h.names, log: quietLogger()}
 	h.acct = mustAccount(t, e, "Faults", "SA")
-	op, err := h.st.CreateOperator(h.ctx, h.acct, "Lina Haddad", domain.OperatorPermissions, domain.Now())
+	op, err := h.st.CreateOperator(h.ctx, h.acct, "Lina Haddad", domain.OperatorPermissions(), domain.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,8 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	t.Cleanup(h.gw.Close)
 
 	h.rcv = newCountingReceiver(t)
-	eps := &subscriptions.Service{Store: h.st, Allow: allow}
+	// Directly: endpoints are no function of their own (admin runs this).
+	eps := &subscriptions.Service{Store: h.st, Allow: allow, Clock: domain.SystemClock}
 	ep, err := eps.Create(h.ctx, subscriptions.Actor{AccountID: h.acct, ActionID: "ep-1"}, h.rcv.srv.URL+"/hook", []domain.EventType{domain.EventApproved}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -301,11 +303,14 @@ func (h *upHarness) review() domain.Review {
 // approve starts and approves a review through the decision handler: one
 // approved event.
 func (h *upHarness) approve(reviewID int64) error {
-	svc := &decisions.Service{Store: h.st}
+	decide, err := boot.As[boot.DecisionHandler]("decision", providers{}.deps(h.st, quietLogger()))
+	if err != nil {
+		return err
+	}
 	for _, action := range []domain.Action{domain.ActionStart, domain.ActionApprove} {
 		req := decisions.Request{Action: action, AccountID: h.acct, ReviewID: reviewID, OperatorID: h.op.ID,
 			ActionID: fmt.Sprintf("fault-%d-%s", reviewID, action), Reason: "fault test"}
-		if _, err := svc.Handle(h.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}); err != nil {
+		if _, err := decide(h.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}); err != nil {
 			return fmt.Errorf("%s review %d: %w", action, reviewID, err)
 		}
 	}

@@ -142,7 +142,7 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
 	e.log.Info("demo data seeded", "account_id", acct.ID, "entities", n, "ms", time.Since(start).Milliseconds())
-	key, err := createKey(ctx, e, acct.ID, append([]string(nil), domain.APIKeyPermissions...))
+	key, err := createKey(ctx, e, acct.ID, domain.APIKeyPermissions())
 	if err != nil {
 		return nil, err
 	}

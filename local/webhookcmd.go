@@ -140,7 +140,7 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 
 func eventNames() []string {
 	var out []string
-	for _, t := range domain.EventTypes {
+	for _, t := range domain.EventTypes() {
 		out = append(out, string(t))
 	}
 	return out

@@ -78,7 +78,7 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 		msgs := make([]delivery.Message, 0, benchDeliveries)
 		for n := 0; n < benchDeliveries; n++ {
 			ev := domain.Event{EventType: domain.EventApproved, EntityReviewID: int64(n + 1), EntityID: int64(n + 1), AccountID: f.acct,
-				Outcome: ptrTo("approved"), OccurredAt: domain.FormatTime(domain.Now())}
+				Outcome: new("approved"), OccurredAt: domain.FormatTime(domain.Now())}
 			msgs = append(msgs, delivery.NewMessage(fmt.Sprintf("evt_bench_%d", n), ev, ep.ID))
 		}
 		if err := q.Send(f.ctx, msgs); err != nil {
@@ -102,8 +102,6 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 		b.ReportMetric(float64(elapsed.Microseconds())/1000/benchDeliveries, "ms/delivery")
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // BenchmarkHealthyBesideSleepingEndpoint measures, in one run, the healthy
 // endpoint's p50 delay (commit → verified POST) alone, then with a second

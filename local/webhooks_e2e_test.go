@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -46,9 +47,11 @@ type flowFixture struct {
 	flow  *reviewFlow
 	acct  int64
 	op    domain.Operator
-	svc   *decisions.Service
-	eps   *subscriptions.Service
-	seq   int
+	svc   boot.DecisionHandler
+	// eps sets endpoints up directly: endpoints are no function of their
+	// own (the admin function runs this service).
+	eps *subscriptions.Service
+	seq int
 }
 
 func newFlowFixture(t testing.TB) *flowFixture {
@@ -68,7 +71,7 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 	st := store.New(db, names)
 	e := &env{store: st, names: names, log: quietLogger()}
 	acct := mustAccount(t, e, "Events", "SA")
-	op, err := st.CreateOperator(ctx, acct, "Lina Haddad", domain.OperatorPermissions, domain.Now())
+	op, err := st.CreateOperator(ctx, acct, "Lina Haddad", domain.OperatorPermissions(), domain.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +90,12 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 		}
 		flow.Checkpoints.Drop(context.Background())
 	})
+	decide, err := boot.As[boot.DecisionHandler]("decision", providers{}.deps(st, quietLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &flowFixture{t: t, ctx: ctx, st: st, names: names, flow: flow, acct: acct, op: op,
-		svc: &decisions.Service{Store: st}, eps: &subscriptions.Service{Store: st, Allow: allow}}
+		svc: decide, eps: &subscriptions.Service{Store: st, Allow: allow, Clock: domain.SystemClock}}
 }
 
 // review creates an entity with its initial review, open, and returns the
@@ -122,7 +129,7 @@ func (f *flowFixture) decide(action domain.Action, reviewID int64, edit func(*de
 	if edit != nil {
 		edit(&req)
 	}
-	out, err := f.svc.Handle(f.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+	out, err := f.svc(f.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
 	if err != nil {
 		f.t.Fatalf("%s review %d: %v", action, reviewID, err)
 	}
@@ -450,7 +457,9 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	rcv.mu.Unlock()
 	rcv2 := newTestReceiver(t, ep.Secret)
 	f.mustUpdateURL(ep, rcv2.url())
-	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}}
+	// The service itself, not the admin function: the test reads the
+	// domain.Delivery it returns (TestFirstDayOnAStage redelivers through admin).
+	ops := &delivery.Redeliverer{Store: f.st, Queue: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}, Clock: domain.SystemClock}
 	next, err := ops.Redeliver(f.ctx, f.acct, failed.ID, f.op.ID, "receiver back after maintenance", "redeliver-1")
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		before, _ := st.Review(ctx, acct, review) // completed by the subtest above
 		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf-restart"}, 0)
 		wfStates(t, res, "Validate", "IllegalTransition")
-		wfFailure(t, res, decisions.FailIllegalTransition, "cannot start review")
+		wfFailure(t, res, domain.FailIllegalTransition, "cannot start review")
 		unchanged(t, acct, before, "wf-restart")
 	})
 
@@ -123,7 +123,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		// The operator approving their own action: Apply refuses it.
 		res = run(t, approve("wf4-self"), decider)
 		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "SecondApproverRequired")
-		wfFailure(t, res, decisions.FailSecondApprover, "another operator")
+		wfFailure(t, res, domain.FailSecondApprover, "another operator")
 		unchanged(t, acct, before, "wf4-self")
 
 		res = run(t, approve("wf4-approved"), second)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
-	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // What the placeholders of the ASL file must become, as ref renders them.
@@ -164,9 +164,9 @@ func TestDecisionDefinition(t *testing.T) {
 	// DecisionFailed.
 	lambdaErrors := []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}
 	refusals := map[string][]string{
-		"Validate": {decisions.FailIllegalTransition, decisions.FailForbidden, decisions.FailNotFound, decisions.FailInvalid},
-		"Apply": {decisions.FailIllegalTransition, decisions.FailForbidden, decisions.FailNotFound, decisions.FailInvalid,
-			decisions.FailConflict, decisions.FailSecondApprover},
+		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid},
+		"Apply": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid,
+			domain.FailConflict, domain.FailSecondApprover},
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)

@@ -43,13 +43,13 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	life := span{e.CreatedAt, e.UpdatedAt}
 
 	if pct(r, 55) {
-		e.WebsiteURL = ptr(website(core, sector, p.country))
+		e.WebsiteURL = new(website(core, sector, p.country))
 	}
 	if pct(r, 40) {
-		e.SocialURL = ptr(social(r, core, sector))
+		e.SocialURL = new(social(r, core, sector))
 	}
 	if pct(r, 50) {
-		e.ActivitySummary = ptr(pick(r, activities))
+		e.ActivitySummary = new(pick(r, activities))
 	}
 	e.RelationshipsCount = r.IntN(5)
 	switch {

@@ -66,9 +66,9 @@ func bulkEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 		if st == domain.EntityRejected {
 			outcome, reason = domain.OutcomeRejected, ReasonSanctionsHit
 		}
-		rv.Status, rv.Outcome, rv.OutcomeReason = domain.ReviewCompleted, ptr(outcome), ptr(reason)
-		rv.AssignedUserID, rv.AssignedUserName = ptr(op.id), ptr(op.name)
-		rv.StartedAt, rv.CompletedAt, rv.UpdatedAt = ptr(life.at(0.3)), ptr(updated), updated
+		rv.Status, rv.Outcome, rv.OutcomeReason = domain.ReviewCompleted, new(outcome), new(reason)
+		rv.AssignedUserID, rv.AssignedUserName = new(op.id), new(op.name)
+		rv.StartedAt, rv.CompletedAt, rv.UpdatedAt = new(life.at(0.3)), new(updated), updated
 	}
 	ch := check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, cp, e, checkAt, life)
 	e.SanctionsStatus = sanctionsFrom([]domain.Check{ch})

@@ -43,9 +43,9 @@ func buildChecks(r *rand.Rand, p plan, e domain.Entity, life span, m marks, i in
 		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, e, at, life))
 	case extraParty:
 		ch := check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, e, at, life)
-		ch.SubjectType = ptr("party")
-		ch.SubjectID = ptr(int64(100_000 + i*8 + r.IntN(8)))
-		ch.SubjectDisplayName = ptr(pick(r, partyNames))
+		ch.SubjectType = new("party")
+		ch.SubjectID = new(int64(100_000 + i*8 + r.IntN(8)))
+		ch.SubjectDisplayName = new(pick(r, partyNames))
 		out = append(out, ch)
 	case extraPeriodicRescreen:
 		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerPeriodicReview, p.extraCheck, e, at, life))
@@ -89,7 +89,7 @@ func check(r *rand.Rand, typ domain.CheckType, trigger string, cp checkPlan, e d
 		ch.Result = map[string]any{"status": "failed", "error": map[string]string{
 			"timeout": "provider_timeout", "503": "provider_unavailable", "429": "rate_limited",
 		}[failure]}
-		ch.CheckedAt = ptr(life.after(created, took))
+		ch.CheckedAt = new(life.after(created, took))
 		ch.UpdatedAt = *ch.CheckedAt
 	case domain.CheckCompleted:
 		if typ == domain.CheckRegistryLookup {
@@ -110,7 +110,7 @@ func check(r *rand.Rand, typ domain.CheckType, trigger string, cp checkPlan, e d
 			}
 			ch.Result = map[string]any{"status": cp.outcome, "matched": n > 0, "matches_count": n}
 		}
-		ch.CheckedAt = ptr(life.after(created, took))
+		ch.CheckedAt = new(life.after(created, took))
 		ch.UpdatedAt = *ch.CheckedAt
 	}
 	return ch

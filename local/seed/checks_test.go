@@ -97,7 +97,7 @@ func checkChecks(t *testing.T, d domain.EntityDetail) {
 		if i > 0 && !c.CreatedAt.After(d.Checks[i-1].CreatedAt) {
 			t.Errorf("%q: checks not in creation order", name)
 		}
-		if !slices.Contains(domain.CheckStatuses, c.Status) || !slices.Contains(triggers, c.TriggeringReason) || c.ProviderStatus == "" {
+		if !slices.Contains(domain.CheckStatuses(), c.Status) || !slices.Contains(triggers, c.TriggeringReason) || c.ProviderStatus == "" {
 			t.Errorf("%q: check %+v", name, c)
 		}
 		switch c.Type {

@@ -31,5 +31,3 @@ func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 func pct(r *rand.Rand, p int) bool { return r.IntN(100) < p }
 
 func between(r *rand.Rand, a, b float64) float64 { return a + r.Float64()*(b-a) }
-
-func ptr[T any](v T) *T { return &v }

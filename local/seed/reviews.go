@@ -18,7 +18,7 @@ type marks struct {
 
 func assign(r *rand.Rand, rv *domain.Review) {
 	op := pick(r, operators)
-	rv.AssignedUserID, rv.AssignedUserName = ptr(op.id), ptr(op.name)
+	rv.AssignedUserID, rv.AssignedUserName = new(op.id), new(op.name)
 }
 
 // review builds one review of status st created at created; its later
@@ -36,15 +36,15 @@ func review(r *rand.Rand, purpose domain.ReviewPurpose, st domain.ReviewStatus, 
 	switch st {
 	case domain.ReviewInProgress, domain.ReviewEscalated:
 		assign(r, &rv)
-		rv.StartedAt, rv.UpdatedAt = ptr(started), end
+		rv.StartedAt, rv.UpdatedAt = new(started), end
 	case domain.ReviewCompleted:
 		assign(r, &rv)
-		rv.StartedAt, rv.CompletedAt, rv.UpdatedAt = ptr(started), ptr(end), end
-		rv.Outcome, rv.OutcomeReason = ptr(outcome), ptr(reason)
+		rv.StartedAt, rv.CompletedAt, rv.UpdatedAt = new(started), new(end), end
+		rv.Outcome, rv.OutcomeReason = new(outcome), new(reason)
 	case domain.ReviewCancelled:
 		if pct(r, 50) {
 			assign(r, &rv)
-			rv.StartedAt = ptr(started)
+			rv.StartedAt = new(started)
 		}
 		rv.UpdatedAt = end
 	}

@@ -107,7 +107,7 @@ func TestDemoCounts(t *testing.T) {
 				t.Errorf("%q: url %q", e.LegalName, *u)
 			}
 		}
-		if e.Risk != nil && !slices.Contains(domain.RiskLevels, e.Risk.Level) {
+		if e.Risk != nil && !slices.Contains(domain.RiskLevels(), e.Risk.Level) {
 			t.Errorf("%q: risk %q", e.LegalName, e.Risk.Level)
 		}
 		if e.Status == domain.EntityDraft && e.Risk != nil {

@@ -207,7 +207,7 @@ func applyAccountFields(a *domain.Account, p accountFields) error {
 
 func fourEyesActions() []string {
 	out := []string{domain.FourEyesApproveHighRisk}
-	for _, a := range domain.Actions {
+	for _, a := range domain.Actions() {
 		out = append(out, string(a))
 	}
 	return out

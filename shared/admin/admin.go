@@ -86,8 +86,8 @@ type Handler struct {
 	// Allow lists the networks a plain-http or private endpoint URL may use
 	// (none in AWS).
 	Allow webhooks.AllowList
-	// Now is the clock.
-	Now func() time.Time
+	// Clock stamps audit records and what the commands create (required).
+	Clock domain.Clock
 }
 
 // MaxDocument bounds a command document (Lambda's own limit is 6 MB).
@@ -163,7 +163,7 @@ func Commands() []string {
 // (errorType InvalidRequest, NotFound, Forbidden or Conflict) that the
 // caller reads; a fault fails with its own type and is logged.
 func (h *Handler) Handle(ctx context.Context, doc json.RawMessage) (json.RawMessage, error) {
-	c := &call{doc: doc, now: h.now()}
+	c := &call{doc: doc, now: h.Clock.Now()}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		c.requestID = lc.AwsRequestID
 	}
@@ -175,7 +175,7 @@ func (h *Handler) Handle(ctx context.Context, doc json.RawMessage) (json.RawMess
 	if err != nil {
 		if name := domain.FailureName(err); name != "" {
 			log.Info("admin command refused", "failure", name, "reason", domain.ErrorMessage(err), "fields", domain.ErrorFields(err))
-			return nil, messages.InvokeResponse_Error{Type: name, Message: refusal(err)}
+			return nil, messages.InvokeResponse_Error{Type: name, Message: domain.Refusal(err)}
 		}
 		log.Error("admin command failed", "error", err.Error())
 		return nil, fmt.Errorf("admin %s: %w", c.Command, err)
@@ -283,25 +283,6 @@ func notFields(c *call, given map[string]bool) error {
 	return domain.Invalid(names[0], "is not a field of "+c.Command)
 }
 
-// refusal is the message a refused command answers: the sentence, and for
-// validation failures each field's messages.
-func refusal(err error) string {
-	fields := domain.ErrorFields(err)
-	if len(fields) == 0 {
-		return domain.ErrorMessage(err)
-	}
-	var keys []string
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+" "+strings.Join(fields[k], "; "))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // checkText refuses blank (when required), over-long and control-character
 // text.
 func checkText(field, v string, max int, required bool) error {
@@ -354,17 +335,10 @@ func (c *call) audit(accountID int64, action domain.Action, before, after map[st
 		Actor: c.Actor, RequestID: c.requestID, Before: before, After: after, At: c.now}
 }
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
-}
-
 func (h *Handler) endpoints() *subscriptions.Service {
-	return &subscriptions.Service{Store: h.Store, Allow: h.Allow, Now: h.Now}
+	return &subscriptions.Service{Store: h.Store, Allow: h.Allow, Clock: h.Clock}
 }
 
 func (h *Handler) deliveries() *delivery.Redeliverer {
-	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Now: h.Now}
+	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Clock: h.Clock}
 }

@@ -53,7 +53,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.h = &admin.Handler{Store: w.st, Queue: w, Allow: allow, Now: func() time.Time { return t0 }}
+	w.h = &admin.Handler{Store: w.st, Queue: w, Allow: allow, Clock: domain.FixedClock(t0)}
 	return w
 }
 

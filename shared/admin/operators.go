@@ -118,8 +118,8 @@ func applyOperatorFields(op *domain.Operator, p operatorFields) error {
 	if p.Permissions != nil {
 		perms := []string{}
 		for _, perm := range trimAll(*p.Permissions) {
-			if !slices.Contains(domain.OperatorPermissions, perm) {
-				return domain.Invalid("permissions", "\""+perm+"\" is not an operator permission; use "+joinStrings(domain.OperatorPermissions))
+			if !slices.Contains(domain.OperatorPermissions(), perm) {
+				return domain.Invalid("permissions", "\""+perm+"\" is not an operator permission; use "+joinStrings(domain.OperatorPermissions()))
 			}
 			if !slices.Contains(perms, perm) {
 				perms = append(perms, perm)

@@ -27,6 +27,9 @@ var statusOf = map[string]int{
 	domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
 	domain.ECodeUnavailable:      http.StatusServiceUnavailable,
 	domain.ECodeGatewayTimeout:   http.StatusGatewayTimeout,
+	// Refusals of operator decisions: the request clashes with the state.
+	domain.ECodeIllegalTransition:      http.StatusConflict,
+	domain.ECodeSecondApproverRequired: http.StatusConflict,
 }
 
 // RetryAfterUnavailable is the Retry-After of a 503, in seconds.

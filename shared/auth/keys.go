@@ -36,7 +36,7 @@ func KeyID(hash string) string { return "key_" + hash[:min(16, len(hash))] }
 func NewKey(accountID int64, permissions []string, now time.Time) (string, domain.APIKey, error) {
 	for _, p := range permissions {
 		if !validPermission(p) {
-			return "", domain.APIKey{}, domain.Invalid("permissions", fmt.Sprintf("%q is not a permission; use %s", p, strings.Join(domain.APIKeyPermissions, ", ")))
+			return "", domain.APIKey{}, domain.Invalid("permissions", fmt.Sprintf("%q is not a permission; use %s", p, strings.Join(domain.APIKeyPermissions(), ", ")))
 		}
 	}
 	if len(permissions) == 0 {
@@ -59,7 +59,7 @@ func NewKey(accountID int64, permissions []string, now time.Time) (string, domai
 }
 
 func validPermission(p string) bool {
-	for _, q := range domain.APIKeyPermissions {
+	for _, q := range domain.APIKeyPermissions() {
 		if p == q {
 			return true
 		}

@@ -46,12 +46,8 @@ type Deps struct {
 	WebhookTimeout time.Duration
 	// Metrics takes webhook-delivery's metric lines (none when nil).
 	Metrics *metrics.Writer
-	// Now is the clock of the handlers that have one (each package's own
-	// when nil).
-	Now func() time.Time
-	// Clock is the clock of the handlers that take a domain.Clock (the API's
-	// and the screening service); when nil, Handler gives them Now, or
-	// domain.SystemClock without one.
+	// Clock is every handler's clock (required): domain.SystemClock in AWS,
+	// a fixed or stepping one in tests.
 	Clock domain.Clock
 }
 
@@ -86,6 +82,9 @@ func (d Deps) check(n need) error {
 	if n.has(needQueue) && d.Deliveries == nil {
 		missing = append(missing, "Deliveries")
 	}
+	if d.Clock == nil {
+		missing = append(missing, "Clock")
+	}
 	if len(missing) > 0 {
 		return fmt.Errorf("Deps lacks %s", strings.Join(missing, ", "))
 	}
@@ -104,13 +103,4 @@ func (d Deps) webhookTimeout() time.Duration {
 		return d.WebhookTimeout
 	}
 	return webhooks.DefaultTimeout
-}
-
-// defaultClock is the clock of a Deps built without one: its Now, as the
-// callers that set only Now meant, or the wall clock.
-func (d Deps) defaultClock() domain.Clock {
-	if d.Now != nil {
-		return d.Now
-	}
-	return domain.SystemClock
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -41,9 +42,9 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	if err != nil {
 		return Deps{}, err
 	}
-	d := Deps{Store: st, Log: log}
+	d := Deps{Store: st, Log: log, Clock: domain.SystemClock}
 	if fn.needs.has(needIntake) {
-		runner, err := Intake(ctx, cfg)
+		runner, err := Intake(ctx, cfg, d.Clock)
 		if err != nil {
 			return Deps{}, fmt.Errorf("%s: intake providers: %w", name, err)
 		}
@@ -72,7 +73,7 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	}
 	if fn.needs.has(needMetrics) {
 		// Embedded metric format: CloudWatch reads the lines from stdout.
-		d.Metrics = metrics.New(os.Stdout)
+		d.Metrics = metrics.New(os.Stdout, d.Clock)
 	}
 	return d, nil
 }

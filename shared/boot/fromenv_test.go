@@ -43,11 +43,17 @@ func TestFromEnv(t *testing.T) {
 			if d.Store == nil || d.Log == nil || d.Intake != nil || d.Deliveries != nil || d.Metrics != nil || d.Readers != nil {
 				t.Errorf("Deps = %+v, want the store and the logger only", d)
 			}
+			if d.Clock == nil {
+				t.Error("Deps has no clock: every function needs one")
+			}
 		}},
 		{name: "intake", function: "create-entity", env: providers, check: func(t *testing.T, d Deps) {
 			r, ok := d.Intake.(*checks.Runner)
 			if !ok || r.Registries[checks.ProviderWathq] == nil || r.Screeners[checks.ProviderOpenSanctions] == nil {
 				t.Errorf("Intake = %#v, want Wathq and yente", d.Intake)
+			}
+			if ok && r.Clock == nil {
+				t.Error("Intake has no clock")
 			}
 		}},
 		{name: "intake without its provider", function: "decision", env: map[string]string{"YENTE_BASE_URL": "http://127.0.0.1:9"},

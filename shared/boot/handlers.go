@@ -73,10 +73,10 @@ func functions() map[string]function {
 			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Screening: svc, Clock: d.Clock})
 		}),
 		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
-			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Now: d.Now}).Handle
+			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock}).Handle
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
-			return (&decisions.Scheduler{Store: d.Store, Now: d.Now}).HandleSchedule
+			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock}).HandleSchedule
 		}),
 		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {
 			return (&reviewevents.Emitter{Endpoints: d.Store, Reviews: d.Store, Queue: d.Deliveries}).Handle
@@ -89,11 +89,11 @@ func functions() map[string]function {
 				// taken over while its invocation may still run.
 				Lease:   delivery.LeaseFor(f.TimeoutSeconds),
 				Metrics: d.Metrics,
-				Now:     d.Now,
+				Clock:   d.Clock,
 			}).Handle
 		}),
 		"admin": entry(needQueue|needAllow, func(d Deps, _ deploy.Function) AdminHandler {
-			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Now: d.Now}).Handle
+			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock}).Handle
 		}),
 	}
 }
@@ -133,9 +133,6 @@ func Handler(name string, d Deps) (any, error) {
 	}
 	if err := d.check(fn.needs); err != nil {
 		return nil, fmt.Errorf("boot: %s: %w", name, err)
-	}
-	if d.Clock == nil {
-		d.Clock = d.defaultClock()
 	}
 	return fn.build(d, f), nil
 }

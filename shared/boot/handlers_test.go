@@ -15,6 +15,7 @@ import (
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
@@ -26,9 +27,10 @@ func fullDeps() Deps {
 	return Deps{
 		Store:      store.New(db, schema.NamesWithPrefix("boot-test-")),
 		Log:        slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Intake:     &checks.Runner{},
+		Intake:     &checks.Runner{Clock: domain.SystemClock},
 		Readers:    map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{}},
 		Deliveries: &delivery.SQSQueue{},
+		Clock:      domain.SystemClock,
 	}
 }
 
@@ -123,6 +125,7 @@ func TestHandlerRefuses(t *testing.T) {
 		{"no readers", "provider-webhook", without(func(d *Deps) { d.Readers = nil }), "provider-webhook: Deps lacks Readers"},
 		{"no queue", "review-events", without(func(d *Deps) { d.Deliveries = nil }), "review-events: Deps lacks Deliveries"},
 		{"nothing", "admin", Deps{}, "admin: Deps lacks Store, Deliveries"},
+		{"no clock", "authorizer", without(func(d *Deps) { d.Clock = nil }), "authorizer: Deps lacks Clock"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package boot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -72,7 +74,7 @@ func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, er
 	}
 	if withKey {
 		if y.BaseURL == "" {
-			return nil, fmt.Errorf("boot: YENTE_BASE_URL is not set")
+			return nil, errors.New("boot: YENTE_BASE_URL is not set")
 		}
 		key, err := Secret(ctx, cfg, "YENTE_API_KEY_SECRET_ARN")
 		if err != nil {
@@ -84,23 +86,23 @@ func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, er
 }
 
 // Wathq is the registry client configured by WATHQ_* variables.
-func Wathq(ctx context.Context, cfg aws.Config) (*checks.Wathq, error) {
+func Wathq(ctx context.Context, cfg aws.Config, clock domain.Clock) (*checks.Wathq, error) {
 	base := os.Getenv("WATHQ_BASE_URL")
 	if base == "" {
-		return nil, fmt.Errorf("boot: WATHQ_BASE_URL is not set")
+		return nil, errors.New("boot: WATHQ_BASE_URL is not set")
 	}
 	key, err := Secret(ctx, cfg, "WATHQ_API_KEY_SECRET_ARN")
 	if err != nil {
 		return nil, err
 	}
-	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), Client: providerClient()}, nil
+	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), Client: providerClient(), Clock: clock}, nil
 }
 
 // Intake is the checks runner over the deployed providers (Wathq, yente
 // with its key), as create-entity and the decision function's queue_checks
 // use it.
-func Intake(ctx context.Context, cfg aws.Config) (*checks.Runner, error) {
-	wathq, err := Wathq(ctx, cfg)
+func Intake(ctx context.Context, cfg aws.Config, clock domain.Clock) (*checks.Runner, error) {
+	wathq, err := Wathq(ctx, cfg, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +113,7 @@ func Intake(ctx context.Context, cfg aws.Config) (*checks.Runner, error) {
 	return &checks.Runner{
 		Registries: map[string]checks.Registry{checks.ProviderWathq: wathq},
 		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: yente},
+		Clock:      clock,
 	}, nil
 }
 

@@ -24,7 +24,8 @@ type Screener interface {
 type Runner struct {
 	Registries map[string]Registry // by provider key
 	Screeners  map[string]Screener // by provider key
-	Now        func() time.Time
+	// Clock stamps the checks and the entity (required).
+	Clock domain.Clock
 }
 
 // IntakeInput is a new entity as the caller described it.
@@ -67,7 +68,7 @@ func ParseScreeningReference(ref string) (accountID, checkID int64, ok bool) {
 // what went wrong) and leaves the fields it would have set at their unknown
 // values; it never fails the intake.
 func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail {
-	now := r.now()
+	now := r.Clock.Now()
 	e := domain.Entity{
 		AccountID:          in.AccountID,
 		RegistrationNumber: in.RegistrationNumber,
@@ -115,7 +116,7 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		}
 	}
 	e.Score = ScoreOf(e, checks)
-	e.UpdatedAt = r.now()
+	e.UpdatedAt = r.Clock.Now()
 	review := domain.Review{
 		AccountID: in.AccountID, Purpose: domain.ReviewInitial, Status: domain.ReviewOpen,
 		CreatedAt: e.UpdatedAt, UpdatedAt: e.UpdatedAt,
@@ -161,7 +162,7 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 	default:
 		err = fmt.Errorf("unknown check type %q", c.Type)
 	}
-	at := r.now()
+	at := r.Clock.Now()
 	c.CheckedAt, c.UpdatedAt = &at, at
 	if err != nil {
 		c.Status = domain.CheckFailed
@@ -229,11 +230,4 @@ func failureMessage(err error) string {
 		return fmt.Sprintf("the provider answered with HTTP status %s", pe.Status)
 	}
 	return err.Error()
-}
-
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
 }

@@ -69,15 +69,15 @@ func TestIntake(t *testing.T) {
 		wantScore     *int
 		wantStatuses  [2]domain.CheckStatus
 	}{
-		{"all clear", &fakeRegistry{rec: valid}, &fakeScreener{res: clear}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsClear, ptr(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
-		{"sanctions hit", &fakeRegistry{rec: valid}, &fakeScreener{res: hit}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsHit, ptr(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
-		{"registry times out", &fakeRegistry{block: true}, &fakeScreener{res: clear}, "Declared Name", domain.RegistrationUnknown, domain.SanctionsClear, ptr(30), [2]domain.CheckStatus{domain.CheckFailed, domain.CheckCompleted}},
+		{"all clear", &fakeRegistry{rec: valid}, &fakeScreener{res: clear}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsClear, new(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
+		{"sanctions hit", &fakeRegistry{rec: valid}, &fakeScreener{res: hit}, "Al Noor Trading", domain.RegistrationValid, domain.SanctionsHit, new(70), [2]domain.CheckStatus{domain.CheckCompleted, domain.CheckCompleted}},
+		{"registry times out", &fakeRegistry{block: true}, &fakeScreener{res: clear}, "Declared Name", domain.RegistrationUnknown, domain.SanctionsClear, new(30), [2]domain.CheckStatus{domain.CheckFailed, domain.CheckCompleted}},
 		{"both fail", &fakeRegistry{err: &ProviderError{Provider: "wathq", Status: "503", Err: errors.New("x")}}, &fakeScreener{err: &ProviderError{Provider: "opensanctions", Status: "unreachable", Err: errors.New("y")}},
 			"Declared Name", domain.RegistrationUnknown, domain.SanctionsNotRun, nil, [2]domain.CheckStatus{domain.CheckFailed, domain.CheckFailed}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Runner{Registries: map[string]Registry{ProviderWathq: tt.reg}, Screeners: map[string]Screener{ProviderOpenSanctions: tt.scr}}
+			r := &Runner{Registries: map[string]Registry{ProviderWathq: tt.reg}, Screeners: map[string]Screener{ProviderOpenSanctions: tt.scr}, Clock: domain.SystemClock}
 			d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", CountryID: 682,
 				DeclaredName: "Declared Name", Config: saConfig(100), CheckIDs: []int64{10, 11}})
 			e := d.Entity
@@ -118,6 +118,7 @@ func TestIntakeRunsChecksConcurrently(t *testing.T) {
 	r := &Runner{
 		Registries: map[string]Registry{ProviderWathq: &fakeRegistry{rec: RegistryRecord{Found: true, StatusID: "active", Status: domain.RegistrationValid}, barrier: &barrier}},
 		Screeners:  map[string]Screener{ProviderOpenSanctions: &fakeScreener{res: ScreeningResult{Status: domain.SanctionsClear}, barrier: &barrier}},
+		Clock:      domain.SystemClock,
 	}
 	d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", Config: saConfig(5000), CheckIDs: []int64{1, 2}})
 	for _, c := range d.Checks {
@@ -130,10 +131,8 @@ func TestIntakeRunsChecksConcurrently(t *testing.T) {
 func TestIntakeWithoutScreening(t *testing.T) {
 	cfg := domain.DefaultCountryConfig(1, "AE", 784, time.Now())
 	cfg.IntakeChecks = nil
-	d := (&Runner{}).Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "CN-1", CountryCode: "AE", Config: cfg})
+	d := (&Runner{Clock: domain.SystemClock}).Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "CN-1", CountryCode: "AE", Config: cfg})
 	if d.Entity.SanctionsStatus != domain.SanctionsNotRun || len(d.Checks) != 0 || d.Entity.Score != nil {
 		t.Errorf("entity = %+v, checks %d", d.Entity, len(d.Checks))
 	}
 }
-
-func ptr(n int) *int { return &n }

@@ -36,7 +36,7 @@ func TestWathqExpiry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &Wathq{Now: func() time.Time { return tt.now }}
+			w := &Wathq{Clock: domain.FixedClock(tt.now)}
 			if got := w.registrationStatus(RegistryRecord{StatusID: "active", ExpiryHijri: tt.expiry}); got != tt.want {
 				t.Errorf("status = %s, want %s", got, tt.want)
 			}
@@ -74,7 +74,7 @@ func TestWathqLookup(t *testing.T) {
 				io.WriteString(w, tt.body)
 			}))
 			defer srv.Close()
-			w := &Wathq{BaseURL: srv.URL, APIKey: "secret-key", Now: func() time.Time { return now }}
+			w := &Wathq{BaseURL: srv.URL, APIKey: "secret-key", Clock: domain.FixedClock(now)}
 			rec, err := w.Lookup(context.Background(), "7001234567")
 			if tt.wantErr != "" {
 				var pe *ProviderError

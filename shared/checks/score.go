@@ -52,6 +52,25 @@ func Coverage(in CoverageInput) *domain.Score {
 	return s
 }
 
+// CoverageFrom reads the coverage inputs back from an entity's record: the
+// registration, documents and online presence it shows, and a screening
+// when its score already counts one. Whatever changes one of them (an
+// operator's edit, a screening, checks run again) rescores from it.
+func CoverageFrom(e domain.Entity) CoverageInput {
+	in := CoverageInput{
+		RegistryValid: e.RegistrationStatus == domain.RegistrationValid,
+		Documents:     e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
+	}
+	if e.Score != nil {
+		for _, c := range e.Score.Breakdown {
+			if c.Key == ScoreScreening && c.Points > 0 {
+				in.Screened = true
+			}
+		}
+	}
+	return in
+}
+
 // ScoreOf is the coverage score of entity e whose checks are cs: nil until
 // some check has completed. The registry points need a completed registry
 // lookup and a registration that is valid (the entity's status follows its
@@ -75,10 +94,10 @@ func ScoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
 	if !anyDone {
 		return nil
 	}
-	return Coverage(CoverageInput{
-		RegistryValid: looked && e.RegistrationStatus == domain.RegistrationValid, Screened: screened,
-		Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
-	})
+	in := CoverageFrom(e)
+	in.RegistryValid = looked && in.RegistryValid
+	in.Screened = screened // the checks say, not an earlier score
+	return Coverage(in)
 }
 
 // ScoreAfterScreening is the entity's score once a screening has completed:
@@ -86,10 +105,9 @@ func ScoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
 // an entity not scored yet, as its record shows them).
 func ScoreAfterScreening(e domain.Entity) *domain.Score {
 	if e.Score == nil || len(e.Score.Breakdown) == 0 {
-		return Coverage(CoverageInput{
-			RegistryValid: e.RegistrationStatus == domain.RegistrationValid, Screened: true,
-			Documents: e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
-		})
+		in := CoverageFrom(e)
+		in.Screened = true
+		return Coverage(in)
 	}
 	s := &domain.Score{Breakdown: append([]domain.ScoreComponent(nil), e.Score.Breakdown...)}
 	for i, c := range s.Breakdown {

@@ -76,3 +76,30 @@ func TestScoreOf(t *testing.T) {
 		})
 	}
 }
+
+// TestCoverageFrom: the inputs read back from a record, the screening from
+// the score it already has.
+func TestCoverageFrom(t *testing.T) {
+	site := "https://example.sa"
+	screened := Coverage(CoverageInput{Screened: true})
+	cases := []struct {
+		name string
+		e    domain.Entity
+		want CoverageInput
+	}{
+		{"bare record", domain.Entity{}, CoverageInput{}},
+		{"valid, documents, website", domain.Entity{RegistrationStatus: domain.RegistrationValid, DocumentsCount: 3, WebsiteURL: &site},
+			CoverageInput{RegistryValid: true, Documents: 3, Website: true}},
+		{"expired registration counts nothing", domain.Entity{RegistrationStatus: domain.RegistrationExpired, SocialURL: &site},
+			CoverageInput{Social: true}},
+		{"screened by its score", domain.Entity{Score: screened}, CoverageInput{Screened: true}},
+		{"a score without screening points", domain.Entity{Score: Coverage(CoverageInput{Documents: 1})}, CoverageInput{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CoverageFrom(tc.e); got != tc.want {
+				t.Errorf("CoverageFrom = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

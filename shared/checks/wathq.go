@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -22,7 +21,8 @@ type Wathq struct {
 	BaseURL string // e.g. https://api.wathq.sa
 	APIKey  string
 	Client  *http.Client
-	Now     func() time.Time
+	// Clock tells today's date, against which expiry is judged (required).
+	Clock domain.Clock
 }
 
 // RegistryRecord is what the register says of an entity.
@@ -107,7 +107,7 @@ func (w *Wathq) registrationStatus(rec RegistryRecord) domain.RegistrationStatus
 			// An expiry that cannot be read, or a day beyond the Umm al-Qura
 			// tables, leaves the register's own word (active) standing.
 			exp, err := parseHijri(rec.ExpiryHijri)
-			if today, terr := ummAlQuraDay(w.now()); err == nil && terr == nil && exp.before(today) {
+			if today, terr := ummAlQuraDay(w.Clock.Now()); err == nil && terr == nil && exp.before(today) {
 				return domain.RegistrationExpired
 			}
 		}
@@ -117,13 +117,6 @@ func (w *Wathq) registrationStatus(rec RegistryRecord) domain.RegistrationStatus
 	default:
 		return domain.RegistrationInvalid
 	}
-}
-
-func (w *Wathq) now() time.Time {
-	if w.Now != nil {
-		return w.Now()
-	}
-	return time.Now()
 }
 
 // jsonScalar renders a JSON number or string as text (Wathq sends numbers

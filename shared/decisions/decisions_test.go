@@ -52,7 +52,7 @@ func newWorld(t *testing.T) *world {
 	w.risk = op("Rania Risk", domain.PermRiskAssess)
 	w.edit = op("Eli Editor", domain.PermProfileEdit)
 	w.nobody = op("Nadia Nobody")
-	w.svc = &decisions.Service{Store: st, Checker: &checks.Runner{}}
+	w.svc = &decisions.Service{Store: st, Checker: &checks.Runner{Clock: domain.SystemClock}, Clock: domain.SystemClock}
 	return w
 }
 
@@ -71,7 +71,7 @@ func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entitySta
 		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: reviewStatus, CreatedAt: t0, UpdatedAt: t0}},
 	}
 	if reviewStatus == domain.ReviewEscalated {
-		d.Reviews[0].Escalation = ptr(domain.EscalationSupervisor)
+		d.Reviews[0].Escalation = new(domain.EscalationSupervisor)
 	}
 	created, err := w.st.CreateEntity(context.Background(), d)
 	if err != nil {
@@ -85,8 +85,6 @@ func (w *world) req(action domain.Action, review, operator int64) decisions.Requ
 	return decisions.Request{Action: action, AccountID: w.account, ReviewID: review, OperatorID: operator,
 		ActionID: fmt.Sprintf("act-%d", w.seq), Reason: "because"}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func TestTransitions(t *testing.T) {
 	ctx := context.Background()
@@ -111,8 +109,8 @@ func TestTransitions(t *testing.T) {
 					t.Errorf("started review = %+v", r)
 				}
 			}},
-		{name: "start twice", action: domain.ActionStart, from: domain.ReviewInProgress, operator: decider, wantFailure: decisions.FailIllegalTransition},
-		{name: "start a completed review", action: domain.ActionStart, from: domain.ReviewCompleted, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "start twice", action: domain.ActionStart, from: domain.ReviewInProgress, operator: decider, wantFailure: domain.FailIllegalTransition},
+		{name: "start a completed review", action: domain.ActionStart, from: domain.ReviewCompleted, operator: decider, wantFailure: domain.FailIllegalTransition},
 		{name: "assign", action: domain.ActionAssign, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.assigner },
 			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantStatus: domain.ReviewOpen,
 			checkReview: func(t *testing.T, r domain.Review) {
@@ -121,14 +119,14 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "assign to someone who cannot decide", action: domain.ActionAssign, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.assigner },
-			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.edit }, wantFailure: decisions.FailInvalid},
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.edit }, wantFailure: domain.FailInvalid},
 		{name: "assign without the permission", action: domain.ActionAssign, from: domain.ReviewOpen, operator: decider,
-			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: decisions.FailForbidden},
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: domain.FailForbidden},
 		{name: "assign a cancelled review", action: domain.ActionAssign, from: domain.ReviewCancelled, operator: func(w *world) int64 { return w.assigner },
-			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: decisions.FailIllegalTransition},
+			edit: func(r *decisions.Request, w *world) { r.AssigneeID = w.second }, wantFailure: domain.FailIllegalTransition},
 		{name: "escalate", action: domain.ActionEscalate, from: domain.ReviewInProgress, operator: decider, wantStatus: domain.ReviewEscalated},
-		{name: "escalate an escalated review", action: domain.ActionEscalate, from: domain.ReviewEscalated, operator: decider, wantFailure: decisions.FailIllegalTransition},
-		{name: "escalate without a reason", action: domain.ActionEscalate, from: domain.ReviewOpen, operator: decider, edit: func(r *decisions.Request, _ *world) { r.Reason = "" }, wantFailure: decisions.FailInvalid},
+		{name: "escalate an escalated review", action: domain.ActionEscalate, from: domain.ReviewEscalated, operator: decider, wantFailure: domain.FailIllegalTransition},
+		{name: "escalate without a reason", action: domain.ActionEscalate, from: domain.ReviewOpen, operator: decider, edit: func(r *decisions.Request, _ *world) { r.Reason = "" }, wantFailure: domain.FailInvalid},
 		{name: "escalate to AML from escalated", action: domain.ActionEscalateToAML, from: domain.ReviewEscalated, operator: decider, wantStatus: domain.ReviewEscalated,
 			checkReview: func(t *testing.T, r domain.Review) {
 				if r.Escalation == nil || *r.Escalation != domain.EscalationAML {
@@ -142,29 +140,29 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "approve escalated", action: domain.ActionApprove, from: domain.ReviewEscalated, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved},
-		{name: "approve an open review", action: domain.ActionApprove, from: domain.ReviewOpen, operator: decider, wantFailure: decisions.FailIllegalTransition},
-		{name: "approve without the permission", action: domain.ActionApprove, from: domain.ReviewInProgress, operator: func(w *world) int64 { return w.nobody }, wantFailure: decisions.FailForbidden},
+		{name: "approve an open review", action: domain.ActionApprove, from: domain.ReviewOpen, operator: decider, wantFailure: domain.FailIllegalTransition},
+		{name: "approve without the permission", action: domain.ActionApprove, from: domain.ReviewInProgress, operator: func(w *world) int64 { return w.nobody }, wantFailure: domain.FailForbidden},
 		{name: "reject", action: domain.ActionReject, from: domain.ReviewInProgress, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityRejected},
-		{name: "reject a completed review", action: domain.ActionReject, from: domain.ReviewCompleted, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "reject a completed review", action: domain.ActionReject, from: domain.ReviewCompleted, operator: decider, wantFailure: domain.FailIllegalTransition},
 		{name: "cancel", action: domain.ActionCancel, from: domain.ReviewOpen, operator: decider, wantStatus: domain.ReviewCancelled},
-		{name: "cancel a cancelled review", action: domain.ActionCancel, from: domain.ReviewCancelled, operator: decider, wantFailure: decisions.FailIllegalTransition},
+		{name: "cancel a cancelled review", action: domain.ActionCancel, from: domain.ReviewCancelled, operator: decider, wantFailure: domain.FailIllegalTransition},
 		{name: "assess risk", action: domain.ActionAssessRisk, from: domain.ReviewCompleted, operator: func(w *world) int64 { return w.risk },
 			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "high" }, wantStatus: domain.ReviewCompleted},
 		{name: "assess risk with a bad level", action: domain.ActionAssessRisk, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.risk },
-			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "extreme" }, wantFailure: decisions.FailInvalid},
+			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "extreme" }, wantFailure: domain.FailInvalid},
 		{name: "assess risk without the permission", action: domain.ActionAssessRisk, from: domain.ReviewOpen, operator: decider,
-			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "low" }, wantFailure: decisions.FailForbidden},
+			edit: func(r *decisions.Request, _ *world) { r.RiskLevel = "low" }, wantFailure: domain.FailForbidden},
 		{name: "update profile", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
-			edit: func(r *decisions.Request, _ *world) { r.WebsiteURL = ptr("https://decided.example.sa") }, wantStatus: domain.ReviewOpen},
+			edit: func(r *decisions.Request, _ *world) { r.WebsiteURL = new("https://decided.example.sa") }, wantStatus: domain.ReviewOpen},
 		{name: "update profile with a bad URL", action: domain.ActionUpdateProfile, from: domain.ReviewOpen, operator: func(w *world) int64 { return w.edit },
-			edit: func(r *decisions.Request, _ *world) { r.SocialURL = ptr("javascript:alert(1)") }, wantFailure: decisions.FailInvalid},
+			edit: func(r *decisions.Request, _ *world) { r.SocialURL = new("javascript:alert(1)") }, wantFailure: domain.FailInvalid},
 		{name: "adjudicate a match as a false positive", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,
 			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-weak", domain.VerdictFalsePositive }, wantStatus: domain.ReviewInProgress},
 		{name: "adjudicate an unknown match", action: domain.ActionAdjudicateMatch, from: domain.ReviewInProgress, operator: decider,
-			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-none", domain.VerdictFalsePositive }, wantFailure: decisions.FailInvalid},
-		{name: "open a periodic review while one is active", action: domain.ActionOpenPeriodicReview, from: domain.ReviewOpen, entityFrom: domain.EntityApproved, operator: decider, wantFailure: decisions.FailIllegalTransition},
-		{name: "open a periodic review for a draft", action: domain.ActionOpenPeriodicReview, from: domain.ReviewCompleted, entityFrom: domain.EntityReadyForReview, operator: decider, wantFailure: decisions.FailIllegalTransition},
-		{name: "unknown action", action: "approve_all", from: domain.ReviewOpen, operator: decider, wantFailure: decisions.FailInvalid},
+			edit: func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-none", domain.VerdictFalsePositive }, wantFailure: domain.FailInvalid},
+		{name: "open a periodic review while one is active", action: domain.ActionOpenPeriodicReview, from: domain.ReviewOpen, entityFrom: domain.EntityApproved, operator: decider, wantFailure: domain.FailIllegalTransition},
+		{name: "open a periodic review for a draft", action: domain.ActionOpenPeriodicReview, from: domain.ReviewCompleted, entityFrom: domain.EntityReadyForReview, operator: decider, wantFailure: domain.FailIllegalTransition},
+		{name: "unknown action", action: "approve_all", from: domain.ReviewOpen, operator: decider, wantFailure: domain.FailInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +177,7 @@ func TestTransitions(t *testing.T) {
 			}
 			got, err := w.svc.Apply(ctx, req)
 			if tt.wantFailure != "" {
-				if decisions.FailureName(err) != tt.wantFailure {
+				if domain.FailureName(err) != tt.wantFailure {
 					t.Fatalf("err = %v, want %s", err, tt.wantFailure)
 				}
 				// A refused action writes nothing.
@@ -316,14 +314,14 @@ func TestConcurrentDecisions(t *testing.T) {
 		wg.Wait()
 		wins, conflicts := 0, 0
 		for _, err := range errs {
-			switch decisions.FailureName(err) {
+			switch domain.FailureName(err) {
 			case "":
 				if err == nil {
 					wins++
 				} else {
 					t.Fatalf("fault: %v", err)
 				}
-			case decisions.FailConflict, decisions.FailIllegalTransition:
+			case domain.FailConflict, domain.FailIllegalTransition:
 				conflicts++
 			default:
 				t.Errorf("unexpected: %v", err)
@@ -348,15 +346,15 @@ func TestFourEyes(t *testing.T) {
 	if err != nil || !v.RequiresSecondApproval {
 		t.Fatalf("validate = %+v, %v", v, err)
 	}
-	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
 		t.Errorf("without a second approver: %v", err)
 	}
 	req.SecondApproverID = w.decider
-	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
 		t.Errorf("approving one's own action: %v", err)
 	}
 	req.SecondApproverID = w.nobody
-	if _, err := w.svc.Apply(ctx, req); decisions.FailureName(err) != decisions.FailSecondApprover {
+	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
 		t.Errorf("second approver without the permission: %v", err)
 	}
 	req.SecondApproverID = w.second

@@ -32,7 +32,8 @@ const SchedulerName = "periodic-review scheduler"
 // review interval has passed since their last review.
 type Scheduler struct {
 	Store SchedulerStore
-	Now   func() time.Time
+	// Clock tells when the run is, which decides what is due (required).
+	Clock domain.Clock
 }
 
 // RunResult counts what a run did.
@@ -46,10 +47,7 @@ type RunResult struct {
 // period: the action id names both, so a second run in the same period (a
 // retry, a duplicate schedule) opens nothing more.
 func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
-	now := domain.Now()
-	if s.Now != nil {
-		now = s.Now().UTC().Truncate(time.Millisecond)
-	}
+	now := s.Clock.Now()
 	var res RunResult
 	accounts, err := s.Store.ListAccounts(ctx)
 	if err != nil {
@@ -135,8 +133,7 @@ func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.En
 func (s *Scheduler) HandleSchedule(ctx context.Context, ev events.CloudWatchEvent) (RunResult, error) {
 	run := *s
 	if !ev.Time.IsZero() {
-		at := ev.Time
-		run.Now = func() time.Time { return at }
+		run.Clock = domain.FixedClock(ev.Time)
 	}
 	return run.Run(ctx)
 }

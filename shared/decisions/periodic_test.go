@@ -19,7 +19,7 @@ func TestPeriodicReviews(t *testing.T) {
 	busy, _ := w.entity(t, domain.ReviewInProgress, domain.EntityUnderMonitoring) // has an active review
 	draft, _ := w.entity(t, domain.ReviewCompleted, domain.EntityRejected)        // not monitored
 	now := t0.Add(40 * 24 * time.Hour)
-	s := &decisions.Scheduler{Store: w.st, Now: func() time.Time { return now }}
+	s := &decisions.Scheduler{Store: w.st, Clock: domain.FixedClock(now)}
 	res, err := s.Run(ctx)
 	if err != nil || res.Opened != 1 {
 		t.Fatalf("run = %+v, %v; want one review opened", res, err)
@@ -44,7 +44,7 @@ func TestPeriodicReviews(t *testing.T) {
 	}
 	// Within the interval of the new review's completion nothing is due:
 	// the open review itself blocks a second one.
-	later := &decisions.Scheduler{Store: w.st, Now: func() time.Time { return now.Add(35 * 24 * time.Hour) }}
+	later := &decisions.Scheduler{Store: w.st, Clock: domain.FixedClock(now.Add(35 * 24 * time.Hour))}
 	if res, _ := later.Run(ctx); res.Opened != 0 {
 		t.Errorf("an entity with an open periodic review got another")
 	}

@@ -13,7 +13,7 @@ import (
 // plan computes what an action writes: the new review and entity, what it
 // creates, and the audit record with the before and after of what changed.
 func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decision, domain.Review, error) {
-	now := s.now()
+	now := s.Clock.Now()
 	rev, ent := st.review, st.entity
 	reviewChanged, entityChanged := false, false
 	var newReview *domain.Review
@@ -22,8 +22,8 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 
 	complete := func(outcome string) {
 		rev.Status = domain.ReviewCompleted
-		rev.Outcome = ptr(outcome)
-		rev.OutcomeReason = ptr(req.Reason)
+		rev.Outcome = new(outcome)
+		rev.OutcomeReason = new(req.Reason)
 		rev.CompletedAt = &now
 		rev.Escalation = nil
 		ent.Status = entityStatusAfter(rev, outcome)
@@ -36,20 +36,20 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		if err != nil {
 			return domain.Decision{}, domain.Review{}, err
 		}
-		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, ptr(assignee.Name)
+		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, new(assignee.Name)
 		reviewChanged = true
 	case domain.ActionStart:
 		rev.Status = domain.ReviewInProgress
 		rev.StartedAt = &now
 		if rev.AssignedUserID == nil {
-			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, ptr(st.operator.Name)
+			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, new(st.operator.Name)
 		}
 		reviewChanged = true
 	case domain.ActionEscalate:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationSupervisor)
+		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationSupervisor)
 		reviewChanged = true
 	case domain.ActionEscalateToAML:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML)
+		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationAML)
 		reviewChanged = true
 	case domain.ActionApprove:
 		complete(domain.OutcomeApproved)
@@ -57,7 +57,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		complete(domain.OutcomeRejected)
 	case domain.ActionCancel:
 		rev.Status, rev.CompletedAt, rev.Escalation = domain.ReviewCancelled, &now, nil
-		rev.OutcomeReason = ptr(req.Reason)
+		rev.OutcomeReason = new(req.Reason)
 		reviewChanged = true
 	case domain.ActionQueueChecks:
 		cs, err := s.rerun(ctx, req, st, &ent)
@@ -100,14 +100,14 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 			if *v == "" {
 				*dst = nil
 			} else {
-				*dst = ptr(*v)
+				*dst = new(*v)
 			}
 		}
 		set(&ent.WebsiteURL, req.WebsiteURL)
 		set(&ent.SocialURL, req.SocialURL)
 		set(&ent.ActivitySummary, req.ActivitySummary)
 		if ent.Score != nil { // online presence counts in the coverage score
-			ent.Score = checks.Coverage(coverageOf(ent))
+			ent.Score = checks.Coverage(checks.CoverageFrom(ent))
 		}
 		entityChanged = true
 	case domain.ActionOpenPeriodicReview:
@@ -119,7 +119,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 		ent.ReviewsCount++
 		entityChanged = true
 	default:
-		return domain.Decision{}, domain.Review{}, refuse(FailInvalid, "%q is not an action", req.Action)
+		return domain.Decision{}, domain.Review{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action", req.Action)
 	}
 
 	d := domain.Decision{NewReview: newReview, NewChecks: newChecks}
@@ -186,7 +186,7 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		}
 	}
 	if d.Entity.Score != nil || ent.Score != nil {
-		in := coverageOf(*ent)
+		in := checks.CoverageFrom(*ent)
 		for _, c := range d.Checks {
 			if c.Status == domain.CheckCompleted && c.Type == domain.CheckOrganizationScreening {
 				in.Screened = true
@@ -195,22 +195,6 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		ent.Score = checks.Coverage(in)
 	}
 	return d.Checks, nil
-}
-
-// coverageOf reads the coverage inputs back from an entity's record.
-func coverageOf(e domain.Entity) checks.CoverageInput {
-	in := checks.CoverageInput{
-		RegistryValid: e.RegistrationStatus == domain.RegistrationValid,
-		Documents:     e.DocumentsCount, Website: e.WebsiteURL != nil, Social: e.SocialURL != nil,
-	}
-	if e.Score != nil {
-		for _, c := range e.Score.Breakdown {
-			if c.Key == checks.ScoreScreening && c.Points > 0 {
-				in.Screened = true
-			}
-		}
-	}
-	return in
 }
 
 // sanctionsAfterAdjudication: a confirmed match is a hit; dismissing
@@ -238,8 +222,8 @@ func sanctionsAfterAdjudication(latest domain.Check, dismissed []string, verdict
 
 func reviewSnapshot(r domain.Review) map[string]any {
 	return map[string]any{
-		"status": string(r.Status), "outcome": deref(r.Outcome), "outcome_reason": deref(r.OutcomeReason),
-		"assigned_user_id": derefID(r.AssignedUserID), "escalation": deref(r.Escalation),
+		"status": string(r.Status), "outcome": domain.Deref(r.Outcome), "outcome_reason": domain.Deref(r.OutcomeReason),
+		"assigned_user_id": domain.Deref(r.AssignedUserID), "escalation": domain.Deref(r.Escalation),
 		"started_at": timeOrEmpty(r.StartedAt), "completed_at": timeOrEmpty(r.CompletedAt),
 		"checks_queued_at": timeOrEmpty(r.ChecksQueuedAt), "checks_count": r.ChecksCount,
 	}
@@ -248,8 +232,8 @@ func reviewSnapshot(r domain.Review) map[string]any {
 func entitySnapshot(e domain.Entity) map[string]any {
 	m := map[string]any{
 		"entity_status": string(e.Status), "legal_name": e.LegalName, "registration_status": string(e.RegistrationStatus),
-		"sanctions_status": string(e.SanctionsStatus), "website_url": deref(e.WebsiteURL), "social_url": deref(e.SocialURL),
-		"business_activity_summary": deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
+		"sanctions_status": string(e.SanctionsStatus), "website_url": domain.Deref(e.WebsiteURL), "social_url": domain.Deref(e.SocialURL),
+		"business_activity_summary": domain.Deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
 		"risk_level": "", "risk_level_updated_at": "", "current_score": "", "entity_checks_count": e.ChecksCount,
 		"entity_reviews_count": e.ReviewsCount,
 	}
@@ -269,22 +253,6 @@ func diff(old, cur, before, after map[string]any) {
 			before[k], after[k] = old[k], v
 		}
 	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func derefID(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func timeOrEmpty(t *time.Time) string {

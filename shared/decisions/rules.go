@@ -18,22 +18,25 @@ type rule struct {
 	needsReason bool
 }
 
-var active = []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress, domain.ReviewEscalated}
-
-// rules is the transition table (documented in the README).
-var rules = map[domain.Action]rule{
-	domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active},
-	domain.ActionStart:              {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen}},
-	domain.ActionEscalate:           {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress}, needsReason: true},
-	domain.ActionEscalateToAML:      {permission: domain.PermReviewDecide, from: active, needsReason: true},
-	domain.ActionApprove:            {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
-	domain.ActionReject:             {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
-	domain.ActionCancel:             {permission: domain.PermReviewDecide, from: active, needsReason: true},
-	domain.ActionQueueChecks:        {permission: domain.PermReviewDecide, from: active},
-	domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active},
-	domain.ActionAssessRisk:         {permission: domain.PermRiskAssess},
-	domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit},
-	domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
+// ruleOf is the transition table's row for an action (the table is
+// documented in the README); ok is false for anything not an action.
+func ruleOf(a domain.Action) (r rule, ok bool) {
+	active := []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress, domain.ReviewEscalated}
+	r, ok = map[domain.Action]rule{
+		domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active},
+		domain.ActionStart:              {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen}},
+		domain.ActionEscalate:           {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress}, needsReason: true},
+		domain.ActionEscalateToAML:      {permission: domain.PermReviewDecide, from: active, needsReason: true},
+		domain.ActionApprove:            {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
+		domain.ActionReject:             {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
+		domain.ActionCancel:             {permission: domain.PermReviewDecide, from: active, needsReason: true},
+		domain.ActionQueueChecks:        {permission: domain.PermReviewDecide, from: active},
+		domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active},
+		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess},
+		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit},
+		domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
+	}[a]
+	return r, ok
 }
 
 func allowedFrom(r rule, s domain.ReviewStatus) bool {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -46,7 +45,8 @@ type Checker interface {
 type Service struct {
 	Store   Store
 	Checker Checker
-	Now     func() time.Time
+	// Clock stamps the changes and the audit record (required).
+	Clock domain.Clock
 }
 
 // Request is one operator action, as the state machine and the command
@@ -101,14 +101,14 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 }
 
 func (s *Service) load(ctx context.Context, req Request) (state, error) {
-	if _, ok := rules[req.Action]; !ok {
-		return state{}, refuse(FailInvalid, "%q is not an action; use one of %v", req.Action, domain.Actions)
+	if _, ok := ruleOf(req.Action); !ok {
+		return state{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action; use one of %v", req.Action, domain.Actions())
 	}
 	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
-		return state{}, refuse(FailInvalid, "account_id, review_id and operator_id are required")
+		return state{}, domain.Errorf(domain.ECodeBadRequest, "account_id, review_id and operator_id are required")
 	}
 	if strings.TrimSpace(req.ActionID) == "" {
-		return state{}, refuse(FailInvalid, "action_id is required: the same action id is applied once")
+		return state{}, domain.Errorf(domain.ECodeBadRequest, "action_id is required: the same action id is applied once")
 	}
 	var st state
 	var err error
@@ -129,70 +129,70 @@ func (s *Service) load(ctx context.Context, req Request) (state, error) {
 
 func notFound(err error, format string, args ...any) error {
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
-		return refuse(FailNotFound, "no "+format, args...)
+		return domain.Errorf(domain.ECodeNotFound, "no "+format, args...)
 	}
 	return err
 }
 
 // check applies the transition table and each action's own conditions.
 func (s *Service) check(ctx context.Context, req Request, st state) error {
-	r := rules[req.Action]
+	r, _ := ruleOf(req.Action) // load refused anything else
 	if !st.operator.Can(r.permission) {
-		return refuse(FailForbidden, "operator %d (%s) lacks the %s permission needed to %s", st.operator.ID, st.operator.Name, r.permission, req.Action)
+		return domain.Errorf(domain.ECodeForbidden, "operator %d (%s) lacks the %s permission needed to %s", st.operator.ID, st.operator.Name, r.permission, req.Action)
 	}
 	if !allowedFrom(r, st.review.Status) {
-		return refuse(FailIllegalTransition, "cannot %s review %d: it is %s (allowed from %v)", req.Action, st.review.ID, st.review.Status, r.from)
+		return domain.Errorf(domain.ECodeIllegalTransition, "cannot %s review %d: it is %s (allowed from %v)", req.Action, st.review.ID, st.review.Status, r.from)
 	}
 	if r.needsReason && strings.TrimSpace(req.Reason) == "" {
-		return refuse(FailInvalid, "%s needs a reason", req.Action)
+		return domain.Errorf(domain.ECodeBadRequest, "%s needs a reason", req.Action)
 	}
 	switch req.Action {
 	case domain.ActionAssign:
 		if req.AssigneeID <= 0 {
-			return refuse(FailInvalid, "assign needs an assignee")
+			return domain.Errorf(domain.ECodeBadRequest, "assign needs an assignee")
 		}
 		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
 		if err != nil {
 			return notFound(err, "operator %d in account %d to assign", req.AssigneeID, req.AccountID)
 		}
 		if !assignee.Can(domain.PermReviewDecide) {
-			return refuse(FailInvalid, "operator %d (%s) cannot decide reviews (no %s permission)", assignee.ID, assignee.Name, domain.PermReviewDecide)
+			return domain.Errorf(domain.ECodeBadRequest, "operator %d (%s) cannot decide reviews (no %s permission)", assignee.ID, assignee.Name, domain.PermReviewDecide)
 		}
 		if st.review.AssignedUserID != nil && *st.review.AssignedUserID == req.AssigneeID {
-			return refuse(FailIllegalTransition, "review %d is already assigned to operator %d", st.review.ID, req.AssigneeID)
+			return domain.Errorf(domain.ECodeIllegalTransition, "review %d is already assigned to operator %d", st.review.ID, req.AssigneeID)
 		}
 	case domain.ActionEscalateToAML:
 		if st.review.Escalation != nil && *st.review.Escalation == domain.EscalationAML {
-			return refuse(FailIllegalTransition, "review %d is already escalated to AML", st.review.ID)
+			return domain.Errorf(domain.ECodeIllegalTransition, "review %d is already escalated to AML", st.review.ID)
 		}
 	case domain.ActionAssessRisk:
 		if !validRisk(req.RiskLevel) {
-			return refuse(FailInvalid, "risk_level must be one of low, medium, high")
+			return domain.Errorf(domain.ECodeBadRequest, "risk_level must be one of low, medium, high")
 		}
 	case domain.ActionAdjudicateMatch:
 		if req.MatchID == "" || (req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive) {
-			return refuse(FailInvalid, "adjudicate_match needs a match_id and a verdict of true_positive or false_positive")
+			return domain.Errorf(domain.ECodeBadRequest, "adjudicate_match needs a match_id and a verdict of true_positive or false_positive")
 		}
 		if _, err := s.latestScreening(ctx, st, req.MatchID); err != nil {
 			return err
 		}
 	case domain.ActionUpdateProfile:
 		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
-			return refuse(FailInvalid, "update_profile needs website_url, social_url or business_activity_summary")
+			return domain.Errorf(domain.ECodeBadRequest, "update_profile needs website_url, social_url or business_activity_summary")
 		}
 		for field, v := range map[string]*string{"website_url": req.WebsiteURL, "social_url": req.SocialURL} {
 			if v != nil && *v != "" && !validURL(*v) {
-				return refuse(FailInvalid, "%s must be an http or https URL with a host", field)
+				return domain.Errorf(domain.ECodeBadRequest, "%s must be an http or https URL with a host", field)
 			}
 		}
 		if req.ActivitySummary != nil && len(*req.ActivitySummary) > 2000 {
-			return refuse(FailInvalid, "business_activity_summary must be at most 2000 characters")
+			return domain.Errorf(domain.ECodeBadRequest, "business_activity_summary must be at most 2000 characters")
 		}
 	case domain.ActionOpenPeriodicReview:
 		switch st.entity.Status {
 		case domain.EntityApproved, domain.EntityOnboarded, domain.EntityUnderMonitoring:
 		default:
-			return refuse(FailIllegalTransition, "entity %d is %s: periodic reviews are for approved, onboarded or monitored entities", st.entity.ID, st.entity.Status)
+			return domain.Errorf(domain.ECodeIllegalTransition, "entity %d is %s: periodic reviews are for approved, onboarded or monitored entities", st.entity.ID, st.entity.Status)
 		}
 		reviews, err := s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID)
 		if err != nil {
@@ -200,7 +200,7 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 		}
 		for _, r := range reviews {
 			if r.Status.Active() {
-				return refuse(FailIllegalTransition, "entity %d already has an active review (%d)", st.entity.ID, r.ID)
+				return domain.Errorf(domain.ECodeIllegalTransition, "entity %d already has an active review (%d)", st.entity.ID, r.ID)
 			}
 		}
 	}
@@ -208,7 +208,7 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 }
 
 func validRisk(l string) bool {
-	for _, r := range domain.RiskLevels {
+	for _, r := range domain.RiskLevels() {
 		if string(r) == l {
 			return true
 		}
@@ -248,9 +248,9 @@ func (s *Service) latestScreening(ctx context.Context, st state, matchID string)
 		if matchID == "" || matchIDs(c)[matchID] {
 			return c, nil
 		}
-		return domain.Check{}, refuse(FailInvalid, "match %q is not among the latest screening's matches", matchID)
+		return domain.Check{}, domain.Errorf(domain.ECodeBadRequest, "match %q is not among the latest screening's matches", matchID)
 	}
-	return domain.Check{}, refuse(FailIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
+	return domain.Check{}, domain.Errorf(domain.ECodeIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
 }
 
 func matchIDs(c domain.Check) map[string]bool {
@@ -285,17 +285,17 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	var approver *int64
 	if requiresFourEyes(st, req.Action) {
 		if req.SecondApproverID == 0 {
-			return domain.Review{}, refuse(FailSecondApprover, "this account requires a second approver to %s", req.Action)
+			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "this account requires a second approver to %s", req.Action)
 		}
 		if req.SecondApproverID == req.OperatorID {
-			return domain.Review{}, refuse(FailSecondApprover, "the second approver must be another operator")
+			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "the second approver must be another operator")
 		}
 		second, err := s.Store.Operator(ctx, req.AccountID, req.SecondApproverID)
 		if err != nil {
 			return domain.Review{}, notFound(err, "operator %d (second approver)", req.SecondApproverID)
 		}
-		if !second.Can(rules[req.Action].permission) {
-			return domain.Review{}, refuse(FailSecondApprover, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, rules[req.Action].permission)
+		if r, _ := ruleOf(req.Action); !second.Can(r.permission) {
+			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, r.permission)
 		}
 		approver = &second.ID
 	}
@@ -312,7 +312,7 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		}
 		return s.replay(ctx, rec)
 	case errors.Is(err, domain.ErrStale):
-		return domain.Review{}, refuse(FailConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
+		return domain.Review{}, domain.Errorf(domain.ECodeConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
 	case err != nil:
 		return domain.Review{}, err
 	}
@@ -328,7 +328,7 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 // replay answers a repeated action with the review as it stands.
 func (s *Service) replay(ctx context.Context, rec domain.AuditRecord) (domain.Review, error) {
 	if rec.ReviewID == nil {
-		return domain.Review{}, refuse(FailConflict, "action %s was already applied", rec.ActionID)
+		return domain.Review{}, domain.Errorf(domain.ECodeConflict, "action %s was already applied", rec.ActionID)
 	}
 	if rec.Action == domain.ActionOpenPeriodicReview {
 		if id, ok := rec.After["review_id"].(float64); ok {
@@ -336,11 +336,4 @@ func (s *Service) replay(ctx context.Context, rec domain.AuditRecord) (domain.Re
 		}
 	}
 	return s.Store.Review(ctx, rec.AccountID, *rec.ReviewID)
-}
-
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
 }

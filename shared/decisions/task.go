@@ -2,7 +2,6 @@ package decisions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -93,17 +92,12 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 			out.Review = NewReviewOut(r)
 		}
 	default:
-		err = refuse(FailInvalid, "phase must be %q or %q", PhaseValidate, PhaseApply)
+		err = domain.Errorf(domain.ECodeBadRequest, "phase must be %q or %q", PhaseValidate, PhaseApply)
 	}
 	if err != nil {
-		if name := FailureName(err); name != "" {
+		if name := domain.FailureName(err); name != "" {
 			log.Info("decision refused", "failure", name, "reason", err.Error())
-			var e *Error
-			msg := err.Error()
-			if errors.As(err, &e) {
-				msg = e.Message
-			}
-			return TaskOutput{}, messages.InvokeResponse_Error{Type: name, Message: msg}
+			return TaskOutput{}, messages.InvokeResponse_Error{Type: name, Message: domain.Refusal(err)}
 		}
 		log.Error("decision failed", "error", err.Error())
 		return TaskOutput{}, fmt.Errorf("decision %s: %w", req.Action, err)

@@ -9,8 +9,6 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-func ptrTo[T any](v T) *T { return &v }
-
 // The body's bytes are the contract with subscribers: fields in this
 // order, a null outcome kept.
 func TestEncodeBody(t *testing.T) {
@@ -19,7 +17,7 @@ func TestEncodeBody(t *testing.T) {
 		ev   domain.Event
 		want string
 	}{
-		{"approved", domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: 1, Outcome: ptrTo("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
+		{"approved", domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: 1, Outcome: new("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
 			`{"event_type":"entity_review.approved","entity_review_id":20,"entity_id":10,"account_id":1,"outcome":"approved","occurred_at":"2026-11-01T09:00:00.000Z"}`},
 		{"no outcome", domain.Event{EventType: domain.EventAssigned, EntityReviewID: 20, EntityID: 10, AccountID: 1, OccurredAt: "2026-11-01T09:00:00.000Z"},
 			`{"event_type":"entity_review.assigned","entity_review_id":20,"entity_id":10,"account_id":1,"outcome":null,"occurred_at":"2026-11-01T09:00:00.000Z"}`},
@@ -38,7 +36,7 @@ func TestEncodeBody(t *testing.T) {
 // fields, and reads back as it was.
 func TestMessageJSON(t *testing.T) {
 	m := delivery.NewMessage("evt_1", domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: 1,
-		Outcome: ptrTo("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"}, 3)
+		Outcome: new("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"}, 3)
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

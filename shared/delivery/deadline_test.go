@@ -51,7 +51,7 @@ func TestDeliverRespectsTheFunctionDeadline(t *testing.T) {
 			ep := w.endpoint(t, rcv.url(), nil)
 			msgs := []delivery.Message{w.message(ep), w.message(ep)}
 			d := &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(webhooks.ClientOptions{Timeout: postTimeout, Allow: loopback(t)}),
-				Lease: time.Minute, Margin: margin}
+				Lease: time.Minute, Margin: margin, Clock: domain.SystemClock}
 
 			ctx := context.Background()
 			if c.left != 0 {

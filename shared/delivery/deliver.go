@@ -74,7 +74,8 @@ type Deliverer struct {
 	// less). See Handle.
 	Margin  time.Duration
 	Metrics *metrics.Writer
-	Now     func() time.Time
+	// Clock stamps claims and attempts (required).
+	Clock domain.Clock
 }
 
 // DefaultMargin is Deliverer.Margin's default: a conditional write to
@@ -153,13 +154,6 @@ func (d *Deliverer) hasTime(ctx context.Context) bool {
 	return time.Until(deadline) >= post+margin
 }
 
-func (d *Deliverer) now() time.Time {
-	if d.Now != nil {
-		return d.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
-}
-
 func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	var m Message
 	if err := json.Unmarshal([]byte(rec.Body), &m); err != nil {
@@ -195,7 +189,7 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	if err != nil {
 		return err
 	}
-	now := d.now()
+	now := d.Clock.Now()
 	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
 		EventID: m.EventID, Event: m.Event, Payload: body, URL: ep.URL, CreatedAt: now,
@@ -217,7 +211,7 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	} else {
 		d.post(ctx, ep, &att)
 	}
-	done := d.now()
+	done := d.Clock.Now()
 	att.CompletedAt = &done
 	if att.Error == "" && att.ResponseStatus >= 200 && att.ResponseStatus < 300 {
 		att.Status = domain.DeliveryDelivered
@@ -252,7 +246,7 @@ func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.De
 		att.Error = "no payload recorded for this attempt"
 		return
 	}
-	sent := d.now()
+	sent := d.Clock.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
 		att.Error = "bad endpoint url: " + err.Error()

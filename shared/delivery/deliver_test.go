@@ -35,8 +35,6 @@ var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 const secret = "whsec_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
 
-func ptr[T any](v T) *T { return &v }
-
 type world struct {
 	st      *store.Store
 	account int64
@@ -65,7 +63,7 @@ func (w *world) next() int {
 // with secret, edited by edit.
 func (w *world) endpoint(t *testing.T, url string, edit func(*domain.Endpoint)) domain.Endpoint {
 	t.Helper()
-	e := domain.Endpoint{AccountID: w.account, URL: url, Events: domain.EventTypes, Active: true, Secret: secret, CreatedAt: t0, UpdatedAt: t0}
+	e := domain.Endpoint{AccountID: w.account, URL: url, Events: domain.EventTypes(), Active: true, Secret: secret, CreatedAt: t0, UpdatedAt: t0}
 	if edit != nil {
 		edit(&e)
 	}
@@ -82,7 +80,7 @@ func (w *world) endpoint(t *testing.T, url string, edit func(*domain.Endpoint)) 
 func (w *world) message(ep domain.Endpoint) delivery.Message {
 	n := int64(w.next())
 	ev := domain.Event{EventType: domain.EventApproved, EntityReviewID: 1000 + n, EntityID: 500 + n, AccountID: w.account,
-		Outcome: ptr(domain.OutcomeApproved), OccurredAt: "2026-11-01T10:00:00.000Z"}
+		Outcome: new(domain.OutcomeApproved), OccurredAt: "2026-11-01T10:00:00.000Z"}
 	return delivery.NewMessage(fmt.Sprintf("evt_%032d", n), ev, ep.ID)
 }
 
@@ -165,7 +163,7 @@ func loopback(t *testing.T) webhooks.AllowList {
 }
 
 func deliverer(t *testing.T, w *world, opts webhooks.ClientOptions) *delivery.Deliverer {
-	return &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(opts), Lease: time.Minute}
+	return &delivery.Deliverer{Store: w.st, Client: webhooks.NewClient(opts), Lease: time.Minute, Clock: domain.SystemClock}
 }
 
 func handle(t *testing.T, d *delivery.Deliverer, ev events.SQSEvent) []events.SQSBatchItemFailure {
@@ -369,7 +367,7 @@ func TestDeliverDuringRotation(t *testing.T) {
 	const newSecret = "whsec_new"
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ep := w.endpoint(t, rcv.url(), func(e *domain.Endpoint) {
-		e.Secret, e.PreviousSecret, e.PreviousExpiresAt = newSecret, secret, ptr(now.Add(time.Hour))
+		e.Secret, e.PreviousSecret, e.PreviousExpiresAt = newSecret, secret, new(now.Add(time.Hour))
 	})
 	tests := []struct {
 		name     string
@@ -383,7 +381,7 @@ func TestDeliverDuringRotation(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := deliverer(t, w, webhooks.ClientOptions{Allow: loopback(t)})
-			d.Now = func() time.Time { return tc.at }
+			d.Clock = domain.FixedClock(tc.at)
 			msg := w.message(ep)
 			if f := handle(t, d, sqsEvent(t, msg)); len(f) != 0 {
 				t.Fatalf("failures %+v", f)
@@ -442,7 +440,7 @@ func TestDeliverInterrupted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := deliverer(t, w, webhooks.ClientOptions{Allow: loopback(t)})
 			d.Lease = lease
-			d.Now = func() time.Time { return tc.at }
+			d.Clock = domain.FixedClock(tc.at)
 			if f := handle(t, d, sqsEvent(t, msg)); len(f) != 0 {
 				t.Fatalf("failures %+v", f)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -35,7 +34,8 @@ type Sender interface {
 type Redeliverer struct {
 	Store ViewStore
 	Queue Sender
-	Now   func() time.Time
+	// Clock stamps the new attempts (required).
+	Clock domain.Clock
 }
 
 // List shows the account's attempts, newest first, to an operator with
@@ -101,10 +101,7 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s is %s: only a failed delivery can be redelivered.", latest.ID, latest.Status)
 	}
 
-	now := domain.Now()
-	if o.Now != nil {
-		now = o.Now().UTC().Truncate(time.Millisecond)
-	}
+	now := o.Clock.Now()
 	n := orig.Attempts + 1
 	next := domain.Delivery{
 		AccountID: accountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,

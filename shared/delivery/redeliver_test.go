@@ -62,7 +62,7 @@ func newOps(t *testing.T) *ops {
 	})
 	w.ep = w.endpoint(t, w.rcv.url(), nil)
 	w.d = deliverer(t, w.world, webhooks.ClientOptions{Allow: loopback(t)})
-	w.o = &delivery.Redeliverer{Store: w.st, Queue: w.q, Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	w.o = &delivery.Redeliverer{Store: w.st, Queue: w.q, Clock: domain.FixedClock(t0.Add(24 * time.Hour))}
 	op := func(name string, perms ...string) int64 {
 		o, err := w.st.CreateOperator(context.Background(), w.account, name, perms, t0)
 		if err != nil {
@@ -330,7 +330,7 @@ func TestList(t *testing.T) {
 	w := newOps(t)
 	other := w.endpoint(t, w.rcv.url(), nil)
 	clock := t0
-	d := &delivery.Deliverer{Store: w.st, Client: w.d.Client, Lease: time.Minute, Now: func() time.Time {
+	d := &delivery.Deliverer{Store: w.st, Client: w.d.Client, Lease: time.Minute, Clock: func() time.Time {
 		clock = clock.Add(time.Minute)
 		return clock
 	}}
@@ -359,7 +359,7 @@ func TestList(t *testing.T) {
 		ids = append(ids, msg.DeliveryID)
 	}
 	// A redelivery of the last failure, the newest attempt of all.
-	w.o.Now = func() time.Time { return clock.Add(time.Hour) }
+	w.o.Clock = func() time.Time { return clock.Add(time.Hour) }
 	re, err := w.o.Redeliver(ctx, w.account, ids[5], w.redeliver, "fixed", "list-re")
 	if err != nil {
 		t.Fatal(err)

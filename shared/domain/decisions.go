@@ -11,7 +11,9 @@ const (
 )
 
 // OperatorPermissions lists the permissions an operator can be given.
-var OperatorPermissions = []string{PermReviewDecide, PermReviewAssign, PermRiskAssess, PermProfileEdit, PermWebhookEndpointEdit, PermWebhookDeliveryView}
+func OperatorPermissions() []string {
+	return []string{PermReviewDecide, PermReviewAssign, PermRiskAssess, PermProfileEdit, PermWebhookEndpointEdit, PermWebhookDeliveryView}
+}
 
 // Operator is a person of an account who decides on reviews.
 type Operator struct {
@@ -60,8 +62,10 @@ const (
 )
 
 // Actions lists every operator action.
-var Actions = []Action{ActionAssign, ActionStart, ActionEscalate, ActionEscalateToAML, ActionApprove, ActionReject,
-	ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview}
+func Actions() []Action {
+	return []Action{ActionAssign, ActionStart, ActionEscalate, ActionEscalateToAML, ActionApprove, ActionReject,
+		ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview}
+}
 
 // Escalation levels of an escalated review.
 const (

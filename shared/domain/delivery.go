@@ -19,7 +19,9 @@ const (
 )
 
 // DeliveryStatuses lists every status.
-var DeliveryStatuses = []DeliveryStatus{DeliveryQueued, DeliverySending, DeliveryDelivered, DeliveryFailed}
+func DeliveryStatuses() []DeliveryStatus {
+	return []DeliveryStatus{DeliveryQueued, DeliverySending, DeliveryDelivered, DeliveryFailed}
+}
 
 // Delivery is one attempt to post one event to one endpoint. The first
 // attempt's id is derived from the event and the endpoint, so the same
@@ -38,8 +40,8 @@ type Delivery struct {
 	// Payload is the exact body posted: encoded by package delivery for
 	// the first attempt, the same bytes again for every redelivery.
 	Payload []byte
-	URL        string
-	Status     DeliveryStatus
+	URL     string
+	Status  DeliveryStatus
 	// Set once the POST is done.
 	ResponseStatus int
 	ResponseBody   string
@@ -89,16 +91,16 @@ type DeliveryFilter struct {
 // listing of them would be empty, which hides the typo.
 func (f DeliveryFilter) Validate() error {
 	if f.Status != "" && !validDeliveryStatus(f.Status) {
-		return Invalid("status", fmt.Sprintf("must be one of %v", DeliveryStatuses))
+		return Invalid("status", fmt.Sprintf("must be one of %v", DeliveryStatuses()))
 	}
 	if f.EventType != "" && !ValidEventType(string(f.EventType)) {
-		return Invalid("event", fmt.Sprintf("must be one of %v", EventTypes))
+		return Invalid("event", fmt.Sprintf("must be one of %v", EventTypes()))
 	}
 	return nil
 }
 
 func validDeliveryStatus(s DeliveryStatus) bool {
-	for _, x := range DeliveryStatuses {
+	for _, x := range DeliveryStatuses() {
 		if x == s {
 			return true
 		}

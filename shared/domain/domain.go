@@ -18,7 +18,9 @@ const (
 )
 
 // EntityStatuses lists every entity status of the contract.
-var EntityStatuses = []EntityStatus{EntityDraft, EntityReadyForReview, EntityApproved, EntityRejected, EntityOnboarded, EntityUnderMonitoring}
+func EntityStatuses() []EntityStatus {
+	return []EntityStatus{EntityDraft, EntityReadyForReview, EntityApproved, EntityRejected, EntityOnboarded, EntityUnderMonitoring}
+}
 
 // RegistrationStatus is what the commercial register says of the entity.
 type RegistrationStatus string
@@ -31,7 +33,9 @@ const (
 )
 
 // RegistrationStatuses lists every registration status of the contract.
-var RegistrationStatuses = []RegistrationStatus{RegistrationUnknown, RegistrationValid, RegistrationInvalid, RegistrationExpired}
+func RegistrationStatuses() []RegistrationStatus {
+	return []RegistrationStatus{RegistrationUnknown, RegistrationValid, RegistrationInvalid, RegistrationExpired}
+}
 
 // SanctionsStatus summarises organisation screening.
 type SanctionsStatus string
@@ -44,7 +48,9 @@ const (
 )
 
 // SanctionsStatuses lists every sanctions status of the contract.
-var SanctionsStatuses = []SanctionsStatus{SanctionsNotRun, SanctionsClear, SanctionsHit, SanctionsNeedsReview}
+func SanctionsStatuses() []SanctionsStatus {
+	return []SanctionsStatus{SanctionsNotRun, SanctionsClear, SanctionsHit, SanctionsNeedsReview}
+}
 
 // RiskLevel is the outcome of a risk assessment.
 type RiskLevel string
@@ -56,7 +62,9 @@ const (
 )
 
 // RiskLevels lists every risk level of the contract.
-var RiskLevels = []RiskLevel{RiskLow, RiskMedium, RiskHigh}
+func RiskLevels() []RiskLevel {
+	return []RiskLevel{RiskLow, RiskMedium, RiskHigh}
+}
 
 // RiskAssessment is set only by an assessment. An entity without one has never
 // been assessed: no level is implied (the contract's risk level rule).
@@ -120,7 +128,9 @@ const (
 )
 
 // CheckStatuses lists every check status of the contract.
-var CheckStatuses = []CheckStatus{CheckPending, CheckRunning, CheckCompleted, CheckFailed}
+func CheckStatuses() []CheckStatus {
+	return []CheckStatus{CheckPending, CheckRunning, CheckCompleted, CheckFailed}
+}
 
 // CheckType names what a check verifies.
 type CheckType string
@@ -133,7 +143,9 @@ const (
 )
 
 // CheckTypes lists every check type the service runs.
-var CheckTypes = []CheckType{CheckRegistryLookup, CheckOrganizationScreening}
+func CheckTypes() []CheckType {
+	return []CheckType{CheckRegistryLookup, CheckOrganizationScreening}
+}
 
 // Triggering reasons recorded with checks.
 const (
@@ -174,7 +186,9 @@ const (
 )
 
 // ReviewPurposes lists every review purpose of the contract.
-var ReviewPurposes = []ReviewPurpose{ReviewInitial, ReviewPeriodic}
+func ReviewPurposes() []ReviewPurpose {
+	return []ReviewPurpose{ReviewInitial, ReviewPeriodic}
+}
 
 // ReviewStatus is where a review stands.
 type ReviewStatus string
@@ -188,7 +202,9 @@ const (
 )
 
 // ReviewStatuses lists every review status of the contract.
-var ReviewStatuses = []ReviewStatus{ReviewOpen, ReviewInProgress, ReviewEscalated, ReviewCompleted, ReviewCancelled}
+func ReviewStatuses() []ReviewStatus {
+	return []ReviewStatus{ReviewOpen, ReviewInProgress, ReviewEscalated, ReviewCompleted, ReviewCancelled}
+}
 
 // Active reports whether a review still awaits a decision.
 func (s ReviewStatus) Active() bool {
@@ -257,7 +273,9 @@ const (
 )
 
 // APIKeyPermissions lists the permissions an API key can be given.
-var APIKeyPermissions = []string{PermEntityView, PermEntityCreate, PermReviewView}
+func APIKeyPermissions() []string {
+	return []string{PermEntityView, PermEntityCreate, PermReviewView}
+}
 
 // APIKey is a credential of an account. Only the SHA-256 of the secret is kept.
 type APIKey struct {

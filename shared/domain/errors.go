@@ -3,7 +3,10 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Error codes. Each maps to one HTTP status in package api; the code itself is
@@ -27,6 +30,12 @@ const (
 	// ECodeGatewayTimeout: API Gateway (or the local gateway) stopped
 	// waiting for the function at its integration timeout, 29 s.
 	ECodeGatewayTimeout = "gateway_timeout"
+	// ECodeIllegalTransition: the action is not allowed from the review's
+	// or the entity's status as it stands.
+	ECodeIllegalTransition = "illegal_transition"
+	// ECodeSecondApproverRequired: the account requires four eyes and the
+	// action came without a fit second approver.
+	ECodeSecondApproverRequired = "second_approver_required"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,
@@ -96,17 +105,21 @@ func ErrorFields(err error) map[string][]string {
 }
 
 // Failure names: how a function invoked directly (the decision task, the
-// admin function) names a refusal in its Lambda error, where Step Functions,
-// the console and the command line read it.
+// admin function) names a refusal in its Lambda error, where Step Functions
+// (the decision state machine's Catch clauses match them), the console and
+// the command line read it. They are wire names: never rename one.
 const (
-	FailInvalid   = "InvalidRequest"
-	FailNotFound  = "NotFound"
-	FailForbidden = "Forbidden"
-	FailConflict  = "Conflict"
+	FailInvalid           = "InvalidRequest"
+	FailNotFound          = "NotFound"
+	FailForbidden         = "Forbidden"
+	FailConflict          = "Conflict"
+	FailIllegalTransition = "IllegalTransition"
+	FailSecondApprover    = "SecondApproverRequired"
 )
 
 // FailureName is the failure name of a coded error, or "" for a fault
-// (which must not be shown as a refusal).
+// (which must not be shown as a refusal). It is the one table from codes to
+// failure names, as api's statusOf is from codes to HTTP statuses.
 func FailureName(err error) string {
 	switch ErrorCode(err) {
 	case ECodeInvalid, ECodeBadRequest, ECodeTooLarge, ECodeUnsupportedMedia:
@@ -117,8 +130,26 @@ func FailureName(err error) string {
 		return FailForbidden
 	case ECodeConflict:
 		return FailConflict
+	case ECodeIllegalTransition:
+		return FailIllegalTransition
+	case ECodeSecondApproverRequired:
+		return FailSecondApprover
 	}
 	return ""
+}
+
+// Refusal is the sentence a named failure carries: the error's message, or
+// for a validation failure its fields and their messages.
+func Refusal(err error) string {
+	fields := ErrorFields(err)
+	if len(fields) == 0 {
+		return ErrorMessage(err)
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		parts = append(parts, k+" "+strings.Join(fields[k], "; "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Outcomes of conditional writes, which callers turn into refusals of their

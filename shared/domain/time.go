@@ -13,6 +13,6 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 // ParseTime reads a timestamp written by FormatTime (or any RFC 3339 time).
 func ParseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
 
-// Now returns the current time truncated to the milliseconds we store, so a
-// value survives a round trip through storage unchanged.
-func Now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+// Now is the wall clock's time as services store it (SystemClock's Now),
+// for the few callers that take no clock: command-line tools, seed data.
+func Now() time.Time { return Clock(SystemClock).Now() }

@@ -15,11 +15,13 @@ const (
 )
 
 // EventTypes lists every event kind.
-var EventTypes = []EventType{EventApproved, EventRejected, EventEscalated, EventEscalatedToAML, EventAssigned, EventChecksQueued}
+func EventTypes() []EventType {
+	return []EventType{EventApproved, EventRejected, EventEscalated, EventEscalatedToAML, EventAssigned, EventChecksQueued}
+}
 
 // ValidEventType reports whether s names an event kind.
 func ValidEventType(s string) bool {
-	for _, t := range EventTypes {
+	for _, t := range EventTypes() {
 		if string(t) == s {
 			return true
 		}

@@ -8,7 +8,8 @@ import (
 	"io"
 	"sort"
 	"sync"
-	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // Namespace is the service's CloudWatch namespace.
@@ -30,13 +31,13 @@ const (
 // Writer writes metric lines, one JSON object per line, safely from
 // several goroutines.
 type Writer struct {
-	mu  sync.Mutex
-	out io.Writer
-	now func() time.Time
+	mu    sync.Mutex
+	out   io.Writer
+	clock domain.Clock
 }
 
-// New writes to out (os.Stdout in a Lambda).
-func New(out io.Writer) *Writer { return &Writer{out: out, now: time.Now} }
+// New writes to out (os.Stdout in a Lambda), stamping lines by clock.
+func New(out io.Writer, clock domain.Clock) *Writer { return &Writer{out: out, clock: clock} }
 
 // Value is one metric value.
 type Value struct {
@@ -62,7 +63,7 @@ func (w *Writer) Put(props map[string]any, values ...Value) {
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i]["Name"] < defs[j]["Name"] })
 	line["_aws"] = map[string]any{
-		"Timestamp": w.now().UnixMilli(),
+		"Timestamp": w.clock.Now().UnixMilli(),
 		"CloudWatchMetrics": []any{map[string]any{
 			"Namespace": Namespace, "Dimensions": [][]string{{}}, "Metrics": defs,
 		}},

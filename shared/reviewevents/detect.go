@@ -28,15 +28,15 @@ func Detect(old, new *domain.Review) []domain.EventType {
 	}
 	var out []domain.EventType
 	if new.Status == domain.ReviewCompleted && old.Status != domain.ReviewCompleted {
-		switch deref(new.Outcome) {
+		switch domain.Deref(new.Outcome) {
 		case domain.OutcomeApproved:
 			out = append(out, domain.EventApproved)
 		case domain.OutcomeRejected:
 			out = append(out, domain.EventRejected)
 		}
 	}
-	if new.Status == domain.ReviewEscalated && (old.Status != domain.ReviewEscalated || deref(old.Escalation) != deref(new.Escalation)) {
-		switch deref(new.Escalation) {
+	if new.Status == domain.ReviewEscalated && (old.Status != domain.ReviewEscalated || domain.Deref(old.Escalation) != domain.Deref(new.Escalation)) {
+		switch domain.Deref(new.Escalation) {
 		case domain.EscalationAML:
 			out = append(out, domain.EventEscalatedToAML)
 		default:
@@ -65,11 +65,4 @@ func NewEvent(t domain.EventType, r domain.Review) domain.Event {
 func EventID(t domain.EventType, r domain.Review) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%d|%d|%d|%s", r.AccountID, r.ID, r.Version, t)))
 	return "evt_" + hex.EncodeToString(sum[:16])
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -13,13 +13,11 @@ import (
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
-func ptr[T any](v T) *T { return &v }
-
 // base is a review being worked on: in progress, assigned to operator 7.
 func base() domain.Review {
 	return domain.Review{
 		AccountID: 1, ID: 20, EntityID: 10, Purpose: domain.ReviewInitial, Status: domain.ReviewInProgress,
-		AssignedUserID: ptr(int64(7)), AssignedUserName: ptr("Dana"), StartedAt: ptr(t0),
+		AssignedUserID: new(int64(7)), AssignedUserName: new("Dana"), StartedAt: new(t0),
 		CreatedAt: t0, UpdatedAt: t0, Version: 3,
 	}
 }
@@ -35,7 +33,7 @@ func changed(r domain.Review, edit func(*domain.Review)) domain.Review {
 func TestDetect(t *testing.T) {
 	escalated := func(level string) domain.Review {
 		r := base()
-		r.Status, r.Escalation = domain.ReviewEscalated, ptr(level)
+		r.Status, r.Escalation = domain.ReviewEscalated, new(level)
 		return r
 	}
 	open := base()
@@ -46,79 +44,79 @@ func TestDetect(t *testing.T) {
 		want     []domain.EventType
 	}{
 		// Events.
-		{"approve", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr("ok"), ptr(t0)
+		{"approve", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeApproved), new("ok"), new(t0)
 		})), []domain.EventType{domain.EventApproved}},
-		{"reject", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeRejected), ptr("no"), ptr(t0)
+		{"reject", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeRejected), new("no"), new(t0)
 		})), []domain.EventType{domain.EventRejected}},
-		{"approve an escalated review", ptr(escalated(domain.EscalationAML)), ptr(changed(escalated(domain.EscalationAML), func(r *domain.Review) {
-			r.Status, r.Outcome, r.Escalation, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), nil, ptr(t0)
+		{"approve an escalated review", new(escalated(domain.EscalationAML)), new(changed(escalated(domain.EscalationAML), func(r *domain.Review) {
+			r.Status, r.Outcome, r.Escalation, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeApproved), nil, new(t0)
 		})), []domain.EventType{domain.EventApproved}},
-		{"escalate", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationSupervisor)
+		{"escalate", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.Status, r.Escalation = domain.ReviewEscalated, new(domain.EscalationSupervisor)
 		})), []domain.EventType{domain.EventEscalated}},
-		{"escalate an open review", &open, ptr(changed(open, func(r *domain.Review) {
-			r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationSupervisor)
+		{"escalate an open review", &open, new(changed(open, func(r *domain.Review) {
+			r.Status, r.Escalation = domain.ReviewEscalated, new(domain.EscalationSupervisor)
 		})), []domain.EventType{domain.EventEscalated}},
-		{"escalate to AML", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML)
+		{"escalate to AML", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.Status, r.Escalation = domain.ReviewEscalated, new(domain.EscalationAML)
 		})), []domain.EventType{domain.EventEscalatedToAML}},
-		{"supervisor to AML fires escalated_to_aml only", ptr(escalated(domain.EscalationSupervisor)),
-			ptr(changed(escalated(domain.EscalationSupervisor), func(r *domain.Review) { r.Escalation = ptr(domain.EscalationAML) })),
+		{"supervisor to AML fires escalated_to_aml only", new(escalated(domain.EscalationSupervisor)),
+			new(changed(escalated(domain.EscalationSupervisor), func(r *domain.Review) { r.Escalation = new(domain.EscalationAML) })),
 			[]domain.EventType{domain.EventEscalatedToAML}},
-		{"assign an unassigned review", &open, ptr(changed(open, func(r *domain.Review) {
-			r.AssignedUserID, r.AssignedUserName = ptr(int64(8)), ptr("Sami")
+		{"assign an unassigned review", &open, new(changed(open, func(r *domain.Review) {
+			r.AssignedUserID, r.AssignedUserName = new(int64(8)), new("Sami")
 		})), []domain.EventType{domain.EventAssigned}},
-		{"reassign", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.AssignedUserID, r.AssignedUserName = ptr(int64(8)), ptr("Sami")
+		{"reassign", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.AssignedUserID, r.AssignedUserName = new(int64(8)), new("Sami")
 		})), []domain.EventType{domain.EventAssigned}},
-		{"queue checks", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.ChecksQueuedAt, r.ChecksCount = ptr(t0.Add(time.Hour)), 2
+		{"queue checks", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.ChecksQueuedAt, r.ChecksCount = new(t0.Add(time.Hour)), 2
 		})), []domain.EventType{domain.EventChecksQueued}},
-		{"queue checks again", ptr(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = ptr(t0) })),
-			ptr(changed(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = ptr(t0) }), func(r *domain.Review) {
-				r.ChecksQueuedAt = ptr(t0.Add(2 * time.Hour))
+		{"queue checks again", new(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = new(t0) })),
+			new(changed(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = new(t0) }), func(r *domain.Review) {
+				r.ChecksQueuedAt = new(t0.Add(2 * time.Hour))
 			})), []domain.EventType{domain.EventChecksQueued}},
 		// Starting a review nobody holds assigns it to the operator who
 		// starts it: its assignee changes (spec 6: "a review's assignee
 		// changes"), the start itself is no event.
-		{"start assigning the operator", &open, ptr(changed(open, func(r *domain.Review) {
-			r.Status, r.StartedAt, r.AssignedUserID, r.AssignedUserName = domain.ReviewInProgress, ptr(t0), ptr(int64(7)), ptr("Dana")
+		{"start assigning the operator", &open, new(changed(open, func(r *domain.Review) {
+			r.Status, r.StartedAt, r.AssignedUserID, r.AssignedUserName = domain.ReviewInProgress, new(t0), new(int64(7)), new("Dana")
 		})), []domain.EventType{domain.EventAssigned}},
 
 		// Non-events.
 		{"insert (a new review)", nil, &open, nil},
 		{"remove", &open, nil, nil},
-		{"start an assigned review", ptr(func() domain.Review {
+		{"start an assigned review", new(func() domain.Review {
 			r := open
-			r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana")
+			r.AssignedUserID, r.AssignedUserName = new(int64(7)), new("Dana")
 			return r
-		}()), ptr(changed(open, func(r *domain.Review) {
-			r.Status, r.StartedAt, r.AssignedUserID, r.AssignedUserName = domain.ReviewInProgress, ptr(t0), ptr(int64(7)), ptr("Dana")
+		}()), new(changed(open, func(r *domain.Review) {
+			r.Status, r.StartedAt, r.AssignedUserID, r.AssignedUserName = domain.ReviewInProgress, new(t0), new(int64(7)), new("Dana")
 		})), nil},
-		{"cancel", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.CompletedAt, r.OutcomeReason = domain.ReviewCancelled, ptr(t0), ptr("duplicate")
+		{"cancel", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.Status, r.CompletedAt, r.OutcomeReason = domain.ReviewCancelled, new(t0), new("duplicate")
 		})), nil},
-		{"cancel an escalated review", ptr(escalated(domain.EscalationSupervisor)), ptr(changed(escalated(domain.EscalationSupervisor), func(r *domain.Review) {
-			r.Status, r.CompletedAt, r.Escalation = domain.ReviewCancelled, ptr(t0), nil
+		{"cancel an escalated review", new(escalated(domain.EscalationSupervisor)), new(changed(escalated(domain.EscalationSupervisor), func(r *domain.Review) {
+			r.Status, r.CompletedAt, r.Escalation = domain.ReviewCancelled, new(t0), nil
 		})), nil},
-		{"profile-only change (updated_at, version)", ptr(base()), ptr(changed(base(), func(*domain.Review) {})), nil},
-		{"notes count", ptr(base()), ptr(changed(base(), func(r *domain.Review) { r.NotesCount++ })), nil},
-		{"assign to the same person", ptr(base()), ptr(changed(base(), func(r *domain.Review) {
-			r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana")
+		{"profile-only change (updated_at, version)", new(base()), new(changed(base(), func(*domain.Review) {})), nil},
+		{"notes count", new(base()), new(changed(base(), func(r *domain.Review) { r.NotesCount++ })), nil},
+		{"assign to the same person", new(base()), new(changed(base(), func(r *domain.Review) {
+			r.AssignedUserID, r.AssignedUserName = new(int64(7)), new("Dana")
 		})), nil},
-		{"unassign", ptr(base()), ptr(changed(base(), func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = nil, nil })), nil},
-		{"re-escalation to the same level", ptr(escalated(domain.EscalationSupervisor)),
-			ptr(changed(escalated(domain.EscalationSupervisor), func(*domain.Review) {})), nil},
-		{"AML again", ptr(escalated(domain.EscalationAML)), ptr(changed(escalated(domain.EscalationAML), func(*domain.Review) {})), nil},
-		{"a completed review changed again", ptr(changed(base(), func(r *domain.Review) {
-			r.Status, r.Outcome = domain.ReviewCompleted, ptr(domain.OutcomeApproved)
-		})), ptr(changed(changed(base(), func(r *domain.Review) {
-			r.Status, r.Outcome = domain.ReviewCompleted, ptr(domain.OutcomeApproved)
+		{"unassign", new(base()), new(changed(base(), func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = nil, nil })), nil},
+		{"re-escalation to the same level", new(escalated(domain.EscalationSupervisor)),
+			new(changed(escalated(domain.EscalationSupervisor), func(*domain.Review) {})), nil},
+		{"AML again", new(escalated(domain.EscalationAML)), new(changed(escalated(domain.EscalationAML), func(*domain.Review) {})), nil},
+		{"a completed review changed again", new(changed(base(), func(r *domain.Review) {
+			r.Status, r.Outcome = domain.ReviewCompleted, new(domain.OutcomeApproved)
+		})), new(changed(changed(base(), func(r *domain.Review) {
+			r.Status, r.Outcome = domain.ReviewCompleted, new(domain.OutcomeApproved)
 		}), func(r *domain.Review) { r.NotesCount++ })), nil},
-		{"same checks_queued_at", ptr(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = ptr(t0) })),
-			ptr(changed(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = ptr(t0) }), func(*domain.Review) {})), nil},
+		{"same checks_queued_at", new(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = new(t0) })),
+			new(changed(changed(base(), func(r *domain.Review) { r.ChecksQueuedAt = new(t0) }), func(*domain.Review) {})), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,12 +130,12 @@ func TestDetect(t *testing.T) {
 
 func TestNewEvent(t *testing.T) {
 	approved := changed(base(), func(r *domain.Review) {
-		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr(t0)
+		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeApproved), new(t0)
 	})
 	rejected := changed(base(), func(r *domain.Review) {
-		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeRejected), ptr(t0)
+		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeRejected), new(t0)
 	})
-	escalated := changed(base(), func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML) })
+	escalated := changed(base(), func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, new(domain.EscalationAML) })
 	tests := []struct {
 		kind domain.EventType
 		r    domain.Review

@@ -91,18 +91,18 @@ func TestEmitter(t *testing.T) {
 	a0 := w.Review(t, domain.ReviewInProgress)
 	a0raw := w.Raw(t, a0)
 	a1 := w.Change(t, a0, func(r *domain.Review) {
-		r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr("documents_verified"), ptr(t0.Add(time.Hour))
+		r.Status, r.Outcome, r.OutcomeReason, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeApproved), new("documents_verified"), new(t0.Add(time.Hour))
 	})
 	a1raw := w.Raw(t, a1)
 	b0 := w.Review(t, domain.ReviewOpen)
 	b0raw := w.Raw(t, b0)
-	b1 := w.Change(t, b0, func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = ptr(int64(7)), ptr("Dana") })
+	b1 := w.Change(t, b0, func(r *domain.Review) { r.AssignedUserID, r.AssignedUserName = new(int64(7)), new("Dana") })
 	b1raw := w.Raw(t, b1)
 	// Review C: rejected, which only the second endpoint takes.
 	c0 := w.Review(t, domain.ReviewInProgress)
 	c0raw := w.Raw(t, c0)
 	c1 := w.Change(t, c0, func(r *domain.Review) {
-		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeRejected), ptr(t0.Add(time.Hour))
+		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeRejected), new(t0.Add(time.Hour))
 	})
 	c1raw := w.Raw(t, c1)
 
@@ -204,7 +204,7 @@ func Message(t *testing.T, kind domain.EventType, r domain.Review, endpointID in
 	eventID := EventID(kind, r)
 	var outcome *string
 	if r.Outcome != nil {
-		outcome = ptr(*r.Outcome)
+		outcome = new(*r.Outcome)
 	}
 	return delivery.Message{
 		AccountID: r.AccountID, DeliveryID: delivery.ID(eventID, endpointID), Attempt: 1, EndpointID: endpointID, EventID: eventID,
@@ -235,7 +235,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		rw.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	eps := []domain.Endpoint{w.endpoint(t, true, domain.EventEscalatedToAML), w.endpoint(t, true, domain.EventTypes...), w.endpoint(t, true, domain.EventEscalated)}
+	eps := []domain.Endpoint{w.endpoint(t, true, domain.EventEscalatedToAML), w.endpoint(t, true, domain.EventTypes()...), w.endpoint(t, true, domain.EventEscalated)}
 	for i := range eps {
 		eps[i].URL = srv.URL + "/hook"
 		if _, err := w.St.UpdateEndpoint(ctx, eps[i], domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("url-%d", i), Action: domain.ActionEndpointUpdate, At: t0}); err != nil {
@@ -244,7 +244,7 @@ func TestEmitterToReceiver(t *testing.T) {
 	}
 	r0 := w.Review(t, domain.ReviewInProgress)
 	raw0 := w.Raw(t, r0)
-	r1 := w.Change(t, r0, func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, ptr(domain.EscalationAML) })
+	r1 := w.Change(t, r0, func(r *domain.Review) { r.Status, r.Escalation = domain.ReviewEscalated, new(domain.EscalationAML) })
 	raw1 := w.Raw(t, r1)
 
 	q := &recordingQueue{}
@@ -255,7 +255,7 @@ func TestEmitterToReceiver(t *testing.T) {
 		t.Fatalf("queued %+v", q.sent)
 	}
 	allow, _ := webhooks.ParseAllowList("127.0.0.0/8")
-	d := &delivery.Deliverer{Store: w.St, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute}
+	d := &delivery.Deliverer{Store: w.St, Client: webhooks.NewClient(webhooks.ClientOptions{Allow: allow}), Lease: time.Minute, Clock: domain.SystemClock}
 	var sqsEv events.SQSEvent
 	for i, m := range append(q.sent, q.sent...) { // every message twice
 		b, _ := json.Marshal(m)
@@ -289,7 +289,7 @@ func TestEndpointsGetNoEventFromBeforeTheirTime(t *testing.T) {
 	r0 := w.Review(t, domain.ReviewInProgress)
 	r0raw := w.Raw(t, r0)
 	r1 := w.Change(t, r0, func(r *domain.Review) {
-		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, ptr(domain.OutcomeApproved), ptr(r.UpdatedAt)
+		r.Status, r.Outcome, r.CompletedAt = domain.ReviewCompleted, new(domain.OutcomeApproved), new(r.UpdatedAt)
 	})
 	n := w.Next()
 	later, err := w.St.CreateEndpoint(context.Background(), domain.Endpoint{

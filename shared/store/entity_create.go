@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/guregu/dynamo/v2"
@@ -267,7 +268,7 @@ func cancelledAt(err error, i int) bool {
 	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) {
 		return false
 	}
-	return deref(tce.CancellationReasons[i].Code) == "ConditionalCheckFailed"
+	return aws.ToString(tce.CancellationReasons[i].Code) == "ConditionalCheckFailed"
 }
 
 func sleepJitter(ctx context.Context, attempt int) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 )
@@ -18,7 +19,7 @@ func isTxCondFailed(err error) bool {
 	}
 	failed := false
 	for _, r := range tce.CancellationReasons {
-		switch code := deref(r.Code); code {
+		switch code := aws.ToString(r.Code); code {
 		case "", "None":
 		case "ConditionalCheckFailed":
 			failed = true
@@ -35,20 +36,13 @@ func isTxConflict(err error) bool {
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		for _, r := range tce.CancellationReasons {
-			if deref(r.Code) == "TransactionConflict" {
+			if aws.ToString(r.Code) == "TransactionConflict" {
 				return true
 			}
 		}
 	}
 	var tc *types.TransactionConflictException
 	return errors.As(err, &tc)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // isThrottled reports whether DynamoDB refused a request for its rate (the

@@ -127,7 +127,7 @@ func validOperator(op domain.Operator) error {
 		return domain.Invalid("name", "can't be blank")
 	}
 	for _, p := range op.Permissions {
-		if !contains(domain.OperatorPermissions, p) {
+		if !contains(domain.OperatorPermissions(), p) {
 			return domain.Invalid("permissions", fmt.Sprintf("%q is not an operator permission", p))
 		}
 	}

@@ -32,9 +32,9 @@ func TestReviewFromItem(t *testing.T) {
 		want *domain.Review
 	}{
 		{"a review", item(nil), &domain.Review{AccountID: 1, ID: 20, EntityID: 10, Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated,
-			Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, Version: 4, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
+			Escalation: new("aml"), ChecksQueuedAt: &queued, Version: 4, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
 		{"no version (never decided)", item(func(m map[string]types.AttributeValue) { delete(m, "version") }), &domain.Review{AccountID: 1, ID: 20, EntityID: 10,
-			Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated, Escalation: ptrTo("aml"), ChecksQueuedAt: &queued, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
+			Purpose: domain.ReviewInitial, Status: domain.ReviewEscalated, Escalation: new("aml"), ChecksQueuedAt: &queued, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour)}},
 		{"version as a string", item(func(m map[string]types.AttributeValue) { m["version"] = s("4") }), nil},
 		{"no account", item(func(m map[string]types.AttributeValue) { delete(m, "account_id") }), nil},
 		{"no review id", item(func(m map[string]types.AttributeValue) { delete(m, "review_id") }), nil},
@@ -61,10 +61,10 @@ func TestImageRoundTripsStoredReview(t *testing.T) {
 	fresh := w.Review(t, domain.ReviewOpen)
 	freshRaw := w.Raw(t, fresh)
 	full := w.Change(t, fresh, func(r *domain.Review) {
-		r.Status, r.Outcome, r.OutcomeReason = domain.ReviewCompleted, ptrTo(domain.OutcomeApproved), ptrTo("documents_verified")
-		r.AssignedUserID, r.AssignedUserName = ptrTo(int64(7)), ptrTo("Dana Decider")
-		r.Escalation, r.ChecksQueuedAt = ptrTo(domain.EscalationAML), ptrTo(t0.Add(30*time.Minute))
-		r.StartedAt, r.CompletedAt = ptrTo(t0.Add(10*time.Minute)), ptrTo(t0.Add(time.Hour))
+		r.Status, r.Outcome, r.OutcomeReason = domain.ReviewCompleted, new(domain.OutcomeApproved), new("documents_verified")
+		r.AssignedUserID, r.AssignedUserName = new(int64(7)), new("Dana Decider")
+		r.Escalation, r.ChecksQueuedAt = new(domain.EscalationAML), new(t0.Add(30*time.Minute))
+		r.StartedAt, r.CompletedAt = new(t0.Add(10*time.Minute)), new(t0.Add(time.Hour))
 		r.NotesCount, r.ChecksCount = 2, 3
 	})
 	if full.Version != 1 || full.Outcome == nil || full.Escalation == nil || full.ChecksQueuedAt == nil {

@@ -107,12 +107,10 @@ func TestEndpointRoundTrip(t *testing.T) {
 
 func delivery(accountID int64, id string, at time.Time) domain.Delivery {
 	return domain.Delivery{AccountID: accountID, ID: id, Attempt: 1, EndpointID: 3, EventID: "evt_1", URL: "https://hooks.example.com/evs",
-		Event:     domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: accountID, Outcome: ptrTo("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
+		Event:     domain.Event{EventType: domain.EventApproved, EntityReviewID: 20, EntityID: 10, AccountID: accountID, Outcome: new("approved"), OccurredAt: "2026-11-01T09:00:00.000Z"},
 		Payload:   []byte(`{"event_type":"entity_review.approved","entity_review_id":20}`), // opaque to the store
 		CreatedAt: at}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func TestClaimDelivery(t *testing.T) {
 	ctx := context.Background()

@@ -53,7 +53,8 @@ type Service struct {
 	// Allow lists the networks a plain-http or private endpoint may use
 	// (none in AWS; loopback under make local).
 	Allow webhooks.AllowList
-	Now   func() time.Time
+	// Clock stamps the endpoints and the audit records (required).
+	Clock domain.Clock
 }
 
 // Actor is who makes a change. OperatorID 0 is the account's
@@ -83,7 +84,7 @@ func (s *Service) Create(ctx context.Context, a Actor, url string, events []doma
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
-	now := s.now()
+	now := s.Clock.Now()
 	e := domain.Endpoint{
 		AccountID: a.AccountID, URL: url, Events: dedupe(events), Active: true, Secret: secret,
 		Description: description, CreatedAt: now, UpdatedAt: now,
@@ -181,7 +182,7 @@ func (s *Service) Delete(ctx context.Context, a Actor, id int64) error {
 	if err != nil {
 		return err
 	}
-	now := s.now()
+	now := s.Clock.Now()
 	err = s.Store.DeleteEndpoint(ctx, a.AccountID, id, e.Version, s.audit(a, op, domain.ActionEndpointDelete, now, snapshot(e), nil))
 	if errors.Is(err, domain.ErrDuplicateAction) {
 		return usedActionID(a)
@@ -201,7 +202,7 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
-	before, now := e, s.now()
+	before, now := e, s.Clock.Now()
 	if err := apply(&e, now); err != nil {
 		return domain.Endpoint{}, err
 	}
@@ -266,11 +267,11 @@ func (s *Service) validateURL(url string) error {
 
 func validateEvents(events []domain.EventType) error {
 	if len(events) == 0 {
-		return domain.Invalid("events", fmt.Sprintf("can't be blank: subscribe to at least one of %v", domain.EventTypes))
+		return domain.Invalid("events", fmt.Sprintf("can't be blank: subscribe to at least one of %v", domain.EventTypes()))
 	}
 	for _, t := range events {
 		if !domain.ValidEventType(string(t)) {
-			return domain.Invalid("events", fmt.Sprintf("%q is not an event; use %v", t, domain.EventTypes))
+			return domain.Invalid("events", fmt.Sprintf("%q is not an event; use %v", t, domain.EventTypes()))
 		}
 	}
 	return nil
@@ -281,13 +282,6 @@ func (s *Service) audit(a Actor, op domain.Operator, action domain.Action, now t
 		AccountID: a.AccountID, ActionID: a.ActionID, Action: action, OperatorID: op.ID, OperatorName: op.Name,
 		Actor: a.Admin, RequestID: a.RequestID, Before: before, After: after, At: now,
 	}
-}
-
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC().Truncate(time.Millisecond)
-	}
-	return domain.Now()
 }
 
 // NewSecret is a new signing secret: the prefix and 32 random bytes in hex.

@@ -23,8 +23,6 @@ import (
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
-func ptr[T any](v T) *T { return &v }
-
 var secretPattern = regexp.MustCompile(`^` + regexp.QuoteMeta(subscriptions.SecretPrefix) + `[0-9a-f]{64}$`)
 
 type world struct {
@@ -55,7 +53,7 @@ func newWorld(t *testing.T) *world {
 	}
 	w.manager = op("Mona Manager", domain.PermWebhookEndpointEdit)
 	w.viewer = op("Vera Viewer", domain.PermWebhookDeliveryView, domain.PermReviewDecide)
-	w.svc = &subscriptions.Service{Store: st, Now: func() time.Time { return w.clock }}
+	w.svc = &subscriptions.Service{Store: st, Clock: func() time.Time { return w.clock }}
 	return w
 }
 
@@ -120,7 +118,7 @@ func TestCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := domain.EventTypes
+	all := domain.EventTypes()
 	tests := []struct {
 		name   string
 		allow  webhooks.AllowList
@@ -239,7 +237,7 @@ func TestSecretShownOnce(t *testing.T) {
 	if list[1].PreviousExpiresAt == nil {
 		t.Errorf("List hides when the rotation ends")
 	}
-	updated, err := w.svc.Update(ctx, w.actor(w.manager), a.ID, subscriptions.Changes{Description: ptr("renamed")})
+	updated, err := w.svc.Update(ctx, w.actor(w.manager), a.ID, subscriptions.Changes{Description: new("renamed")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +263,7 @@ func TestUpdate(t *testing.T) {
 		field string // refused
 		check func(*testing.T, domain.Endpoint)
 	}{
-		{name: "url", c: subscriptions.Changes{URL: ptr("https://new.example.com/hooks")}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "url", c: subscriptions.Changes{URL: new("https://new.example.com/hooks")}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.URL != "https://new.example.com/hooks" {
 				t.Errorf("url %s", e.URL)
 			}
@@ -278,22 +276,22 @@ func TestUpdate(t *testing.T) {
 				t.Errorf("subscriptions %v", e.Events)
 			}
 		}},
-		{name: "description", c: subscriptions.Changes{Description: ptr("ERP")}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "description", c: subscriptions.Changes{Description: new("ERP")}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.Description != "ERP" || e.URL != "https://new.example.com/hooks" {
 				t.Errorf("endpoint %+v", e)
 			}
 		}},
-		{name: "deactivate", c: subscriptions.Changes{Active: ptr(false)}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "deactivate", c: subscriptions.Changes{Active: new(false)}, check: func(t *testing.T, e domain.Endpoint) {
 			if e.Active || e.Subscribes(domain.EventAssigned) {
 				t.Errorf("still active: %+v", e)
 			}
 		}},
-		{name: "reactivate", c: subscriptions.Changes{Active: ptr(true)}, check: func(t *testing.T, e domain.Endpoint) {
+		{name: "reactivate", c: subscriptions.Changes{Active: new(true)}, check: func(t *testing.T, e domain.Endpoint) {
 			if !e.Active || !e.Subscribes(domain.EventAssigned) {
 				t.Errorf("not active: %+v", e)
 			}
 		}},
-		{name: "an http url", c: subscriptions.Changes{URL: ptr("http://new.example.com/hooks")}, field: "url"},
+		{name: "an http url", c: subscriptions.Changes{URL: new("http://new.example.com/hooks")}, field: "url"},
 		{name: "no events", c: subscriptions.Changes{Events: []domain.EventType{}}, field: "events"},
 		{name: "an unknown event", c: subscriptions.Changes{Events: []domain.EventType{"entity_review.created"}}, field: "events"},
 	}
@@ -342,16 +340,16 @@ func TestUpdateKeepsCheckedURL(t *testing.T) {
 	w.svc.Allow, _ = webhooks.ParseAllowList("127.0.0.0/8")
 	ep := w.create(t, "http://127.0.0.1:9999/hook")
 	w.svc.Allow = webhooks.AllowList{}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: ptr(false)}); err != nil {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: new(false)}); err != nil {
 		t.Errorf("deactivate: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Events: domain.EventTypes}); err != nil {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Events: domain.EventTypes()}); err != nil {
 		t.Errorf("resubscribe: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{URL: ptr("http://127.0.0.1:9998/hook")}); code(err) != domain.ECodeInvalid {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{URL: new("http://127.0.0.1:9998/hook")}); code(err) != domain.ECodeInvalid {
 		t.Errorf("a new loopback url: %v, want refused", err)
 	}
-	if got := w.stored(t, ep.ID); got.Active || len(got.Events) != len(domain.EventTypes) || got.URL != ep.URL {
+	if got := w.stored(t, ep.ID); got.Active || len(got.Events) != len(domain.EventTypes()) || got.URL != ep.URL {
 		t.Errorf("stored %+v", got)
 	}
 }
@@ -454,7 +452,7 @@ func TestDelete(t *testing.T) {
 	if err := w.svc.Delete(ctx, w.actor(w.manager), gone.ID); code(err) != domain.ECodeNotFound {
 		t.Errorf("delete again: %v", err)
 	}
-	if _, err := w.svc.Update(ctx, w.actor(w.manager), gone.ID, subscriptions.Changes{Active: ptr(false)}); code(err) != domain.ECodeNotFound {
+	if _, err := w.svc.Update(ctx, w.actor(w.manager), gone.ID, subscriptions.Changes{Active: new(false)}); code(err) != domain.ECodeNotFound {
 		t.Errorf("update a deleted endpoint: %v", err)
 	}
 }
@@ -469,12 +467,12 @@ func TestPermissions(t *testing.T) {
 	}
 	calls := map[string]func(subscriptions.Actor) error{
 		"create": func(a subscriptions.Actor) error {
-			_, err := w.svc.Create(ctx, a, "https://x.example.com/evs", domain.EventTypes, "")
+			_, err := w.svc.Create(ctx, a, "https://x.example.com/evs", domain.EventTypes(), "")
 			return err
 		},
 		"list": func(a subscriptions.Actor) error { _, err := w.svc.List(ctx, a); return err },
 		"update": func(a subscriptions.Actor) error {
-			_, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Description: ptr("x")})
+			_, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Description: new("x")})
 			return err
 		},
 		"rotate": func(a subscriptions.Actor) error { _, err := w.svc.Rotate(ctx, a, ep.ID, time.Hour); return err },
@@ -525,7 +523,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("audit %+v", rec)
 	}
 	// Not for an account that does not exist.
-	if _, err := w.svc.Create(ctx, subscriptions.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeNotFound {
+	if _, err := w.svc.Create(ctx, subscriptions.Actor{AccountID: 424242, ActionID: "nowhere"}, "https://x.example.com/evs", domain.EventTypes(), ""); code(err) != domain.ECodeNotFound {
 		t.Errorf("create in a missing account: %v", err)
 	}
 }
@@ -551,13 +549,13 @@ func TestStaleVersion(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	rs := &racing{Store: w.st}
-	svc := &subscriptions.Service{Store: rs, Now: w.svc.Now}
+	svc := &subscriptions.Service{Store: rs, Clock: w.svc.Clock}
 	calls := []struct {
 		name string
 		call func(subscriptions.Actor, int64) error
 	}{
 		{"update", func(a subscriptions.Actor, id int64) error {
-			_, err := svc.Update(ctx, a, id, subscriptions.Changes{URL: ptr("https://mine.example.com/evs")})
+			_, err := svc.Update(ctx, a, id, subscriptions.Changes{URL: new("https://mine.example.com/evs")})
 			return err
 		}},
 		{"rotate", func(a subscriptions.Actor, id int64) error { _, err := svc.Rotate(ctx, a, id, time.Hour); return err }},
@@ -567,7 +565,7 @@ func TestStaleVersion(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ep := w.create(t, "https://hooks.example.com/evs")
 			rs.race = func() {
-				if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: ptr(false)}); err != nil {
+				if _, err := w.svc.Update(ctx, w.actor(w.manager), ep.ID, subscriptions.Changes{Active: new(false)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -609,17 +607,17 @@ func TestActionIDUsedTwice(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	a := w.actor(w.manager)
-	ep, err := w.svc.Create(ctx, a, "https://hooks.example.com/evs", domain.EventTypes, "")
+	ep, err := w.svc.Create(ctx, a, "https://hooks.example.com/evs", domain.EventTypes(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Create(ctx, a, "https://other.example.com/evs", domain.EventTypes, ""); code(err) != domain.ECodeConflict {
+	if _, err := w.svc.Create(ctx, a, "https://other.example.com/evs", domain.EventTypes(), ""); code(err) != domain.ECodeConflict {
 		t.Errorf("create with a used action id: %v, want conflict", err)
 	}
 	if eps, _ := w.st.Endpoints(ctx, w.account, domain.ReadStrong); len(eps) != 1 {
 		t.Errorf("%d endpoints", len(eps))
 	}
-	if _, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Active: ptr(false)}); code(err) != domain.ECodeConflict {
+	if _, err := w.svc.Update(ctx, a, ep.ID, subscriptions.Changes{Active: new(false)}); code(err) != domain.ECodeConflict {
 		t.Errorf("update with a used action id: %v, want conflict", err)
 	}
 	if err := w.svc.Delete(ctx, a, ep.ID); code(err) != domain.ECodeConflict {
