@@ -82,9 +82,13 @@ func rieBinary(t *testing.T, root string) string {
 // architecture, with make build's flags, in one go build: dir/<name>.
 func buildLambdas(t *testing.T, root, dir string) {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
+	// The go command running this test (go test sets GOROOT for it), else
+	// the one on PATH.
+	goBin := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); statOK(p) {
+			goBin = p
+		}
 	}
 	args := append([]string{"build"}, lambdaBuildFlags...)
 	args = append(args, "-o", dir+string(filepath.Separator), "./functions/...")
@@ -440,4 +444,9 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 			t.Errorf("%s ran no event under the emulator", f.Name)
 		}
 	}
+}
+
+func statOK(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
