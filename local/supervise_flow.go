@@ -217,15 +217,9 @@ func hold[E, R any](h func(context.Context, E) (R, error), retry func(E, R, erro
 // record on (the records before it are done, as the poller would count
 // them).
 func streamRetry(ev events.DynamoDBEvent, resp events.DynamoDBEventResponse, err error) (events.DynamoDBEvent, bool) {
-	if err != nil {
-		return ev, true
-	}
-	if len(resp.BatchItemFailures) == 0 {
-		return ev, false
-	}
-	failed := map[string]bool{}
-	for _, f := range resp.BatchItemFailures {
-		failed[f.ItemIdentifier] = true
+	failed, retry := failedItems(resp.BatchItemFailures, err)
+	if failed == nil {
+		return ev, retry
 	}
 	for i, r := range ev.Records {
 		if failed[r.Change.SequenceNumber] {
@@ -237,15 +231,9 @@ func streamRetry(ev events.DynamoDBEvent, resp events.DynamoDBEventResponse, err
 
 // queueRetry: the messages of an SQS batch that failed.
 func queueRetry(ev events.SQSEvent, resp events.SQSEventResponse, err error) (events.SQSEvent, bool) {
-	if err != nil {
-		return ev, true
-	}
-	if len(resp.BatchItemFailures) == 0 {
-		return ev, false
-	}
-	failed := map[string]bool{}
-	for _, f := range resp.BatchItemFailures {
-		failed[f.ItemIdentifier] = true
+	failed, retry := failedItems(resp.BatchItemFailures, err)
+	if failed == nil {
+		return ev, retry
 	}
 	var out events.SQSEvent
 	for _, m := range ev.Records {
@@ -257,6 +245,28 @@ func queueRetry(ev events.SQSEvent, resp events.SQSEventResponse, err error) (ev
 		return ev, true
 	}
 	return out, true
+}
+
+// batchItemFailure is the failure entry of a stream or a queue batch
+// answer (the two have the same shape).
+type batchItemFailure interface {
+	~struct {
+		ItemIdentifier string `json:"itemIdentifier"`
+	}
+}
+
+// failedItems reads a batch answer: the identifiers it reports failed, or,
+// when it names none, whether the whole batch is to be retried (an error)
+// or done.
+func failedItems[F batchItemFailure](failures []F, err error) (map[string]bool, bool) {
+	if err != nil || len(failures) == 0 {
+		return nil, err != nil
+	}
+	failed := map[string]bool{}
+	for _, f := range failures {
+		failed[events.SQSBatchItemFailure(f).ItemIdentifier] = true
+	}
+	return failed, true
 }
 
 // stackRestart starts, through local/stack/stack.sh start, whatever is not

@@ -11,10 +11,6 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// SecretPlaceholder is every secret's value in template.yaml until an
-// operator puts the real one in.
-const SecretPlaceholder = "REPLACE_ME"
-
 const tablesNote = `------------------------------------------------------------------ tables
 shared/schema's Tables(): on demand, point-in-time recovery, encrypted with
 the AWS managed key, kept when the stack goes or a change would replace
@@ -145,7 +141,7 @@ func secrets() ([]Pair, error) {
 	for i, s := range deploy.Secrets() {
 		p := resource(deploy.SecretLogicalID(s.SecretID), "AWS::SecretsManager::Secret", Map(
 			KV("Description", s.Description),
-			KV("SecretString", SecretPlaceholder),
+			KV("SecretString", stack.SecretPlaceholder),
 		))
 		if i == 0 {
 			p = p.Note(secretsNote)

@@ -424,28 +424,24 @@ func (f Function) EnvVarNames() []string {
 
 // Secrets lists every secret of the service, each once, by SecretID.
 func Secrets() []Secret {
-	seen := map[string]bool{}
-	var out []Secret
-	for _, f := range Functions() {
-		for _, s := range f.Secrets {
-			if !seen[s.SecretID] {
-				seen[s.SecretID] = true
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return eachOnce(func(f Function) []Secret { return f.Secrets }, func(s Secret) string { return s.SecretID })
 }
 
 // Settings lists every setting of the service, each once, by Parameter.
 func Settings() []Setting {
+	return eachOnce(func(f Function) []Setting { return f.Settings }, func(s Setting) string { return s.Parameter })
+}
+
+// eachOnce gathers what the functions list, in catalogue order, keeping the
+// first of each key.
+func eachOnce[T any](of func(Function) []T, key func(T) string) []T {
 	seen := map[string]bool{}
-	var out []Setting
+	var out []T
 	for _, f := range Functions() {
-		for _, s := range f.Settings {
-			if !seen[s.Parameter] {
-				seen[s.Parameter] = true
-				out = append(out, s)
+		for _, v := range of(f) {
+			if k := key(v); !seen[k] {
+				seen[k] = true
+				out = append(out, v)
 			}
 		}
 	}
