@@ -1,6 +1,7 @@
 package sam
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +27,7 @@ func Events(f deploy.Function) ([]Pair, error) {
 		}
 	}
 	if f.Stream != nil && f.Queue != nil {
-		return nil, fmt.Errorf("two event sources")
+		return nil, errors.New("two event sources")
 	}
 	if src := f.Stream; src != nil {
 		props := []Pair{

@@ -13,23 +13,25 @@ import (
 	"github.com/evs-kyb/evs/shared/logging"
 )
 
-// statusOf is the one table from error codes to HTTP statuses.
-var statusOf = map[string]int{
-	domain.ECodeUnauthorized:     http.StatusUnauthorized,
-	domain.ECodeForbidden:        http.StatusForbidden,
-	domain.ECodeNotFound:         http.StatusNotFound,
-	domain.ECodeMethodNotAllowed: http.StatusMethodNotAllowed,
-	domain.ECodeConflict:         http.StatusConflict,
-	domain.ECodeInvalid:          http.StatusUnprocessableEntity,
-	domain.ECodeInternal:         http.StatusInternalServerError,
-	domain.ECodeBadRequest:       http.StatusBadRequest,
-	domain.ECodeUnsupportedMedia: http.StatusUnsupportedMediaType,
-	domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
-	domain.ECodeUnavailable:      http.StatusServiceUnavailable,
-	domain.ECodeGatewayTimeout:   http.StatusGatewayTimeout,
-	// Refusals of operator decisions: the request clashes with the state.
-	domain.ECodeIllegalTransition:      http.StatusConflict,
-	domain.ECodeSecondApproverRequired: http.StatusConflict,
+// statuses is the one table from error codes to HTTP statuses.
+func statuses() map[string]int {
+	return map[string]int{
+		domain.ECodeUnauthorized:     http.StatusUnauthorized,
+		domain.ECodeForbidden:        http.StatusForbidden,
+		domain.ECodeNotFound:         http.StatusNotFound,
+		domain.ECodeMethodNotAllowed: http.StatusMethodNotAllowed,
+		domain.ECodeConflict:         http.StatusConflict,
+		domain.ECodeInvalid:          http.StatusUnprocessableEntity,
+		domain.ECodeInternal:         http.StatusInternalServerError,
+		domain.ECodeBadRequest:       http.StatusBadRequest,
+		domain.ECodeUnsupportedMedia: http.StatusUnsupportedMediaType,
+		domain.ECodeTooLarge:         http.StatusRequestEntityTooLarge,
+		domain.ECodeUnavailable:      http.StatusServiceUnavailable,
+		domain.ECodeGatewayTimeout:   http.StatusGatewayTimeout,
+		// Refusals of operator decisions: the request clashes with the state.
+		domain.ECodeIllegalTransition:      http.StatusConflict,
+		domain.ECodeSecondApproverRequired: http.StatusConflict,
+	}
 }
 
 // RetryAfterUnavailable is the Retry-After of a 503, in seconds.
@@ -37,7 +39,7 @@ const RetryAfterUnavailable = 5
 
 // StatusOf returns the HTTP status for an error code.
 func StatusOf(code string) int {
-	if s, ok := statusOf[code]; ok {
+	if s, ok := statuses()[code]; ok {
 		return s
 	}
 	return http.StatusInternalServerError
@@ -101,14 +103,16 @@ func errorResponse(r *http.Request, err error) (int, any) {
 
 // unreachableErrnos are the connection failures that mean "nobody answers
 // there now", as opposed to a request the dependency refused.
-var unreachableErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EPIPE}
+func unreachableErrnos() []error {
+	return []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EPIPE}
+}
 
 // unreachable reports whether err is a failure to reach a dependency over
 // the network: a connection refused, reset or with no route, or any failed
 // dial. The AWS SDK wraps these (with %w) in its operation errors, so they
 // are found without importing it: shared/api knows no database client.
 func unreachable(err error) bool {
-	for _, errno := range unreachableErrnos {
+	for _, errno := range unreachableErrnos() {
 		if errors.Is(err, errno) {
 			return true
 		}

@@ -247,7 +247,7 @@ type fixedDetailer struct{}
 
 func (fixedDetailer) EntityDetail(_ context.Context, _ int64, id int64) (domain.EntityDetail, error) {
 	if id != 7 {
-		return domain.EntityDetail{}, errEntityNotFound
+		return domain.EntityDetail{}, errEntityNotFound()
 	}
 	return domain.EntityDetail{Entity: domain.Entity{ID: 7, UpdatedAt: time.Unix(0, 0)}}, nil
 }

@@ -20,7 +20,7 @@ func NewGetEntity(store EntityDetailer, countries *country.Catalogue) http.Handl
 		func(d domain.EntityDetail) string { return EntityMarkdown(d, countries) })
 }
 
-var errEntityNotFound = domain.Errorf(domain.ECodeNotFound, "Entity not found.")
+func errEntityNotFound() error { return domain.Errorf(domain.ECodeNotFound, "Entity not found.") }
 
 // EntityView is the get-one (and create) body of an entity.
 func EntityView(d domain.EntityDetail) any {

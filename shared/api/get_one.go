@@ -11,12 +11,12 @@ import (
 // getOne serves a function's GET of one record by its {id}, in JSON or, for
 // a ".md" path or an Accept that prefers it, Markdown: an id that can name
 // no record is notFound; read's errors answer as they are.
-func getOne[T any](function string, notFound error, read func(ctx context.Context, accountID, id int64) (T, error),
+func getOne[T any](function string, notFound func() error, read func(ctx context.Context, accountID, id int64) (T, error),
 	asJSON func(T) any, asMarkdown func(T) string) http.Handler {
 	return endpoint(deploy.MustRoute(function), func(w http.ResponseWriter, r *http.Request, p auth.Principal, params map[string]string) error {
 		id, md, ok := ParsePathID(params["id"])
 		if !ok {
-			return notFound
+			return notFound()
 		}
 		v, err := read(r.Context(), p.AccountID, id)
 		if err != nil {

@@ -44,7 +44,7 @@ type reviewOfEntity struct {
 	entity domain.Entity
 }
 
-var errReviewNotFound = domain.Errorf(domain.ECodeNotFound, "Review not found.")
+func errReviewNotFound() error { return domain.Errorf(domain.ECodeNotFound, "Review not found.") }
 
 type errInconsistent struct{ review int64 }
 

@@ -65,7 +65,7 @@ func NewProviderWebhook(h ProviderWebhook) http.Handler {
 func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params map[string]string) error {
 	provider := params["provider"]
 	if !h.Screening.Provides(provider) {
-		return screening.ErrUnknownProvider
+		return screening.UnknownProvider()
 	}
 	webhookID := r.Header.Get(webhooks.HeaderID)
 	log := logging.From(r.Context()).With("provider", provider, "webhook_id", webhookID)

@@ -58,7 +58,7 @@ func TestProviderWebhook(t *testing.T) {
 			wantStatus: 400, wantBody: `{"error":{"code":"bad_request","message":"The webhook body is not valid JSON."}}`},
 		{name: "no response", body: `{"type":"screening.completed","data":{"reference":"evs-7-42"}}`,
 			wantStatus: 422, wantBody: `{"errors":{"data":["must carry a reference and a response"]}}`},
-		{name: "unknown reference", body: answer, applyErr: screening.ErrUnknownReference,
+		{name: "unknown reference", body: answer, applyErr: screening.UnknownReference(),
 			wantStatus: 404, wantBody: `{"error":{"code":"not_found","message":"No check has this reference."}}`, wantCalls: []string{applyCall}},
 		{name: "answer without results", body: answer, applyErr: domain.Invalid("data", "response status 500 carries no results"),
 			wantStatus: 422, wantBody: `{"errors":{"data":["response status 500 carries no results"]}}`, wantCalls: []string{applyCall}},

@@ -18,8 +18,9 @@ import (
 // keyPrefix starts every key, so a leaked key is recognisable by scanners.
 const keyPrefix = "evs_"
 
-// keyLen is the length of a key: the prefix and 32 random bytes in base64url.
-var keyLen = len(keyPrefix) + base64.RawURLEncoding.EncodedLen(32)
+// keyLen is the length of a key: the prefix and 32 random bytes in base64url
+// (43 characters, unpadded).
+const keyLen = len(keyPrefix) + (32*8+5)/6
 
 // HashKey returns the lowercase hex SHA-256 of a key, its only stored form.
 func HashKey(key string) string {

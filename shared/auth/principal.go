@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ func PrincipalFromAuthorizer(m map[string]any) (Principal, error) {
 	case float64:
 		p.AccountID = int64(v)
 	default:
-		return p, fmt.Errorf("authorizer context: no account_id")
+		return p, errors.New("authorizer context: no account_id")
 	}
 	if p.AccountID <= 0 {
 		return p, fmt.Errorf("authorizer context: bad account_id %d", p.AccountID)

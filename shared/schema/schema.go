@@ -100,9 +100,8 @@ const (
 	DeliveriesByStatus   = "by_status"
 )
 
-var (
-	accountID = Attr{"account_id", Number}
-)
+// accountID is the partition key of every tenant's table.
+func accountID() Attr { return Attr{"account_id", Number} }
 
 // Tables returns every table of the service.
 func Tables() []Table {
@@ -110,7 +109,7 @@ func Tables() []Table {
 		{
 			// The account item, its country configurations and its counters.
 			ID: Accounts, EnvVar: "ACCOUNTS_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"sk", String},
+			PartitionKey: accountID(), SortKey: &Attr{"sk", String},
 		},
 		{
 			// API keys by the SHA-256 of the key. This is the one table whose key
@@ -119,7 +118,7 @@ func Tables() []Table {
 			PartitionKey: Attr{"key_hash", String},
 			Indexes: []Index{
 				// An account's keys, for administrators (never on a request path).
-				{Name: APIKeysByAccount, PartitionKey: accountID, SortKey: Attr{"key_id", String}, Projection: ProjectAll},
+				{Name: APIKeysByAccount, PartitionKey: accountID(), SortKey: Attr{"key_id", String}, Projection: ProjectAll},
 			},
 		},
 		{
@@ -129,7 +128,7 @@ func Tables() []Table {
 		},
 		{
 			ID: Entities, EnvVar: "ENTITIES_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"entity_id", Number},
+			PartitionKey: accountID(), SortKey: &Attr{"entity_id", Number},
 			Indexes: []Index{
 				// Dense per-account sequence: page p is one key-range query.
 				{Name: EntitiesBySeq, Local: true, SortKey: Attr{"seq", Number}, Projection: ProjectAll},
@@ -143,7 +142,7 @@ func Tables() []Table {
 		},
 		{
 			ID: Checks, EnvVar: "CHECKS_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"check_id", Number},
+			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
 			Indexes: []Index{
 				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
 			},
@@ -151,7 +150,7 @@ func Tables() []Table {
 		{
 			// Its stream feeds review-events, which turns state changes into webhooks.
 			ID: Reviews, EnvVar: "REVIEWS_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"review_id", Number},
+			PartitionKey: accountID(), SortKey: &Attr{"review_id", Number},
 			Indexes: []Index{
 				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
 			},
@@ -160,7 +159,7 @@ func Tables() []Table {
 		{
 			// One record per operator action; the action id makes a repeat a no-op.
 			ID: Audit, EnvVar: "AUDIT_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"action_id", String},
+			PartitionKey: accountID(), SortKey: &Attr{"action_id", String},
 			Indexes: []Index{
 				// "<entity id, zero-padded>#<time>#<action id>": an entity's trail in order.
 				{Name: AuditByEntity, Local: true, SortKey: Attr{"entity_time", String}, Projection: ProjectAll},
@@ -169,13 +168,13 @@ func Tables() []Table {
 		{
 			// Idempotency-Keys of create requests, kept 24 hours.
 			ID: Idempotency, EnvVar: "IDEMPOTENCY_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"idempotency_key", String},
+			PartitionKey: accountID(), SortKey: &Attr{"idempotency_key", String},
 			TTLAttr: "expires_at",
 		},
 		{
 			// Subscribers' endpoints; an account's are one query.
 			ID: WebhookEndpoints, EnvVar: "WEBHOOK_ENDPOINTS_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"endpoint_id", Number},
+			PartitionKey: accountID(), SortKey: &Attr{"endpoint_id", Number},
 		},
 		{
 			// One item per attempt, kept 90 days (expires_at). Each index's sort
@@ -183,7 +182,7 @@ func Tables() []Table {
 			// time order; the first part narrows it ("<endpoint id>#",
 			// "<review id>#", "<status>#", zero-padded ids).
 			ID: WebhookDeliveries, EnvVar: "WEBHOOK_DELIVERIES_TABLE",
-			PartitionKey: accountID, SortKey: &Attr{"delivery_id", String},
+			PartitionKey: accountID(), SortKey: &Attr{"delivery_id", String},
 			Indexes: []Index{
 				{Name: DeliveriesByCreated, Local: true, SortKey: Attr{"created_key", String}, Projection: ProjectAll},
 				{Name: DeliveriesByEndpoint, Local: true, SortKey: Attr{"endpoint_key", String}, Projection: ProjectAll},

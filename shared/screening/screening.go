@@ -57,12 +57,14 @@ const ReceiptTTL = 7 * 24 * time.Hour
 // decision or a twin webhook): each retry reads them afresh.
 const staleRetries = 3
 
-// ErrUnknownProvider refuses an answer from a provider that may post none.
-var ErrUnknownProvider = domain.Errorf(domain.ECodeNotFound, "No such provider.")
+// UnknownProvider refuses an answer from a provider that may post none.
+func UnknownProvider() error { return domain.Errorf(domain.ECodeNotFound, "No such provider.") }
 
-// ErrUnknownReference refuses an answer whose reference names no screening
+// UnknownReference refuses an answer whose reference names no screening
 // check of the provider.
-var ErrUnknownReference = domain.Errorf(domain.ECodeNotFound, "No check has this reference.")
+func UnknownReference() error {
+	return domain.Errorf(domain.ECodeNotFound, "No check has this reference.")
+}
 
 // Provides reports whether provider may post answers.
 func (s *Service) Provides(provider string) bool {
@@ -82,11 +84,11 @@ func (s *Service) Provides(provider string) bool {
 func (s *Service) Apply(ctx context.Context, provider, webhookID string, a Answer) (bool, error) {
 	reader, ok := s.Readers[provider]
 	if !ok {
-		return false, ErrUnknownProvider
+		return false, UnknownProvider()
 	}
 	accountID, checkID, ok := checks.ParseScreeningReference(a.Reference)
 	if !ok {
-		return false, ErrUnknownReference
+		return false, UnknownReference()
 	}
 	for attempt := 0; ; attempt++ {
 		applied, err := s.apply(ctx, provider, reader, webhookID, a, accountID, checkID)
@@ -104,13 +106,13 @@ func (s *Service) Apply(ctx context.Context, provider, webhookID string, a Answe
 func (s *Service) apply(ctx context.Context, provider string, reader Reader, webhookID string, a Answer, accountID, checkID int64) (bool, error) {
 	c, err := s.Store.Check(ctx, accountID, checkID)
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
-		return false, ErrUnknownReference
+		return false, UnknownReference()
 	}
 	if err != nil {
 		return false, fmt.Errorf("screening: check %d: %w", checkID, err)
 	}
 	if c.Type != domain.CheckOrganizationScreening || c.ProviderKey != provider {
-		return false, ErrUnknownReference
+		return false, UnknownReference()
 	}
 	e, err := s.Store.Entity(ctx, accountID, c.EntityID)
 	if err != nil {
