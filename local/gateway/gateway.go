@@ -8,19 +8,13 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -70,53 +64,11 @@ type Gateway struct {
 	cache map[string]cachedPolicy
 }
 
-type cachedPolicy struct {
-	resp    events.APIGatewayCustomAuthorizerResponse
-	expires time.Time
-}
-
 const (
 	stage     = "local"
 	apiID     = "local"
 	accountID = "000000000000"
 )
-
-// The gateway's limits. README "Local" lists them next to API Gateway's.
-const (
-	// MaxBody is API Gateway's payload limit, 10 MB: a larger body is 413
-	// JSON (REQUEST_TOO_LARGE) and no function runs.
-	MaxBody = 10 << 20
-	// DefaultTimeout is API Gateway's integration timeout.
-	DefaultTimeout = 29 * time.Second
-	// DefaultReadTimeout: a request has this long to arrive, body included.
-	DefaultReadTimeout = 30 * time.Second
-	// DefaultWriteTimeout: an answer has this long to be written.
-	DefaultWriteTimeout = 30 * time.Second
-	// DefaultIdleTimeout: a kept-alive connection may idle this long.
-	DefaultIdleTimeout = 120 * time.Second
-)
-
-// Server returns an HTTP server serving g with g's read, write and idle
-// timeouts, as make local runs it. Its own write deadline leaves room for
-// the whole exchange (reading, the integration, writing); g sets tighter
-// deadlines on each request itself, so the limits hold under any server.
-func (g *Gateway) Server() *http.Server {
-	read, write := durationOr(g.ReadTimeout, DefaultReadTimeout), durationOr(g.WriteTimeout, DefaultWriteTimeout)
-	return &http.Server{
-		Handler:           g,
-		ReadHeaderTimeout: read,
-		ReadTimeout:       read,
-		WriteTimeout:      read + g.timeout() + write,
-		IdleTimeout:       durationOr(g.IdleTimeout, DefaultIdleTimeout),
-	}
-}
-
-func durationOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
 
 // ServeHTTP serves one request and writes its access line, the local
 // stand-in for API Gateway's access log, unless the functions already wrote
@@ -219,25 +171,6 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string, fn
 	return g.invoke(ctx, w, fn, route, ev, reqID)
 }
 
-// readBody reads the whole body, as API Gateway does before it invokes
-// anything: a status to answer instead when the body is over MaxBody (413)
-// or cannot be read in full within the read timeout, or ends before its
-// Content-Length (400).
-func (g *Gateway) readBody(r *http.Request, reqID string) ([]byte, int) {
-	if r.ContentLength > MaxBody {
-		return nil, http.StatusRequestEntityTooLarge
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	switch {
-	case err != nil:
-		g.Log.Info("gateway: request body unreadable", "request_id", reqID, "error", err.Error())
-		return nil, http.StatusBadRequest
-	case len(body) > MaxBody:
-		return nil, http.StatusRequestEntityTooLarge
-	}
-	return body, 0
-}
-
 // invoke runs the function, waiting at most until ctx's deadline (the
 // integration timeout): then the answer is 504 JSON and the function runs on
 // unwatched, as a Lambda function outlives API Gateway's patience.
@@ -266,44 +199,6 @@ func (g *Gateway) invoke(ctx context.Context, w http.ResponseWriter, fn ProxyFun
 	return g.write(w, func() int { return writeProxyResponse(w, a.resp) })
 }
 
-// write gives writing an answer its own deadline, counted from now.
-func (g *Gateway) write(w http.ResponseWriter, answer func() int) int {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(durationOr(g.WriteTimeout, DefaultWriteTimeout)))
-	return answer()
-}
-
-// authorize runs the authorizer unless the cache holds an answer for the
-// same Authorization header. Only accepted keys are cached.
-func (g *Gateway) authorize(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-	header := ev.Headers["Authorization"]
-	for k, v := range ev.Headers {
-		if strings.EqualFold(k, "Authorization") {
-			header = v
-		}
-	}
-	now := time.Now()
-	if g.AuthorizerCacheTTL > 0 {
-		g.mu.Lock()
-		c, ok := g.cache[header]
-		g.mu.Unlock()
-		if ok && now.Before(c.expires) {
-			return c.resp, nil
-		}
-	}
-	resp, err := g.Authorizer(ctx, ev)
-	if err == nil && g.AuthorizerCacheTTL > 0 {
-		g.mu.Lock()
-		if g.cache == nil {
-			g.cache = map[string]cachedPolicy{}
-		}
-		g.cache[header] = cachedPolicy{resp: resp, expires: now.Add(g.AuthorizerCacheTTL)}
-		g.mu.Unlock()
-	}
-	return resp, err
-}
-
-func (g *Gateway) timeout() time.Duration { return durationOr(g.Timeout, DefaultTimeout) }
-
 // route picks the route for a request: the route with the request's method,
 // else the first route on the path (API Gateway's ANY method, whose function
 // answers 405).
@@ -321,158 +216,6 @@ func (g *Gateway) route(r *http.Request) (deploy.Route, bool) {
 		return onPath[0], true
 	}
 	return deploy.Route{}, false
-}
-
-func (g *Gateway) gatewayResponse(w http.ResponseWriter, typ string, status int) int {
-	gr := deploy.GatewayResponseOf(typ)
-	if gr.Status != 0 {
-		status = gr.Status
-	}
-	body := []byte(gr.Body())
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", typ)
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
-	return status
-}
-
-func (g *Gateway) proxyEvent(r *http.Request, route deploy.Route, params map[string]string, body []byte, reqID string) events.APIGatewayProxyRequest {
-	headers := map[string]string{}
-	mvHeaders := map[string][]string{}
-	for k, vs := range r.Header {
-		headers[k] = vs[len(vs)-1]
-		mvHeaders[k] = vs
-	}
-	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
-	fwd := map[string]string{"X-Forwarded-Proto": "http", "X-Forwarded-For": sourceIP, "Host": r.Host}
-	for k, v := range fwd {
-		headers[k] = v
-		mvHeaders[k] = []string{v}
-	}
-	var query map[string]string
-	var mvQuery map[string][]string
-	if q := r.URL.Query(); len(q) > 0 {
-		query, mvQuery = map[string]string{}, map[string][]string{}
-		for k, vs := range q {
-			query[k] = vs[len(vs)-1]
-			mvQuery[k] = vs
-		}
-	}
-	ev := events.APIGatewayProxyRequest{
-		Resource:                        route.Path,
-		Path:                            r.URL.Path,
-		HTTPMethod:                      r.Method,
-		Headers:                         headers,
-		MultiValueHeaders:               mvHeaders,
-		QueryStringParameters:           query,
-		MultiValueQueryStringParameters: mvQuery,
-		PathParameters:                  params,
-		RequestContext: events.APIGatewayProxyRequestContext{
-			AccountID:    accountID,
-			ResourceID:   route.Function,
-			Stage:        stage,
-			RequestID:    reqID,
-			Identity:     events.APIGatewayRequestIdentity{SourceIP: sourceIP, UserAgent: r.UserAgent()},
-			ResourcePath: route.Path,
-			Path:         r.URL.Path,
-			HTTPMethod:   r.Method,
-			APIID:        apiID,
-			DomainName:   r.Host,
-			Protocol:     r.Proto,
-		},
-	}
-	if utf8.Valid(body) {
-		ev.Body = string(body)
-	} else {
-		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
-	}
-	return ev
-}
-
-func authorizerEvent(ev events.APIGatewayProxyRequest) events.APIGatewayCustomAuthorizerRequestTypeRequest {
-	return events.APIGatewayCustomAuthorizerRequestTypeRequest{
-		Type:                            "REQUEST",
-		MethodArn:                       methodARN(ev.HTTPMethod, ev.Path),
-		Resource:                        ev.Resource,
-		Path:                            ev.Path,
-		HTTPMethod:                      ev.HTTPMethod,
-		Headers:                         ev.Headers,
-		MultiValueHeaders:               ev.MultiValueHeaders,
-		QueryStringParameters:           ev.QueryStringParameters,
-		MultiValueQueryStringParameters: ev.MultiValueQueryStringParameters,
-		PathParameters:                  ev.PathParameters,
-		RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
-			Path: ev.Path, AccountID: accountID, ResourceID: ev.RequestContext.ResourceID, Stage: stage,
-			RequestID: ev.RequestContext.RequestID, ResourcePath: ev.Resource, HTTPMethod: ev.HTTPMethod, APIID: apiID,
-			Identity: events.APIGatewayCustomAuthorizerRequestTypeRequestIdentity{SourceIP: ev.RequestContext.Identity.SourceIP},
-		},
-	}
-}
-
-func methodARN(method, path string) string {
-	return fmt.Sprintf("arn:aws:execute-api:us-east-1:%s:%s/%s/%s%s", accountID, apiID, stage, method, path)
-}
-
-// allows evaluates the authorizer's policy for the request's method ARN, with
-// the '*' and '?' wildcards of IAM resource patterns.
-func allows(p events.APIGatewayCustomAuthorizerPolicy, ev events.APIGatewayProxyRequest) bool {
-	arn := methodARN(ev.HTTPMethod, ev.Path)
-	allowed := false
-	for _, st := range p.Statement {
-		for _, res := range st.Resource {
-			if wildcardMatch(res, arn) {
-				if strings.EqualFold(st.Effect, "Deny") {
-					return false
-				}
-				allowed = allowed || strings.EqualFold(st.Effect, "Allow")
-			}
-		}
-	}
-	return allowed
-}
-
-func wildcardMatch(pattern, s string) bool {
-	if pattern == "" {
-		return s == ""
-	}
-	switch pattern[0] {
-	case '*':
-		for i := 0; i <= len(s); i++ {
-			if wildcardMatch(pattern[1:], s[i:]) {
-				return true
-			}
-		}
-		return false
-	case '?':
-		return s != "" && wildcardMatch(pattern[1:], s[1:])
-	default:
-		return s != "" && s[0] == pattern[0] && wildcardMatch(pattern[1:], s[1:])
-	}
-}
-
-func writeProxyResponse(w http.ResponseWriter, resp events.APIGatewayProxyResponse) int {
-	for k, v := range resp.Headers {
-		w.Header().Set(k, v)
-	}
-	for k, vs := range resp.MultiValueHeaders {
-		w.Header().Del(k)
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	body := []byte(resp.Body)
-	if resp.IsBase64Encoded {
-		if b, err := base64.StdEncoding.DecodeString(resp.Body); err == nil {
-			body = b
-		}
-	}
-	status := resp.StatusCode
-	if status == 0 {
-		status = http.StatusBadGateway
-	}
-	w.WriteHeader(status)
-	w.Write(body)
-	return status
 }
 
 func newRequestID() string {

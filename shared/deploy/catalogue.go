@@ -1,0 +1,190 @@
+package deploy
+
+import (
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+const (
+	getItem      = "dynamodb:GetItem"
+	query        = "dynamodb:Query"
+	batchGetItem = "dynamodb:BatchGetItem"
+	putItem      = "dynamodb:PutItem"
+	updateItem   = "dynamodb:UpdateItem"
+	deleteItem   = "dynamodb:DeleteItem"
+	scan         = "dynamodb:Scan"
+	// condCheck: a transaction's ConditionCheck (the account exists).
+	condCheck = "dynamodb:ConditionCheckItem"
+)
+
+// Provider settings and secrets (issue: create entity).
+var (
+	settingWathqURL = Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa",
+		Description: "Base URL of the Wathq commercial-registration API (WATHQ_BASE_URL)."}
+	settingYenteURL = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org",
+		Description: "Base URL of the OpenSanctions yente matching API (YENTE_BASE_URL)."}
+	settingDataset = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default",
+		Description: "yente dataset screened against (YENTE_DATASET)."}
+	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7",
+		Description: "Score at or above which a yente result is a match (YENTE_THRESHOLD)."}
+
+	// Networks webhook deliveries may reach although private or loopback
+	// (CIDRs): none in AWS; make local permits loopback receivers.
+	settingWebhookAllow = Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
+		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
+
+	secretWathq = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey", Holds: "the Wathq API key",
+		Description: "Wathq API key (apiKey header) of the create-entity function's registry lookups."}
+	secretYente = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey", Holds: "the yente API key",
+		Description: "OpenSanctions yente API key (Authorization ApiKey) of the create-entity function's screening."}
+	secretWebhook = Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret", Holds: "the OpenSanctions webhook secret (whsec_...)",
+		Description: "Standard Webhooks secret(s) (whsec_..., comma-separated during a rotation) verifying OpenSanctions screening webhooks."}
+)
+
+// Functions lists every function of the service.
+func Functions() []Function {
+	return []Function{
+		{
+			Name: "authorizer", LogicalID: "AuthorizerFunction",
+			Description: "REST API REQUEST authorizer: Bearer API key to account and permissions",
+			MemoryMB:    256, TimeoutSeconds: 5,
+			Grants: []Grant{{Table: schema.APIKeys, Actions: []string{getItem}}},
+		},
+		{
+			Name: "list-entities", LogicalID: "ListEntitiesFunction",
+			Description: "GET /api/v1/entities",
+			MemoryMB:    512, TimeoutSeconds: 10,
+			Grants: []Grant{
+				{Table: schema.Accounts, Actions: []string{getItem}},
+				{Table: schema.Entities, Actions: []string{query, batchGetItem}, Indexes: true},
+			},
+		},
+		{
+			Name: "create-entity", LogicalID: "CreateEntityFunction",
+			Description: "POST /api/v1/entities: validation, intake checks, one transaction",
+			// Providers answer within their check timeouts (8 s at most);
+			// API Gateway gives up at 29 s.
+			MemoryMB: 512, TimeoutSeconds: 29,
+			Grants: []Grant{
+				// The counters; the registration claim and the commit lease,
+				// put and deleted.
+				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Entities, Actions: []string{getItem, putItem}},
+				{Table: schema.Checks, Actions: []string{putItem}},
+				{Table: schema.Reviews, Actions: []string{putItem}},
+				{Table: schema.Idempotency, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+			},
+			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWathq, secretYente},
+		},
+		{
+			Name: "provider-webhook", LogicalID: "ProviderWebhookFunction",
+			Description: "POST /webhooks/{provider}: signed screening results",
+			MemoryMB:    256, TimeoutSeconds: 10,
+			Grants: []Grant{
+				{Table: schema.Checks, Actions: []string{getItem, updateItem}},
+				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
+				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
+			},
+			Settings: []Setting{settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWebhook},
+		},
+		{
+			Name: "get-entity", LogicalID: "GetEntityFunction",
+			Description: "GET /api/v1/entities/{id} (JSON and Markdown)",
+			MemoryMB:    512, TimeoutSeconds: 10,
+			Grants: []Grant{
+				{Table: schema.Entities, Actions: []string{getItem}},
+				{Table: schema.Checks, Actions: []string{query}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{query}, Indexes: true},
+			},
+		},
+		{
+			Name: "get-review", LogicalID: "GetReviewFunction",
+			Description: "GET /api/v1/entity_reviews/{id} (JSON and Markdown)",
+			MemoryMB:    512, TimeoutSeconds: 10,
+			Grants: []Grant{
+				{Table: schema.Reviews, Actions: []string{getItem}},
+				{Table: schema.Entities, Actions: []string{getItem}},
+			},
+		},
+		{
+			Name: "decision", LogicalID: "DecisionFunction",
+			Description: "Task of the decision state machine: validates and applies operator actions on reviews",
+			// queue_checks calls the providers (8 s per check at most).
+			MemoryMB: 512, TimeoutSeconds: 30,
+			Grants: []Grant{
+				// The account, its operators and country configurations.
+				{Table: schema.Accounts, Actions: []string{getItem}},
+				{Table: schema.Reviews, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
+				{Table: schema.Checks, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+			},
+			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
+			Secrets:  []Secret{secretWathq, secretYente},
+			// A refused action (IllegalTransition, Conflict, …) fails the
+			// task, and the execution, with its name.
+			RefusesWithErrors: true,
+		},
+		{
+			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
+			Description: "Daily (EventBridge): opens the periodic reviews that are due",
+			MemoryMB:    256, TimeoutSeconds: 300,
+			Grants: []Grant{
+				// Every account's settings: a scan, once a day.
+				{Table: schema.Accounts, Actions: []string{scan}},
+				{Table: schema.Entities, Actions: []string{query, updateItem}},
+				{Table: schema.Reviews, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{putItem}},
+			},
+		},
+		{
+			Name: "review-events", LogicalID: "ReviewEventsFunction",
+			Description: "Reviews table stream: review state changes to one delivery message per subscribed endpoint",
+			MemoryMB:    256, TimeoutSeconds: 30,
+			Grants: []Grant{
+				{Table: schema.WebhookEndpoints, Actions: []string{query}},
+			},
+			SendsTo: []string{QueueDeliveries},
+			Stream: &StreamSource{
+				Table: schema.Reviews, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400,
+				OnFailure: QueueReviewEventsFailures,
+			},
+		},
+		{
+			Name: "webhook-delivery", LogicalID: "WebhookDeliveryFunction",
+			Description: "Deliveries queue: claims, signs and posts each webhook once, recording the attempt",
+			// A batch's posts run side by side, each within the 10 s delivery timeout.
+			MemoryMB: 256, TimeoutSeconds: 60,
+			Grants: []Grant{
+				{Table: schema.WebhookEndpoints, Actions: []string{getItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, updateItem}},
+			},
+			Settings: []Setting{settingWebhookAllow},
+			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
+		},
+		{
+			Name: "admin", LogicalID: "AdminFunction",
+			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit",
+			MemoryMB:    256, TimeoutSeconds: 30,
+			Grants: []Grant{
+				// Accounts, their countries and operators; account.list scans.
+				{Table: schema.Accounts, Actions: []string{getItem, query, scan, putItem, updateItem, condCheck}},
+				{Table: schema.APIKeys, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+			},
+			Settings: []Setting{settingWebhookAllow},
+			// Redeliveries.
+			SendsTo: []string{QueueDeliveries},
+			// A refused command fails with InvalidRequest, NotFound,
+			// Forbidden or Conflict for its caller to read.
+			RefusesWithErrors: true,
+		},
+	}
+}
