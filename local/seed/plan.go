@@ -72,30 +72,23 @@ func randomStatus(r *rand.Rand) domain.EntityStatus {
 
 // intakeRegistry is a registry lookup of an entity still in review.
 func intakeRegistry(r *rand.Rand) checkPlan {
-	switch weighted(r, c(domain.CheckCompleted, 75), c(domain.CheckFailed, 10), c(domain.CheckRunning, 8), c(domain.CheckPending, 7)) {
-	case domain.CheckCompleted:
-		return completed(weighted(r, c(regActive, 80), c(regSuspended, 10), c(regExpired, 10)))
-	case domain.CheckFailed:
-		return status(domain.CheckFailed)
-	case domain.CheckRunning:
-		return status(domain.CheckRunning)
-	default:
-		return status(domain.CheckPending)
-	}
+	return intakeCheck(weighted(r, c(domain.CheckCompleted, 75), c(domain.CheckFailed, 10), c(domain.CheckRunning, 8), c(domain.CheckPending, 7)),
+		func() string { return weighted(r, c(regActive, 80), c(regSuspended, 10), c(regExpired, 10)) })
 }
 
 // intakeScreening is an organisation screening of an entity still in review.
 func intakeScreening(r *rand.Rand) checkPlan {
-	switch weighted(r, c(domain.CheckCompleted, 75), c(domain.CheckRunning, 10), c(domain.CheckPending, 8), c(domain.CheckFailed, 7)) {
-	case domain.CheckCompleted:
-		return completed(weighted(r, c(scrClear, 75), c(scrNeedsReview, 15), c(scrHit, 10)))
-	case domain.CheckRunning:
-		return status(domain.CheckRunning)
-	case domain.CheckPending:
-		return status(domain.CheckPending)
-	default:
-		return status(domain.CheckFailed)
+	return intakeCheck(weighted(r, c(domain.CheckCompleted, 75), c(domain.CheckRunning, 10), c(domain.CheckPending, 8), c(domain.CheckFailed, 7)),
+		func() string { return weighted(r, c(scrClear, 75), c(scrNeedsReview, 15), c(scrHit, 10)) })
+}
+
+// intakeCheck is a check in status s; a completed one draws its outcome
+// (only then, so the draws stay in the same order).
+func intakeCheck(s domain.CheckStatus, outcome func() string) checkPlan {
+	if s == domain.CheckCompleted {
+		return completed(outcome())
 	}
+	return status(s)
 }
 
 func approvedReason(r *rand.Rand) string {
