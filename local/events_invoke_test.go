@@ -56,10 +56,10 @@ func invokerOf(h any) (sampleInvoker, error) {
 }
 
 // sampleHandlers builds every function's Lambda handler by boot's table, as
-// its functions/<name>/main.go does, with the providers played by the
+// its functions/<name>/main.go does, over storeFor(its name), with the providers played by the
 // simulator at simURL, the deliveries queue and the allow list of rieEnv
 // (loopback), and the webhook checked at the clock now.
-func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (map[string]sampleInvoker, error) {
+func sampleHandlers(storeFor func(function string) *store.Store, deps *sampleDeps, now func() time.Time) (map[string]sampleInvoker, error) {
 	simURL := deps.simURL
 	client := &http.Client{Timeout: 30 * time.Second}
 	runner := &checks.Runner{
@@ -76,7 +76,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 		return nil, err
 	}
 	d := boot.Deps{
-		Store: st, Log: quietLogger(), Clock: domain.SystemClock, Intake: runner,
+		Log: quietLogger(), Clock: domain.SystemClock, Intake: runner,
 		Readers:        map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{Client: client}},
 		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
@@ -85,6 +85,7 @@ func sampleHandlers(st *store.Store, deps *sampleDeps, now func() time.Time) (ma
 	out := map[string]sampleInvoker{}
 	for _, f := range deploy.Functions() {
 		fd := d
+		fd.Store = storeFor(f.Name)
 		if f.Name == "provider-webhook" {
 			// Only the webhook's signature depends on the sample's time;
 			// the other functions keep their own clocks.

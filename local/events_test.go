@@ -38,6 +38,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
@@ -77,11 +78,20 @@ func TestSampleEvents(t *testing.T) {
 		t.Errorf("sampleWebhookSecret is no longer make local's default webhook secret %s", localWebhookSecret())
 	}
 
-	st := devstacktest.Store(t)
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
 	deps := newSampleDeps(t)
 	seedSampleWorld(t, st, deps.receiver.url())
 	hookAt := webhookTime(t, readSampleEvent(t, "provider-webhook.json"))
-	handlers, err := sampleHandlers(st, deps, func() time.Time { return hookAt })
+	// Each function over a client of its own, recording what it does.
+	recorders := map[string]*actionRecorder{}
+	recorded := func(function string) *store.Store {
+		r := &actionRecorder{}
+		recorders[function] = r
+		return store.New(devstack.DB(r.option), names)
+	}
+	handlers, err := sampleHandlers(recorded, deps, func() time.Time { return hookAt })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +163,7 @@ func TestSampleEvents(t *testing.T) {
 			adminRefusals(t, st, handlers["admin"])
 		}
 	}
+	t.Run("every action taken is granted", func(t *testing.T) { checkGrants(t, names, recorders) })
 }
 
 // adminRefusals sends the admin handler documents it must refuse, each
@@ -244,7 +255,7 @@ func webhookFollowUps(t *testing.T, st *store.Store, deps *sampleDeps, hookAt ti
 	t.Run("provider-webhook outside the tolerance", func(t *testing.T) {
 		// The same signed event an hour later is refused: the signature
 		// holds only near its timestamp.
-		late, err := sampleHandlers(st, deps, func() time.Time { return hookAt.Add(time.Hour) })
+		late, err := sampleHandlers(func(string) *store.Store { return st }, deps, func() time.Time { return hookAt.Add(time.Hour) })
 		if err != nil {
 			t.Fatal(err)
 		}

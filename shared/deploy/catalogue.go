@@ -161,7 +161,7 @@ func Functions() []Function {
 			MemoryMB: 256, TimeoutSeconds: 60,
 			Grants: []Grant{
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem}},
-				{Table: schema.WebhookDeliveries, Actions: []string{getItem, updateItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, putItem, updateItem}},
 			},
 			Settings: []Setting{settingWebhookAllow},
 			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
