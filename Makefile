@@ -93,6 +93,7 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 	  ! $(GO) list -deps ./shared/$$p | grep -q -e 'evs/shared/store$$' -e 'guregu/dynamo' -e 'service/dynamodb$$' || { echo "shared/$$p depends on the store or DynamoDB"; exit 1; }; \
 	done
 	@! $(GO) list -deps ./local/... | grep -qx testing || { echo "./local links package testing"; exit 1; }
+	@! $(GO) list -deps ./shared/... | grep -q 'evs-kyb/evs/\(local\|infra\)' || { echo "a shared/ package imports local/ or infra/"; exit 1; }
 	@$(GO) run ./infra/sam/cmd/gensam -o /dev/stdout | cmp -s - template.yaml || { echo "template.yaml is not what infra/sam generates: run make template"; exit 1; }
 
 # make test starts the services it needs, and stops again those it started.

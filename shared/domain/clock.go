@@ -15,5 +15,6 @@ func SystemClock() time.Time { return time.Now() }
 // a value survives a round trip through storage unchanged.
 func (c Clock) Now() time.Time { return c().UTC().Truncate(time.Millisecond) }
 
-// FixedClock always answers t (tests, replays of sample events).
+// FixedClock always answers t: a run pinned to its scheduled time (the
+// periodic reviews), tests, replays of sample events.
 func FixedClock(t time.Time) Clock { return func() time.Time { return t } }

@@ -75,8 +75,8 @@ func (s *Service) Provides(provider string) bool {
 // Apply applies provider's answer a, brought by the webhook webhookID. It is
 // false, with no error, for a webhook id applied before: nothing changes.
 //
-// Codes: not_found: ErrUnknownProvider for a provider that may post no
-// answers, ErrUnknownReference when the reference names no organisation
+// Codes: not_found: UnknownProvider() for a provider that may post no
+// answers, UnknownReference() when the reference names no organisation
 // screening check of the provider;
 // validation_failed on data when the answer's status carries no results.
 // Any other error, including a check that kept changing through every
