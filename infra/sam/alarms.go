@@ -37,7 +37,7 @@ func alarms() ([]Pair, error) {
 		out = append(out, queueAlarm(stack.QueueAgeAlarm(q), q, "ApproximateAgeOfOldestMessage", stack.QueueOldestMessageAgeSeconds))
 	}
 	if _, err := deploy.FunctionByName(stack.WebhookDeliveryFunction); err == nil {
-		out = append(out, alarm(stack.WebhookDeliveriesFailedAlarm, emf.Namespace, emf.DeliveriesFailed, "Sum", 1))
+		out = append(out, alarm(stack.WebhookDeliveriesFailedAlarm(), emf.Namespace, emf.DeliveriesFailed, "Sum", 1))
 	}
 	return out, nil
 }

@@ -167,20 +167,20 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(stack.SendToSid(q), stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+		add(stack.SendToSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 	}
 	if src := f.Stream; src != nil {
 		t, err := schema.TableByID(src.Table)
 		if err != nil || t.Stream == "" {
 			return nil, fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
 		}
-		add(stack.ReadStreamSid(src.Table), stack.StreamReadActions, GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
+		add(stack.ReadStreamSid(src.Table), stack.StreamReadActions(), GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
 		if src.OnFailure != "" {
 			q, err := queue(src.OnFailure, "on-failure")
 			if err != nil {
 				return nil, err
 			}
-			add(stack.OnFailureSid(q), stack.QueueSendActions, GetAtt(q.LogicalID, "Arn"))
+			add(stack.OnFailureSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 		}
 	}
 	if src := f.Queue; src != nil {
@@ -188,7 +188,7 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		add(stack.ConsumeSid(q), stack.QueueConsumeActions, GetAtt(q.LogicalID, "Arn"))
+		add(stack.ConsumeSid(q), stack.QueueConsumeActions(), GetAtt(q.LogicalID, "Arn"))
 	}
 	return out, nil
 }

@@ -136,27 +136,32 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 }
 
 // Actions of the queue and stream statements, each the least its user needs.
-var (
-	// QueueSendActions: sending to a queue (SendMessageBatch is authorized
-	// as sqs:SendMessage too).
-	QueueSendActions = []string{"sqs:SendMessage"}
-	// QueueConsumeActions: what Lambda's poller does, as the function's
-	// role, for an SQS event source. Not ChangeMessageVisibility: neither
-	// the poller nor the handler changes a message's visibility.
-	QueueConsumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
-	// StreamReadActions: what Lambda's poller does, as the function's role,
-	// for a DynamoDB stream event source.
-	StreamReadActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
-)
+
+// QueueSendActions: sending to a queue (SendMessageBatch is authorized as
+// sqs:SendMessage too).
+func QueueSendActions() []string { return []string{"sqs:SendMessage"} }
+
+// QueueConsumeActions: what Lambda's poller does, as the function's role,
+// for an SQS event source. Not ChangeMessageVisibility: neither the poller
+// nor the handler changes a message's visibility.
+func QueueConsumeActions() []string {
+	return []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+}
+
+// StreamReadActions: what Lambda's poller does, as the function's role, for
+// a DynamoDB stream event source.
+func StreamReadActions() []string {
+	return []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+}
 
 // Statements are the permissions a function's role is given by hand:
 // per Grant, its actions on its table's ARN (and <arn>/index/* with
 // Indexes); secretsmanager:GetSecretValue on the function's secrets;
-// QueueSendActions on each queue of SendsTo; with a Stream source,
-// StreamReadActions on that table's stream ARN (the stream, not every
-// stream of the table or the account) and QueueSendActions on its
+// QueueSendActions() on each queue of SendsTo; with a Stream source,
+// StreamReadActions() on that table's stream ARN (the stream, not every
+// stream of the table or the account) and QueueSendActions() on its
 // OnFailure queue (Lambda sends the failed batches' descriptions as the
-// function's role); with a Queue source, QueueConsumeActions on that queue;
+// function's role); with a Queue source, QueueConsumeActions() on that queue;
 // and logs:CreateLogStream, logs:PutLogEvents on its own log group.
 func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, logs awslogs.LogGroup) []awsiam.PolicyStatement {
 	var out []awsiam.PolicyStatement
@@ -202,22 +207,22 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 	}
 	for _, id := range spec.SendsTo {
 		q, qs := queue(id, "sends to")
-		statement(SendToSid(qs), QueueSendActions, q.QueueArn())
+		statement(SendToSid(qs), QueueSendActions(), q.QueueArn())
 	}
 	if src := spec.Stream; src != nil {
 		t, ok := tables[src.Table]
 		if !ok || t.TableStreamArn() == nil {
 			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", spec.Name, src.Table))
 		}
-		statement(ReadStreamSid(src.Table), StreamReadActions, t.TableStreamArn())
+		statement(ReadStreamSid(src.Table), StreamReadActions(), t.TableStreamArn())
 		if src.OnFailure != "" {
 			q, qs := queue(src.OnFailure, "on-failure")
-			statement(OnFailureSid(qs), QueueSendActions, q.QueueArn())
+			statement(OnFailureSid(qs), QueueSendActions(), q.QueueArn())
 		}
 	}
 	if src := spec.Queue; src != nil {
 		q, qs := queue(src.Queue, "consumes")
-		statement(ConsumeSid(qs), QueueConsumeActions, q.QueueArn())
+		statement(ConsumeSid(qs), QueueConsumeActions(), q.QueueArn())
 	}
 	if logs != nil {
 		statement(OwnLogsSid, []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())

@@ -51,9 +51,12 @@ type PipelineAlarm struct {
 	Description string
 }
 
-// The pipeline's alarms whose ids do not follow from a queue's.
-var WebhookDeliveriesFailedAlarm = PipelineAlarm{LogicalID: "WebhookDeliveriesFailed", Name: "webhook-deliveries-failed",
-	Description: "Webhook deliveries failed: a subscriber answered other than 2xx or could not be reached (≥ 1 in 5 minutes)"}
+// WebhookDeliveriesFailedAlarm is the pipeline's alarm whose id does not
+// follow from a queue's.
+func WebhookDeliveriesFailedAlarm() PipelineAlarm {
+	return PipelineAlarm{LogicalID: "WebhookDeliveriesFailed", Name: "webhook-deliveries-failed",
+		Description: "Webhook deliveries failed: a subscriber answered other than 2xx or could not be reached (≥ 1 in 5 minutes)"}
+}
 
 // QueueMessagesAlarm is the alarm on any message in a queue that holds
 // failures (a dead-letter queue, a stream's on-failure queue).
@@ -255,7 +258,7 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 			pipelineAlarm(QueueAgeAlarm(q), queue(q).MetricApproximateAgeOfOldestMessage(maximum()), QueueOldestMessageAgeSeconds, atLeast)
 		}
 		if _, ok := props.Functions[WebhookDeliveryFunction]; ok {
-			pipelineAlarm(WebhookDeliveriesFailedAlarm, deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
+			pipelineAlarm(WebhookDeliveriesFailedAlarm(), deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
 		}
 
 		for _, q := range deploy.Queues() {

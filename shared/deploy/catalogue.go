@@ -16,29 +16,50 @@ const (
 	condCheck = "dynamodb:ConditionCheckItem"
 )
 
-// Provider settings and secrets (issue: create entity).
-var (
-	settingWathqURL = Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa",
+// Provider settings and secrets (issue: create entity) are functions, so no
+// caller can change the catalogue.
+
+func settingWathqURL() Setting {
+	return Setting{EnvVar: "WATHQ_BASE_URL", Parameter: "WathqBaseUrl", Default: "https://api.wathq.sa",
 		Description: "Base URL of the Wathq commercial-registration API (WATHQ_BASE_URL)."}
-	settingYenteURL = Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org",
+}
+
+func settingYenteURL() Setting {
+	return Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org",
 		Description: "Base URL of the OpenSanctions yente matching API (YENTE_BASE_URL)."}
-	settingDataset = Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default",
+}
+
+func settingDataset() Setting {
+	return Setting{EnvVar: "YENTE_DATASET", Parameter: "YenteDataset", Default: "default",
 		Description: "yente dataset screened against (YENTE_DATASET)."}
-	settingThreshold = Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7",
+}
+
+func settingThreshold() Setting {
+	return Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7",
 		Description: "Score at or above which a yente result is a match (YENTE_THRESHOLD)."}
+}
 
-	// Networks webhook deliveries may reach although private or loopback
-	// (CIDRs): none in AWS; make local permits loopback receivers.
-	settingWebhookAllow = Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
+// settingWebhookAllow: networks webhook deliveries may reach although private
+// or loopback (CIDRs): none in AWS; make local permits loopback receivers.
+func settingWebhookAllow() Setting {
+	return Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
+}
 
-	secretWathq = Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey", Holds: "the Wathq API key",
+func secretWathq() Secret {
+	return Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey", Holds: "the Wathq API key",
 		Description: "Wathq API key (apiKey header) of the create-entity function's registry lookups."}
-	secretYente = Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey", Holds: "the yente API key",
+}
+
+func secretYente() Secret {
+	return Secret{EnvVar: "YENTE_API_KEY_SECRET_ARN", SecretID: "YenteApiKey", Holds: "the yente API key",
 		Description: "OpenSanctions yente API key (Authorization ApiKey) of the create-entity function's screening."}
-	secretWebhook = Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret", Holds: "the OpenSanctions webhook secret (whsec_...)",
+}
+
+func secretWebhook() Secret {
+	return Secret{EnvVar: "OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN", SecretID: "OpenSanctionsWebhookSecret", Holds: "the OpenSanctions webhook secret (whsec_...)",
 		Description: "Standard Webhooks secret(s) (whsec_..., comma-separated during a rotation) verifying OpenSanctions screening webhooks."}
-)
+}
 
 // Functions lists every function of the service.
 func Functions() []Function {
@@ -74,8 +95,8 @@ func Functions() []Function {
 				{Table: schema.Reviews, Actions: []string{putItem}},
 				{Table: schema.Idempotency, Actions: []string{getItem, putItem, updateItem, deleteItem}},
 			},
-			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
-			Secrets:  []Secret{secretWathq, secretYente},
+			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
+			Secrets:  []Secret{secretWathq(), secretYente()},
 		},
 		{
 			Name: "provider-webhook", LogicalID: "ProviderWebhookFunction",
@@ -86,8 +107,8 @@ func Functions() []Function {
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
 			},
-			Settings: []Setting{settingDataset, settingThreshold},
-			Secrets:  []Secret{secretWebhook},
+			Settings: []Setting{settingDataset(), settingThreshold()},
+			Secrets:  []Secret{secretWebhook()},
 		},
 		{
 			Name: "get-entity", LogicalID: "GetEntityFunction",
@@ -122,8 +143,8 @@ func Functions() []Function {
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 			},
-			Settings: []Setting{settingWathqURL, settingYenteURL, settingDataset, settingThreshold},
-			Secrets:  []Secret{secretWathq, secretYente},
+			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
+			Secrets:  []Secret{secretWathq(), secretYente()},
 			// A refused action (IllegalTransition, Conflict, …) fails the
 			// task, and the execution, with its name.
 			RefusesWithErrors: true,
@@ -163,7 +184,7 @@ func Functions() []Function {
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, putItem, updateItem}},
 			},
-			Settings: []Setting{settingWebhookAllow},
+			Settings: []Setting{settingWebhookAllow()},
 			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
 		},
 		{
@@ -179,7 +200,7 @@ func Functions() []Function {
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
 			},
-			Settings: []Setting{settingWebhookAllow},
+			Settings: []Setting{settingWebhookAllow()},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},
 			// A refused command fails with InvalidRequest, NotFound,
