@@ -127,7 +127,7 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 		return nil, err
 	}
 	if st, err := readDemoState(path); err == nil && st.TablePrefix == tablePrefix() {
-		p, err := (&auth.Authorizer{Keys: e.store}).Authenticate(ctx, "Bearer "+st.Key)
+		p, err := (&auth.Authorizer{Keys: e.store, Clock: domain.SystemClock}).Authenticate(ctx, "Bearer "+st.Key)
 		if err == nil && p.AccountID == st.AccountID {
 			e.log.Info("reusing demo account", "account_id", st.AccountID)
 			return st, nil

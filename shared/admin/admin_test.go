@@ -150,7 +150,7 @@ func TestFirstDayCommands(t *testing.T) {
 	if !auth.WellFormed(key) || keyID != auth.KeyID(auth.HashKey(key)) {
 		t.Fatalf("key.create answered %v", kc)
 	}
-	authz := &auth.Authorizer{Keys: w.st}
+	authz := &auth.Authorizer{Keys: w.st, Clock: domain.SystemClock}
 	if p, err := authz.Authenticate(context.Background(), "Bearer "+key); err != nil || p.AccountID != id {
 		t.Fatalf("new key: %+v, %v", p, err)
 	}

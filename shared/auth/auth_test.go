@@ -104,7 +104,7 @@ func TestAuthorizer(t *testing.T) {
 	}
 	unknown, _, _ := auth.NewKey(acct.ID, []string{domain.PermEntityView}, time.Now())
 
-	a := &auth.Authorizer{Keys: st}
+	a := &auth.Authorizer{Keys: st, Clock: domain.SystemClock}
 	arn := "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/entities"
 	tests := []struct {
 		name    string

@@ -23,6 +23,8 @@ type KeyFinder interface {
 // Authorizer is the REQUEST authorizer of the REST API.
 type Authorizer struct {
 	Keys KeyFinder
+	// Clock decides whether a revoked key's overlap has ended.
+	Clock domain.Clock
 }
 
 // Authenticate maps an Authorization header value to the key's principal.
@@ -43,7 +45,7 @@ func (a *Authorizer) Authenticate(ctx context.Context, header string) (Principal
 	if err != nil {
 		return Principal{}, err
 	}
-	if !key.Active() {
+	if !key.ActiveAt(a.Clock.Now()) {
 		log.Info("authorizer: refused", "reason", "revoked key", "key_prefix", key.Prefix, "account_id", key.AccountID)
 		return Principal{}, ErrUnauthorized
 	}

@@ -60,7 +60,7 @@ func httpEntry(needs need, build func(Deps) http.Handler) function {
 func functions() map[string]function {
 	return map[string]function{
 		"authorizer": entry(0, func(d Deps, _ deploy.Function) AuthorizerHandler {
-			return (&auth.Authorizer{Keys: d.Store}).Handle
+			return (&auth.Authorizer{Keys: d.Store, Clock: d.Clock}).Handle
 		}),
 		"list-entities": httpEntry(0, func(d Deps) http.Handler { return api.NewListEntities(d.Store, country.ISO()) }),
 		"create-entity": httpEntry(needIntake, func(d Deps) http.Handler {

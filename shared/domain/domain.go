@@ -293,9 +293,6 @@ type APIKey struct {
 	RevokedAt *time.Time
 }
 
-// Active reports whether the key may still be used.
-func (k APIKey) Active() bool { return k.ActiveAt(time.Now()) }
-
 // ActiveAt reports whether the key may be used at now.
 func (k APIKey) ActiveAt(now time.Time) bool { return k.RevokedAt == nil || now.Before(*k.RevokedAt) }
 

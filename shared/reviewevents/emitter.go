@@ -24,18 +24,13 @@ type Reviews interface {
 	ReviewFromImage(img map[string]events.DynamoDBAttributeValue) (domain.Review, error)
 }
 
-// Queue sends delivery messages.
-type Queue interface {
-	Send(ctx context.Context, msgs []delivery.Message) error
-}
-
 // Emitter is the review-events function: it reads a batch of the reviews
 // table's stream and sends one delivery message per event and subscribed,
 // active endpoint.
 type Emitter struct {
 	Endpoints Endpoints
 	Reviews   Reviews
-	Queue     Queue
+	Queue     delivery.Sender
 }
 
 // Handle processes the records in order. At the first record that fails

@@ -234,7 +234,7 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := st.APIKeyByHash(ctx, "ab12")
-	if err != nil || got.AccountID != acct || !got.Has(domain.PermEntityView) || !got.Active() {
+	if err != nil || got.AccountID != acct || !got.Has(domain.PermEntityView) || !got.ActiveAt(time.Now()) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 	if err := st.RevokeAPIKey(ctx, "ab12", t0.Add(time.Hour)); err != nil {
@@ -244,7 +244,7 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = st.APIKeyByHash(ctx, "ab12")
-	if got.Active() || !got.RevokedAt.Equal(t0.Add(time.Hour)) {
+	if got.ActiveAt(time.Now()) || !got.RevokedAt.Equal(t0.Add(time.Hour)) {
 		t.Errorf("revoked_at = %v, want the first revocation", got.RevokedAt)
 	}
 	if err := st.RevokeAPIKey(ctx, "nope", t0); domain.ErrorCode(err) != domain.ECodeNotFound {
