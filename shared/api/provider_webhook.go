@@ -118,7 +118,9 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	if !applied {
 		status = "duplicate"
 	}
-	log.Info("provider webhook", "status", status, "reference", ev.Data.Reference)
+	// Applied or duplicate, the reference named a check of ours.
+	acct, check, _ := checks.ParseScreeningReference(ev.Data.Reference)
+	log.Info("provider webhook", "status", status, "account_id", acct, "check_id", check)
 	writeJSON(w, http.StatusOK, map[string]string{"status": status})
 	return nil
 }
