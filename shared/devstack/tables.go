@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -84,11 +85,11 @@ func EnsureTables(ctx context.Context, api TableAPI, names schema.Names) error {
 // waits until it is active and enables its TTL. Creating it again is
 // harmless.
 func EnsureTable(ctx context.Context, api TableAPI, t schema.Table, name string) error {
-	_, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	desc, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	var nf *types.ResourceNotFoundException
 	switch {
 	case err == nil:
-		return nil
+		return sameIndexes(desc.Table, t, name)
 	case !errors.As(err, &nf):
 		return fmt.Errorf("describe table %s: %w", name, err)
 	}
@@ -125,6 +126,28 @@ func DropTables(ctx context.Context, api TableAPI, names schema.Names) error {
 		if err != nil && !errors.As(err, &nf) {
 			return fmt.Errorf("delete table %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// sameIndexes refuses a table kept from before its schema changed (make
+// local's data on disk): an index cannot be added to a table with local
+// indexes, and queries on a missing one would fail request by request.
+func sameIndexes(have *types.TableDescription, t schema.Table, name string) error {
+	var got, want []string
+	for _, ix := range have.LocalSecondaryIndexes {
+		got = append(got, aws.ToString(ix.IndexName))
+	}
+	for _, ix := range have.GlobalSecondaryIndexes {
+		got = append(got, aws.ToString(ix.IndexName))
+	}
+	for _, ix := range t.Indexes {
+		want = append(want, ix.Name)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("table %s has the indexes %v, but shared/schema now describes %v: its data predates the change (for make local's data: make local-reset)", name, got, want)
 	}
 	return nil
 }

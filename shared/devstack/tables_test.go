@@ -1,6 +1,7 @@
 package devstack
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,14 +15,14 @@ func TestCreateTableInput(t *testing.T) {
 	if *in.TableName != "x-entities" || in.BillingMode != types.BillingModePayPerRequest {
 		t.Errorf("name %s billing %s", *in.TableName, in.BillingMode)
 	}
-	if len(in.LocalSecondaryIndexes) != 4 || len(in.GlobalSecondaryIndexes) != 0 {
+	if len(in.LocalSecondaryIndexes) != 5 || len(in.GlobalSecondaryIndexes) != 0 {
 		t.Fatalf("indexes: %d local, %d global", len(in.LocalSecondaryIndexes), len(in.GlobalSecondaryIndexes))
 	}
 	defined := map[string]types.ScalarAttributeType{}
 	for _, a := range in.AttributeDefinitions {
 		defined[*a.AttributeName] = a.AttributeType
 	}
-	want := map[string]types.ScalarAttributeType{"account_id": "N", "entity_id": "N", "seq": "N", "country_seq": "S", "registration_key": "S", "updated_at": "S"}
+	want := map[string]types.ScalarAttributeType{"account_id": "N", "entity_id": "N", "seq": "N", "country_seq": "S", "registration_key": "S", "updated_at": "S", "country_updated": "S"}
 	if len(defined) != len(want) {
 		t.Errorf("attributes %v, want %v", defined, want)
 	}
@@ -38,5 +39,21 @@ func TestCreateTableInput(t *testing.T) {
 	rv, _ := schema.Lookup(schema.Reviews)
 	if s := CreateTableInput(rv, "r").StreamSpecification; s == nil || s.StreamViewType != types.StreamViewTypeNewAndOldImages {
 		t.Errorf("reviews stream = %+v", s)
+	}
+}
+
+// A table kept from before its indexes changed is refused, naming the fix.
+func TestSameIndexes(t *testing.T) {
+	tb, _ := schema.Lookup(schema.Entities)
+	var now, before types.TableDescription
+	for _, ix := range CreateTableInput(tb, "x").LocalSecondaryIndexes {
+		now.LocalSecondaryIndexes = append(now.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{IndexName: ix.IndexName})
+	}
+	before.LocalSecondaryIndexes = now.LocalSecondaryIndexes[:len(now.LocalSecondaryIndexes)-1]
+	if err := sameIndexes(&now, tb, "x"); err != nil {
+		t.Errorf("the schema's own indexes: %v", err)
+	}
+	if err := sameIndexes(&before, tb, "x"); err == nil || !strings.Contains(err.Error(), "make local-reset") {
+		t.Errorf("an index missing: %v, want a refusal naming make local-reset", err)
 	}
 }

@@ -85,12 +85,13 @@ const (
 // Index names.
 const (
 	// APIKeysByAccount lists an account's keys by id.
-	APIKeysByAccount       = "by_account"
-	EntitiesBySeq          = "by_seq"
-	EntitiesByCountrySeq   = "by_country_seq"
-	EntitiesByRegistration = "by_registration"
-	EntitiesByUpdated      = "by_updated"
-	ByEntity               = "by_entity"
+	APIKeysByAccount         = "by_account"
+	EntitiesBySeq            = "by_seq"
+	EntitiesByCountrySeq     = "by_country_seq"
+	EntitiesByRegistration   = "by_registration"
+	EntitiesByUpdated        = "by_updated"
+	EntitiesByCountryUpdated = "by_country_updated"
+	ByEntity                 = "by_entity"
 	// AuditByEntity orders an entity's audit records by time.
 	AuditByEntity = "by_entity_time"
 	// Deliveries: newest first overall, by endpoint, by review, by status.
@@ -136,8 +137,13 @@ func Tables() []Table {
 				{Name: EntitiesByCountrySeq, Local: true, SortKey: Attr{"country_seq", String}, Projection: ProjectAll},
 				// "<registration number>#<country>": exact registration number look-ups.
 				{Name: EntitiesByRegistration, Local: true, SortKey: Attr{"registration_key", String}, Projection: ProjectAll},
-				// updated_since: only the keys and the country, the page is fetched by key.
-				{Name: EntitiesByUpdated, Local: true, SortKey: Attr{"updated_at", String}, Projection: ProjectInclude, NonKeyAttrs: []string{"country_code"}},
+				// updated_since: each entity's change time with its position in
+				// the account's sequence, so a page is found from whichever side
+				// of the threshold is smaller (store/entity_list_updated.go).
+				{Name: EntitiesByUpdated, Local: true, SortKey: Attr{"updated_at", String}, Projection: ProjectInclude, NonKeyAttrs: []string{"seq"}},
+				// "<country>#<updated_at>": the same within a country, with the
+				// position in the country's sequence.
+				{Name: EntitiesByCountryUpdated, Local: true, SortKey: Attr{"country_updated", String}, Projection: ProjectInclude, NonKeyAttrs: []string{"country_seq"}},
 			},
 		},
 		{

@@ -65,14 +65,13 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 // entityUpdate sets every field an operator action may change, at the
 // entity's next version.
 func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
-	u := s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID).
+	u := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), e.CountryCode, fmtTime(e.UpdatedAt)).
 		Set("status", string(e.Status)).
 		Set("legal_name", e.LegalName).
 		Set("registration_status", string(e.RegistrationStatus)).
 		Set("sanctions_status", string(e.SanctionsStatus)).
 		Set("checks_count", e.ChecksCount).
 		Set("reviews_count", e.ReviewsCount).
-		Set("updated_at", fmtTime(e.UpdatedAt)).
 		Set("version", e.Version+1).
 		If("attribute_exists(entity_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", e.Version, e.Version, int64(0))
 	if e.Score != nil {

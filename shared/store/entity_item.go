@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 
+	"github.com/guregu/dynamo/v2"
+
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -13,6 +15,7 @@ type entityItem struct {
 	EntityID           int64                `dynamo:"entity_id,range"`
 	Seq                int64                `dynamo:"seq"`
 	CountrySeq         string               `dynamo:"country_seq"`
+	CountryUpdated     string               `dynamo:"country_updated"`
 	RegistrationKey    string               `dynamo:"registration_key"`
 	RegistrationNumber string               `dynamo:"registration_number"`
 	LegalName          string               `dynamo:"legal_name"`
@@ -43,6 +46,16 @@ func countrySeqKey(country string, seq int64) string {
 }
 
 func registrationKey(number, country string) string { return number + "#" + country }
+
+// countryUpdatedKey is the by_country_updated key: "<country>#<updated_at>".
+func countryUpdatedKey(country, updatedAt string) string { return country + "#" + updatedAt }
+
+// setUpdatedAt stamps an entity update with its change time, in both keys
+// that order entities by it: every write that changes an entity goes
+// through here.
+func setUpdatedAt(u *dynamo.Update, country, at string) *dynamo.Update {
+	return u.Set("updated_at", at).Set("country_updated", countryUpdatedKey(country, at))
+}
 
 func (it entityItem) domain() domain.Entity {
 	e := domain.Entity{
@@ -83,6 +96,7 @@ func newEntityItem(e domain.Entity, seq, countrySeq int64) entityItem {
 		EntityID:           e.ID,
 		Seq:                seq,
 		CountrySeq:         countrySeqKey(e.CountryCode, countrySeq),
+		CountryUpdated:     countryUpdatedKey(e.CountryCode, fmtTime(e.UpdatedAt)),
 		RegistrationKey:    registrationKey(e.RegistrationNumber, e.CountryCode),
 		RegistrationNumber: e.RegistrationNumber,
 		LegalName:          e.LegalName,

@@ -20,8 +20,8 @@ import (
 // counters and one Query of at most perPage items, whatever the page or the
 // account's size: entities carry a dense per-account (and per-country)
 // sequence, so page p is a key range. A registration number matches at most a
-// handful of entities. updated_since reads the keys of the entities changed
-// since then (an incremental sync's delta) and fetches only the page.
+// handful of entities. updated_since (alone or with a country) reads the
+// smaller side of its threshold, then the page (entity_list_updated.go).
 func (s *Store) ListEntities(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
 	if page < 1 || perPage < 1 {
 		return domain.EntityPage{}, errors.New("list entities: page and perPage must be positive")
@@ -96,32 +96,6 @@ func (s *Store) listByRegistration(ctx context.Context, accountID int64, f domai
 	}
 	sort.Slice(matched, func(i, j int) bool { return matched[i].ID > matched[j].ID })
 	return domain.EntityPage{Entities: pageOf(matched, page, perPage), Total: len(matched)}, nil
-}
-
-func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
-	var keys []struct {
-		EntityID    int64  `dynamo:"entity_id"`
-		CountryCode string `dynamo:"country_code"`
-	}
-	err := s.table(schema.Entities).Get("account_id", accountID).
-		Range("updated_at", dynamo.GreaterOrEqual, domain.FormatTime(ceilMilli(*f.UpdatedSince))).
-		Index(schema.EntitiesByUpdated).Consistent(true).All(ctx, &keys)
-	if err != nil {
-		return domain.EntityPage{}, wrap(err, "list entities updated since")
-	}
-	var ids []int64
-	for _, k := range keys {
-		if f.CountryCode == "" || k.CountryCode == f.CountryCode {
-			ids = append(ids, k.EntityID)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
-	pageIDs := pageOf(ids, page, perPage)
-	ents, err := s.entitiesByID(ctx, accountID, pageIDs)
-	if err != nil {
-		return domain.EntityPage{}, err
-	}
-	return domain.EntityPage{Entities: ents, Total: len(ids)}, nil
 }
 
 // entitiesByID fetches entities by id, in the order of ids; ids that vanished

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -187,5 +188,127 @@ func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
 			costs[page] = fmt.Sprintf("%v/%d items", counter.requests, counter.items)
 		}
 		t.Logf("filter %+v: cost by page %v", f, costs)
+	}
+}
+
+// TestUpdatedSinceCost pins what an updated_since page costs, alone and
+// with a country, at two account sizes: with every entity matching or only
+// the newest, at most four requests and one round of keys and a page of
+// items at either size; with half matching, no more keys than the smaller side (twice, as
+// both sides are read side by side) and a page of items.
+func TestUpdatedSinceCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 4,000 entities")
+	}
+	ctx := context.Background()
+	const perPage = 50
+	type cost struct{ requests, items int }
+	costs := map[string]map[int]cost{}
+	for _, n := range []int{1000, 3000} {
+		counter := &requestCounter{}
+		st := devstacktest.Store(t, counter.option)
+		acct := newAccount(t, st, "SA", "AE")
+		importMix(t, st, acct, n) // entity i changed i hours after t0; every third in AE
+		at := func(h int) *time.Time { v := t0.Add(time.Duration(h) * time.Hour); return &v }
+		cases := []struct {
+			name    string
+			filter  domain.EntityFilter
+			matches int
+		}{
+			{"all", domain.EntityFilter{UpdatedSince: at(-1)}, n},
+			{"newest 100", domain.EntityFilter{UpdatedSince: at(n - 100)}, 100},
+			{"half", domain.EntityFilter{UpdatedSince: at(n / 2)}, n / 2},
+			{"country, all", domain.EntityFilter{UpdatedSince: at(-1), CountryCode: "AE"}, n / 3},
+			{"country, newest 100", domain.EntityFilter{UpdatedSince: at(n - 300), CountryCode: "AE"}, 100},
+			{"country, half", domain.EntityFilter{UpdatedSince: at(n / 2), CountryCode: "AE"}, n/3 - (n/2)/3},
+		}
+		for _, tc := range cases {
+			for _, page := range []int{1, 2} {
+				counter.reset()
+				res, err := st.ListEntities(ctx, acct, tc.filter, page, perPage)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Total != tc.matches || len(res.Entities) != min(perPage, tc.matches-(page-1)*perPage) {
+					t.Fatalf("%d entities, %s, page %d: total %d and %d entities, want %d matching", n, tc.name, page, res.Total, len(res.Entities), tc.matches)
+				}
+				requests := 0
+				for _, v := range counter.requests {
+					requests += v
+				}
+				key := fmt.Sprintf("%s page %d", tc.name, page)
+				if costs[key] == nil {
+					costs[key] = map[int]cost{}
+				}
+				costs[key][n] = cost{requests, counter.items}
+				size := n
+				if tc.filter.CountryCode != "" {
+					size = n / 3
+				}
+				smaller := min(tc.matches, size-tc.matches)
+				if maxItems := 2*(smaller+store.FirstSideRound) + 2*perPage; counter.items > maxItems {
+					t.Errorf("%d entities, %s, page %d: read %d items, want at most %d (2 x the smaller side %d + a round, and the page)", n, tc.name, page, counter.items, maxItems, smaller)
+				}
+			}
+		}
+	}
+	for key, byN := range costs {
+		t.Logf("%-22s 1k: %v  3k: %v", key, byN[1000], byN[3000])
+		// Every entity or only the newest matching: one round of each side
+		// at most, whatever the size.
+		bound := cost{requests: 4, items: 2*store.FirstSideRound + perPage + 1}
+		for n, c := range byN {
+			if !strings.Contains(key, "half") && (c.requests > bound.requests || c.items > bound.items) {
+				t.Errorf("%s at %d entities: cost %v, want at most %v at any size", key, n, c, bound)
+			}
+		}
+	}
+}
+
+// TestUpdatedSinceAgreesWithAFullRead: with changes scattered across the
+// account (so the non-matches are anywhere in the sequence), every page of
+// every threshold, alone and with a country, is what filtering and sorting
+// every entity gives.
+func TestUpdatedSinceAgreesWithAFullRead(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA", "AE")
+	const n, perPage = 600, 37
+	ds := make([]domain.EntityDetail, n)
+	for i := range ds {
+		country, number := "SA", fmt.Sprintf("70%08d", i)
+		if i%3 == 2 {
+			country, number = "AE", fmt.Sprintf("CN-%07d", i)
+		}
+		ds[i] = sampleEntity(acct, country, number, t0.Add(time.Duration(i)*time.Minute))
+		ds[i].Entity.UpdatedAt = t0.Add(time.Duration(i*7919%n) * time.Hour) // a permutation of 0..n-1 hours
+	}
+	all, err := st.ImportEntities(ctx, acct, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, country := range []string{"", "AE"} {
+		for _, h := range []int{-1, 10, 150, 300, 450, 590, n} {
+			since := t0.Add(time.Duration(h) * time.Hour)
+			var want []int64
+			for i := len(all) - 1; i >= 0; i-- {
+				e := all[i].Entity
+				if (country == "" || e.CountryCode == country) && !e.UpdatedAt.Before(since) {
+					want = append(want, e.ID)
+				}
+			}
+			f := domain.EntityFilter{UpdatedSince: &since, CountryCode: country}
+			for page := 1; (page-1)*perPage <= len(want); page++ {
+				got, err := st.ListEntities(ctx, acct, f, page, perPage)
+				if err != nil {
+					t.Fatal(err)
+				}
+				end := min(page*perPage, len(want))
+				if got.Total != len(want) || fmt.Sprint(ids(got.Entities)) != fmt.Sprint(want[(page-1)*perPage:end]) {
+					t.Fatalf("country %q since +%dh page %d: total %d ids %v, want total %d ids %v",
+						country, h, page, got.Total, ids(got.Entities), len(want), want[(page-1)*perPage:end])
+				}
+			}
+		}
 	}
 }

@@ -30,9 +30,8 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	}
 	at := fmtTime(u.At)
 	c, e := u.Check, u.Entity
-	entityUpdate := s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID).
+	entityUpdate := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), e.CountryCode, at).
 		Set("sanctions_status", string(u.SanctionsStatus)).
-		Set("updated_at", at).
 		If("updated_at = ?", fmtTime(e.UpdatedAt))
 	if u.Score != nil {
 		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", scoreComponentItems(u.Score.Breakdown))

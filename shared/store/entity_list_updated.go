@@ -1,0 +1,231 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// An updated_since listing splits the account (or the country) at the
+// threshold: the entities changed at or after it match, the others do not.
+// by_updated (by_country_updated within a country) orders entities by their
+// change time and carries each one's position in the sequence that orders
+// the listing (seq; country_seq). Both sides are read in rounds, side by
+// side, each round larger than the last, until one side ends: whichever is
+// smaller is then known in full, at O(min(matches, non-matches)) keys, and
+// it places the page:
+//
+//   - the matches known: their positions, newest first, are the listing;
+//     the page's entities are fetched by key.
+//   - the non-matches known: the page's ranks map to a range of positions
+//     (each non-match above a rank shifts it down by one), read in one
+//     query of the sequence index, less the non-matches inside it.
+//
+// With every entity matching (a first sync) or only the newest matching (a
+// nightly one), the ending side is empty or short, and a page costs what an
+// unfiltered one does plus two short queries, at any account size.
+
+// Rounds of the side reads: keys per side in the first round, the growth
+// per round, and the most per request (keys-only items, well under 1 MB).
+const (
+	firstSideRound = 256
+	sideGrowth     = 4
+	maxSideRound   = 8192
+)
+
+// updatedKey is one by_updated (or by_country_updated) entry.
+type updatedKey struct {
+	EntityID   int64  `dynamo:"entity_id"`
+	Seq        int64  `dynamo:"seq"`
+	CountrySeq string `dynamo:"country_seq"`
+}
+
+// position is the entry's place in the listing's sequence.
+func (k updatedKey) position(country string) int64 {
+	if country == "" {
+		return k.Seq
+	}
+	n, _ := strconv.ParseInt(strings.TrimPrefix(k.CountrySeq, country+"#"), 10, 64)
+	return n
+}
+
+// side is one side of the threshold, read in rounds.
+type side struct {
+	q    func() *dynamo.Query
+	keys []updatedKey
+	next dynamo.PagingKey
+	done bool
+}
+
+// read takes the side's next round of at most n keys.
+func (sd *side) read(ctx context.Context, n int) error {
+	q := sd.q().SearchLimit(n)
+	if sd.next != nil {
+		q = q.StartFrom(sd.next)
+	}
+	var page []updatedKey
+	next, err := q.AllWithLastEvaluatedKey(ctx, &page)
+	if err != nil {
+		return err
+	}
+	sd.keys = append(sd.keys, page...)
+	sd.next, sd.done = next, next == nil
+	return nil
+}
+
+func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
+	country := f.CountryCode
+	since := domain.FormatTime(ceilMilli(*f.UpdatedSince))
+	before := domain.FormatTime(ceilMilli(*f.UpdatedSince).Add(-time.Millisecond))
+	base := func() *dynamo.Query {
+		return s.table(schema.Entities).Get("account_id", accountID).Consistent(true)
+	}
+	var matching, other side
+	if country == "" {
+		matching.q = func() *dynamo.Query {
+			return base().Index(schema.EntitiesByUpdated).Range("updated_at", dynamo.GreaterOrEqual, since)
+		}
+		other.q = func() *dynamo.Query {
+			return base().Index(schema.EntitiesByUpdated).Range("updated_at", dynamo.LessOrEqual, before)
+		}
+	} else {
+		// '~' sorts after every character of a timestamp.
+		matching.q = func() *dynamo.Query {
+			return base().Index(schema.EntitiesByCountryUpdated).Range("country_updated", dynamo.Between,
+				countryUpdatedKey(country, since), countryUpdatedKey(country, "~"))
+		}
+		other.q = func() *dynamo.Query {
+			return base().Index(schema.EntitiesByCountryUpdated).Range("country_updated", dynamo.Between,
+				countryUpdatedKey(country, ""), countryUpdatedKey(country, before))
+		}
+	}
+	if err := readUntilOneEnds(ctx, &matching, &other); err != nil {
+		return domain.EntityPage{}, wrap(err, "list entities updated since")
+	}
+	if matching.done {
+		return s.pageOfMatches(ctx, accountID, country, matching.keys, page, perPage)
+	}
+	return s.pageBesideNonMatches(ctx, accountID, country, since, other.keys, page, perPage)
+}
+
+// readUntilOneEnds reads both sides round by round, side by side, until
+// either has no more keys.
+func readUntilOneEnds(ctx context.Context, a, b *side) error {
+	for n := firstSideRound; !a.done && !b.done; n = min(n*sideGrowth, maxSideRound) {
+		var wg sync.WaitGroup
+		var errA, errB error
+		wg.Add(2)
+		go func() { defer wg.Done(); errA = a.read(ctx, n) }()
+		go func() { defer wg.Done(); errB = b.read(ctx, n) }()
+		wg.Wait()
+		if errA != nil {
+			return errA
+		}
+		if errB != nil {
+			return errB
+		}
+	}
+	return nil
+}
+
+// pageOfMatches: every match is known; the listing is their positions,
+// newest first.
+func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (domain.EntityPage, error) {
+	slices.SortFunc(keys, func(a, b updatedKey) int { return cmpDesc(a.position(country), b.position(country)) })
+	var ids []int64
+	for _, k := range pageOf(keys, page, perPage) {
+		ids = append(ids, k.EntityID)
+	}
+	ents, err := s.entitiesByID(ctx, accountID, ids)
+	if err != nil {
+		return domain.EntityPage{}, err
+	}
+	return domain.EntityPage{Entities: ents, Total: len(keys)}, nil
+}
+
+// pageBesideNonMatches: every non-match is known; the page is the range of
+// positions its ranks map to, less the non-matches in it.
+func (s *Store) pageBesideNonMatches(ctx context.Context, accountID int64, country, since string, others []updatedKey, page, perPage int) (domain.EntityPage, error) {
+	acct, err := s.accountItem(ctx, accountID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return domain.EntityPage{Entities: []domain.Entity{}}, nil
+	}
+	if err != nil {
+		return domain.EntityPage{}, err
+	}
+	last := acct.EntityCount
+	if country != "" {
+		last = acct.CountryCounts[country]
+	}
+	skip := make(map[int64]bool, len(others))
+	var below []int64 // non-match positions, highest first
+	for _, k := range others {
+		if p := k.position(country); p <= last {
+			skip[p] = true
+			below = append(below, p)
+		}
+	}
+	slices.SortFunc(below, cmpDesc)
+	total := int(last) - len(below)
+	out := domain.EntityPage{Entities: []domain.Entity{}, Total: total}
+	first := (page-1)*perPage + 1
+	if first > total {
+		return out, nil
+	}
+	hi := positionOfRank(last, below, int64(first))
+	lo := positionOfRank(last, below, int64(min(page*perPage, total)))
+	q := s.table(schema.Entities).Get("account_id", accountID)
+	if country == "" {
+		q = q.Range("seq", dynamo.Between, lo, hi).Index(schema.EntitiesBySeq)
+	} else {
+		q = q.Range("country_seq", dynamo.Between, countrySeqKey(country, lo), countrySeqKey(country, hi)).Index(schema.EntitiesByCountrySeq)
+	}
+	var items []entityItem
+	if err := q.Order(dynamo.Descending).Consistent(true).All(ctx, &items); err != nil {
+		return domain.EntityPage{}, wrap(err, "list entities updated since")
+	}
+	for _, it := range items {
+		pos := it.Seq
+		if country != "" {
+			pos = updatedKey{CountrySeq: it.CountrySeq}.position(country)
+		}
+		// A non-match read as one may have changed since: the time decides.
+		if skip[pos] && it.UpdatedAt < since {
+			continue
+		}
+		out.Entities = append(out.Entities, it.domain())
+	}
+	return out, nil
+}
+
+// positionOfRank is the position of the rank-th match from the top of a
+// sequence 1..last whose non-matches are below (highest first): each
+// non-match at or above the candidate pushes it down by one.
+func positionOfRank(last int64, below []int64, rank int64) int64 {
+	pos := last - rank + 1
+	for _, nm := range below {
+		if nm < pos {
+			break
+		}
+		pos--
+	}
+	return pos
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
