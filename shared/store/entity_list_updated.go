@@ -33,10 +33,11 @@ import (
 // nightly one), the ending side is empty or short, and a page costs what an
 // unfiltered one does plus two short queries, at any account size.
 
-// Rounds of the side reads: keys per side in the first round, the growth
-// per round, and the most per request (keys-only items, well under 1 MB).
+// Rounds of the side reads: keys per side in the first round (at least two
+// pages' worth, so a side of a page or two ends at once), the growth per
+// round, and the most per request (keys-only items, well under 1 MB).
 const (
-	firstSideRound = 256
+	firstSideRound = 128
 	sideGrowth     = 4
 	maxSideRound   = 8192
 )
@@ -107,19 +108,33 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 				countryUpdatedKey(country, ""), countryUpdatedKey(country, before))
 		}
 	}
-	if err := readUntilOneEnds(ctx, &matching, &other); err != nil {
+	// The account's counts place a page beside the non-matches; read beside
+	// the first round, they add no wait.
+	var acct accountItem
+	var acctErr error
+	counted := make(chan struct{})
+	go func() { defer close(counted); acct, acctErr = s.accountItem(ctx, accountID) }()
+	err := readUntilOneEnds(ctx, &matching, &other, max(firstSideRound, 2*perPage))
+	<-counted
+	if err != nil {
 		return domain.EntityPage{}, wrap(err, "list entities updated since")
 	}
 	if matching.done {
 		return s.pageOfMatches(ctx, accountID, country, matching.keys, page, perPage)
 	}
-	return s.pageBesideNonMatches(ctx, accountID, country, since, other.keys, page, perPage)
+	if domain.ErrorCode(acctErr) == domain.ECodeNotFound {
+		return domain.EntityPage{Entities: []domain.Entity{}}, nil
+	}
+	if acctErr != nil {
+		return domain.EntityPage{}, acctErr
+	}
+	return s.pageBesideNonMatches(ctx, acct, country, since, other.keys, page, perPage)
 }
 
 // readUntilOneEnds reads both sides round by round, side by side, until
 // either has no more keys.
-func readUntilOneEnds(ctx context.Context, a, b *side) error {
-	for n := firstSideRound; !a.done && !b.done; n = min(n*sideGrowth, maxSideRound) {
+func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
+	for n := first; !a.done && !b.done; n = min(n*sideGrowth, maxSideRound) {
 		var wg sync.WaitGroup
 		var errA, errB error
 		wg.Add(2)
@@ -153,14 +168,8 @@ func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country stri
 
 // pageBesideNonMatches: every non-match is known; the page is the range of
 // positions its ranks map to, less the non-matches in it.
-func (s *Store) pageBesideNonMatches(ctx context.Context, accountID int64, country, since string, others []updatedKey, page, perPage int) (domain.EntityPage, error) {
-	acct, err := s.accountItem(ctx, accountID)
-	if domain.ErrorCode(err) == domain.ECodeNotFound {
-		return domain.EntityPage{Entities: []domain.Entity{}}, nil
-	}
-	if err != nil {
-		return domain.EntityPage{}, err
-	}
+func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, country, since string, others []updatedKey, page, perPage int) (domain.EntityPage, error) {
+	accountID := acct.AccountID
 	last := acct.EntityCount
 	if country != "" {
 		last = acct.CountryCounts[country]

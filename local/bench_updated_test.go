@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/evs-kyb/evs/local/seed"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// BenchmarkUpdatedSince seeds one account at 10,000 and at 50,000 entities
+// (entity i changed i seconds after a base time, every third in AE) and
+// reports, as ratios to the unfiltered page 1's p50 measured alternately in
+// the same run, the store's updated_since pages: every entity matching (page
+// 1 and the last page), the newest 100, half (page 1 and the last page),
+// country + updated_since; the full walk with updated_since (all matching)
+// over the unfiltered walk; and the DynamoDB requests and items each page
+// reads. Targets: every page ratio ≤ 1.5 but half matching (≤ 3, reported),
+// the walk ≤ 1.5.
+func BenchmarkUpdatedSince(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { benchUpdatedSince(b, n) })
+	}
+}
+
+// readCounter counts a store's DynamoDB requests and the items they return.
+type readCounter struct {
+	mu              sync.Mutex
+	requests, items int
+}
+
+func (c *readCounter) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleInitialize(ctx, in)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.requests++
+			switch v := out.Result.(type) {
+			case *dynamodb.QueryOutput:
+				c.items += int(v.Count)
+			case *dynamodb.GetItemOutput:
+				if v.Item != nil {
+					c.items++
+				}
+			case *dynamodb.BatchGetItemOutput:
+				for _, items := range v.Responses {
+					c.items += len(items)
+				}
+			}
+			return out, md, err
+		}), middleware.After)
+	})
+}
+
+func (c *readCounter) take() (requests, items int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	requests, items, c.requests, c.items = c.requests, c.items, 0, 0
+	return requests, items
+}
+
+func benchUpdatedSince(b *testing.B, n int) {
+	ctx := context.Background()
+	counter := &readCounter{}
+	st := devstacktest.Store(b, counter.option)
+	e := &env{store: st, log: quietLogger()}
+	acct, err := createAccount(ctx, e, "Bench", []string{"SA", "AE"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ds := seed.Bulk(domain.Now(), n)
+	for i := range ds {
+		ds[i].Entity.UpdatedAt = base.Add(time.Duration(i) * time.Second)
+		if i%3 == 2 {
+			ds[i].Entity.CountryCode, ds[i].Entity.CountryID = "AE", 784
+			ds[i].Entity.RegistrationNumber = fmt.Sprintf("CN-%07d", i)
+		}
+	}
+	start := time.Now()
+	if _, err := st.ImportEntities(ctx, acct.ID, ds); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded %d entities in %s", n, time.Since(start).Round(time.Millisecond))
+	at := func(i int) *time.Time { t := base.Add(time.Duration(i) * time.Second); return &t }
+	list := func(f domain.EntityFilter, page int) time.Duration {
+		t0 := time.Now()
+		if _, err := st.ListEntities(ctx, acct.ID, f, page, benchPerPage); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	lastPage := func(matches int) int { return (matches + benchPerPage - 1) / benchPerPage }
+	aeAll := n / 3
+	cases := []struct {
+		name   string
+		filter domain.EntityFilter
+		page   int
+	}{
+		{"all/page1", domain.EntityFilter{UpdatedSince: at(-1)}, 1},
+		{"all/last", domain.EntityFilter{UpdatedSince: at(-1)}, lastPage(n)},
+		{"newest100/page1", domain.EntityFilter{UpdatedSince: at(n - 100)}, 1},
+		{"half/page1", domain.EntityFilter{UpdatedSince: at(n / 2)}, 1},
+		{"half/last", domain.EntityFilter{UpdatedSince: at(n / 2)}, lastPage(n - n/2)},
+		{"country+all/page1", domain.EntityFilter{UpdatedSince: at(-1), CountryCode: "AE"}, 1},
+		{"country+all/last", domain.EntityFilter{UpdatedSince: at(-1), CountryCode: "AE"}, lastPage(aeAll)},
+	}
+	const samples = 20
+	for i := 0; i < 10; i++ { // warm up
+		list(domain.EntityFilter{}, 1)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, c := range cases {
+			var firsts, pages []time.Duration
+			k := samples
+			if strings.HasPrefix(c.name, "half") {
+				k = 5 // O(account / 2) keys a page: a few samples tell
+			}
+			for range k {
+				firsts = append(firsts, list(domain.EntityFilter{}, 1))
+				pages = append(pages, list(c.filter, c.page))
+			}
+			counter.take()
+			list(c.filter, c.page)
+			requests, items := counter.take()
+			b.Logf("%s: p50 %s, unfiltered page 1 %s, %d requests, %d items", c.name, p50(pages), p50(firsts), requests, items)
+			b.ReportMetric(float64(p50(pages))/float64(p50(firsts)), c.name+"/unfiltered-p50")
+			b.ReportMetric(float64(requests), c.name+"-requests")
+			b.ReportMetric(float64(items), c.name+"-items")
+		}
+		walk := func(f domain.EntityFilter) time.Duration {
+			t0 := time.Now()
+			for page := 1; page <= lastPage(n); page++ {
+				list(f, page)
+			}
+			return time.Since(t0)
+		}
+		plain := walk(domain.EntityFilter{})
+		since := walk(domain.EntityFilter{UpdatedSince: at(-1)})
+		b.ReportMetric(float64(since)/float64(plain), "walk-all/unfiltered-walk")
+	}
+}
