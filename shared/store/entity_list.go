@@ -58,6 +58,19 @@ func (s *Store) listBySequence(ctx context.Context, accountID int64, country str
 	}
 	lo := max(hi-int64(perPage)+1, 1)
 
+	items, err := s.entitiesInSequence(ctx, accountID, country, lo, hi)
+	if err != nil {
+		return domain.EntityPage{}, err
+	}
+	for _, it := range items {
+		out.Entities = append(out.Entities, it.domain())
+	}
+	return out, nil
+}
+
+// entitiesInSequence reads the entities at positions lo..hi of the
+// account's sequence (the country's, with one), newest first: one Query.
+func (s *Store) entitiesInSequence(ctx context.Context, accountID int64, country string, lo, hi int64) ([]entityItem, error) {
 	q := s.table(schema.Entities).Get("account_id", accountID)
 	if country == "" {
 		q = q.Range("seq", dynamo.Between, lo, hi).Index(schema.EntitiesBySeq)
@@ -66,12 +79,9 @@ func (s *Store) listBySequence(ctx context.Context, accountID int64, country str
 	}
 	var items []entityItem
 	if err := q.Order(dynamo.Descending).Consistent(true).All(ctx, &items); err != nil {
-		return domain.EntityPage{}, wrap(err, "list entities of account %d", accountID)
+		return nil, wrap(err, "list entities %d..%d of account %d", lo, hi, accountID)
 	}
-	for _, it := range items {
-		out.Entities = append(out.Entities, it.domain())
-	}
-	return out, nil
+	return items, nil
 }
 
 func (s *Store) listByRegistration(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {

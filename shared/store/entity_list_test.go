@@ -20,6 +20,12 @@ import (
 // updated i hours after t0.
 func importMix(t *testing.T, st *store.Store, acct int64, n int) []domain.EntityDetail {
 	t.Helper()
+	return importMixChanged(t, st, acct, n, func(i int) time.Duration { return time.Duration(i) * time.Hour })
+}
+
+// importMixChanged is importMix with entity i updated changed(i) after t0.
+func importMixChanged(t *testing.T, st *store.Store, acct int64, n int, changed func(i int) time.Duration) []domain.EntityDetail {
+	t.Helper()
 	ds := make([]domain.EntityDetail, n)
 	for i := range ds {
 		country, number := "SA", fmt.Sprintf("70%08d", i)
@@ -27,7 +33,7 @@ func importMix(t *testing.T, st *store.Store, acct int64, n int) []domain.Entity
 			country, number = "AE", fmt.Sprintf("CN-%07d", i)
 		}
 		ds[i] = sampleEntity(acct, country, number, t0.Add(time.Duration(i)*time.Minute))
-		ds[i].Entity.UpdatedAt = t0.Add(time.Duration(i) * time.Hour)
+		ds[i].Entity.UpdatedAt = t0.Add(changed(i))
 	}
 	out, err := st.ImportEntities(context.Background(), acct, ds)
 	if err != nil {
@@ -274,19 +280,8 @@ func TestUpdatedSinceAgreesWithAFullRead(t *testing.T) {
 	st := devstacktest.Store(t)
 	acct := newAccount(t, st, "SA", "AE")
 	const n, perPage = 600, 37
-	ds := make([]domain.EntityDetail, n)
-	for i := range ds {
-		country, number := "SA", fmt.Sprintf("70%08d", i)
-		if i%3 == 2 {
-			country, number = "AE", fmt.Sprintf("CN-%07d", i)
-		}
-		ds[i] = sampleEntity(acct, country, number, t0.Add(time.Duration(i)*time.Minute))
-		ds[i].Entity.UpdatedAt = t0.Add(time.Duration(i*7919%n) * time.Hour) // a permutation of 0..n-1 hours
-	}
-	all, err := st.ImportEntities(ctx, acct, ds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A permutation of 0..n-1 hours: changes scattered across the sequence.
+	all := importMixChanged(t, st, acct, n, func(i int) time.Duration { return time.Duration(i*7919%n) * time.Hour })
 	for _, country := range []string{"", "AE"} {
 		for _, h := range []int{-1, 10, 150, 300, 450, 590, n} {
 			since := t0.Add(time.Duration(h) * time.Hour)

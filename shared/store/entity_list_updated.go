@@ -191,15 +191,9 @@ func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, coun
 	}
 	hi := positionOfRank(last, below, int64(first))
 	lo := positionOfRank(last, below, int64(min(page*perPage, total)))
-	q := s.table(schema.Entities).Get("account_id", accountID)
-	if country == "" {
-		q = q.Range("seq", dynamo.Between, lo, hi).Index(schema.EntitiesBySeq)
-	} else {
-		q = q.Range("country_seq", dynamo.Between, countrySeqKey(country, lo), countrySeqKey(country, hi)).Index(schema.EntitiesByCountrySeq)
-	}
-	var items []entityItem
-	if err := q.Order(dynamo.Descending).Consistent(true).All(ctx, &items); err != nil {
-		return domain.EntityPage{}, wrap(err, "list entities updated since")
+	items, err := s.entitiesInSequence(ctx, accountID, country, lo, hi)
+	if err != nil {
+		return domain.EntityPage{}, err
 	}
 	for _, it := range items {
 		pos := it.Seq
