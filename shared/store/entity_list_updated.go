@@ -155,6 +155,9 @@ func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
 // newest first.
 func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (domain.EntityPage, error) {
 	slices.SortFunc(keys, func(a, b updatedKey) int { return cmpDesc(a.position(country), b.position(country)) })
+	// An entity changed between two rounds moved up the index and was read
+	// twice: once is its place.
+	keys = slices.CompactFunc(keys, func(a, b updatedKey) bool { return a.EntityID == b.EntityID })
 	var ids []int64
 	for _, k := range pageOf(keys, page, perPage) {
 		ids = append(ids, k.EntityID)
@@ -174,11 +177,9 @@ func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, coun
 	if country != "" {
 		last = acct.CountryCounts[country]
 	}
-	skip := make(map[int64]bool, len(others))
 	var below []int64 // non-match positions, highest first
 	for _, k := range others {
 		if p := k.position(country); p <= last {
-			skip[p] = true
 			below = append(below, p)
 		}
 	}
@@ -196,12 +197,10 @@ func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, coun
 		return domain.EntityPage{}, err
 	}
 	for _, it := range items {
-		pos := it.Seq
-		if country != "" {
-			pos = updatedKey{CountrySeq: it.CountrySeq}.position(country)
-		}
-		// A non-match read as one may have changed since: the time decides.
-		if skip[pos] && it.UpdatedAt < since {
+		// The time decides, not the side it was read on: an entity never
+		// stops matching, and one changed or imported since the sides were
+		// read is placed by what it is now. The page stays a page.
+		if it.UpdatedAt < since || len(out.Entities) == perPage {
 			continue
 		}
 		out.Entities = append(out.Entities, it.domain())
