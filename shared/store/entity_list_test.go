@@ -307,3 +307,26 @@ func TestUpdatedSinceAgreesWithAFullRead(t *testing.T) {
 		}
 	}
 }
+
+// An entity changed between two rounds of the matching side moves up the
+// index and is read again: it is listed and counted once (its key twice in
+// one BatchGetItem would be refused).
+func TestUpdatedSinceCountsAnEntityReadTwiceOnce(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA", "AE")
+	all := importMix(t, st, acct, 3)
+	var read [][2]int64
+	for i, d := range all {
+		read = append(read, [2]int64{int64(i + 1), d.Entity.ID})
+	}
+	read = append(read, read[1]) // entity 2 again, from a later round
+	got, err := st.PageOfMatches(ctx, acct, read, 1, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{all[2].Entity.ID, all[1].Entity.ID, all[0].Entity.ID}
+	if got.Total != 3 || fmt.Sprint(ids(got.Entities)) != fmt.Sprint(want) {
+		t.Errorf("total %d ids %v, want 3 %v", got.Total, ids(got.Entities), want)
+	}
+}

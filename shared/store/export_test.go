@@ -1,5 +1,11 @@
 package store
 
+import (
+	"context"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
 // Internals the external tests check directly.
 const FirstSideRound = firstSideRound
 
@@ -7,3 +13,13 @@ var (
 	ReviewFromItem = reviewFromItem
 	ItemFromImage  = itemFromImage
 )
+
+// PageOfMatches places a page among matches read as (position, entity id)
+// pairs, as an updated_since listing does once its matching side ended.
+func (s *Store) PageOfMatches(ctx context.Context, accountID int64, read [][2]int64, page, perPage int) (domain.EntityPage, error) {
+	keys := make([]updatedKey, len(read))
+	for i, r := range read {
+		keys[i] = updatedKey{Seq: r[0], EntityID: r[1]}
+	}
+	return s.pageOfMatches(ctx, accountID, "", keys, page, perPage)
+}
