@@ -154,19 +154,25 @@ func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
 // pageOfMatches: every match is known; the listing is their positions,
 // newest first.
 func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (domain.EntityPage, error) {
-	slices.SortFunc(keys, func(a, b updatedKey) int { return cmpDesc(a.position(country), b.position(country)) })
+	// Each key's position once (a country's is parsed), then the listing.
+	type match struct{ pos, id int64 }
+	ms := make([]match, len(keys))
+	for i, k := range keys {
+		ms[i] = match{k.position(country), k.EntityID}
+	}
+	slices.SortFunc(ms, func(a, b match) int { return cmpDesc(a.pos, b.pos) })
 	// An entity changed between two rounds moved up the index and was read
 	// twice: once is its place.
-	keys = slices.CompactFunc(keys, func(a, b updatedKey) bool { return a.EntityID == b.EntityID })
+	ms = slices.Compact(ms)
 	var ids []int64
-	for _, k := range pageOf(keys, page, perPage) {
-		ids = append(ids, k.EntityID)
+	for _, m := range pageOf(ms, page, perPage) {
+		ids = append(ids, m.id)
 	}
 	ents, err := s.entitiesByID(ctx, accountID, ids)
 	if err != nil {
 		return domain.EntityPage{}, err
 	}
-	return domain.EntityPage{Entities: ents, Total: len(keys)}, nil
+	return domain.EntityPage{Entities: ents, Total: len(ms)}, nil
 }
 
 // pageBesideNonMatches: every non-match is known; the page is the range of
