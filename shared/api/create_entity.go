@@ -36,7 +36,7 @@ type EntityCreator interface {
 	// No codes.
 	ReleaseRegistration(ctx context.Context, accountID int64, country, number, token string) error
 	// No codes.
-	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
+	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
 	// validation_failed on registration_number: taken; conflict: another request
 	// took the Idempotency-Key over; service_unavailable: the outcome is unknown.
 	CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error)
@@ -138,7 +138,7 @@ func (c CreateEntity) create(r *http.Request, p auth.Principal, body []byte, ide
 
 func (c CreateEntity) intakeAndCommit(ctx context.Context, r *http.Request, in checks.IntakeInput, token string, idem *idempotent) response {
 	var err error
-	if in.CheckIDs, err = c.Store.ReserveCheckIDs(ctx, len(in.Config.IntakeChecks)); err != nil {
+	if in.CheckIDs, err = c.Store.ReserveCheckIDs(ctx, in.AccountID, len(in.Config.IntakeChecks)); err != nil {
 		return failure(r, err)
 	}
 	d := c.Intake.Intake(ctx, in)

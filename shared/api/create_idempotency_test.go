@@ -77,7 +77,7 @@ func (w *createWorld) handler() http.Handler {
 			call("ClaimRegistration(%d,%s,%s,%s,%s)", accountID, country, number, now.Format(time.RFC3339Nano), lease)
 			return w.claimErr
 		},
-		ReserveCheckIDsFn: func(_ context.Context, n int) ([]int64, error) {
+		ReserveCheckIDsFn: func(_ context.Context, _ int64, n int) ([]int64, error) {
 			call("ReserveCheckIDs(%d)", n)
 			return make([]int64, n), nil
 		},

@@ -156,7 +156,7 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 	if err != nil {
 		return nil, notFound(err, "configuration of country %s", ent.CountryCode)
 	}
-	ids, err := s.Store.ReserveCheckIDs(ctx, len(cfg.IntakeChecks))
+	ids, err := s.Store.ReserveCheckIDs(ctx, req.AccountID, len(cfg.IntakeChecks))
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ type Store interface {
 	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// No codes.
-	ReserveCheckIDs(ctx context.Context, n int) ([]int64, error)
+	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
 	// No codes; domain.ErrStale if the review or the entity changed since read,
 	// domain.ErrDuplicateAction if the action id was applied before.
 	ApplyDecision(ctx context.Context, d domain.Decision) error

@@ -75,7 +75,9 @@ func Functions() []Function {
 			Description: "GET /api/v1/entities",
 			MemoryMB:    512, TimeoutSeconds: 10,
 			Grants: []Grant{
-				{Table: schema.Accounts, Actions: []string{getItem}},
+				// The counters; the registration_number filter reads the
+				// registration guards.
+				{Table: schema.Accounts, Actions: []string{getItem, query}},
 				{Table: schema.Entities, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
 		},
@@ -86,10 +88,10 @@ func Functions() []Function {
 			// API Gateway gives up at 29 s.
 			MemoryMB: 512, TimeoutSeconds: 29,
 			Grants: []Grant{
-				// The counters; the registration claim and the commit lease,
-				// put and deleted.
+				// The country's configuration; the registration claim, put
+				// and deleted; the commit turn and counters on the account
+				// item and the check and review sequences, updated.
 				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem, deleteItem}},
-				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Entities, Actions: []string{getItem, putItem}},
 				{Table: schema.Checks, Actions: []string{putItem}},
 				{Table: schema.Reviews, Actions: []string{putItem}},
@@ -135,12 +137,12 @@ func Functions() []Function {
 			// queue_checks calls the providers (8 s per check at most).
 			MemoryMB: 512, TimeoutSeconds: 30,
 			Grants: []Grant{
-				// The account, its operators and country configurations.
-				{Table: schema.Accounts, Actions: []string{getItem}},
+				// The account, its operators and country configurations; the
+				// account's check and review sequences.
+				{Table: schema.Accounts, Actions: []string{getItem, updateItem}},
 				{Table: schema.Reviews, Actions: []string{getItem, query, putItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.Checks, Actions: []string{query, putItem}, Indexes: true},
-				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 			},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
@@ -154,11 +156,11 @@ func Functions() []Function {
 			Description: "Daily (EventBridge): opens the periodic reviews that are due",
 			MemoryMB:    256, TimeoutSeconds: 300,
 			Grants: []Grant{
-				// Every account's settings: a scan, once a day.
-				{Table: schema.Accounts, Actions: []string{scan}},
+				// Every account's settings: a scan, once a day; the
+				// account's review sequence.
+				{Table: schema.Accounts, Actions: []string{scan, updateItem}},
 				{Table: schema.Entities, Actions: []string{query, updateItem}},
 				{Table: schema.Reviews, Actions: []string{query, putItem}, Indexes: true},
-				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{putItem}},
 			},
 		},

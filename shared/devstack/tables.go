@@ -135,14 +135,20 @@ func DropTables(ctx context.Context, api TableAPI, names schema.Names) error {
 // indexes, and queries on a missing one would fail request by request.
 func sameIndexes(have *types.TableDescription, t schema.Table, name string) error {
 	var got, want []string
+	// By name and kind: an index that moved from local to global keeps
+	// its name.
 	for _, ix := range have.LocalSecondaryIndexes {
-		got = append(got, aws.ToString(ix.IndexName))
+		got = append(got, aws.ToString(ix.IndexName)+" (local)")
 	}
 	for _, ix := range have.GlobalSecondaryIndexes {
-		got = append(got, aws.ToString(ix.IndexName))
+		got = append(got, aws.ToString(ix.IndexName)+" (global)")
 	}
 	for _, ix := range t.Indexes {
-		want = append(want, ix.Name)
+		kind := " (global)"
+		if ix.Local {
+			kind = " (local)"
+		}
+		want = append(want, ix.Name+kind)
 	}
 	slices.Sort(got)
 	slices.Sort(want)

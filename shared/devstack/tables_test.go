@@ -15,14 +15,14 @@ func TestCreateTableInput(t *testing.T) {
 	if *in.TableName != "x-entities" || in.BillingMode != types.BillingModePayPerRequest {
 		t.Errorf("name %s billing %s", *in.TableName, in.BillingMode)
 	}
-	if len(in.LocalSecondaryIndexes) != 5 || len(in.GlobalSecondaryIndexes) != 0 {
+	if len(in.LocalSecondaryIndexes) != 0 || len(in.GlobalSecondaryIndexes) != 3 {
 		t.Fatalf("indexes: %d local, %d global", len(in.LocalSecondaryIndexes), len(in.GlobalSecondaryIndexes))
 	}
 	defined := map[string]types.ScalarAttributeType{}
 	for _, a := range in.AttributeDefinitions {
 		defined[*a.AttributeName] = a.AttributeType
 	}
-	want := map[string]types.ScalarAttributeType{"account_id": "N", "entity_id": "N", "seq": "N", "country_seq": "S", "registration_key": "S", "updated_at": "S", "country_updated": "S"}
+	want := map[string]types.ScalarAttributeType{"account_id": "N", "entity_id": "N", "country_key": "S", "country_seq": "N", "updated_at": "S"}
 	if len(defined) != len(want) {
 		t.Errorf("attributes %v, want %v", defined, want)
 	}
@@ -31,9 +31,9 @@ func TestCreateTableInput(t *testing.T) {
 			t.Errorf("attribute %s: %s, want %s", k, defined[k], v)
 		}
 	}
-	for _, ix := range in.LocalSecondaryIndexes {
-		if *ix.IndexName == schema.EntitiesByUpdated && (ix.Projection.ProjectionType != types.ProjectionTypeInclude || len(ix.Projection.NonKeyAttributes) != 1) {
-			t.Errorf("by_updated projection = %+v", ix.Projection)
+	for _, ix := range in.GlobalSecondaryIndexes {
+		if *ix.IndexName == schema.EntitiesByCountryUpdated && (ix.Projection.ProjectionType != types.ProjectionTypeInclude || len(ix.Projection.NonKeyAttributes) != 1) {
+			t.Errorf("by_country_updated projection = %+v", ix.Projection)
 		}
 	}
 	rv, _ := schema.Lookup(schema.Reviews)
@@ -46,10 +46,10 @@ func TestCreateTableInput(t *testing.T) {
 func TestSameIndexes(t *testing.T) {
 	tb, _ := schema.Lookup(schema.Entities)
 	var now, before types.TableDescription
-	for _, ix := range CreateTableInput(tb, "x").LocalSecondaryIndexes {
-		now.LocalSecondaryIndexes = append(now.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{IndexName: ix.IndexName})
+	for _, ix := range CreateTableInput(tb, "x").GlobalSecondaryIndexes {
+		now.GlobalSecondaryIndexes = append(now.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{IndexName: ix.IndexName})
 	}
-	before.LocalSecondaryIndexes = now.LocalSecondaryIndexes[:len(now.LocalSecondaryIndexes)-1]
+	before.GlobalSecondaryIndexes = now.GlobalSecondaryIndexes[:len(now.GlobalSecondaryIndexes)-1]
 	if err := sameIndexes(&now, tb, "x"); err != nil {
 		t.Errorf("the schema's own indexes: %v", err)
 	}

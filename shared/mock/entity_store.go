@@ -19,7 +19,7 @@ type EntityStore struct {
 	CountryConfigFn       func(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	ClaimRegistrationFn   func(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error
 	ReleaseRegistrationFn func(ctx context.Context, accountID int64, country, number, token string) error
-	ReserveCheckIDsFn     func(ctx context.Context, n int) ([]int64, error)
+	ReserveCheckIDsFn     func(ctx context.Context, accountID int64, n int) ([]int64, error)
 	CommitEntityFn        func(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error)
 	BeginIdempotentFn     func(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error)
 	CompleteIdempotentFn  func(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
@@ -39,8 +39,8 @@ func (s *EntityStore) ReleaseRegistration(ctx context.Context, accountID int64, 
 	return s.ReleaseRegistrationFn(ctx, accountID, country, number, token)
 }
 
-func (s *EntityStore) ReserveCheckIDs(ctx context.Context, n int) ([]int64, error) {
-	return s.ReserveCheckIDsFn(ctx, n)
+func (s *EntityStore) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
+	return s.ReserveCheckIDsFn(ctx, accountID, n)
 }
 
 func (s *EntityStore) CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error) {

@@ -26,10 +26,12 @@ type accountItem struct {
 	Name      string `dynamo:"name"`
 	CreatedAt string `dynamo:"created_at"`
 	// Counters kept in the same transaction as every entity create: they give
-	// the list endpoint its totals and its page ranges without counting.
+	// the list endpoint its totals and its page ranges without counting,
+	// and the next entity its id. A create's commit turn (create_lock.go).
 	EntityCount   int64            `dynamo:"entity_count"`
-	LastEntityID  int64            `dynamo:"last_entity_id"`
 	CountryCounts map[string]int64 `dynamo:"country_counts,allowempty"`
+	CreateTurn    string           `dynamo:"create_turn,omitempty"`
+	TurnUntil     int64            `dynamo:"create_turn_until,omitempty"`
 	// Review policies.
 	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
 	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
@@ -63,6 +65,9 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	id, err := s.nextIDs(ctx, seqAccount, 1)
 	if err != nil {
 		return domain.Account{}, err
+	}
+	if err := domain.CheckScopedAccount(id); err != nil {
+		return domain.Account{}, fmt.Errorf("open account: %w", err)
 	}
 	a.ID = id
 	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},

@@ -7,66 +7,84 @@ import (
 	mathrand "math/rand/v2"
 	"time"
 
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// The commit of a create takes the account's next sequence numbers, so two
-// commits in one account cannot both succeed at once: as transactions they
-// would conflict and one would be retried (3.5 transactions per create at 8
-// writers). Instead commits in an account take turns through a lease item:
-// a waiting create polls a conditional PutItem (a cheap, certain refusal)
-// and its transaction then runs alone, once. The lease bounds how long a
-// dead holder blocks the account; the transaction's own conditions keep the
-// sequence right even if a lease lapses under a slow holder.
+// A create's commit takes the account's next places in its sequences (the
+// entity's id is its place), so two commits in one account cannot both
+// succeed at once: as transactions they would conflict and one would be
+// retried (3.5 transactions per create at 8 writers, before this). Instead
+// commits in an account take turns through a lease on the account item:
+// taking the turn is one conditional UpdateItem that also answers the
+// account's counters, and the commit's transaction moves the counters and
+// ends the turn in the same write. The section that runs one at a time is
+// those two requests; everything else a create does (claims, provider calls,
+// rendering) overlaps. The lease bounds how long a dead holder blocks the
+// account; the transaction's own condition (the counters as read, the turn
+// still ours) keeps the sequence dense even if a lease lapses under a slow
+// holder.
 
-const (
-	skCreateLock = "LOCK#create"
-	// createLease outlasts the commit section (a read, an id, a
-	// transaction) many times over.
-	createLease = 5 * time.Second
-)
+// createLease outlasts the commit section (an UpdateItem and a transaction)
+// many times over.
+const createLease = 5 * time.Second
 
-type createLockItem struct {
-	AccountID int64  `dynamo:"account_id,hash"`
-	SK        string `dynamo:"sk,range"`
-	Owner     string `dynamo:"lock_owner"`
-	Until     int64  `dynamo:"lease_until"` // Unix ms
+// turn is a create's turn to commit in an account: its token and the
+// account's counters as they stood when it began.
+type turn struct {
+	owner string
+	acct  accountItem
 }
 
-// lockCreates waits for the account's commit turn; release ends it.
-func (s *Store) lockCreates(ctx context.Context, accountID int64) (release func(), err error) {
-	owner := newToken()
+// takeTurn waits for the account's commit turn, held for at most lease. A
+// missing account is not_found. end gives the turn up without a commit.
+func (s *Store) takeTurn(ctx context.Context, accountID int64, lease time.Duration) (t turn, end func(), err error) {
+	t.owner = newToken()
 	table := s.table(schema.Accounts)
 	for attempt := 0; ; attempt++ {
 		now := time.Now()
-		err := table.Put(createLockItem{AccountID: accountID, SK: skCreateLock, Owner: owner, Until: now.Add(createLease).UnixMilli()}).
-			If("attribute_not_exists(sk) OR lease_until < ?", now.UnixMilli()).Run(ctx)
+		err := table.Update("account_id", accountID).Range("sk", skAccount).
+			Set("create_turn", t.owner).Set("create_turn_until", now.Add(lease).UnixMilli()).
+			If("attribute_exists(account_id) AND (attribute_not_exists(create_turn_until) OR create_turn_until < ?)", now.UnixMilli()).
+			IncludeItemInCondCheckFail(true).
+			Value(ctx, &t.acct)
 		if err == nil {
-			return func() {
-				// A lock left behind lapses with its lease: not worth failing
-				// for, nor waiting long on a stalled database.
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-				defer cancel()
-				err := table.Delete("account_id", accountID).Range("sk", skCreateLock).If("lock_owner = ?", owner).Run(ctx)
-				if err != nil && !isCondFailed(err) {
-					logging.From(ctx).Error("create lock not released: it lapses with its lease", "account_id", accountID, "error", err.Error())
-				}
-			}, nil
+			return t, func() { s.endTurn(ctx, accountID, t.owner) }, nil
 		}
-		if !isCondFailed(err) && !isThrottled(err) {
-			return nil, wrap(err, "take the create lock of account %d", accountID)
+		if isCondFailed(err) {
+			var held accountItem
+			if found, _ := dynamo.UnmarshalItemFromCondCheckFailed(err, &held); !found {
+				return turn{}, nil, domain.Errorf(domain.ECodeNotFound, "Account not found.")
+			}
+		} else if !isThrottled(err) && !isTxConflict(err) {
+			return turn{}, nil, wrap(err, "take the commit turn of account %d", accountID)
 		}
 		if err := waitTurn(ctx, attempt); err != nil {
-			return nil, err
+			return turn{}, nil, err
 		}
 	}
 }
 
-// releaseTimeout bounds the lock's release.
+// endTurn gives a turn up; a commit ends its own (createTx).
+func (s *Store) endTurn(ctx context.Context, accountID int64, owner string) {
+	// A turn left behind lapses with its lease: not worth failing for, nor
+	// waiting long on a stalled database.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	err := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
+		RemoveExpr("create_turn, create_turn_until").If("create_turn = ?", owner).Run(ctx)
+	if err != nil && !isCondFailed(err) {
+		logging.From(ctx).Error("commit turn not ended: it lapses with its lease", "account_id", accountID, "error", err.Error())
+	}
+}
+
+// releaseTimeout bounds the turn's release.
 const releaseTimeout = time.Second
 
-// waitTurn waits before asking for the lock again: exponentially longer,
+// waitTurn waits before asking for the turn again: exponentially longer,
 // from 5 ms to 100 ms, with jitter, so that waiters do not hammer the item
 // (a refused conditional write still costs a write unit).
 func waitTurn(ctx context.Context, attempt int) error {

@@ -19,10 +19,11 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		return err
 	}
 	if d.NewReview != nil {
-		id, err := s.nextIDs(ctx, seqReview, 1)
+		next, err := s.nextAccountIDs(ctx, d.Audit.AccountID, map[string]int{seqReview: 1})
 		if err != nil {
 			return err
 		}
+		id := next[seqReview]
 		d.NewReview.ID = id
 		if d.Audit.After == nil {
 			d.Audit.After = map[string]any{}
@@ -65,7 +66,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 // entityUpdate sets every field an operator action may change, at the
 // entity's next version.
 func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
-	u := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), e.CountryCode, fmtTime(e.UpdatedAt)).
+	u := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), fmtTime(e.UpdatedAt)).
 		Set("status", string(e.Status)).
 		Set("legal_name", e.LegalName).
 		Set("registration_status", string(e.RegistrationStatus)).

@@ -17,7 +17,7 @@ import (
 )
 
 // maxCreateAttempts bounds the retries when a commit finds the account's
-// sequence moved (a lapsed create lease; see create_lock.go).
+// sequence moved (a lapsed commit turn; see create_lock.go).
 const maxCreateAttempts = 25
 
 // readBackTimeout bounds the read-back of a commit whose answer was lost.
@@ -41,15 +41,19 @@ func (s *Store) CreateEntity(ctx context.Context, d domain.EntityDetail) (domain
 // account's counters, the registration number's uniqueness guard and, with
 // an Idempotency-Key, the answer to replay, in one transaction: a failure
 // leaves nothing behind. It assigns every id (the ids in d are ignored but
-// for checks reserved with ReserveCheckIDs), links the checks to the first
-// review (intake checks inform the initial review) and sets the entity's and
-// review's check and review counts.
+// for checks reserved with ReserveCheckIDs): the entity's is its place in
+// the account's sequence, 1, 2, … in commit order (domain.ScopedID), so
+// that "id descending" is "newest first" and a page of the listing is a key
+// range. It links the
+// checks to the first review (intake checks inform the initial review) and
+// sets the entity's and review's check and review counts.
 //
 // Commits in one account take turns (create_lock.go), so the transaction
 // runs once. One whose answer is lost is asked again with the same client
 // token: DynamoDB answers as it did, or applies it now; if it still does not
-// answer, a service_unavailable error says the outcome is unknown. A registration number already taken in the
-// account and country is a validation error on registration_number.
+// answer, a service_unavailable error says the outcome is unknown. A
+// registration number already taken in the account and country is a
+// validation error on registration_number.
 func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error) {
 	e := d.Entity
 	if e.AccountID == 0 || e.CountryCode == "" || e.RegistrationNumber == "" {
@@ -57,35 +61,22 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 	}
 	checks := append([]domain.Check(nil), d.Checks...)
 	reviews := append([]domain.Review(nil), d.Reviews...)
-	if err := s.assignChildIDs(ctx, checks, reviews); err != nil {
+	if err := s.assignChildIDs(ctx, e.AccountID, checks, reviews); err != nil {
 		return domain.EntityDetail{}, err
 	}
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 
-	release, err := s.lockCreates(ctx, e.AccountID)
-	if err != nil {
-		return domain.EntityDetail{}, err
-	}
-	defer release()
-	var id int64
 	for attempt := 0; ; attempt++ {
-		acct, err := s.accountItem(ctx, e.AccountID)
+		t, end, err := s.takeTurn(ctx, e.AccountID, createLease)
 		if err != nil {
 			return domain.EntityDetail{}, err
 		}
-		// Ids must grow with the sequence so that "id descending" and "newest
-		// first" are one order. An id reserved before a concurrent create
-		// committed a higher one is skipped for a fresh one.
-		if id <= acct.LastEntityID {
-			if id, err = s.nextIDs(ctx, seqEntity, 1); err != nil {
-				return domain.EntityDetail{}, err
-			}
-		}
-		e.ID = id
+		e.ID = domain.ScopedID(e.AccountID, t.acct.EntityCount+1)
 		linkChildren(&e, checks, reviews)
 		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
-		tx, err := s.createTx(acct, out, checks, reviews, o)
+		tx, err := s.createTx(t, out, checks, reviews, o)
 		if err != nil {
+			end()
 			return domain.EntityDetail{}, err
 		}
 		tx.IdempotentWithToken(newToken())
@@ -95,18 +86,22 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 			err = tx.Run(rctx)
 			cancel()
 			if ambiguous(err) {
+				// The turn lapses with its lease: ending it now could let
+				// another commit take the place this one may have taken.
 				return domain.EntityDetail{}, outcomeUnknown(e.AccountID, err)
 			}
 		}
-		switch {
-		case err == nil:
+		if err == nil {
 			return out, nil
+		}
+		end()
+		switch {
 		case cancelledAt(err, 1):
 			return domain.EntityDetail{}, domain.Invalid("registration_number", domain.MsgRegistrationTaken)
 		case o.Idempotency != nil && cancelledAt(err, 3+len(checks)+len(reviews)):
 			return domain.EntityDetail{}, domain.Errorf(domain.ECodeConflict, "Another request with this Idempotency-Key took it over; retry shortly.")
 		case (cancelledAt(err, 0) || isTxConflict(err)) && attempt < maxCreateAttempts:
-			// The account's sequence moved under a lapsed lease.
+			// The turn lapsed and the account's sequence moved meanwhile.
 			if err := sleepJitter(ctx, attempt); err != nil {
 				return domain.EntityDetail{}, err
 			}
@@ -117,20 +112,21 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 }
 
 // createTx is the commit. Its items, in order (cancellation reasons name
-// them by index): 0 the account's counters, 1 the registration guard, 2 the
-// entity, then the checks, the reviews and the Idempotency-Key's answer.
-func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
+// them by index): 0 the account's counters, which also ends the turn, 1 the
+// registration guard, 2 the entity, then the checks, the reviews and the
+// Idempotency-Key's answer.
+func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
 	e := d.Entity
-	seq := acct.EntityCount + 1
-	countrySeq := acct.CountryCounts[e.CountryCode] + 1
+	countrySeq := t.acct.CountryCounts[e.CountryCode] + 1
 	accounts := s.table(schema.Accounts)
 	tx := s.db.WriteTx()
-	// 0: the counters, conditioned on what we read (optimistic lock).
+	// 0: the counters, conditioned on what the turn read and on the turn
+	// still being ours.
 	tx.Update(accounts.Update("account_id", e.AccountID).Range("sk", skAccount).
-		Set("entity_count", seq).
-		Set("last_entity_id", e.ID).
+		Set("entity_count", domain.SeqOfID(e.ID)).
 		Set("country_counts."+e.CountryCode, countrySeq).
-		If("entity_count = ? AND last_entity_id < ?", acct.EntityCount, e.ID))
+		RemoveExpr("create_turn, create_turn_until").
+		If("entity_count = ? AND create_turn = ?", t.acct.EntityCount, t.owner))
 	// 1: the registration number, once per account and country: the
 	// create's claim becomes the entity's guard.
 	guardSK := registrationGuardSK(e.CountryCode, e.RegistrationNumber)
@@ -143,7 +139,7 @@ func (s *Store) createTx(acct accountItem, d domain.EntityDetail, checks []domai
 	} else {
 		tx.Put(accounts.Put(registrationGuardItem{AccountID: e.AccountID, SK: guardSK, EntityID: e.ID}).If("attribute_not_exists(sk)"))
 	}
-	tx.Put(s.table(schema.Entities).Put(newEntityItem(e, seq, countrySeq)).If("attribute_not_exists(entity_id)"))
+	tx.Put(s.table(schema.Entities).Put(newEntityItem(e, countrySeq)).If("attribute_not_exists(entity_id)"))
 	for _, c := range checks {
 		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)))
 	}
@@ -182,51 +178,50 @@ func ambiguous(err error) bool {
 	return true
 }
 
-// assignChildIDs reserves ids for the checks and reviews that have none;
-// ids reserved beforehand (ReserveCheckIDs) are kept.
-func (s *Store) assignChildIDs(ctx context.Context, checks []domain.Check, reviews []domain.Review) error {
-	var needChecks, needReviews int
+// assignChildIDs reserves, in one request, ids in the account for the
+// checks and reviews that have none; ids reserved beforehand
+// (ReserveCheckIDs) are kept.
+func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []domain.Check, reviews []domain.Review) error {
+	need := map[string]int{}
 	for _, c := range checks {
 		if c.ID == 0 {
-			needChecks++
+			need[seqCheck]++
 		}
 	}
 	for _, r := range reviews {
 		if r.ID == 0 {
-			needReviews++
+			need[seqReview]++
 		}
 	}
-	next, err := s.nextIDs(ctx, seqCheck, needChecks)
+	next, err := s.nextAccountIDs(ctx, accountID, need)
 	if err != nil {
 		return err
 	}
 	for i := range checks {
 		if checks[i].ID == 0 {
-			checks[i].ID, next = next, next+1
+			checks[i].ID = next[seqCheck]
+			next[seqCheck]++
 		}
-	}
-	next, err = s.nextIDs(ctx, seqReview, needReviews)
-	if err != nil {
-		return err
 	}
 	for i := range reviews {
 		if reviews[i].ID == 0 {
-			reviews[i].ID, next = next, next+1
+			reviews[i].ID = next[seqReview]
+			next[seqReview]++
 		}
 	}
 	return nil
 }
 
-// ReserveCheckIDs reserves n check ids ahead of a create, so that a check can
-// be named (to a screening provider) before it is written.
-func (s *Store) ReserveCheckIDs(ctx context.Context, n int) ([]int64, error) {
-	first, err := s.nextIDs(ctx, seqCheck, n)
+// ReserveCheckIDs reserves n check ids in the account ahead of a create, so
+// that a check can be named (to a screening provider) before it is written.
+func (s *Store) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
+	next, err := s.nextAccountIDs(ctx, accountID, map[string]int{seqCheck: n})
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]int64, n)
 	for i := range ids {
-		ids[i] = first + int64(i)
+		ids[i] = next[seqCheck] + int64(i)
 	}
 	return ids, nil
 }

@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -13,27 +13,18 @@ import (
 
 // ImportEntities bulk-loads entities into an account with batch writes, for
 // demo data and benchmarks where thousands of one-by-one transactions would
-// take minutes. The entities become visible at once, when the account's
+// take minutes. It holds the account's commit turn throughout (creates
+// wait), and the entities become visible at once, when the account's
 // counters move past them at the end, in one conditional write.
-//
-// It is for an account nobody else writes to while it runs: a create racing
-// with it fails the final condition and the import reports an error (its
-// items stay invisible to listings, but the account must then be re-seeded).
 func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain.EntityDetail) ([]domain.EntityDetail, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	acct, err := s.accountItem(ctx, accountID)
+	t, end, err := s.takeTurn(ctx, accountID, importLease)
 	if err != nil {
 		return nil, err
 	}
-	firstID, err := s.nextIDs(ctx, seqEntity, len(ds))
-	if err != nil {
-		return nil, err
-	}
-	if firstID <= acct.LastEntityID {
-		return nil, errors.New("import entities: id sequence is behind the account; is another writer running?")
-	}
+	defer end()
 	var nChecks, nReviews int
 	for _, d := range ds {
 		nChecks += len(d.Checks)
@@ -41,21 +32,22 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 	}
 	allChecks := make([]domain.Check, nChecks)
 	allReviews := make([]domain.Review, nReviews)
-	if err := s.assignChildIDs(ctx, allChecks, allReviews); err != nil {
+	if err := s.assignChildIDs(ctx, accountID, allChecks, allReviews); err != nil {
 		return nil, err
 	}
 
 	counts := map[string]int64{}
-	for k, v := range acct.CountryCounts {
+	for k, v := range t.acct.CountryCounts {
 		counts[k] = v
 	}
-	seq := acct.EntityCount
+	last := t.acct.EntityCount
 	out := make([]domain.EntityDetail, len(ds))
 	var entities, guards, checkItems, reviewItems []any
 	ci, ri := 0, 0
 	for i, d := range ds {
 		e := d.Entity
-		e.AccountID, e.ID = accountID, firstID+int64(i)
+		last++
+		e.AccountID, e.ID = accountID, domain.ScopedID(accountID, last)
 		checks := append([]domain.Check(nil), d.Checks...)
 		reviews := append([]domain.Review(nil), d.Reviews...)
 		for j := range checks {
@@ -68,9 +60,8 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		}
 		e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 		linkChildren(&e, checks, reviews)
-		seq++
 		counts[e.CountryCode]++
-		entities = append(entities, newEntityItem(e, seq, counts[e.CountryCode]))
+		entities = append(entities, newEntityItem(e, counts[e.CountryCode]))
 		guards = append(guards, registrationGuardItem{AccountID: accountID, SK: registrationGuardSK(e.CountryCode, e.RegistrationNumber), EntityID: e.ID})
 		for _, c := range checks {
 			checkItems = append(checkItems, newCheckItem(c))
@@ -87,18 +78,22 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		return nil, fmt.Errorf("import entities into account %d: %w", accountID, err)
 	}
 	err = s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
-		Set("entity_count", seq).
-		Set("last_entity_id", firstID+int64(len(ds))-1).
+		Set("entity_count", last).
 		Set("country_counts", counts).
-		If("entity_count = ?", acct.EntityCount).Run(ctx)
+		RemoveExpr("create_turn, create_turn_until").
+		If("entity_count = ? AND create_turn = ?", t.acct.EntityCount, t.owner).Run(ctx)
 	if isCondFailed(err) {
-		return nil, fmt.Errorf("import entities into account %d: another writer changed the account meanwhile", accountID)
+		return nil, fmt.Errorf("import entities into account %d: the commit turn lapsed and the account changed meanwhile", accountID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("import entities into account %d: update counters: %w", accountID, err)
 	}
 	return out, nil
 }
+
+// importLease is how long an import may hold the account's commit turn:
+// tens of thousands of entities in batch writes.
+const importLease = 30 * time.Minute
 
 // importWriters is how many batch writes an import keeps in flight.
 const importWriters = 8

@@ -9,14 +9,13 @@ import (
 )
 
 // entityItem is an entity as the entities table stores it, with the keys of
-// its indexes: the account's sequence, the country's and the registration.
+// its indexes: its id is its place in the account's sequence; country_key
+// and country_seq place it in its country's.
 type entityItem struct {
 	AccountID          int64                `dynamo:"account_id,hash"`
 	EntityID           int64                `dynamo:"entity_id,range"`
-	Seq                int64                `dynamo:"seq"`
-	CountrySeq         string               `dynamo:"country_seq"`
-	CountryUpdated     string               `dynamo:"country_updated"`
-	RegistrationKey    string               `dynamo:"registration_key"`
+	CountryKey         string               `dynamo:"country_key"`
+	CountrySeq         int64                `dynamo:"country_seq"`
 	RegistrationNumber string               `dynamo:"registration_number"`
 	LegalName          string               `dynamo:"legal_name"`
 	CountryCode        string               `dynamo:"country_code"`
@@ -41,20 +40,16 @@ type entityItem struct {
 	Version            int64                `dynamo:"version,omitempty"`
 }
 
-func countrySeqKey(country string, seq int64) string {
-	return fmt.Sprintf("%s#%012d", country, seq)
+// countryKey is the partition key of the per-country indexes.
+func countryKey(accountID int64, country string) string {
+	return fmt.Sprintf("%d#%s", accountID, country)
 }
 
-func registrationKey(number, country string) string { return number + "#" + country }
-
-// countryUpdatedKey is the by_country_updated key: "<country>#<updated_at>".
-func countryUpdatedKey(country, updatedAt string) string { return country + "#" + updatedAt }
-
-// setUpdatedAt stamps an entity update with its change time, in both keys
-// that order entities by it: every write that changes an entity goes
+// setUpdatedAt stamps an entity update with its change time, the key that
+// orders entities for updated_since: every write that changes an entity goes
 // through here.
-func setUpdatedAt(u *dynamo.Update, country, at string) *dynamo.Update {
-	return u.Set("updated_at", at).Set("country_updated", countryUpdatedKey(country, at))
+func setUpdatedAt(u *dynamo.Update, at string) *dynamo.Update {
+	return u.Set("updated_at", at)
 }
 
 func (it entityItem) domain() domain.Entity {
@@ -90,14 +85,12 @@ func (it entityItem) domain() domain.Entity {
 	return e
 }
 
-func newEntityItem(e domain.Entity, seq, countrySeq int64) entityItem {
+func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 	it := entityItem{
 		AccountID:          e.AccountID,
 		EntityID:           e.ID,
-		Seq:                seq,
-		CountrySeq:         countrySeqKey(e.CountryCode, countrySeq),
-		CountryUpdated:     countryUpdatedKey(e.CountryCode, fmtTime(e.UpdatedAt)),
-		RegistrationKey:    registrationKey(e.RegistrationNumber, e.CountryCode),
+		CountryKey:         countryKey(e.AccountID, e.CountryCode),
+		CountrySeq:         countrySeq,
 		RegistrationNumber: e.RegistrationNumber,
 		LegalName:          e.LegalName,
 		CountryCode:        e.CountryCode,

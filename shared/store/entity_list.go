@@ -10,18 +10,21 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
 // ListEntities returns page (from 1) of the account's entities matching f,
 // newest first (id descending), perPage to a page.
 //
-// Cost: without filters, or with only a country, one GetItem of the account's
-// counters and one Query of at most perPage items, whatever the page or the
-// account's size: entities carry a dense per-account (and per-country)
-// sequence, so page p is a key range. A registration number matches at most a
-// handful of entities. updated_since (alone or with a country) reads the
-// smaller side of its threshold, then the page (entity_list_updated.go).
+// Cost, whatever the page or the account's size: without filters, one
+// GetItem of the account's counters and one Query of at most perPage items
+// (an entity's id is its place in the account's sequence, so page p is a key
+// range of the table). With a country, the same range of the country's
+// sequence in a keys-only global index, then the items by key. A
+// registration number matches at most one entity per country.
+// updated_since (alone or with a country) reads the smaller side of its
+// threshold, then the page (entity_list_updated.go).
 func (s *Store) ListEntities(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
 	if page < 1 || perPage < 1 {
 		return domain.EntityPage{}, errors.New("list entities: page and perPage must be positive")
@@ -69,32 +72,92 @@ func (s *Store) listBySequence(ctx context.Context, accountID int64, country str
 }
 
 // entitiesInSequence reads the entities at positions lo..hi of the
-// account's sequence (the country's, with one), newest first: one Query.
+// account's sequence (the country's, with one), newest first.
 func (s *Store) entitiesInSequence(ctx context.Context, accountID int64, country string, lo, hi int64) ([]entityItem, error) {
-	q := s.table(schema.Entities).Get("account_id", accountID)
 	if country == "" {
-		q = q.Range("seq", dynamo.Between, lo, hi).Index(schema.EntitiesBySeq)
-	} else {
-		q = q.Range("country_seq", dynamo.Between, countrySeqKey(country, lo), countrySeqKey(country, hi)).Index(schema.EntitiesByCountrySeq)
+		// The position is the id: one strongly consistent Query.
+		var items []entityItem
+		err := s.table(schema.Entities).Get("account_id", accountID).
+			Range("entity_id", dynamo.Between, domain.ScopedID(accountID, lo), domain.ScopedID(accountID, hi)).
+			Order(dynamo.Descending).Consistent(true).All(ctx, &items)
+		if err != nil {
+			return nil, wrap(err, "list entities %d..%d of account %d", lo, hi, accountID)
+		}
+		return items, nil
 	}
-	var items []entityItem
-	if err := q.Order(dynamo.Descending).Consistent(true).All(ctx, &items); err != nil {
-		return nil, wrap(err, "list entities %d..%d of account %d", lo, hi, accountID)
+	ids, err := s.countryRange(ctx, accountID, country, lo, hi)
+	if err != nil {
+		return nil, err
 	}
-	return items, nil
+	return s.entityItemsByID(ctx, accountID, ids)
 }
 
-func (s *Store) listByRegistration(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
-	q := s.table(schema.Entities).Get("account_id", accountID).Index(schema.EntitiesByRegistration).Consistent(true)
-	if f.CountryCode != "" {
-		q = q.Range("registration_key", dynamo.Equal, registrationKey(f.RegistrationNumber, f.CountryCode))
-	} else {
-		// The '#' separator keeps "7001" from matching "70011".
-		q = q.Range("registration_key", dynamo.BeginsWith, f.RegistrationNumber+"#")
+// countryRange is the ids at positions lo..hi of the country's sequence,
+// newest first. The index is global, so eventually consistent: a position
+// the account's counters say is taken but the index does not show yet (an
+// entity committed a moment ago) is asked again, for a bounded while.
+func (s *Store) countryRange(ctx context.Context, accountID int64, country string, lo, hi int64) ([]int64, error) {
+	want := int(hi - lo + 1)
+	var ids []int64
+	for attempt := 0; ; attempt++ {
+		var keys []struct {
+			EntityID int64 `dynamo:"entity_id"`
+		}
+		err := s.table(schema.Entities).Get("country_key", countryKey(accountID, country)).
+			Range("country_seq", dynamo.Between, lo, hi).Index(schema.EntitiesByCountrySeq).
+			Order(dynamo.Descending).All(ctx, &keys)
+		if err != nil {
+			return nil, wrap(err, "list %s entities %d..%d of account %d", country, lo, hi, accountID)
+		}
+		ids = ids[:0]
+		for _, k := range keys {
+			ids = append(ids, k.EntityID)
+		}
+		if len(ids) >= want || attempt == indexLagAttempts {
+			if len(ids) < want {
+				logging.From(ctx).Warn("country index behind the account's counters", "account_id", accountID,
+					"country", country, "want", want, "have", len(ids))
+			}
+			return ids, nil
+		}
+		if err := sleepCtx(ctx, indexLagWait<<attempt); err != nil {
+			return nil, err
+		}
 	}
-	var items []entityItem
-	if err := q.All(ctx, &items); err != nil {
+}
+
+// A global index follows its table within about a second, usually within
+// milliseconds. A read that can tell the index is behind asks again after
+// 20, 40, … ms, five times (620 ms in all) before it answers what it has.
+const (
+	indexLagAttempts = 5
+	indexLagWait     = 20 * time.Millisecond
+)
+
+// listByRegistration finds a number's entities from its uniqueness guards
+// (one per country, in the accounts table: strongly consistent), then reads
+// them by key.
+func (s *Store) listByRegistration(ctx context.Context, accountID int64, f domain.EntityFilter, page, perPage int) (domain.EntityPage, error) {
+	q := s.table(schema.Accounts).Get("account_id", accountID).Consistent(true)
+	if f.CountryCode != "" {
+		q = q.Range("sk", dynamo.Equal, registrationGuardSK(f.CountryCode, f.RegistrationNumber))
+	} else {
+		q = q.Range("sk", dynamo.BeginsWith, skRegistrationPrefix+f.RegistrationNumber+"#")
+	}
+	var guards []registrationGuardItem
+	if err := q.All(ctx, &guards); err != nil {
 		return domain.EntityPage{}, wrap(err, "list entities by registration number")
+	}
+	var ids []int64
+	for _, g := range guards {
+		// A claim with no entity yet is a create still running.
+		if _, exact := guardCountry(g.SK, f.RegistrationNumber); exact && g.EntityID != 0 {
+			ids = append(ids, g.EntityID)
+		}
+	}
+	items, err := s.entityItemsByID(ctx, accountID, ids)
+	if err != nil {
+		return domain.EntityPage{}, err
 	}
 	var matched []domain.Entity
 	for _, it := range items {
@@ -111,9 +174,22 @@ func (s *Store) listByRegistration(ctx context.Context, accountID int64, f domai
 // entitiesByID fetches entities by id, in the order of ids; ids that vanished
 // in between are skipped.
 func (s *Store) entitiesByID(ctx context.Context, accountID int64, ids []int64) ([]domain.Entity, error) {
-	out := []domain.Entity{}
+	items, err := s.entityItemsByID(ctx, accountID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Entity, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.domain())
+	}
+	return out, nil
+}
+
+// entityItemsByID reads entities by key, strongly consistent (BatchGetItem,
+// 100 keys a request), in the order of ids; ids that vanished are skipped.
+func (s *Store) entityItemsByID(ctx context.Context, accountID int64, ids []int64) ([]entityItem, error) {
 	if len(ids) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
@@ -128,9 +204,10 @@ func (s *Store) entitiesByID(ctx context.Context, accountID int64, ids []int64) 
 	for _, it := range items {
 		byID[it.EntityID] = it
 	}
+	out := make([]entityItem, 0, len(ids))
 	for _, id := range ids {
 		if it, ok := byID[id]; ok {
-			out = append(out, it.domain())
+			out = append(out, it)
 		}
 	}
 	return out, nil

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +16,9 @@ import (
 // threshold: the entities changed at or after it match, the others do not.
 // by_updated (by_country_updated within a country) orders entities by their
 // change time and carries each one's position in the sequence that orders
-// the listing (seq; country_seq). Both sides are read in rounds, side by
+// the listing (its id; country_seq). Both are global indexes, so a change
+// reaches them within about a second: a sync that overlaps its previous
+// run by a minute misses nothing. Both sides are read in rounds, side by
 // side, each round larger than the last, until one side ends: whichever is
 // smaller is then known in full, at O(min(matches, non-matches)) keys, and
 // it places the page:
@@ -44,18 +44,16 @@ const (
 
 // updatedKey is one by_updated (or by_country_updated) entry.
 type updatedKey struct {
-	EntityID   int64  `dynamo:"entity_id"`
-	Seq        int64  `dynamo:"seq"`
-	CountrySeq string `dynamo:"country_seq"`
+	EntityID   int64 `dynamo:"entity_id"`
+	CountrySeq int64 `dynamo:"country_seq"`
 }
 
 // position is the entry's place in the listing's sequence.
 func (k updatedKey) position(country string) int64 {
 	if country == "" {
-		return k.Seq
+		return domain.SeqOfID(k.EntityID)
 	}
-	n, _ := strconv.ParseInt(strings.TrimPrefix(k.CountrySeq, country+"#"), 10, 64)
-	return n
+	return k.CountrySeq
 }
 
 // side is one side of the threshold, read in rounds.
@@ -86,27 +84,19 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	country := f.CountryCode
 	since := domain.FormatTime(ceilMilli(*f.UpdatedSince))
 	before := domain.FormatTime(ceilMilli(*f.UpdatedSince).Add(-time.Millisecond))
-	base := func() *dynamo.Query {
-		return s.table(schema.Entities).Get("account_id", accountID).Consistent(true)
-	}
 	var matching, other side
 	if country == "" {
-		matching.q = func() *dynamo.Query {
-			return base().Index(schema.EntitiesByUpdated).Range("updated_at", dynamo.GreaterOrEqual, since)
+		base := func() *dynamo.Query {
+			return s.table(schema.Entities).Get("account_id", accountID).Index(schema.EntitiesByUpdated)
 		}
-		other.q = func() *dynamo.Query {
-			return base().Index(schema.EntitiesByUpdated).Range("updated_at", dynamo.LessOrEqual, before)
-		}
+		matching.q = func() *dynamo.Query { return base().Range("updated_at", dynamo.GreaterOrEqual, since) }
+		other.q = func() *dynamo.Query { return base().Range("updated_at", dynamo.LessOrEqual, before) }
 	} else {
-		// '~' sorts after every character of a timestamp.
-		matching.q = func() *dynamo.Query {
-			return base().Index(schema.EntitiesByCountryUpdated).Range("country_updated", dynamo.Between,
-				countryUpdatedKey(country, since), countryUpdatedKey(country, "~"))
+		base := func() *dynamo.Query {
+			return s.table(schema.Entities).Get("country_key", countryKey(accountID, country)).Index(schema.EntitiesByCountryUpdated)
 		}
-		other.q = func() *dynamo.Query {
-			return base().Index(schema.EntitiesByCountryUpdated).Range("country_updated", dynamo.Between,
-				countryUpdatedKey(country, ""), countryUpdatedKey(country, before))
-		}
+		matching.q = func() *dynamo.Query { return base().Range("updated_at", dynamo.GreaterOrEqual, since) }
+		other.q = func() *dynamo.Query { return base().Range("updated_at", dynamo.LessOrEqual, before) }
 	}
 	// The account's counts place a page beside the non-matches; read beside
 	// the first round, they add no wait.

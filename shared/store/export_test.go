@@ -14,12 +14,13 @@ var (
 	ItemFromImage  = itemFromImage
 )
 
-// PageOfMatches places a page among matches read as (position, entity id)
-// pairs, as an updated_since listing does once its matching side ended.
-func (s *Store) PageOfMatches(ctx context.Context, accountID int64, read [][2]int64, page, perPage int) (domain.EntityPage, error) {
+// PageOfMatches places a page among matches read as entity ids (an id is
+// its place in the account's sequence), as an updated_since listing does
+// once its matching side ended.
+func (s *Store) PageOfMatches(ctx context.Context, accountID int64, read []int64, page, perPage int) (domain.EntityPage, error) {
 	keys := make([]updatedKey, len(read))
-	for i, r := range read {
-		keys[i] = updatedKey{Seq: r[0], EntityID: r[1]}
+	for i, id := range read {
+		keys[i] = updatedKey{EntityID: id}
 	}
 	return s.pageOfMatches(ctx, accountID, "", keys, page, perPage)
 }

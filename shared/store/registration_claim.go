@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -9,11 +10,24 @@ import (
 )
 
 // skRegistrationPrefix marks the item that reserves a registration number in
-// a country for one entity of the account: the uniqueness guard.
+// a country for one entity of the account: the uniqueness guard. It is also
+// how the registration_number filter finds entities, strongly consistent:
+// "REG#<number>#<country>", so one number's guards in every country are
+// one key range.
 const skRegistrationPrefix = "REG#"
 
 func registrationGuardSK(country, number string) string {
-	return skRegistrationPrefix + country + "#" + number
+	return skRegistrationPrefix + number + "#" + country
+}
+
+// guardCountry is the country of a guard's sort key, and whether it guards
+// exactly number (a number may itself hold '#').
+func guardCountry(sk, number string) (string, bool) {
+	rest, ok := strings.CutPrefix(sk, skRegistrationPrefix+number+"#")
+	if !ok || strings.Contains(rest, "#") {
+		return "", false
+	}
+	return rest, true
 }
 
 type registrationGuardItem struct {

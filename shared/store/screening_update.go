@@ -30,7 +30,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	}
 	at := fmtTime(u.At)
 	c, e := u.Check, u.Entity
-	entityUpdate := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), e.CountryCode, at).
+	entityUpdate := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), at).
 		Set("sanctions_status", string(u.SanctionsStatus)).
 		If("updated_at = ?", fmtTime(e.UpdatedAt))
 	if u.Score != nil {
