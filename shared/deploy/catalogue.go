@@ -115,9 +115,10 @@ func Functions() []Function {
 			Description: "GET /api/v1/entities/{id} (JSON and Markdown)",
 			MemoryMB:    512, TimeoutSeconds: 10,
 			Grants: []Grant{
+				// The by_entity indexes give the keys, BatchGetItem the items.
 				{Table: schema.Entities, Actions: []string{getItem}},
-				{Table: schema.Checks, Actions: []string{query}, Indexes: true},
-				{Table: schema.Reviews, Actions: []string{query}, Indexes: true},
+				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
 		},
 		{
@@ -137,9 +138,9 @@ func Functions() []Function {
 			Grants: []Grant{
 				// The account, its operators and country configurations.
 				{Table: schema.Accounts, Actions: []string{getItem}},
-				{Table: schema.Reviews, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
-				{Table: schema.Checks, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Checks, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 			},
@@ -157,7 +158,7 @@ func Functions() []Function {
 				// Every account's settings: a scan, once a day.
 				{Table: schema.Accounts, Actions: []string{scan}},
 				{Table: schema.Entities, Actions: []string{query, updateItem}},
-				{Table: schema.Reviews, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{putItem}},
 			},

@@ -104,6 +104,21 @@ const (
 // accountID is the partition key of every tenant's table.
 func accountID() Attr { return Attr{"account_id", Number} }
 
+// entityKey, "<account_id>#<entity_id>", partitions the global indexes that
+// list one entity's items: an entity's items are one key and an account's
+// spread over many partitions, with no 10 GB limit per account (a table with
+// a local index has one per partition key value).
+func entityKey() Attr { return Attr{"entity_key", String} }
+
+// accountPrefixed are the key attributes whose values start with
+// "<account_id>#" (written by shared/store), so an index keyed by one of
+// them keeps an account's items apart from every other account's.
+var accountPrefixed = map[string]bool{"entity_key": true}
+
+// AccountScoped reports whether the values of the key attribute a start with
+// the account id: account_id itself, or one of the "<account_id>#..." keys.
+func AccountScoped(a Attr) bool { return a.Name == "account_id" || accountPrefixed[a.Name] }
+
 // Tables returns every table of the service.
 func Tables() []Table {
 	return []Table{
@@ -150,7 +165,9 @@ func Tables() []Table {
 			ID: Checks, EnvVar: "CHECKS_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
 			Indexes: []Index{
-				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+				// An entity's check ids. Keys only: the checks are then read
+				// from the table, strongly consistently (store/entity_children.go).
+				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"check_id", Number}, Projection: ProjectKeysOnly},
 			},
 		},
 		{
@@ -158,7 +175,8 @@ func Tables() []Table {
 			ID: Reviews, EnvVar: "REVIEWS_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"review_id", Number},
 			Indexes: []Index{
-				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+				// An entity's review ids, as for checks.
+				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"review_id", Number}, Projection: ProjectKeysOnly},
 			},
 			Stream: NewAndOldImages,
 		},
