@@ -185,8 +185,10 @@ func Tables() []Table {
 			ID: Audit, EnvVar: "AUDIT_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"action_id", String},
 			Indexes: []Index{
-				// "<entity id, zero-padded>#<time>#<action id>": an entity's trail in order.
-				{Name: AuditByEntity, Local: true, SortKey: Attr{"entity_time", String}, Projection: ProjectAll},
+				// An entity's trail in order: entity_key, then "<time>#<action id>".
+				// Only operators read it, so eventually consistent is enough,
+				// and it copies the whole records (written once, never changed).
+				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectAll},
 			},
 		},
 		{
