@@ -113,7 +113,11 @@ func entityKey() Attr { return Attr{"entity_key", String} }
 // accountPrefixed are the key attributes whose values start with
 // "<account_id>#" (written by shared/store), so an index keyed by one of
 // them keeps an account's items apart from every other account's.
-var accountPrefixed = map[string]bool{"entity_key": true}
+var accountPrefixed = map[string]bool{"entity_key": true, "endpoint_key": true, "review_key": true, "status_key": true}
+
+// createdKey, "<created_at>#<delivery id>", orders every index of the
+// deliveries by time.
+func createdKey() Attr { return Attr{"created_key", String} }
 
 // AccountScoped reports whether the values of the key attribute a start with
 // the account id: account_id itself, or one of the "<account_id>#..." keys.
@@ -203,17 +207,19 @@ func Tables() []Table {
 			PartitionKey: accountID(), SortKey: &Attr{"endpoint_id", Number},
 		},
 		{
-			// One item per attempt, kept 90 days (expires_at). Each index's sort
-			// key ends "<created_at>#<delivery id>", so every filter lists in
-			// time order; the first part narrows it ("<endpoint id>#",
-			// "<review id>#", "<status>#", zero-padded ids).
+			// One item per attempt, kept 90 days (expires_at). Every index is
+			// sorted by created_key, "<created_at>#<delivery id>", so each
+			// filter lists in time order; its partition key is the filter: the
+			// account, or "<account_id>#<endpoint id>", "#<review id>",
+			// "#<status>". Only operators list deliveries, so eventually
+			// consistent is enough, and the indexes keep whole items.
 			ID: WebhookDeliveries, EnvVar: "WEBHOOK_DELIVERIES_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"delivery_id", String},
 			Indexes: []Index{
-				{Name: DeliveriesByCreated, Local: true, SortKey: Attr{"created_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByEndpoint, Local: true, SortKey: Attr{"endpoint_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByReview, Local: true, SortKey: Attr{"review_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByStatus, Local: true, SortKey: Attr{"status_key", String}, Projection: ProjectAll},
+				{Name: DeliveriesByCreated, PartitionKey: accountID(), SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByEndpoint, PartitionKey: Attr{"endpoint_key", String}, SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByReview, PartitionKey: Attr{"review_key", String}, SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByStatus, PartitionKey: Attr{"status_key", String}, SortKey: createdKey(), Projection: ProjectAll},
 			},
 			TTLAttr: "expires_at",
 		},
