@@ -66,7 +66,7 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if out.Review == nil || out.Review.ChecksQueuedAt == nil || out.Review.ChecksCount != 4 {
 		t.Fatalf("review after queue_checks = %+v", out.Review)
 	}
-	cs, _ := st.EntityChecks(ctx, acct, created.Entity.ID)
+	cs, _ := st.EntityChecks(ctx, acct, created.Entity.ID, 4)
 	if len(cs) != 4 || cs[0].TriggeringReason != domain.TriggerOperatorRequested || cs[0].ReviewID == nil || *cs[0].ReviewID != review {
 		t.Fatalf("checks = %+v", cs)
 	}

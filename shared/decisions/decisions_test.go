@@ -266,7 +266,7 @@ func TestOpenPeriodicReview(t *testing.T) {
 		t.Fatalf("new review = %+v", nr)
 	}
 	ent, _ := w.st.Entity(ctx, w.account, e.ID)
-	reviews, _ := w.st.EntityReviews(ctx, w.account, e.ID)
+	reviews, _ := w.st.EntityReviews(ctx, w.account, e.ID, ent.ReviewsCount)
 	if ent.Status != domain.EntityUnderMonitoring || ent.ReviewsCount != 2 || len(reviews) != 2 || reviews[0].ID != nr.ID {
 		t.Errorf("entity %s with %d reviews (%d listed)", ent.Status, ent.ReviewsCount, len(reviews))
 	}

@@ -18,8 +18,9 @@ type SchedulerStore interface {
 	ListAccounts(ctx context.Context) ([]domain.Account, error)
 	// No codes.
 	EntitiesWithStatus(ctx context.Context, accountID int64, statuses ...domain.EntityStatus) ([]domain.Entity, error)
-	// No codes.
-	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
+	// No codes. want is the entity's ReviewsCount: the listing waits, briefly,
+	// for an index to show that many.
+	EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error)
 	// No codes; domain.ErrStale if the entity changed since read,
 	// domain.ErrDuplicateAction if this period's review was opened before.
 	ApplyDecision(ctx context.Context, d domain.Decision) error
@@ -83,7 +84,7 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 }
 
 func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.Entity, interval time.Duration, now time.Time) (bool, error) {
-	reviews, err := s.Store.EntityReviews(ctx, a.ID, e.ID)
+	reviews, err := s.Store.EntityReviews(ctx, a.ID, e.ID, e.ReviewsCount)
 	if err != nil {
 		return false, err
 	}

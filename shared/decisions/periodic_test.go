@@ -28,13 +28,13 @@ func TestPeriodicReviews(t *testing.T) {
 	if res, err := s.Run(ctx); err != nil || res.Opened != 0 {
 		t.Errorf("second run = %+v, %v", res, err)
 	}
-	reviews, _ := w.st.EntityReviews(ctx, w.account, due.ID)
+	reviews, _ := w.st.EntityReviews(ctx, w.account, due.ID, 2)
 	ent, _ := w.st.Entity(ctx, w.account, due.ID)
 	if len(reviews) != 2 || reviews[0].Purpose != domain.ReviewPeriodic || reviews[0].Status != domain.ReviewOpen || ent.Status != domain.EntityUnderMonitoring {
 		t.Errorf("due entity: %s with %+v", ent.Status, reviews)
 	}
 	for _, id := range []int64{busy.ID, draft.ID} {
-		if rs, _ := w.st.EntityReviews(ctx, w.account, id); len(rs) != 1 {
+		if rs, _ := w.st.EntityReviews(ctx, w.account, id, 1); len(rs) != 1 {
 			t.Errorf("entity %d got a review", id)
 		}
 	}

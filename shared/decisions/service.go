@@ -21,10 +21,11 @@ type Store interface {
 	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
 	// not_found: no such entity in the account.
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
-	// No codes.
-	EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error)
-	// No codes.
-	EntityChecks(ctx context.Context, accountID, entityID int64) ([]domain.Check, error)
+	// No codes. want is the entity's ReviewsCount: the listing waits, briefly,
+	// for an index to show that many.
+	EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error)
+	// No codes. want is the entity's ChecksCount, as for EntityReviews.
+	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// No codes.
@@ -194,7 +195,7 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 		default:
 			return domain.Errorf(domain.ECodeIllegalTransition, "entity %d is %s: periodic reviews are for approved, onboarded or monitored entities", st.entity.ID, st.entity.Status)
 		}
-		reviews, err := s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID)
+		reviews, err := s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID, st.entity.ReviewsCount)
 		if err != nil {
 			return err
 		}
@@ -237,7 +238,7 @@ func requiresFourEyes(st state, a domain.Action) bool {
 // latestScreening is the entity's newest completed screening check, which
 // must list matchID among its matches when one is given.
 func (s *Service) latestScreening(ctx context.Context, st state, matchID string) (domain.Check, error) {
-	cs, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID)
+	cs, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID, st.entity.ChecksCount)
 	if err != nil {
 		return domain.Check{}, err
 	}

@@ -117,9 +117,10 @@ func Functions() []Function {
 			Description: "GET /api/v1/entities/{id} (JSON and Markdown)",
 			MemoryMB:    512, TimeoutSeconds: 10,
 			Grants: []Grant{
+				// The by_entity indexes give the keys, BatchGetItem the items.
 				{Table: schema.Entities, Actions: []string{getItem}},
-				{Table: schema.Checks, Actions: []string{query}, Indexes: true},
-				{Table: schema.Reviews, Actions: []string{query}, Indexes: true},
+				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
 		},
 		{
@@ -140,9 +141,9 @@ func Functions() []Function {
 				// The account, its operators and country configurations; the
 				// account's check and review sequences.
 				{Table: schema.Accounts, Actions: []string{getItem, updateItem}},
-				{Table: schema.Reviews, Actions: []string{getItem, query, putItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
-				{Table: schema.Checks, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Checks, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 			},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
@@ -160,7 +161,7 @@ func Functions() []Function {
 				// account's review sequence.
 				{Table: schema.Accounts, Actions: []string{scan, updateItem}},
 				{Table: schema.Entities, Actions: []string{query, updateItem}},
-				{Table: schema.Reviews, Actions: []string{query, putItem}, Indexes: true},
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Audit, Actions: []string{putItem}},
 			},
 		},

@@ -132,23 +132,21 @@ func DropTables(ctx context.Context, api TableAPI, names schema.Names) error {
 
 // sameIndexes refuses a table kept from before its schema changed (make
 // local's data on disk): an index cannot be added to a table with local
-// indexes, and queries on a missing one would fail request by request.
+// indexes, and queries on a missing one, or on one whose keys or projection
+// changed (a local index become global under the same name), would fail or
+// read too little, request by request.
 func sameIndexes(have *types.TableDescription, t schema.Table, name string) error {
 	var got, want []string
 	// By name and kind: an index that moved from local to global keeps
 	// its name.
 	for _, ix := range have.LocalSecondaryIndexes {
-		got = append(got, aws.ToString(ix.IndexName)+" (local)")
+		got = append(got, describedShape(ix.IndexName, "local", ix.KeySchema, ix.Projection))
 	}
 	for _, ix := range have.GlobalSecondaryIndexes {
-		got = append(got, aws.ToString(ix.IndexName)+" (global)")
+		got = append(got, describedShape(ix.IndexName, "global", ix.KeySchema, ix.Projection))
 	}
 	for _, ix := range t.Indexes {
-		kind := " (global)"
-		if ix.Local {
-			kind = " (local)"
-		}
-		want = append(want, ix.Name+kind)
+		want = append(want, schemaShape(t, ix))
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -156,4 +154,33 @@ func sameIndexes(have *types.TableDescription, t schema.Table, name string) erro
 		return fmt.Errorf("table %s has the indexes %v, but shared/schema now describes %v: its data predates the change (for make local's data: make local-reset)", name, got, want)
 	}
 	return nil
+}
+
+// indexShape names an index with its kind, keys and projection, as
+// sameIndexes compares them.
+func indexShape(name, kind, pk, sk, projection string) string {
+	return fmt.Sprintf("%s(%s %s,%s %s)", name, kind, pk, sk, projection)
+}
+
+func schemaShape(t schema.Table, ix schema.Index) string {
+	kind, pk := "global", ix.PartitionKey.Name
+	if ix.Local {
+		kind, pk = "local", t.PartitionKey.Name
+	}
+	return indexShape(ix.Name, kind, pk, ix.SortKey.Name, string(ix.Projection))
+}
+
+func describedShape(name *string, kind string, ks []types.KeySchemaElement, p *types.Projection) string {
+	var pk, sk, proj string
+	for _, k := range ks {
+		if k.KeyType == types.KeyTypeHash {
+			pk = aws.ToString(k.AttributeName)
+		} else {
+			sk = aws.ToString(k.AttributeName)
+		}
+	}
+	if p != nil {
+		proj = string(p.ProjectionType)
+	}
+	return indexShape(aws.ToString(name), kind, pk, sk, proj)
 }

@@ -102,6 +102,25 @@ const (
 // accountID is the partition key of every tenant's table.
 func accountID() Attr { return Attr{"account_id", Number} }
 
+// entityKey, "<account_id>#<entity_id>", partitions the global indexes that
+// list one entity's items: an entity's items are one key and an account's
+// spread over many partitions, with no 10 GB limit per account (a table with
+// a local index has one per partition key value).
+func entityKey() Attr { return Attr{"entity_key", String} }
+
+// accountPrefixed are the key attributes whose values start with
+// "<account_id>#" (written by shared/store), so an index keyed by one of
+// them keeps an account's items apart from every other account's.
+var accountPrefixed = map[string]bool{"country_key": true, "entity_key": true, "endpoint_key": true, "review_key": true, "status_key": true}
+
+// createdKey, "<created_at>#<delivery id>", orders every index of the
+// deliveries by time.
+func createdKey() Attr { return Attr{"created_key", String} }
+
+// AccountScoped reports whether the values of the key attribute a start with
+// the account id: account_id itself, or one of the "<account_id>#..." keys.
+func AccountScoped(a Attr) bool { return a.Name == "account_id" || accountPrefixed[a.Name] }
+
 // Tables returns every table of the service.
 func Tables() []Table {
 	return []Table{
@@ -153,7 +172,9 @@ func Tables() []Table {
 			ID: Checks, EnvVar: "CHECKS_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
 			Indexes: []Index{
-				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+				// An entity's check ids. Keys only: the checks are then read
+				// from the table, strongly consistently (store/entity_children.go).
+				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"check_id", Number}, Projection: ProjectKeysOnly},
 			},
 		},
 		{
@@ -161,7 +182,8 @@ func Tables() []Table {
 			ID: Reviews, EnvVar: "REVIEWS_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"review_id", Number},
 			Indexes: []Index{
-				{Name: ByEntity, Local: true, SortKey: Attr{"entity_id", Number}, Projection: ProjectAll},
+				// An entity's review ids, as for checks.
+				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"review_id", Number}, Projection: ProjectKeysOnly},
 			},
 			Stream: NewAndOldImages,
 		},
@@ -170,8 +192,10 @@ func Tables() []Table {
 			ID: Audit, EnvVar: "AUDIT_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"action_id", String},
 			Indexes: []Index{
-				// "<entity id, zero-padded>#<time>#<action id>": an entity's trail in order.
-				{Name: AuditByEntity, Local: true, SortKey: Attr{"entity_time", String}, Projection: ProjectAll},
+				// An entity's trail in order: entity_key, then "<time>#<action id>".
+				// Only operators read it, so eventually consistent is enough,
+				// and it copies the whole records (written once, never changed).
+				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectAll},
 			},
 		},
 		{
@@ -186,17 +210,19 @@ func Tables() []Table {
 			PartitionKey: accountID(), SortKey: &Attr{"endpoint_id", Number},
 		},
 		{
-			// One item per attempt, kept 90 days (expires_at). Each index's sort
-			// key ends "<created_at>#<delivery id>", so every filter lists in
-			// time order; the first part narrows it ("<endpoint id>#",
-			// "<review id>#", "<status>#", zero-padded ids).
+			// One item per attempt, kept 90 days (expires_at). Every index is
+			// sorted by created_key, "<created_at>#<delivery id>", so each
+			// filter lists in time order; its partition key is the filter: the
+			// account, or "<account_id>#<endpoint id>", "#<review id>",
+			// "#<status>". Only operators list deliveries, so eventually
+			// consistent is enough, and the indexes keep whole items.
 			ID: WebhookDeliveries, EnvVar: "WEBHOOK_DELIVERIES_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"delivery_id", String},
 			Indexes: []Index{
-				{Name: DeliveriesByCreated, Local: true, SortKey: Attr{"created_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByEndpoint, Local: true, SortKey: Attr{"endpoint_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByReview, Local: true, SortKey: Attr{"review_key", String}, Projection: ProjectAll},
-				{Name: DeliveriesByStatus, Local: true, SortKey: Attr{"status_key", String}, Projection: ProjectAll},
+				{Name: DeliveriesByCreated, PartitionKey: accountID(), SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByEndpoint, PartitionKey: Attr{"endpoint_key", String}, SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByReview, PartitionKey: Attr{"review_key", String}, SortKey: createdKey(), Projection: ProjectAll},
+				{Name: DeliveriesByStatus, PartitionKey: Attr{"status_key", String}, SortKey: createdKey(), Projection: ProjectAll},
 			},
 			TTLAttr: "expires_at",
 		},

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -16,12 +15,7 @@ func TestTablesAreTenantScoped(t *testing.T) {
 			t.Errorf("%s: partition key %q, want account_id", tb.ID, tb.PartitionKey.Name)
 		}
 		for _, ix := range tb.Indexes {
-			// A global index is keyed by the account, or by a string key
-			// that starts with it ("<account_id>#…", named *_key), which
-			// spreads one account's load over many partitions.
-			tenant := ix.PartitionKey.Name == "account_id" ||
-				(strings.HasSuffix(ix.PartitionKey.Name, "_key") && ix.PartitionKey.Type == String)
-			if !ix.Local && !tenant {
+			if !ix.Local && !AccountScoped(ix.PartitionKey) {
 				t.Errorf("%s.%s: global index not keyed by account", tb.ID, ix.Name)
 			}
 		}

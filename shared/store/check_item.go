@@ -7,6 +7,7 @@ type checkItem struct {
 	AccountID          int64          `dynamo:"account_id,hash"`
 	CheckID            int64          `dynamo:"check_id,range"`
 	EntityID           int64          `dynamo:"entity_id"`
+	EntityKey          string         `dynamo:"entity_key"` // the by_entity index's partition key
 	ReviewID           *int64         `dynamo:"review_id,omitempty"`
 	CheckType          string         `dynamo:"check_type"`
 	ProviderKey        string         `dynamo:"provider_key"`
@@ -52,6 +53,7 @@ func newCheckItem(c domain.Check) checkItem {
 		AccountID:          c.AccountID,
 		CheckID:            c.ID,
 		EntityID:           c.EntityID,
+		EntityKey:          entityKey(c.AccountID, c.EntityID),
 		ReviewID:           c.ReviewID,
 		CheckType:          string(c.Type),
 		ProviderKey:        c.ProviderKey,

@@ -4,17 +4,16 @@ import (
 	"context"
 	"sort"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// EntityChecks returns the entity's checks, newest first.
-func (s *Store) EntityChecks(ctx context.Context, accountID, entityID int64) ([]domain.Check, error) {
-	var items []checkItem
-	err := s.table(schema.Checks).Get("account_id", accountID).Range("entity_id", dynamo.Equal, entityID).
-		Index(schema.ByEntity).Consistent(true).All(ctx, &items)
+// EntityChecks returns the entity's checks as they are now, newest first.
+// want is the entity's ChecksCount (0 if unknown): a check just written
+// reaches the by_entity index a moment later, and the listing waits for it
+// (entity_children.go).
+func (s *Store) EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error) {
+	items, err := entityChildren[checkItem](ctx, s, schema.Checks, "check_id", accountID, entityID, want)
 	if err != nil {
 		return nil, wrap(err, "list checks of entity %d", entityID)
 	}

@@ -22,13 +22,25 @@ func (s *Store) Entity(ctx context.Context, accountID, id int64) (domain.Entity,
 }
 
 // EntityDetail returns an entity with its checks and reviews, reading the
-// three in parallel.
+// three in parallel. A list the by_entity index showed short of the entity's
+// count (a write it has not caught up with) is read again, waiting for it.
 func (s *Store) EntityDetail(ctx context.Context, accountID, id int64) (domain.EntityDetail, error) {
 	var d domain.EntityDetail
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { d.Entity, err = s.Entity(gctx, accountID, id); return err })
-	g.Go(func() (err error) { d.Checks, err = s.EntityChecks(gctx, accountID, id); return err })
-	g.Go(func() (err error) { d.Reviews, err = s.EntityReviews(gctx, accountID, id); return err })
+	g.Go(func() (err error) { d.Checks, err = s.EntityChecks(gctx, accountID, id, 0); return err })
+	g.Go(func() (err error) { d.Reviews, err = s.EntityReviews(gctx, accountID, id, 0); return err })
+	if err := g.Wait(); err != nil {
+		return domain.EntityDetail{}, err
+	}
+	e := d.Entity
+	g, gctx = errgroup.WithContext(ctx)
+	if len(d.Checks) < e.ChecksCount {
+		g.Go(func() (err error) { d.Checks, err = s.EntityChecks(gctx, accountID, id, e.ChecksCount); return err })
+	}
+	if len(d.Reviews) < e.ReviewsCount {
+		g.Go(func() (err error) { d.Reviews, err = s.EntityReviews(gctx, accountID, id, e.ReviewsCount); return err })
+	}
 	if err := g.Wait(); err != nil {
 		return domain.EntityDetail{}, err
 	}

@@ -7,6 +7,7 @@ type reviewItem struct {
 	AccountID        int64   `dynamo:"account_id,hash"`
 	ReviewID         int64   `dynamo:"review_id,range"`
 	EntityID         int64   `dynamo:"entity_id"`
+	EntityKey        string  `dynamo:"entity_key"` // the by_entity index's partition key
 	Purpose          string  `dynamo:"purpose"`
 	Status           string  `dynamo:"status"`
 	Outcome          *string `dynamo:"outcome,omitempty"`
@@ -52,6 +53,7 @@ func newReviewItem(r domain.Review) reviewItem {
 		AccountID:        r.AccountID,
 		ReviewID:         r.ID,
 		EntityID:         r.EntityID,
+		EntityKey:        entityKey(r.AccountID, r.EntityID),
 		Purpose:          string(r.Purpose),
 		Status:           string(r.Status),
 		Outcome:          r.Outcome,

@@ -20,12 +20,12 @@ func (s *Store) Review(ctx context.Context, accountID, id int64) (domain.Review,
 	return it.domain(), nil
 }
 
-// EntityReviews returns the entity's reviews, active ones (open, in_progress,
-// escalated) before finished ones, newest first within each group.
-func (s *Store) EntityReviews(ctx context.Context, accountID, entityID int64) ([]domain.Review, error) {
-	var items []reviewItem
-	err := s.table(schema.Reviews).Get("account_id", accountID).Range("entity_id", dynamo.Equal, entityID).
-		Index(schema.ByEntity).Consistent(true).All(ctx, &items)
+// EntityReviews returns the entity's reviews as they are now, active ones
+// (open, in_progress, escalated) before finished ones, newest first within
+// each group. want is the entity's ReviewsCount (0 if unknown), as for
+// EntityChecks.
+func (s *Store) EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error) {
+	items, err := entityChildren[reviewItem](ctx, s, schema.Reviews, "review_id", accountID, entityID, want)
 	if err != nil {
 		return nil, wrap(err, "list reviews of entity %d", entityID)
 	}

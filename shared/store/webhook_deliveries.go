@@ -53,7 +53,6 @@ type deliveryItem struct {
 
 func newDeliveryItem(d domain.Delivery) deliveryItem {
 	created := fmtTime(d.CreatedAt)
-	tail := created + "#" + d.ID
 	ev := d.Event
 	return deliveryItem{
 		AccountID: d.AccountID, DeliveryID: d.ID, OriginalID: d.OriginalID, Attempt: d.Attempt, Attempts: d.Attempts,
@@ -62,10 +61,10 @@ func newDeliveryItem(d domain.Delivery) deliveryItem {
 		URL: d.URL, Status: string(d.Status), ResponseStatus: d.ResponseStatus, ResponseBody: d.ResponseBody, Error: d.Error,
 		DurationMS: d.DurationMS, RequestedBy: d.RequestedBy, Reason: d.Reason,
 		CreatedAt: created, StartedAt: fmtOptTime(d.StartedAt), CompletedAt: fmtOptTime(d.CompletedAt),
-		CreatedKey:  tail,
-		EndpointKey: fmt.Sprintf("%012d#%s", d.EndpointID, tail),
-		ReviewKey:   fmt.Sprintf("%012d#%s", ev.EntityReviewID, tail),
-		StatusKey:   string(d.Status) + "#" + tail,
+		CreatedKey:  created + "#" + d.ID,
+		EndpointKey: accountKey(d.AccountID, d.EndpointID),
+		ReviewKey:   accountKey(d.AccountID, ev.EntityReviewID),
+		StatusKey:   deliveryStatusKey(d.AccountID, d.Status),
 		ExpiresAt:   d.CreatedAt.Add(DeliveryRetention).Unix(),
 	}
 }
@@ -81,6 +80,12 @@ func (it deliveryItem) domain() domain.Delivery {
 		RequestedBy: it.RequestedBy, Reason: it.Reason,
 		CreatedAt: parseTime(it.CreatedAt), StartedAt: parseOptTime(it.StartedAt), CompletedAt: parseOptTime(it.CompletedAt),
 	}
+}
+
+// deliveryStatusKey partitions the by_status index; it changes with the
+// status, which moves the attempt between partitions of that index.
+func deliveryStatusKey(accountID int64, st domain.DeliveryStatus) string {
+	return accountKey(accountID, st)
 }
 
 // payload is a stored body as the caller gave it: none is nil.
@@ -105,16 +110,11 @@ func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.T
 		d.Attempt, d.Attempts, d.OriginalID = 1, 1, d.ID
 		err = table.Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)").Run(ctx)
 	} else {
-		// A redelivery was created queued; its index keys carry its own
-		// creation time.
-		var cur domain.Delivery
-		if cur, err = s.Delivery(ctx, d.AccountID, d.ID); err != nil {
-			return d, 0, fmt.Errorf("claim delivery %s: %w", d.ID, err)
-		}
+		// A redelivery was created queued.
 		var it deliveryItem
 		err = table.Update("account_id", d.AccountID).Range("delivery_id", d.ID).
 			Set("status", string(domain.DeliverySending)).
-			Set("status_key", string(domain.DeliverySending)+"#"+fmtTime(cur.CreatedAt)+"#"+d.ID).
+			Set("status_key", deliveryStatusKey(d.AccountID, domain.DeliverySending)).
 			Set("started_at", fmtTime(now)).
 			Set("url", d.URL).
 			If("'status' = ?", string(domain.DeliveryQueued)).
@@ -155,7 +155,7 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 	}
 	u := s.table(schema.WebhookDeliveries).Update("account_id", d.AccountID).Range("delivery_id", d.ID).
 		Set("status", string(d.Status)).
-		Set("status_key", string(d.Status)+"#"+fmtTime(d.CreatedAt)+"#"+d.ID).
+		Set("status_key", deliveryStatusKey(d.AccountID, d.Status)).
 		Set("completed_at", fmtTime(*d.CompletedAt)).
 		Set("duration_ms", d.DurationMS).
 		If("'status' = ?", string(domain.DeliverySending))
@@ -187,18 +187,20 @@ func (s *Store) Delivery(ctx context.Context, accountID int64, id string) (domai
 
 // Deliveries lists the account's attempts, newest first. The most selective
 // filter picks the index (endpoint, review, status, else time); the others
-// filter what it reads.
+// filter what it reads. It is for operators and reads global indexes: an
+// attempt recorded a moment ago may be missing or show its previous status.
 func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	q := s.table(schema.WebhookDeliveries).Get("account_id", accountID).Order(dynamo.Descending).Consistent(true)
+	table := s.table(schema.WebhookDeliveries)
+	var q *dynamo.Query
 	var filters []string
 	var args []any
 	switch {
 	case f.EndpointID != 0:
-		q.Index(schema.DeliveriesByEndpoint).Range("endpoint_key", dynamo.BeginsWith, fmt.Sprintf("%012d#", f.EndpointID))
+		q = table.Get("endpoint_key", accountKey(accountID, f.EndpointID)).Index(schema.DeliveriesByEndpoint)
 		if f.ReviewID != 0 {
 			filters, args = append(filters, "review_id = ?"), append(args, f.ReviewID)
 		}
@@ -206,15 +208,16 @@ func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.Delive
 			filters, args = append(filters, "'status' = ?"), append(args, string(f.Status))
 		}
 	case f.ReviewID != 0:
-		q.Index(schema.DeliveriesByReview).Range("review_key", dynamo.BeginsWith, fmt.Sprintf("%012d#", f.ReviewID))
+		q = table.Get("review_key", accountKey(accountID, f.ReviewID)).Index(schema.DeliveriesByReview)
 		if f.Status != "" {
 			filters, args = append(filters, "'status' = ?"), append(args, string(f.Status))
 		}
 	case f.Status != "":
-		q.Index(schema.DeliveriesByStatus).Range("status_key", dynamo.BeginsWith, string(f.Status)+"#")
+		q = table.Get("status_key", deliveryStatusKey(accountID, f.Status)).Index(schema.DeliveriesByStatus)
 	default:
-		q.Index(schema.DeliveriesByCreated)
+		q = table.Get("account_id", accountID).Index(schema.DeliveriesByCreated)
 	}
+	q.Order(dynamo.Descending)
 	if f.EventType != "" {
 		filters, args = append(filters, "event_type = ?"), append(args, string(f.EventType))
 	}

@@ -207,3 +207,54 @@ func TestClaimDelivery(t *testing.T) {
 		t.Errorf("sending: %+v (%v)", byStatus, err)
 	}
 }
+
+// Each filter lists the account's attempts newest first, from its own
+// index, and no other account's; a finished attempt moves to its status.
+func TestDeliveriesFilters(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct, other := newAccount(t, st), newAccount(t, st)
+	claim := func(d domain.Delivery) {
+		t.Helper()
+		if _, res, err := st.ClaimDelivery(ctx, d, d.CreatedAt, time.Minute); err != nil || res != domain.Claimed {
+			t.Fatalf("claim %s: %v %v", d.ID, res, err)
+		}
+	}
+	a, b, c := delivery(acct, "dlv_a", t0), delivery(acct, "dlv_b", t0.Add(time.Minute)), delivery(acct, "dlv_c", t0.Add(2*time.Minute))
+	b.EndpointID = 4
+	c.Event.EntityReviewID = 21
+	for _, d := range []domain.Delivery{a, b, c, delivery(other, "dlv_x", t0.Add(3*time.Minute))} {
+		claim(d)
+	}
+	done := t0.Add(time.Hour)
+	b.Status, b.CompletedAt, b.ResponseStatus = domain.DeliveryDelivered, &done, 200
+	if err := st.FinishDelivery(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name   string
+		filter domain.DeliveryFilter
+		want   []string
+	}{
+		{"all", domain.DeliveryFilter{}, []string{"dlv_c", "dlv_b", "dlv_a"}},
+		{"limit", domain.DeliveryFilter{Limit: 2}, []string{"dlv_c", "dlv_b"}},
+		{"endpoint", domain.DeliveryFilter{EndpointID: 3}, []string{"dlv_c", "dlv_a"}},
+		{"endpoint and review", domain.DeliveryFilter{EndpointID: 3, ReviewID: 20}, []string{"dlv_a"}},
+		{"review", domain.DeliveryFilter{ReviewID: 20}, []string{"dlv_b", "dlv_a"}},
+		{"review and status", domain.DeliveryFilter{ReviewID: 20, Status: domain.DeliverySending}, []string{"dlv_a"}},
+		{"sending", domain.DeliveryFilter{Status: domain.DeliverySending}, []string{"dlv_c", "dlv_a"}},
+		{"delivered", domain.DeliveryFilter{Status: domain.DeliveryDelivered}, []string{"dlv_b"}},
+		{"event type", domain.DeliveryFilter{EventType: domain.EventRejected}, nil},
+	}
+	for _, tc := range tests {
+		ds, err := st.Deliveries(ctx, acct, tc.filter)
+		var got []string
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v (%v), want %v", tc.name, got, err, tc.want)
+		}
+	}
+}
