@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func sampleEvents() []sampleEvent {
 			}
 			m := proxyJSON(t, r)
 			ents, _ := m["entities"].([]any)
-			if len(ents) != 1 || ents[0].(map[string]any)["id"] != float64(1) {
+			if len(ents) != 1 || ents[0].(map[string]any)["id"] != float64(sid(1)) {
 				t.Errorf("entities = %v, want entity 1", m["entities"])
 			}
 			if meta, _ := m["meta"].(map[string]any); meta["page"] != float64(1) || meta["per_page"] != float64(25) || meta["total_count"] != float64(1) {
@@ -100,11 +101,11 @@ func sampleEvents() []sampleEvent {
 		{file: "get-entity.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
 			wantContentType(t, r, "application/json")
 			m := proxyJSON(t, r)
-			if m["id"] != float64(1) || m["legal_name"] != "Al Waha Supplies" {
+			if m["id"] != float64(sid(1)) || m["legal_name"] != "Al Waha Supplies" {
 				t.Errorf("entity = %v %v, want 1 Al Waha Supplies", m["id"], m["legal_name"])
 			}
-			wantIDs(t, "checks", m["checks"], 1)
-			wantIDs(t, "reviews", m["reviews"], 1)
+			wantIDs(t, "checks", m["checks"], sid(1))
+			wantIDs(t, "reviews", m["reviews"], sid(1))
 		}},
 		{file: "get-entity-markdown.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
 			wantContentType(t, r, "text/markdown")
@@ -116,23 +117,23 @@ func sampleEvents() []sampleEvent {
 			wantContentType(t, r, "application/json")
 			er, _ := proxyJSON(t, r)["entity_review"].(map[string]any)
 			ent, _ := er["entity"].(map[string]any)
-			if er["id"] != float64(1) || ent["id"] != float64(1) || er["checks_count"] != float64(1) {
+			if er["id"] != float64(sid(1)) || ent["id"] != float64(sid(1)) || er["checks_count"] != float64(1) {
 				t.Errorf("entity_review = %v", er)
 			}
 		}},
 		{file: "create-entity.json", status: http.StatusCreated, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
 			wantContentType(t, r, "application/json")
-			if got := proxyHeader(r, "Location"); got != "/api/v1/entities/2" {
-				t.Errorf("Location = %q, want /api/v1/entities/2", got)
+			if got, want := proxyHeader(r, "Location"), fmt.Sprint("/api/v1/entities/", sid(2)); got != want {
+				t.Errorf("Location = %q, want %s", got, want)
 			}
 			m := proxyJSON(t, r)
-			if m["id"] != float64(2) || m["registration_number"] != "7001234560" ||
+			if m["id"] != float64(sid(2)) || m["registration_number"] != "7001234560" ||
 				m["registration_status"] != string(domain.RegistrationValid) || m["sanctions_status"] != string(domain.SanctionsClear) {
 				t.Errorf("created = %v %v %v %v", m["id"], m["registration_number"], m["registration_status"], m["sanctions_status"])
 			}
 			// Check ids 2 and 3: 1 is entity 1's screening.
-			wantIDs(t, "checks", m["checks"], 3, 2)
-			wantIDs(t, "reviews", m["reviews"], 2)
+			wantIDs(t, "checks", m["checks"], sid(3), sid(2))
+			wantIDs(t, "reviews", m["reviews"], sid(2))
 		}},
 		{file: "provider-webhook.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
 			wantContentType(t, r, "application/json")
@@ -140,69 +141,69 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("status = %v, want applied", s)
 			}
 		}},
-		decisionEvent("decision-assign.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+		decisionEvent("decision-assign.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
 			if r.Status != "open" || r.AssignedUserID == nil || *r.AssignedUserID != 2 || aws.ToString(r.AssignedUserName) != "Omar Al-Qahtani" {
 				t.Errorf("review = %s assigned to %v %v, want open and operator 2", r.Status, r.AssignedUserID, r.AssignedUserName)
 			}
 		}),
-		decisionEvent("decision-start.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+		decisionEvent("decision-start.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
 			if r.Status != "in_progress" || r.StartedAt == nil {
 				t.Errorf("review = %s started %v, want in_progress", r.Status, r.StartedAt)
 			}
 		}),
-		decisionEvent("decision-adjudicate-match.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+		decisionEvent("decision-adjudicate-match.json", sid(1), func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
 			if e.SanctionsStatus != domain.SanctionsClear || !slices.Equal(e.DismissedMatches, []string{"NK-sample-hit"}) {
 				t.Errorf("entity sanctions %s, dismissed %v: want clear and the sample hit dismissed", e.SanctionsStatus, e.DismissedMatches)
 			}
 		}),
-		decisionEvent("decision-assess-risk.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+		decisionEvent("decision-assess-risk.json", sid(1), func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
 			if e.Risk == nil || e.Risk.Level != domain.RiskMedium || e.Risk.AssessedAt.IsZero() {
 				t.Errorf("entity risk = %+v, want medium with its time", e.Risk)
 			}
 		}),
-		decisionEvent("decision-update-profile.json", 1, func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+		decisionEvent("decision-update-profile.json", sid(1), func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
 			if aws.ToString(e.WebsiteURL) != "https://alwaha.example.sa" || aws.ToString(e.ActivitySummary) != "Wholesale of building materials" {
 				t.Errorf("entity website %v, summary %v", e.WebsiteURL, e.ActivitySummary)
 			}
 		}),
-		decisionEvent("decision-queue-checks.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+		decisionEvent("decision-queue-checks.json", sid(1), func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
 			// The country's two intake checks ran again through the simulator.
 			if r.ChecksQueuedAt == nil || r.ChecksCount != 3 || e.ChecksCount != 3 {
 				t.Errorf("review checks %d queued %v, entity checks %d: want 3, a time and 3", r.ChecksCount, r.ChecksQueuedAt, e.ChecksCount)
 			}
 		}),
-		decisionEvent("decision-escalate.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+		decisionEvent("decision-escalate.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
 			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationSupervisor {
 				t.Errorf("review = %s / %v, want escalated to a supervisor", r.Status, r.Escalation)
 			}
 		}),
-		decisionEvent("decision-escalate-to-aml.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+		decisionEvent("decision-escalate-to-aml.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
 			if r.Status != "escalated" || aws.ToString(r.Escalation) != domain.EscalationAML {
 				t.Errorf("review = %s / %v, want escalated to AML", r.Status, r.Escalation)
 			}
 		}),
-		decisionEvent("decision-approve.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+		decisionEvent("decision-approve.json", sid(1), func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
 			if r.Status != "completed" || aws.ToString(r.Outcome) != domain.OutcomeApproved || r.OutcomeReason == nil || e.Status != domain.EntityApproved {
 				t.Errorf("review %s %v %v, entity %s: want completed approved with its reason, entity approved", r.Status, r.Outcome, r.OutcomeReason, e.Status)
 			}
 		}),
-		decisionEvent("decision-open-periodic-review.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.ID != 3 || r.Purpose != string(domain.ReviewPeriodic) || r.Status != "open" || e.Status != domain.EntityUnderMonitoring {
+		decisionEvent("decision-open-periodic-review.json", sid(1), func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			if r.ID != sid(3) || r.Purpose != string(domain.ReviewPeriodic) || r.Status != "open" || e.Status != domain.EntityUnderMonitoring {
 				t.Errorf("review %d %s %s, entity %s: want periodic review 3 open, entity under monitoring", r.ID, r.Purpose, r.Status, e.Status)
 			}
 		}),
-		decisionEvent("decision-start-periodic-review.json", 1, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.ID != 3 || r.Status != "in_progress" {
+		decisionEvent("decision-start-periodic-review.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.ID != sid(3) || r.Status != "in_progress" {
 				t.Errorf("review %d %s, want 3 in_progress", r.ID, r.Status)
 			}
 		}),
-		decisionEvent("decision-reject.json", 1, func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			if r.ID != 3 || aws.ToString(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
+		decisionEvent("decision-reject.json", sid(1), func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
+			if r.ID != sid(3) || aws.ToString(r.Outcome) != domain.OutcomeRejected || e.Status != domain.EntityRejected {
 				t.Errorf("review %d %v, entity %s: want review 3 rejected, entity rejected", r.ID, r.Outcome, e.Status)
 			}
 		}),
-		decisionEvent("decision-cancel.json", 2, func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
-			if r.ID != 2 || r.Status != "cancelled" {
+		decisionEvent("decision-cancel.json", sid(2), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {
+			if r.ID != sid(2) || r.Status != "cancelled" {
 				t.Errorf("review %d %s, want 2 cancelled", r.ID, r.Status)
 			}
 		}),
@@ -301,7 +302,7 @@ func sampleEvents() []sampleEvent {
 			}
 			d := r.Deliveries[0]
 			if d.ID != sampleDelivery || d.Status != string(domain.DeliveryDelivered) || d.ResponseStatus != http.StatusNoContent ||
-				d.EndpointID != 1 || d.EventType != string(domain.EventApproved) || d.ReviewID != 1 || d.Attempt != 1 {
+				d.EndpointID != 1 || d.EventType != string(domain.EventApproved) || d.ReviewID != sid(1) || d.Attempt != 1 {
 				t.Errorf("delivery = %+v, want %s delivered (204) to endpoint 1 for review 1's approval", d, sampleDelivery)
 			}
 		}),

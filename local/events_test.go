@@ -239,11 +239,11 @@ func webhookFollowUps(t *testing.T, st *store.Store, deps *sampleDeps, hookAt ti
 		}
 		// Applied once: check 1 completed, entity 1 screened as a hit.
 		ctx := context.Background()
-		c, err := st.Check(ctx, 1, 1)
+		c, err := st.Check(ctx, 1, sid(1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := st.Entity(ctx, 1, 1)
+		e, err := st.Entity(ctx, 1, sid(1))
 		if err != nil {
 			t.Fatal(err)
 		}

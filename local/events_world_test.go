@@ -78,8 +78,9 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Entity.ID != 1 || created.Checks[0].ID != 1 || created.Reviews[0].ID != 1 {
-		t.Fatalf("entity %d, check %d, review %d: the sample events name 1, 1 and 1", created.Entity.ID, created.Checks[0].ID, created.Reviews[0].ID)
+	// Account 1's first of each (domain.ScopedID).
+	if first := domain.ScopedID(acct, 1); created.Entity.ID != first || created.Checks[0].ID != first || created.Reviews[0].ID != first {
+		t.Fatalf("entity %d, check %d, review %d: the sample events name %d for each", created.Entity.ID, created.Checks[0].ID, created.Reviews[0].ID, first)
 	}
 	// The decision events act as operator 1 and assign to operator 2; the
 	// account reviews its monitored entities yearly, without four eyes.
@@ -115,12 +116,16 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 	}
 }
 
+// sid is the id of account 1's n-th entity, check or review, which the
+// sample events name (domain.ScopedID).
+func sid(n int64) int64 { return domain.ScopedID(1, n) }
+
 // sampleEndpointSecret signs the deliveries to sample endpoint 1.
 const sampleEndpointSecret = "evs_whsk_73616d706c652d656e64706f696e742d736563726574"
 
 // sampleDelivery is the delivery events/review-events.json makes and
 // events/webhook-delivery.json carries: review 1 approved, for endpoint 1.
-const sampleDelivery = "dlv_f8693450d8efa13b8d16b25354baf31b"
+const sampleDelivery = "dlv_68d0f015f3e46af2405938402302d48d"
 
 // sampleDeps are what the sample events' functions reach besides the
 // tables: the provider simulator, the deliveries queue and a subscriber.
