@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -117,5 +118,18 @@ func TestDuplicateCreatesCallTheProvidersOnce(t *testing.T) {
 	list := f.get(t, "/api/v1/entities?registration_number=%207000000510%20")
 	if list.status != 200 || !strings.Contains(string(list.body), `"total_count":1`) {
 		t.Errorf("filter with spaces: %d %.200s", list.status, list.body)
+	}
+}
+
+// roundTrip adds d to every DynamoDB request, once per attempt, as the
+// network to DynamoDB would.
+func roundTrip(d time.Duration) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("round-trip", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				time.Sleep(d)
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+		})
 	}
 }
