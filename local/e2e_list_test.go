@@ -139,27 +139,49 @@ func checkLinks(t *testing.T, header string, want map[string]string, srvURL, que
 	}
 }
 
-// TestWalkingTheAccount follows rel=next to the end and finds every entity once.
+// TestWalkingTheAccount follows rel=next to the end and finds every entity
+// once, with and without updated_since (whose next links carry the cursor
+// that continues the walk where the page ended).
 func TestWalkingTheAccount(t *testing.T) {
 	f := newFixture(t)
-	seen := map[float64]bool{}
-	url := f.srv.URL + "/api/v1/entities?per_page=3"
-	for pages := 0; url != ""; pages++ {
-		if pages > 10 {
-			t.Fatal("rel=next never ends")
-		}
-		r := f.get(t, strings.TrimPrefix(url, f.srv.URL), f.keyA)
-		for _, e := range r.json(t)["entities"].([]any) {
-			seen[e.(map[string]any)["id"].(float64)] = true
-		}
-		url = ""
-		for _, m := range linkRE.FindAllStringSubmatch(r.header.Get("Link"), -1) {
-			if m[2] == "next" {
-				url = m[1]
+	for _, tc := range []struct {
+		name, query string
+		cursor      bool
+	}{
+		{"by page number", "", false},
+		{"updated_since, by cursor", "&updated_since=2000-01-01T00:00:00Z", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[float64]bool{}
+			url := f.srv.URL + "/api/v1/entities?per_page=3" + tc.query
+			for pages := 0; url != ""; pages++ {
+				if pages > 10 {
+					t.Fatal("rel=next never ends")
+				}
+				r := f.get(t, strings.TrimPrefix(url, f.srv.URL), f.keyA)
+				for _, e := range r.json(t)["entities"].([]any) {
+					id := e.(map[string]any)["id"].(float64)
+					if seen[id] {
+						t.Errorf("entity %v listed twice", id)
+					}
+					seen[id] = true
+				}
+				if got := r.header.Get("X-Total-Count"); got != strconv.Itoa(len(f.a)) {
+					t.Errorf("page %d: X-Total-Count %s, want %d", pages+1, got, len(f.a))
+				}
+				url = ""
+				for _, m := range linkRE.FindAllStringSubmatch(r.header.Get("Link"), -1) {
+					if m[2] == "next" {
+						url = m[1]
+					}
+				}
+				if url != "" && strings.Contains(url, "cursor=") != tc.cursor {
+					t.Errorf("next link %s: cursor %v, want %v", url, !tc.cursor, tc.cursor)
+				}
 			}
-		}
-	}
-	if len(seen) != len(f.a) {
-		t.Errorf("walked %d entities, want %d", len(seen), len(f.a))
+			if len(seen) != len(f.a) {
+				t.Errorf("walked %d entities, want %d", len(seen), len(f.a))
+			}
+		})
 	}
 }

@@ -87,6 +87,7 @@ func TestLinkHeader(t *testing.T) {
 		page, per  int
 		totalPages int
 		filters    url.Values
+		cursor     string
 		want       map[string]string // rel -> page
 	}{
 		{name: "only page", page: 1, per: 50, totalPages: 1, want: map[string]string{}},
@@ -96,11 +97,12 @@ func TestLinkHeader(t *testing.T) {
 		{name: "last", page: 4, per: 50, totalPages: 4, want: map[string]string{"first": "1", "prev": "3"}},
 		{name: "past the end", page: 9, per: 50, totalPages: 4, want: map[string]string{"first": "1", "prev": "4"}},
 		{name: "filters carried", page: 1, per: 10, totalPages: 2, filters: url.Values{"country_code": {"sa"}, "updated_since": {"2026-01-01T00:00:00Z"}}, want: map[string]string{"next": "2", "last": "2"}},
+		{name: "cursor on next alone", page: 2, per: 10, totalPages: 4, filters: url.Values{"updated_since": {"2026-01-01T00:00:00Z"}}, cursor: "dzF8Mw", want: map[string]string{"first": "1", "prev": "1", "next": "3", "last": "4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := listQuery{page: tt.page, perPage: tt.per, filterParams: tt.filters}
-			h := linkHeader(base, q, tt.totalPages)
+			h := linkHeader(base, q, tt.totalPages, tt.cursor)
 			got := map[string]string{}
 			for _, part := range strings.Split(h, ", ") {
 				if part == "" {
@@ -120,7 +122,11 @@ func TestLinkHeader(t *testing.T) {
 						t.Errorf("%s: filter %s = %q, want %q", rel, k, qv.Get(k), tt.filters.Get(k))
 					}
 				}
-				got[strings.Trim(rel, `"`)] = qv.Get("page")
+				rel = strings.Trim(rel, `"`)
+				if want := map[bool]string{true: tt.cursor}[rel == "next"]; qv.Get("cursor") != want {
+					t.Errorf("%s: cursor = %q, want %q", rel, qv.Get("cursor"), want)
+				}
+				got[rel] = qv.Get("page")
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("links %v, want %v (header %q)", got, tt.want, h)

@@ -32,6 +32,9 @@ const (
 	// MaxTimestampParam bounds updated_since: the longest ISO 8601 form we
 	// read ("2026-01-31T12:30:00.123456789+03:00") is 35 bytes.
 	MaxTimestampParam = 64
+	// MaxCursorParam bounds the cursor a Link next URL carries (the store
+	// writes fewer than 150 bytes); a longer one is ignored.
+	MaxCursorParam = 256
 )
 
 // Messages of refused filters (besides each filter's own).
@@ -95,6 +98,11 @@ func parseListQuery(v url.Values, countries *country.Catalogue) (listQuery, erro
 	}
 	if n, ok := pagingNumber(v.Get("per_page")); ok {
 		q.perPage = min(n, MaxPerPage)
+	}
+	// A paging parameter like page: one the store cannot use is ignored,
+	// never refused (the page is then placed by its number).
+	if c := v.Get("cursor"); len(c) <= MaxCursorParam {
+		q.filter.Cursor = c
 	}
 	fields := map[string][]string{}
 	refuse := func(field, msg string) { fields[field] = append(fields[field], msg) }

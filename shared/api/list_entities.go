@@ -47,7 +47,7 @@ func NewListEntities(store EntityLister, countries *country.Catalogue) http.Hand
 			body.Entities = append(body.Entities, entityView(e, nil, nil))
 		}
 		w.Header().Set("X-Total-Count", strconv.Itoa(res.Total))
-		if link := linkHeader(externalURL(r), q, totalPages); link != "" {
+		if link := linkHeader(externalURL(r), q, totalPages, res.Next); link != "" {
 			w.Header().Set("Link", link)
 		}
 		writeJSON(w, http.StatusOK, body)
@@ -64,23 +64,28 @@ type listQuery struct {
 
 // linkHeader builds the RFC 8288 Link header. As GitHub does, first and prev
 // appear only after page 1, next and last only before the last page; a page
-// past the end links back to the last page.
-func linkHeader(base string, q listQuery, totalPages int) string {
-	link := func(page int, rel string) string {
+// past the end links back to the last page. The next link carries the
+// store's cursor, when it gave one, beside page and per_page: a walk that
+// follows it continues where this page ended.
+func linkHeader(base string, q listQuery, totalPages int, cursor string) string {
+	link := func(page int, rel, cursor string) string {
 		v := url.Values{}
 		for k, vs := range q.filterParams {
 			v[k] = vs
 		}
 		v.Set("page", strconv.Itoa(page))
 		v.Set("per_page", strconv.Itoa(q.perPage))
+		if cursor != "" {
+			v.Set("cursor", cursor)
+		}
 		return fmt.Sprintf("<%s?%s>; rel=%q", base, v.Encode(), rel)
 	}
 	var parts []string
 	if q.page > 1 {
-		parts = append(parts, link(1, "first"), link(min(q.page-1, max(totalPages, 1)), "prev"))
+		parts = append(parts, link(1, "first", ""), link(min(q.page-1, max(totalPages, 1)), "prev", ""))
 	}
 	if q.page < totalPages {
-		parts = append(parts, link(q.page+1, "next"), link(totalPages, "last"))
+		parts = append(parts, link(q.page+1, "next", cursor), link(totalPages, "last", ""))
 	}
 	return strings.Join(parts, ", ")
 }

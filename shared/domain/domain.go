@@ -343,12 +343,18 @@ type EntityFilter struct {
 	RegistrationNumber string     // exact match
 	CountryCode        string     // ISO 3166-1 alpha-2, upper case
 	UpdatedSince       *time.Time // changed at or after
+	// Cursor is a previous page's Next, continuing a walk from where that
+	// page ended; one that does not fit the request is ignored.
+	Cursor string
 }
 
 // EntityPage is one page of a listing, with the total across all pages.
 type EntityPage struct {
 	Entities []Entity
 	Total    int
+	// Next, when set, continues the listing at the next page cheaper than
+	// its number would (an opaque cursor for the Link next URL).
+	Next string
 }
 
 // IdempotencyState is where a request made with an Idempotency-Key stands.

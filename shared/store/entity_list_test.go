@@ -133,8 +133,9 @@ func (c *requestCounter) option(o *dynamodb.Options) {
 			}
 			switch v := out.Result.(type) {
 			case *dynamodb.QueryOutput:
+				// Items read and paid for, a filter's drops included.
 				c.requests["Query"]++
-				c.items += int(v.Count)
+				c.items += int(v.ScannedCount)
 			case *dynamodb.GetItemOutput:
 				c.requests["GetItem"]++
 				if v.Item != nil {

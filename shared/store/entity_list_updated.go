@@ -84,6 +84,9 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	country := f.CountryCode
 	since := domain.FormatTime(ceilMilli(*f.UpdatedSince))
 	before := domain.FormatTime(ceilMilli(*f.UpdatedSince).Add(-time.Millisecond))
+	if c, ok := decodeCursor(f.Cursor); ok && c.fits(page, perPage, since, country) {
+		return s.pageAfterCursor(ctx, accountID, c)
+	}
 	var matching, other side
 	if country == "" {
 		base := func() *dynamo.Query {
@@ -109,16 +112,28 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	if err != nil {
 		return domain.EntityPage{}, wrap(err, "list entities updated since")
 	}
-	if matching.done {
-		return s.pageOfMatches(ctx, accountID, country, matching.keys, page, perPage)
-	}
 	if domain.ErrorCode(acctErr) == domain.ECodeNotFound {
 		return domain.EntityPage{Entities: []domain.Entity{}}, nil
 	}
 	if acctErr != nil {
 		return domain.EntityPage{}, acctErr
 	}
-	return s.pageBesideNonMatches(ctx, acct, country, since, other.keys, page, perPage)
+	size := acct.EntityCount
+	if country != "" {
+		size = acct.CountryCounts[country]
+	}
+	var out domain.EntityPage
+	var last int64
+	if matching.done {
+		out, last, err = s.pageOfMatches(ctx, accountID, country, matching.keys, page, perPage)
+	} else {
+		out, last, err = s.pageBesideNonMatches(ctx, acct, country, since, other.keys, page, perPage)
+	}
+	if err != nil {
+		return domain.EntityPage{}, err
+	}
+	out.Next = nextCursor(page, perPage, len(out.Entities), since, country, last, out.Total, int(size))
+	return out, nil
 }
 
 // readUntilOneEnds reads both sides round by round, side by side, until
@@ -142,8 +157,8 @@ func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
 }
 
 // pageOfMatches: every match is known; the listing is their positions,
-// newest first.
-func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (domain.EntityPage, error) {
+// newest first. last is the page's last position.
+func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (_ domain.EntityPage, last int64, _ error) {
 	// Each key's position once (a country's is parsed), then the listing.
 	type match struct{ pos, id int64 }
 	ms := make([]match, len(keys))
@@ -157,40 +172,42 @@ func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country stri
 	var ids []int64
 	for _, m := range pageOf(ms, page, perPage) {
 		ids = append(ids, m.id)
+		last = m.pos
 	}
 	ents, err := s.entitiesByID(ctx, accountID, ids)
 	if err != nil {
-		return domain.EntityPage{}, err
+		return domain.EntityPage{}, 0, err
 	}
-	return domain.EntityPage{Entities: ents, Total: len(ms)}, nil
+	return domain.EntityPage{Entities: ents, Total: len(ms)}, last, nil
 }
 
 // pageBesideNonMatches: every non-match is known; the page is the range of
-// positions its ranks map to, less the non-matches in it.
-func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, country, since string, others []updatedKey, page, perPage int) (domain.EntityPage, error) {
+// positions its ranks map to, less the non-matches in it. last is the
+// page's last position.
+func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, country, since string, others []updatedKey, page, perPage int) (_ domain.EntityPage, last int64, _ error) {
 	accountID := acct.AccountID
-	last := acct.EntityCount
+	size := acct.EntityCount
 	if country != "" {
-		last = acct.CountryCounts[country]
+		size = acct.CountryCounts[country]
 	}
 	var below []int64 // non-match positions, highest first
 	for _, k := range others {
-		if p := k.position(country); p <= last {
+		if p := k.position(country); p <= size {
 			below = append(below, p)
 		}
 	}
 	slices.SortFunc(below, cmpDesc)
-	total := int(last) - len(below)
+	total := int(size) - len(below)
 	out := domain.EntityPage{Entities: []domain.Entity{}, Total: total}
 	first := (page-1)*perPage + 1
 	if first > total {
-		return out, nil
+		return out, 0, nil
 	}
-	hi := positionOfRank(last, below, int64(first))
-	lo := positionOfRank(last, below, int64(min(page*perPage, total)))
+	hi := positionOfRank(size, below, int64(first))
+	lo := positionOfRank(size, below, int64(min(page*perPage, total)))
 	items, err := s.entitiesInSequence(ctx, accountID, country, lo, hi)
 	if err != nil {
-		return domain.EntityPage{}, err
+		return domain.EntityPage{}, 0, err
 	}
 	for _, it := range items {
 		// The time decides, not the side it was read on: an entity never
@@ -200,8 +217,9 @@ func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, coun
 			continue
 		}
 		out.Entities = append(out.Entities, it.domain())
+		last = it.place(country)
 	}
-	return out, nil
+	return out, last, nil
 }
 
 // positionOfRank is the position of the rank-th match from the top of a

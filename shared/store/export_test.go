@@ -22,5 +22,6 @@ func (s *Store) PageOfMatches(ctx context.Context, accountID int64, read []int64
 	for i, id := range read {
 		keys[i] = updatedKey{EntityID: id}
 	}
-	return s.pageOfMatches(ctx, accountID, "", keys, page, perPage)
+	out, _, err := s.pageOfMatches(ctx, accountID, "", keys, page, perPage)
+	return out, err
 }
