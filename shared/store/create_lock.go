@@ -56,8 +56,15 @@ func (s *Store) takeTurn(ctx context.Context, accountID int64, lease time.Durati
 		}
 		if isCondFailed(err) {
 			var held accountItem
-			if found, _ := dynamo.UnmarshalItemFromCondCheckFailed(err, &held); !found {
+			found, _ := dynamo.UnmarshalItemFromCondCheckFailed(err, &held)
+			switch {
+			case !found:
 				return turn{}, nil, domain.Errorf(domain.ECodeNotFound, "Account not found.")
+			case held.CreateTurn == t.owner:
+				// Our own request, retried by the SDK after its answer was
+				// lost: the turn is ours.
+				t.acct = held
+				return t, func() { s.endTurn(ctx, accountID, t.owner) }, nil
 			}
 		} else if !isThrottled(err) && !isTxConflict(err) {
 			return turn{}, nil, wrap(err, "take the commit turn of account %d", accountID)
@@ -85,10 +92,11 @@ func (s *Store) endTurn(ctx context.Context, accountID int64, owner string) {
 const releaseTimeout = time.Second
 
 // waitTurn waits before asking for the turn again: exponentially longer,
-// from 5 ms to 100 ms, with jitter, so that waiters do not hammer the item
-// (a refused conditional write still costs a write unit).
+// from 5 ms to 25 ms, with jitter, so that waiters do not hammer the item
+// (a refused conditional write still costs a write unit) while one that has
+// waited long is not left far behind newcomers (a turn lasts two requests).
 func waitTurn(ctx context.Context, attempt int) error {
-	d := min(5*time.Millisecond<<min(attempt, 5), 100*time.Millisecond)
+	d := min(5*time.Millisecond<<min(attempt, 3), 25*time.Millisecond)
 	return sleepCtx(ctx, d/2+time.Duration(mathrand.Int64N(int64(d/2)+1)))
 }
 

@@ -71,6 +71,10 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		if err != nil {
 			return domain.EntityDetail{}, err
 		}
+		if t.acct.EntityCount+1 >= domain.IDSpan {
+			end()
+			return domain.EntityDetail{}, errAccountFull(e.AccountID)
+		}
 		e.ID = domain.ScopedID(e.AccountID, t.acct.EntityCount+1)
 		linkChildren(&e, checks, reviews)
 		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
@@ -86,8 +90,10 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 			err = tx.Run(rctx)
 			cancel()
 			if ambiguous(err) {
-				// The turn lapses with its lease: ending it now could let
-				// another commit take the place this one may have taken.
+				// Ending the turn is safe either way: applied, the commit
+				// ended it; not yet, its condition (the turn is ours) now
+				// keeps it from ever applying.
+				end()
 				return domain.EntityDetail{}, outcomeUnknown(e.AccountID, err)
 			}
 		}

@@ -2,20 +2,27 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/guregu/dynamo/v2"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
 // ImportEntities bulk-loads entities into an account with batch writes, for
 // demo data and benchmarks where thousands of one-by-one transactions would
 // take minutes. It holds the account's commit turn throughout (creates
-// wait), and the entities become visible at once, when the account's
-// counters move past them at the end, in one conditional write.
+// wait) and goes in chunks: each chunk's entities become visible when the
+// account's counters move past them, in one conditional write that also
+// renews the turn. A chunk that fails is deleted again (best effort), so no
+// entity is left at a place the counters have not reached, where the next
+// create would find its place taken.
 func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain.EntityDetail) ([]domain.EntityDetail, error) {
 	if len(ds) == 0 {
 		return nil, nil
@@ -25,6 +32,28 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		return nil, err
 	}
 	defer end()
+	out := make([]domain.EntityDetail, 0, len(ds))
+	for start := 0; start < len(ds); start += importChunk {
+		done, err := s.importChunk(ctx, &t, ds[start:min(start+importChunk, len(ds))])
+		if err != nil {
+			return nil, fmt.Errorf("import entities into account %d: %w", accountID, err)
+		}
+		out = append(out, done...)
+	}
+	return out, nil
+}
+
+// Imports go importChunk entities at a time, each chunk within the turn's
+// lease, renewed by the chunk's commit.
+const (
+	importChunk = 1000
+	importLease = 2 * time.Minute
+)
+
+// importChunk writes ds at the places after the turn's counters, then moves
+// the counters past them.
+func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDetail) ([]domain.EntityDetail, error) {
+	accountID := t.acct.AccountID
 	var nChecks, nReviews int
 	for _, d := range ds {
 		nChecks += len(d.Checks)
@@ -35,14 +64,16 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 	if err := s.assignChildIDs(ctx, accountID, allChecks, allReviews); err != nil {
 		return nil, err
 	}
-
 	counts := map[string]int64{}
 	for k, v := range t.acct.CountryCounts {
 		counts[k] = v
 	}
 	last := t.acct.EntityCount
+	if last+int64(len(ds)) >= domain.IDSpan {
+		return nil, errAccountFull(accountID)
+	}
 	out := make([]domain.EntityDetail, len(ds))
-	var entities, guards, checkItems, reviewItems []any
+	items := map[string][]any{}
 	ci, ri := 0, 0
 	for i, d := range ds {
 		e := d.Entity
@@ -61,39 +92,62 @@ func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain
 		e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 		linkChildren(&e, checks, reviews)
 		counts[e.CountryCode]++
-		entities = append(entities, newEntityItem(e, counts[e.CountryCode]))
-		guards = append(guards, registrationGuardItem{AccountID: accountID, SK: registrationGuardSK(e.CountryCode, e.RegistrationNumber), EntityID: e.ID})
+		items[schema.Entities] = append(items[schema.Entities], newEntityItem(e, counts[e.CountryCode]))
+		items[schema.Accounts] = append(items[schema.Accounts], registrationGuardItem{AccountID: accountID, SK: registrationGuardSK(e.CountryCode, e.RegistrationNumber), EntityID: e.ID})
 		for _, c := range checks {
-			checkItems = append(checkItems, newCheckItem(c))
+			items[schema.Checks] = append(items[schema.Checks], newCheckItem(c))
 		}
 		for _, r := range reviews {
-			reviewItems = append(reviewItems, newReviewItem(r))
+			items[schema.Reviews] = append(items[schema.Reviews], newReviewItem(r))
 		}
 		out[i] = domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 	}
-
-	if err := s.batchPut(ctx, map[string][]any{
-		schema.Entities: entities, schema.Accounts: guards, schema.Checks: checkItems, schema.Reviews: reviewItems,
-	}); err != nil {
-		return nil, fmt.Errorf("import entities into account %d: %w", accountID, err)
+	if err := s.batchPut(ctx, items); err != nil {
+		s.undoImport(ctx, out)
+		return nil, err
 	}
-	err = s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
+	until := time.Now().Add(importLease).UnixMilli()
+	err := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
 		Set("entity_count", last).
 		Set("country_counts", counts).
-		RemoveExpr("create_turn, create_turn_until").
+		Set("create_turn_until", until).
 		If("entity_count = ? AND create_turn = ?", t.acct.EntityCount, t.owner).Run(ctx)
-	if isCondFailed(err) {
-		return nil, fmt.Errorf("import entities into account %d: the commit turn lapsed and the account changed meanwhile", accountID)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("import entities into account %d: update counters: %w", accountID, err)
+		s.undoImport(ctx, out)
+		if isCondFailed(err) {
+			return nil, errors.New("the commit turn lapsed and the account changed meanwhile")
+		}
+		return nil, fmt.Errorf("update counters: %w", err)
 	}
+	t.acct.EntityCount, t.acct.CountryCounts = last, counts
 	return out, nil
 }
 
-// importLease is how long an import may hold the account's commit turn:
-// tens of thousands of entities in batch writes.
-const importLease = 30 * time.Minute
+// undoImport deletes a failed chunk's items, best effort: a failure is
+// logged, and the account must then be re-seeded.
+func (s *Store) undoImport(ctx context.Context, ds []domain.EntityDetail) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	keys := map[string][]dynamo.Keyed{}
+	for _, d := range ds {
+		e := d.Entity
+		keys[schema.Entities] = append(keys[schema.Entities], dynamo.Keys{e.AccountID, e.ID})
+		keys[schema.Accounts] = append(keys[schema.Accounts], dynamo.Keys{e.AccountID, registrationGuardSK(e.CountryCode, e.RegistrationNumber)})
+		for _, c := range d.Checks {
+			keys[schema.Checks] = append(keys[schema.Checks], dynamo.Keys{e.AccountID, c.ID})
+		}
+		for _, r := range d.Reviews {
+			keys[schema.Reviews] = append(keys[schema.Reviews], dynamo.Keys{e.AccountID, r.ID})
+		}
+	}
+	hash := map[string][2]string{schema.Entities: {"account_id", "entity_id"}, schema.Accounts: {"account_id", "sk"},
+		schema.Checks: {"account_id", "check_id"}, schema.Reviews: {"account_id", "review_id"}}
+	for id, ks := range keys {
+		if _, err := s.table(id).Batch(hash[id][0], hash[id][1]).Write().Delete(ks...).Run(ctx); err != nil {
+			logging.From(ctx).Error("a failed import left items behind: re-seed the account", "table", id, "error", err.Error())
+		}
+	}
+}
 
 // importWriters is how many batch writes an import keeps in flight.
 const importWriters = 8

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
@@ -27,12 +28,19 @@ import (
 // most √(per_page × size) a page and O(size) for the walk.
 //
 // The cursor is opaque to callers and trusted no further than their own
-// account's listing: one that does not fit the request (another page,
-// threshold, country or per_page, or not one this service wrote) is
-// ignored, and the page is placed by its number.
+// account's listing (it names the account; its numbers are bounded): one
+// that does not fit the request (another account, page, threshold, country
+// or per_page, or not one this service wrote) is ignored, and the page is
+// placed by its number.
+//
+// Matches never stop matching, but an entity below the cursor may start to
+// (changed during the walk): a page reached by cursor reads one match more
+// than it shows, so a walk goes on while matches remain, and its total
+// grows past the first page's count when they outnumber it.
 
 // walkCursor is where an updated_since walk stands.
 type walkCursor struct {
+	Account       int64
 	Page, PerPage int    // the page it continues to, and its size
 	Since         string // the threshold, as stored times compare
 	Country       string
@@ -40,10 +48,10 @@ type walkCursor struct {
 	Total, Size   int   // matches and entities when the walk began
 }
 
-const cursorPrefix = "w1|"
+const cursorPrefix = "w2|"
 
 func (c walkCursor) encode() string {
-	raw := fmt.Sprintf("%s%d|%d|%s|%s|%d|%d|%d", cursorPrefix, c.Page, c.PerPage, c.Since, c.Country, c.Last, c.Total, c.Size)
+	raw := fmt.Sprintf("%s%d|%d|%d|%s|%s|%d|%d|%d", cursorPrefix, c.Account, c.Page, c.PerPage, c.Since, c.Country, c.Last, c.Total, c.Size)
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
 
@@ -56,22 +64,28 @@ func decodeCursor(s string) (walkCursor, bool) {
 		return walkCursor{}, false
 	}
 	parts := strings.Split(strings.TrimPrefix(string(raw), cursorPrefix), "|")
-	if len(parts) != 7 {
+	if len(parts) != 8 {
 		return walkCursor{}, false
 	}
-	var c walkCursor
-	c.Since, c.Country = parts[2], parts[3]
-	_, err = fmt.Sscanf(strings.Join([]string{parts[0], parts[1], parts[4], parts[5], parts[6]}, " "), "%d %d %d %d %d",
-		&c.Page, &c.PerPage, &c.Last, &c.Total, &c.Size)
-	if err != nil || c.Page < 2 || c.PerPage < 1 || c.Last < 1 || c.Total < 0 || c.Size < c.Total {
+	var n [6]int64
+	for i, p := range []string{parts[0], parts[1], parts[2], parts[5], parts[6], parts[7]} {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || v < 0 || v >= domain.IDSpan {
+			return walkCursor{}, false
+		}
+		n[i] = v
+	}
+	c := walkCursor{Account: n[0], Page: int(n[1]), PerPage: int(n[2]), Since: parts[3], Country: parts[4],
+		Last: n[3], Total: int(n[4]), Size: int(n[5])}
+	if c.Page < 2 || c.PerPage < 1 || c.PerPage > maxBelowRead || c.Last < 1 || c.Size < c.Total {
 		return walkCursor{}, false
 	}
 	return c, true
 }
 
 // fits reports whether the cursor continues this very request.
-func (c walkCursor) fits(page, perPage int, since, country string) bool {
-	return c.Page == page && c.PerPage == perPage && c.Since == since && c.Country == country
+func (c walkCursor) fits(accountID int64, page, perPage int, since, country string) bool {
+	return c.Account == accountID && c.Page == page && c.PerPage == perPage && c.Since == since && c.Country == country
 }
 
 // worthACursor reports whether reading the sequence on from a page's end
@@ -86,28 +100,38 @@ func worthACursor(total, size, perPage int) bool {
 
 // nextCursor is the cursor to the page after one that ended at place last,
 // or "" when there is no next page or it is cheaper placed by its number.
-func nextCursor(page, perPage, got int, since, country string, last int64, total, size int) string {
-	if got < perPage || page*perPage >= total || last <= 1 || !worthACursor(total, size, perPage) {
+func nextCursor(accountID int64, page, perPage int, more bool, since, country string, last int64, total, size int) string {
+	if !more || last <= 1 || !worthACursor(total, size, perPage) {
 		return ""
 	}
-	return walkCursor{Page: page + 1, PerPage: perPage, Since: since, Country: country, Last: last, Total: total, Size: size}.encode()
+	return walkCursor{Account: accountID, Page: page + 1, PerPage: perPage, Since: since, Country: country,
+		Last: last, Total: total, Size: max(size, total)}.encode()
 }
 
 // pageAfterCursor is the page a cursor continues to: the first per_page
 // entities below its place changed at or after its threshold.
 func (s *Store) pageAfterCursor(ctx context.Context, accountID int64, c walkCursor) (domain.EntityPage, error) {
 	// The first read expects the walk's density, with a fifth to spare.
-	first := min(maxBelowRead, c.PerPage*c.Size/max(c.Total, 1)*6/5+10)
-	items, err := s.matchesBelow(ctx, accountID, c.Country, c.Since, c.Last, c.PerPage, first)
+	density := float64(c.Size) / float64(max(c.Total, 1))
+	first := int(min(float64(maxBelowRead), float64(c.PerPage+1)*density*1.2+10))
+	items, err := s.matchesBelow(ctx, accountID, c.Country, c.Since, c.Last, c.PerPage+1, first)
 	if err != nil {
 		return domain.EntityPage{}, err
 	}
-	out := domain.EntityPage{Entities: make([]domain.Entity, 0, len(items)), Total: c.Total}
+	more := len(items) > c.PerPage
+	items = items[:min(len(items), c.PerPage)]
+	shown := (c.Page-1)*c.PerPage + len(items)
+	total := max(c.Total, shown)
+	if more {
+		// Matches below the first page's count: entities changed since.
+		total = max(total, shown+1)
+	}
+	out := domain.EntityPage{Entities: make([]domain.Entity, 0, len(items)), Total: total}
 	for _, it := range items {
 		out.Entities = append(out.Entities, it.domain())
 	}
 	if n := len(items); n > 0 {
-		out.Next = nextCursor(c.Page, c.PerPage, n, c.Since, c.Country, items[n-1].place(c.Country), c.Total, c.Size)
+		out.Next = nextCursor(accountID, c.Page, c.PerPage, more, c.Since, c.Country, items[n-1].place(c.Country), total, c.Size)
 	}
 	return out, nil
 }

@@ -84,7 +84,7 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	country := f.CountryCode
 	since := domain.FormatTime(ceilMilli(*f.UpdatedSince))
 	before := domain.FormatTime(ceilMilli(*f.UpdatedSince).Add(-time.Millisecond))
-	if c, ok := decodeCursor(f.Cursor); ok && c.fits(page, perPage, since, country) {
+	if c, ok := decodeCursor(f.Cursor); ok && c.fits(accountID, page, perPage, since, country) {
 		return s.pageAfterCursor(ctx, accountID, c)
 	}
 	var matching, other side
@@ -132,7 +132,8 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	if err != nil {
 		return domain.EntityPage{}, err
 	}
-	out.Next = nextCursor(page, perPage, len(out.Entities), since, country, last, out.Total, int(size))
+	more := len(out.Entities) == perPage && page*perPage < out.Total
+	out.Next = nextCursor(accountID, page, perPage, more, since, country, last, out.Total, int(size))
 	return out, nil
 }
 

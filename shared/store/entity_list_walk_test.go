@@ -106,6 +106,12 @@ func TestUpdatedSinceCursorThatDoesNotFitIsIgnored(t *testing.T) {
 		t.Fatalf("page 1: next %q, %v", first.Next, err)
 	}
 	later := t0.Add(300 * time.Hour)
+	other := newAccount(t, st, "SA")
+	importMixChanged(t, st, other, 400, func(i int) time.Duration { return time.Duration(i) * time.Hour })
+	othersFirst, err := st.ListEntities(ctx, other, f, 1, 20)
+	if err != nil || othersFirst.Next == "" {
+		t.Fatalf("other account's page 1: next %q, %v", othersFirst.Next, err)
+	}
 	for _, tc := range []struct {
 		name          string
 		since         *time.Time
@@ -115,6 +121,7 @@ func TestUpdatedSinceCursorThatDoesNotFitIsIgnored(t *testing.T) {
 		{"another page", &since, 3, 20, first.Next},
 		{"another per_page", &since, 2, 25, first.Next},
 		{"another threshold", &later, 2, 20, first.Next},
+		{"another account's", &since, 2, 20, othersFirst.Next},
 		{"garbage", &since, 2, 20, "not-a-cursor"},
 		{"base64 garbage", &since, 2, 20, "dzF8Mnwy"},
 	} {
@@ -129,5 +136,46 @@ func TestUpdatedSinceCursorThatDoesNotFitIsIgnored(t *testing.T) {
 		if fmt.Sprint(ids(withCursor.Entities), withCursor.Total) != fmt.Sprint(ids(byNumber.Entities), byNumber.Total) {
 			t.Errorf("%s: %v (%d), want the page by its number %v (%d)", tc.name, ids(withCursor.Entities), withCursor.Total, ids(byNumber.Entities), byNumber.Total)
 		}
+	}
+}
+
+// An entity below the cursor that starts to match during a walk (a decision
+// on an old entity) is not lost, even when the first page's count was a
+// whole number of pages: the walk goes on while matches remain, and its
+// total grows to take the entity in.
+func TestUpdatedSinceWalkTakesInAnEntityChangedDuringIt(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA", "AE")
+	all := importMix(t, st, acct, 40) // entity i changed i hours after t0
+	since := t0.Add(20 * time.Hour)   // 20 match: two pages of 10
+	f := domain.EntityFilter{UpdatedSince: &since}
+	first, err := st.ListEntities(ctx, acct, f, 1, 10)
+	if err != nil || first.Total != 20 || first.Next == "" {
+		t.Fatalf("page 1: total %d next %q, %v", first.Total, first.Next, err)
+	}
+	old := all[4].Entity // matched nothing; now changed
+	old.UpdatedAt = t0.Add(100 * time.Hour)
+	if err := st.ApplyDecision(ctx, domain.Decision{
+		Audit:  domain.AuditRecord{AccountID: acct, ActionID: "walk-change", Action: domain.ActionUpdateProfile, EntityID: old.ID, OperatorName: "test", At: old.UpdatedAt},
+		Entity: &old,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := ids(first.Entities)
+	f.Cursor = first.Next
+	for page := 2; f.Cursor != ""; page++ {
+		res, err := st.ListEntities(ctx, acct, f, page, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ids(res.Entities)...)
+		if page == 2 && (res.Total != 21 || res.Next == "") {
+			t.Errorf("page 2: total %d next %q, want 21 and a page 3", res.Total, res.Next)
+		}
+		f.Cursor = res.Next
+	}
+	if len(got) != 21 || got[20] != old.ID {
+		t.Errorf("the walk listed %v, want the 20 matches then entity %d", got, old.ID)
 	}
 }

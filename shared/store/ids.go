@@ -67,8 +67,18 @@ func (s *Store) nextAccountIDs(ctx context.Context, accountID int64, n map[strin
 	}
 	for seq, k := range n {
 		if k > 0 {
+			if out[seq] >= domain.IDSpan {
+				return nil, errAccountFull(accountID)
+			}
 			first[seq] = domain.ScopedID(accountID, out[seq]-int64(k)+1)
 		}
 	}
 	return first, nil
+}
+
+// errAccountFull refuses an id past the account's span (domain.IDSpan),
+// where it would run into the next account's ids.
+func errAccountFull(accountID int64) error {
+	return fmt.Errorf("account %d has used all %d ids of a kind: %w", accountID, domain.IDSpan-1,
+		domain.Errorf(domain.ECodeUnavailable, "This account can hold no more entities, checks or reviews."))
 }
