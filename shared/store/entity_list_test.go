@@ -341,3 +341,51 @@ func TestUpdatedSinceCountsAnEntityReadTwiceOnce(t *testing.T) {
 		t.Errorf("total %d ids %v, want 3 %v", got.Total, ids(got.Entities), want)
 	}
 }
+
+// TestRegistrationFilterCost pins the registration_number filter, alone and
+// with every other filter, at two account sizes: the number's guards (one
+// Query of the accounts table, strongly consistent) and its entities by key
+// (one BatchGetItem), whatever the account's size.
+func TestRegistrationFilterCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 4,000 entities")
+	}
+	ctx := context.Background()
+	const perPage = 50
+	for _, n := range []int{1000, 3000} {
+		counter := &requestCounter{}
+		st := devstacktest.Store(t, counter.option)
+		acct := newAccount(t, st, "SA", "AE")
+		importMix(t, st, acct, n) // entity i changed i hours after t0; "70%08d" in SA, "CN-%07d" in AE
+		early, late := t0, t0.Add(time.Duration(n)*time.Hour)
+		for _, tc := range []struct {
+			name   string
+			filter domain.EntityFilter
+			want   int
+		}{
+			{"alone", domain.EntityFilter{RegistrationNumber: "7000000003"}, 1},
+			{"with its country", domain.EntityFilter{RegistrationNumber: "7000000003", CountryCode: "SA"}, 1},
+			{"with another country", domain.EntityFilter{RegistrationNumber: "7000000003", CountryCode: "AE"}, 0},
+			{"with updated_since, matching", domain.EntityFilter{RegistrationNumber: "CN-0000002", UpdatedSince: &early}, 1},
+			{"with updated_since, too late", domain.EntityFilter{RegistrationNumber: "CN-0000002", UpdatedSince: &late}, 0},
+			{"with country and updated_since", domain.EntityFilter{RegistrationNumber: "CN-0000002", CountryCode: "AE", UpdatedSince: &early}, 1},
+			{"unknown", domain.EntityFilter{RegistrationNumber: "7999999999"}, 0},
+		} {
+			counter.reset()
+			res, err := st.ListEntities(ctx, acct, tc.filter, 1, perPage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Total != tc.want || len(res.Entities) != tc.want {
+				t.Errorf("%d entities, %s: total %d, %d entities, want %d", n, tc.name, res.Total, len(res.Entities), tc.want)
+			}
+			requests := 0
+			for _, v := range counter.requests {
+				requests += v
+			}
+			if requests > 2 || counter.requests["Query"] != 1 || counter.items > 2 {
+				t.Errorf("%d entities, %s: %v, %d items; want one Query of the guards and at most one BatchGetItem, 2 items", n, tc.name, counter.requests, counter.items)
+			}
+		}
+	}
+}
