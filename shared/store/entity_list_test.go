@@ -20,7 +20,20 @@ import (
 // updated i hours after t0.
 func importMix(t *testing.T, st *store.Store, acct int64, n int) []domain.EntityDetail {
 	t.Helper()
-	return importMixChanged(t, st, acct, n, func(i int) time.Duration { return time.Duration(i) * time.Hour })
+	return importMixChanged(t, st, acct, n, hours)
+}
+
+// hours changes entity i i hours after t0.
+func hours(i int) time.Duration { return time.Duration(i) * time.Hour }
+
+// countedAccount is an account (SA and AE) of its own tables holding the
+// n entities of importMixChanged, read through a request counter.
+func countedAccount(t *testing.T, n int, changed func(i int) time.Duration) (*store.Store, int64, []domain.EntityDetail, *requestCounter) {
+	t.Helper()
+	counter := &requestCounter{}
+	st := devstacktest.Store(t, counter.option)
+	acct := newAccount(t, st, "SA", "AE")
+	return st, acct, importMixChanged(t, st, acct, n, changed), counter
 }
 
 // importMixChanged is importMix with entity i updated changed(i) after t0.
@@ -218,10 +231,7 @@ func TestUpdatedSinceCost(t *testing.T) {
 	type cost struct{ requests, items int }
 	costs := map[string]map[int]cost{}
 	for _, n := range []int{1000, 3000} {
-		counter := &requestCounter{}
-		st := devstacktest.Store(t, counter.option)
-		acct := newAccount(t, st, "SA", "AE")
-		importMix(t, st, acct, n) // entity i changed i hours after t0; every third in AE
+		st, acct, _, counter := countedAccount(t, n, hours) // entity i changed i hours after t0; every third in AE
 		at := func(h int) *time.Time { v := t0.Add(time.Duration(h) * time.Hour); return &v }
 		cases := []struct {
 			name    string
@@ -353,10 +363,7 @@ func TestRegistrationFilterCost(t *testing.T) {
 	ctx := context.Background()
 	const perPage = 50
 	for _, n := range []int{1000, 3000} {
-		counter := &requestCounter{}
-		st := devstacktest.Store(t, counter.option)
-		acct := newAccount(t, st, "SA", "AE")
-		importMix(t, st, acct, n) // entity i changed i hours after t0; "70%08d" in SA, "CN-%07d" in AE
+		st, acct, _, counter := countedAccount(t, n, hours) // entity i changed i hours after t0; "70%08d" in SA, "CN-%07d" in AE
 		early, late := t0, t0.Add(time.Duration(n)*time.Hour)
 		for _, tc := range []struct {
 			name   string

@@ -24,11 +24,8 @@ func TestUpdatedSinceWalk(t *testing.T) {
 	ctx := context.Background()
 	const perPage = 50
 	for _, n := range []int{1000, 3000} {
-		counter := &requestCounter{}
-		st := devstacktest.Store(t, counter.option)
-		acct := newAccount(t, st, "SA", "AE")
 		// A permutation of 0..n-1 hours: matches anywhere in the sequence.
-		all := importMixChanged(t, st, acct, n, func(i int) time.Duration { return time.Duration(i*7919%n) * time.Hour })
+		st, acct, all, counter := countedAccount(t, n, func(i int) time.Duration { return time.Duration(i*7919%n) * time.Hour })
 		for _, tc := range []struct {
 			country string
 			hours   int // the threshold: entities changed that many hours after t0 or later match
