@@ -35,9 +35,15 @@ import (
 
 // Rounds of the side reads: keys per side in the first round (at least two
 // pages' worth, so a side of a page or two ends at once), the growth per
-// round, and the most per request (keys-only items, well under 1 MB).
+// round, and the most per request (keys-only items, well under 1 MB). The
+// non-matching side's first round is a probe: with every entity matching
+// (a first sync) it is empty, and with only the newest matching (a nightly
+// sync) the matching side ends in the first round; either way the probe
+// answers all that is needed of that side, at a few keys. From the second
+// round both sides read alike, so the one that ends is the smaller.
 const (
 	firstSideRound = 128
+	firstProbe     = 16
 	sideGrowth     = 4
 	maxSideRound   = 8192
 )
@@ -107,7 +113,7 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	var acctErr error
 	counted := make(chan struct{})
 	go func() { defer close(counted); acct, acctErr = s.accountItem(ctx, accountID) }()
-	err := readUntilOneEnds(ctx, &matching, &other, max(firstSideRound, 2*perPage))
+	err := readUntilOneEnds(ctx, &matching, &other, max(firstSideRound, 2*perPage), firstProbe)
 	<-counted
 	if err != nil {
 		return domain.EntityPage{}, wrap(err, "list entities updated since")
@@ -138,14 +144,15 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 }
 
 // readUntilOneEnds reads both sides round by round, side by side, until
-// either has no more keys.
-func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
-	for n := first; !a.done && !b.done; n = min(n*sideGrowth, maxSideRound) {
+// either has no more keys: first keys of a and probe keys of b in the
+// first round, then alike.
+func readUntilOneEnds(ctx context.Context, a, b *side, first, probe int) error {
+	for na, nb := first, probe; !a.done && !b.done; {
 		var wg sync.WaitGroup
 		var errA, errB error
 		wg.Add(2)
-		go func() { defer wg.Done(); errA = a.read(ctx, n) }()
-		go func() { defer wg.Done(); errB = b.read(ctx, n) }()
+		go func() { defer wg.Done(); errA = a.read(ctx, na) }()
+		go func() { defer wg.Done(); errB = b.read(ctx, nb) }()
 		wg.Wait()
 		if errA != nil {
 			return errA
@@ -153,6 +160,8 @@ func readUntilOneEnds(ctx context.Context, a, b *side, first int) error {
 		if errB != nil {
 			return errB
 		}
+		na = min(na*sideGrowth, maxSideRound)
+		nb = na
 	}
 	return nil
 }
