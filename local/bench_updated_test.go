@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -35,48 +31,10 @@ func BenchmarkUpdatedSince(b *testing.B) {
 	}
 }
 
-// readCounter counts a store's DynamoDB requests and the items they return.
-type readCounter struct {
-	mu              sync.Mutex
-	requests, items int
-}
-
-func (c *readCounter) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			out, md, err := next.HandleInitialize(ctx, in)
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			c.requests++
-			switch v := out.Result.(type) {
-			case *dynamodb.QueryOutput:
-				// Items read and paid for, a filter's drops included.
-				c.items += int(v.ScannedCount)
-			case *dynamodb.GetItemOutput:
-				if v.Item != nil {
-					c.items++
-				}
-			case *dynamodb.BatchGetItemOutput:
-				for _, items := range v.Responses {
-					c.items += len(items)
-				}
-			}
-			return out, md, err
-		}), middleware.After)
-	})
-}
-
-func (c *readCounter) take() (requests, items int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	requests, items, c.requests, c.items = c.requests, c.items, 0, 0
-	return requests, items
-}
-
 func benchUpdatedSince(b *testing.B, n int) {
 	ctx := context.Background()
-	counter := &readCounter{}
-	db := devstack.DB(counter.option)
+	counter := &devstacktest.Reads{}
+	db := devstack.DB(counter.Option)
 	names := devstacktest.Tables(b, db)
 	st := store.New(db, names)
 	// The same tables through a client whose every request takes 4 ms more,
@@ -143,9 +101,9 @@ func benchUpdatedSince(b *testing.B, n int) {
 				firsts = append(firsts, list(domain.EntityFilter{}, 1))
 				pages = append(pages, list(c.filter, c.page))
 			}
-			counter.take()
+			counter.Reset()
 			list(c.filter, c.page)
-			requests, items := counter.take()
+			requests, items := counter.Total(), counter.Items()
 			b.Logf("%s: p50 %s, unfiltered page 1 %s, %d requests, %d items", c.name, p50(pages), p50(firsts), requests, items)
 			b.ReportMetric(float64(p50(pages))/float64(p50(firsts)), c.name+"/unfiltered-p50")
 			firsts, pages = nil, nil
@@ -183,12 +141,13 @@ func benchUpdatedSince(b *testing.B, n int) {
 		for range 3 {
 			d, p := walk(domain.EntityFilter{})
 			plains, plainPages = append(plains, d), p
-			counter.take()
+			counter.Reset()
 			d, _ = walk(domain.EntityFilter{UpdatedSince: at(-1)})
-			_, allItems = counter.take()
+			allItems = counter.Items()
 			alls = append(alls, d)
+			counter.Reset()
 			d, p = walk(domain.EntityFilter{UpdatedSince: at(n / 2)})
-			_, halfItems = counter.take()
+			halfItems = counter.Items()
 			halves, halfPages = append(halves, d), p
 		}
 		plain, since, half := p50(plains), p50(alls), p50(halves)

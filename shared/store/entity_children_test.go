@@ -229,8 +229,8 @@ func TestEntityListsWaitForALaggingIndex(t *testing.T) {
 // keys) is listed whole, each once.
 func TestEntityListsPastOneBatch(t *testing.T) {
 	ctx := context.Background()
-	counter := &requestCounter{}
-	st := devstacktest.Store(t, counter.option)
+	counter := &devstacktest.Reads{}
+	st := devstacktest.Store(t, counter.Option)
 	acct := newAccount(t, st, "SA")
 	d := sampleEntity(acct, "SA", "7000000103", t0)
 	for i := range 150 {
@@ -247,7 +247,7 @@ func TestEntityListsPastOneBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := out[0].Entity
-	counter.reset()
+	counter.Reset()
 	cs, err := st.EntityChecks(ctx, acct, e.ID, e.ChecksCount)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +266,7 @@ func TestEntityListsPastOneBatch(t *testing.T) {
 	if len(cs) != 150 || len(checkIDs) != 150 || len(rs) != 101 || len(reviewIDs) != 101 {
 		t.Errorf("%d checks (%d ids), %d reviews (%d ids); want 150 and 101, each once", len(cs), len(checkIDs), len(rs), len(reviewIDs))
 	}
-	if n := counter.requests["BatchGetItem"]; n != 4 {
+	if n := counter.Requests()["BatchGetItem"]; n != 4 {
 		t.Errorf("%d BatchGetItem requests, want 4 (two of at most 100 keys per list)", n)
 	}
 }

@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -28,10 +24,10 @@ func hours(i int) time.Duration { return time.Duration(i) * time.Hour }
 
 // countedAccount is an account (SA and AE) of its own tables holding the
 // n entities of importMixChanged, read through a request counter.
-func countedAccount(t *testing.T, n int, changed func(i int) time.Duration) (*store.Store, int64, []domain.EntityDetail, *requestCounter) {
+func countedAccount(t *testing.T, n int, changed func(i int) time.Duration) (*store.Store, int64, []domain.EntityDetail, *devstacktest.Reads) {
 	t.Helper()
-	counter := &requestCounter{}
-	st := devstacktest.Store(t, counter.option)
+	counter := &devstacktest.Reads{}
+	st := devstacktest.Store(t, counter.Option)
 	acct := newAccount(t, st, "SA", "AE")
 	return st, acct, importMixChanged(t, st, acct, n, changed), counter
 }
@@ -122,54 +118,6 @@ func TestUpdatedSinceIsInclusiveToTheMillisecond(t *testing.T) {
 	}
 }
 
-// requestCounter counts DynamoDB requests and the items they return.
-type requestCounter struct {
-	mu       sync.Mutex
-	requests map[string]int
-	items    int
-}
-
-func (c *requestCounter) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.requests, c.items = map[string]int{}, 0
-}
-
-func (c *requestCounter) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			out, md, err := next.HandleInitialize(ctx, in)
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			if c.requests == nil {
-				c.requests = map[string]int{}
-			}
-			switch v := out.Result.(type) {
-			case *dynamodb.QueryOutput:
-				// Items read and paid for, a filter's drops included.
-				c.requests["Query"]++
-				c.items += int(v.ScannedCount)
-			case *dynamodb.GetItemOutput:
-				c.requests["GetItem"]++
-				if v.Item != nil {
-					c.items++
-				}
-			case *dynamodb.BatchGetItemOutput:
-				c.requests["BatchGetItem"]++
-				for _, items := range v.Responses {
-					c.items += len(items)
-				}
-			case *dynamodb.ScanOutput:
-				c.requests["Scan"]++
-				c.items += int(v.ScannedCount)
-			default:
-				c.requests[fmt.Sprintf("%T", v)]++
-			}
-			return out, md, err
-		}), middleware.After)
-	})
-}
-
 // TestPageCostDoesNotGrowWithDepth reads page 1 and a deep page of a large
 // account and checks both cost the same: one GetItem (the counters) and one
 // Query of per_page items, never O(page x per_page) or O(account size).
@@ -178,8 +126,8 @@ func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
 		t.Skip("imports 3,000 entities")
 	}
 	ctx := context.Background()
-	counter := &requestCounter{}
-	st := devstacktest.Store(t, counter.option)
+	counter := &devstacktest.Reads{}
+	st := devstacktest.Store(t, counter.Option)
 	acct := newAccount(t, st, "SA", "AE")
 	const n, perPage = 3000, 50
 	importMix(t, st, acct, n)
@@ -187,7 +135,7 @@ func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
 	for _, f := range []domain.EntityFilter{{}, {CountryCode: "SA"}} {
 		costs := map[int]string{}
 		for _, page := range []int{1, n / perPage / 2, 40} {
-			counter.reset()
+			counter.Reset()
 			res, err := st.ListEntities(ctx, acct, f, page, perPage)
 			if err != nil {
 				t.Fatal(err)
@@ -195,23 +143,20 @@ func TestPageCostDoesNotGrowWithDepth(t *testing.T) {
 			if len(res.Entities) != perPage {
 				t.Fatalf("filter %+v page %d: %d entities", f, page, len(res.Entities))
 			}
-			total := 0
-			for _, v := range counter.requests {
-				total += v
-			}
 			// A country's page reads its range of the country's index, then
 			// its items by key.
 			want := map[string]int{"GetItem": 1, "Query": 1}
 			if f.CountryCode != "" {
 				want["BatchGetItem"] = 1
 			}
-			if fmt.Sprint(counter.requests) != fmt.Sprint(want) {
-				t.Errorf("filter %+v page %d: requests %v, want %v", f, page, counter.requests, want)
+			if fmt.Sprint(counter.Requests()) != fmt.Sprint(want) {
+				t.Errorf("filter %+v page %d: requests %v, want %v", f, page, counter.Requests(), want)
 			}
-			if counter.items > 2*perPage+1 {
-				t.Errorf("filter %+v page %d: read %d items, want at most %d", f, page, counter.items, perPage+1)
+			// Its keys from the index, then the items: a page's worth each.
+			if counter.Items() > 2*perPage+1 {
+				t.Errorf("filter %+v page %d: read %d items, want at most %d", f, page, counter.Items(), 2*perPage+1)
 			}
-			costs[page] = fmt.Sprintf("%v/%d items", counter.requests, counter.items)
+			costs[page] = fmt.Sprintf("%v/%d items", counter.Requests(), counter.Items())
 		}
 		t.Logf("filter %+v: cost by page %v", f, costs)
 	}
@@ -247,7 +192,7 @@ func TestUpdatedSinceCost(t *testing.T) {
 		}
 		for _, tc := range cases {
 			for _, page := range []int{1, 2} {
-				counter.reset()
+				counter.Reset()
 				res, err := st.ListEntities(ctx, acct, tc.filter, page, perPage)
 				if err != nil {
 					t.Fatal(err)
@@ -255,22 +200,19 @@ func TestUpdatedSinceCost(t *testing.T) {
 				if res.Total != tc.matches || len(res.Entities) != min(perPage, tc.matches-(page-1)*perPage) {
 					t.Fatalf("%d entities, %s, page %d: total %d and %d entities, want %d matching", n, tc.name, page, res.Total, len(res.Entities), tc.matches)
 				}
-				requests := 0
-				for _, v := range counter.requests {
-					requests += v
-				}
+				requests := counter.Total()
 				key := fmt.Sprintf("%s page %d", tc.name, page)
 				if costs[key] == nil {
 					costs[key] = map[int]cost{}
 				}
-				costs[key][n] = cost{requests, counter.items}
+				costs[key][n] = cost{requests, counter.Items()}
 				size := n
 				if tc.filter.CountryCode != "" {
 					size = n / 3
 				}
 				smaller := min(tc.matches, size-tc.matches)
-				if maxItems := 2*(smaller+store.FirstSideRound) + 2*perPage; counter.items > maxItems {
-					t.Errorf("%d entities, %s, page %d: read %d items, want at most %d (2 x the smaller side %d + a round, and the page)", n, tc.name, page, counter.items, maxItems, smaller)
+				if maxItems := 2*(smaller+store.FirstSideRound) + 2*perPage; counter.Items() > maxItems {
+					t.Errorf("%d entities, %s, page %d: read %d items, want at most %d (2 x the smaller side %d + a round, and the page)", n, tc.name, page, counter.Items(), maxItems, smaller)
 				}
 			}
 		}
@@ -378,7 +320,7 @@ func TestRegistrationFilterCost(t *testing.T) {
 			{"with country and updated_since", domain.EntityFilter{RegistrationNumber: "CN-0000002", CountryCode: "AE", UpdatedSince: &early}, 1},
 			{"unknown", domain.EntityFilter{RegistrationNumber: "7999999999"}, 0},
 		} {
-			counter.reset()
+			counter.Reset()
 			res, err := st.ListEntities(ctx, acct, tc.filter, 1, perPage)
 			if err != nil {
 				t.Fatal(err)
@@ -386,12 +328,9 @@ func TestRegistrationFilterCost(t *testing.T) {
 			if res.Total != tc.want || len(res.Entities) != tc.want {
 				t.Errorf("%d entities, %s: total %d, %d entities, want %d", n, tc.name, res.Total, len(res.Entities), tc.want)
 			}
-			requests := 0
-			for _, v := range counter.requests {
-				requests += v
-			}
-			if requests > 2 || counter.requests["Query"] != 1 || counter.items > 2 {
-				t.Errorf("%d entities, %s: %v, %d items; want one Query of the guards and at most one BatchGetItem, 2 items", n, tc.name, counter.requests, counter.items)
+			requests := counter.Total()
+			if requests > 2 || counter.Requests()["Query"] != 1 || counter.Items() > 2 {
+				t.Errorf("%d entities, %s: %v, %d items; want one Query of the guards and at most one BatchGetItem, 2 items", n, tc.name, counter.Requests(), counter.Items())
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func TestUpdatedSinceWalk(t *testing.T) {
 			name := fmt.Sprintf("%d entities, country %q, %d of %d matching", n, tc.country, len(want), size)
 			f := domain.EntityFilter{UpdatedSince: &since, CountryCode: tc.country}
 			var got []int64
-			counter.reset()
+			counter.Reset()
 			firstItems, pages, cursors := 0, 0, 0
 			for page := 1; ; page++ {
 				res, err := st.ListEntities(ctx, acct, f, page, perPage)
@@ -59,7 +59,7 @@ func TestUpdatedSinceWalk(t *testing.T) {
 				}
 				got = append(got, ids(res.Entities)...)
 				if page == 1 {
-					firstItems = counter.items
+					firstItems = counter.Items()
 				}
 				if res.Next == "" {
 					break
@@ -76,7 +76,7 @@ func TestUpdatedSinceWalk(t *testing.T) {
 			// After the first page, each reads about per_page × size ÷
 			// matches items (twice, as the first read of a page is two
 			// pages' worth), and the country's pages read keys and items.
-			rest := counter.items - firstItems
+			rest := counter.Items() - firstItems
 			perKind := 1
 			if tc.country != "" {
 				perKind = 2
