@@ -37,6 +37,15 @@ type accountItem struct {
 	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
 }
 
+// sequenceLength is how many entities the account's sequence holds, or,
+// with a country, that country's sequence: the last place in it.
+func (it accountItem) sequenceLength(country string) int64 {
+	if country == "" {
+		return it.EntityCount
+	}
+	return it.CountryCounts[country]
+}
+
 type countryItem struct {
 	AccountID           int64             `dynamo:"account_id,hash"`
 	SK                  string            `dynamo:"sk,range"`

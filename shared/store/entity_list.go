@@ -48,10 +48,7 @@ func (s *Store) listBySequence(ctx context.Context, accountID int64, country str
 	if err != nil {
 		return domain.EntityPage{}, err
 	}
-	total := acct.EntityCount
-	if country != "" {
-		total = acct.CountryCounts[country]
-	}
+	total := acct.sequenceLength(country)
 	out := domain.EntityPage{Entities: []domain.Entity{}, Total: int(total)}
 	// Sequence numbers run 1..total in creation order; newest first means page
 	// 1 holds the highest ones.

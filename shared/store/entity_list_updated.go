@@ -54,8 +54,8 @@ type updatedKey struct {
 	CountrySeq int64 `dynamo:"country_seq"`
 }
 
-// position is the entry's place in the listing's sequence.
-func (k updatedKey) position(country string) int64 {
+// place is the entry's place in the listing's sequence.
+func (k updatedKey) place(country string) int64 {
 	if country == "" {
 		return domain.SeqOfID(k.EntityID)
 	}
@@ -124,10 +124,7 @@ func (s *Store) listUpdatedSince(ctx context.Context, accountID int64, f domain.
 	if acctErr != nil {
 		return domain.EntityPage{}, acctErr
 	}
-	size := acct.EntityCount
-	if country != "" {
-		size = acct.CountryCounts[country]
-	}
+	size := acct.sequenceLength(country)
 	var out domain.EntityPage
 	var last int64
 	if matching.done {
@@ -169,11 +166,11 @@ func readUntilOneEnds(ctx context.Context, a, b *side, first, probe int) error {
 // pageOfMatches: every match is known; the listing is their positions,
 // newest first. last is the page's last position.
 func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country string, keys []updatedKey, page, perPage int) (_ domain.EntityPage, last int64, _ error) {
-	// Each key's position once (a country's is parsed), then the listing.
+	// Each key's place, then the listing.
 	type match struct{ pos, id int64 }
 	ms := make([]match, len(keys))
 	for i, k := range keys {
-		ms[i] = match{k.position(country), k.EntityID}
+		ms[i] = match{k.place(country), k.EntityID}
 	}
 	slices.SortFunc(ms, func(a, b match) int { return cmpDesc(a.pos, b.pos) })
 	// An entity changed between two rounds moved up the index and was read
@@ -196,13 +193,10 @@ func (s *Store) pageOfMatches(ctx context.Context, accountID int64, country stri
 // page's last position.
 func (s *Store) pageBesideNonMatches(ctx context.Context, acct accountItem, country, since string, others []updatedKey, page, perPage int) (_ domain.EntityPage, last int64, _ error) {
 	accountID := acct.AccountID
-	size := acct.EntityCount
-	if country != "" {
-		size = acct.CountryCounts[country]
-	}
+	size := acct.sequenceLength(country)
 	var below []int64 // non-match positions, highest first
 	for _, k := range others {
-		if p := k.position(country); p <= size {
+		if p := k.place(country); p <= size {
 			below = append(below, p)
 		}
 	}
