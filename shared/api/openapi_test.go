@@ -1,0 +1,219 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// openAPIModel parses the embedded description.
+func openAPIModel(t *testing.T) *v3.Document {
+	t.Helper()
+	doc, err := libopenapi.NewDocument(OpenAPIDocument())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &m.Model
+}
+
+// The description's paths and methods are exactly the route table's, with
+// a Markdown path beside every get-one, and each operation names its
+// route's permission and security.
+func TestOpenAPIPathsAreTheRoutes(t *testing.T) {
+	m := openAPIModel(t)
+	want := map[string]deploy.Route{}
+	for _, r := range deploy.Routes() {
+		want[r.Method+" "+r.Path] = r
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/{id}") {
+			want[r.Method+" "+r.Path+".md"] = r
+		}
+	}
+	got := map[string]*v3.Operation{}
+	for path, item := range m.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			got[strings.ToUpper(method)+" "+path] = op
+		}
+	}
+	for k := range want {
+		if got[k] == nil {
+			t.Errorf("the route %s is not in openapi.yaml", k)
+		}
+	}
+	for k, op := range got {
+		r, ok := want[k]
+		if !ok {
+			t.Errorf("openapi.yaml has %s, which no route serves", k)
+			continue
+		}
+		var perms []string
+		if n, ok := op.Extensions.Get("x-permissions"); ok {
+			if err := n.Decode(&perms); err != nil {
+				t.Errorf("%s: x-permissions: %v", k, err)
+			}
+		} else {
+			t.Errorf("%s has no x-permissions", k)
+		}
+		wantPerms := []string{}
+		if r.Permission != "" {
+			wantPerms = []string{r.Permission}
+		}
+		if !slices.Equal(perms, wantPerms) {
+			t.Errorf("%s: x-permissions %v, the route needs %v", k, perms, wantPerms)
+		}
+		public := op.Security != nil && len(op.Security) == 0
+		if public != r.Public {
+			t.Errorf("%s: security [] is %v, the route is public: %v", k, public, r.Public)
+		}
+	}
+}
+
+// Every enum of the description is the domain's list, in its order, and
+// the review events it describes are the domain's event kinds.
+func TestOpenAPIEnumsAreTheDomains(t *testing.T) {
+	m := openAPIModel(t)
+	strs := func(vs ...string) []string { return vs }
+	cases := []struct {
+		schema string
+		want   []string
+	}{
+		{"EntityStatus", names(domain.EntityStatuses())},
+		{"RegistrationStatus", names(domain.RegistrationStatuses())},
+		{"SanctionsStatus", names(domain.SanctionsStatuses())},
+		{"RiskLevel", names(domain.RiskLevels())},
+		{"CheckType", names(domain.CheckTypes())},
+		{"CheckStatus", names(domain.CheckStatuses())},
+		{"ReviewPurpose", names(domain.ReviewPurposes())},
+		{"ReviewStatus", names(domain.ReviewStatuses())},
+		{"EventType", names(domain.EventTypes())},
+		{"TriggeringReason", strs(domain.TriggerIntake, domain.TriggerOperatorRequested, domain.TriggerPeriodicReview)},
+		{"ReviewOutcome", strs(domain.OutcomeApproved, domain.OutcomeRejected)},
+	}
+	for _, c := range cases {
+		if got := enumOf(t, schemaNamed(t, m, c.schema)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: openapi.yaml has %v, the domain %v", c.schema, got, c.want)
+		}
+	}
+	var hooks []string
+	for name := range m.Webhooks.KeysFromOldest() {
+		hooks = append(hooks, name)
+	}
+	if want := names(domain.EventTypes()); !slices.Equal(hooks, want) {
+		t.Errorf("webhooks: openapi.yaml has %v, the event kinds are %v", hooks, want)
+	}
+}
+
+// The error codes the description lists are exactly those a route or the
+// gateway can answer in an {"error": …} body.
+func TestOpenAPIErrorCodesAreTheStatusTable(t *testing.T) {
+	m := openAPIModel(t)
+	errSchema := schemaNamed(t, m, "Error").Properties.GetOrZero("error").Schema()
+	got := enumOf(t, errSchema.Properties.GetOrZero("code").Schema())
+	var want []string
+	for code := range statuses() {
+		switch code {
+		case domain.ECodeInvalid: // 422 has its own body, {"errors": …}
+		case domain.ECodeIllegalTransition, domain.ECodeSecondApproverRequired: // decisions', not the API's
+		default:
+			want = append(want, code)
+		}
+	}
+	for _, g := range deploy.GatewayResponses() {
+		want = append(want, g.Code)
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("Error.code: openapi.yaml has %v, the status table and the gateway answer %v", got, want)
+	}
+}
+
+// Every limit the description states is the one the validators apply.
+func TestOpenAPILimitsAreTheValidators(t *testing.T) {
+	m := openAPIModel(t)
+	param := func(name string) *base.Schema { return m.Components.Parameters.GetOrZero(name).Schema.Schema() }
+	entityField := func(name string) *base.Schema {
+		return schemaNamed(t, m, "CreateEntityRequest").Properties.GetOrZero("entity").Schema().Properties.GetOrZero(name).Schema()
+	}
+	cases := []struct {
+		what string
+		got  *int64
+		want int
+	}{
+		{"registration_number maxLength", param("RegistrationNumber").MaxLength, domain.MaxRegistrationNumber},
+		{"country_code maxLength", param("CountryCode").MaxLength, MaxCountryCodeParam},
+		{"updated_since maxLength", param("UpdatedSince").MaxLength, MaxTimestampParam},
+		{"cursor maxLength", param("Cursor").MaxLength, MaxCursorParam},
+		{"Idempotency-Key maxLength", param("IdempotencyKey").MaxLength, MaxIdempotencyKeyBytes},
+		{"create registration_number maxLength", entityField("registration_number").MaxLength, domain.MaxRegistrationNumber},
+		{"create legal_name maxLength", entityField("legal_name").MaxLength, maxLegalNameLength},
+		{"entities maxItems", schemaNamed(t, m, "EntityList").Properties.GetOrZero("entities").Schema().MaxItems, MaxPerPage},
+	}
+	for _, c := range cases {
+		if c.got == nil || *c.got != int64(c.want) {
+			t.Errorf("%s: openapi.yaml says %v, the code %d", c.what, deref(c.got), c.want)
+		}
+	}
+	numbers := []struct {
+		what string
+		got  *float64
+		want int64
+	}{
+		{"per_page maximum", param("PerPage").Maximum, MaxPerPage},
+		{"ID maximum", schemaNamed(t, m, "ID").Maximum, MaxID},
+		{"Meta.per_page maximum", schemaNamed(t, m, "Meta").Properties.GetOrZero("per_page").Schema().Maximum, MaxPerPage},
+	}
+	for _, c := range numbers {
+		if c.got == nil || int64(*c.got) != c.want {
+			t.Errorf("%s: openapi.yaml says %v, the code %d", c.what, deref(c.got), c.want)
+		}
+	}
+	if d := param("PerPage").Default; d == nil || d.Value != "50" || DefaultPerPage != 50 {
+		t.Errorf("per_page default: openapi.yaml says %v, the code %d", d, DefaultPerPage)
+	}
+}
+
+func schemaNamed(t *testing.T, m *v3.Document, name string) *base.Schema {
+	t.Helper()
+	p, ok := m.Components.Schemas.Get(name)
+	if !ok {
+		t.Fatalf("openapi.yaml has no schema %s", name)
+	}
+	return p.Schema()
+}
+
+func enumOf(t *testing.T, s *base.Schema) []string {
+	t.Helper()
+	var out []string
+	for _, n := range s.Enum {
+		out = append(out, n.Value)
+	}
+	return out
+}
+
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
