@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/store"
@@ -318,7 +319,7 @@ func TestIdempotencyKey(t *testing.T) {
 // webhookPost signs and posts a screening event the way the provider does.
 func (f *createFixture) webhookPost(t *testing.T, secret webhooks.Secret, id string, event any, at time.Time) sim.Delivery {
 	t.Helper()
-	d, err := sim.Send(context.Background(), nil, f.srv.URL+"/webhooks/opensanctions", secret, id, event, at)
+	d, err := sim.Send(context.Background(), checkedClient(t), f.srv.URL+"/webhooks/opensanctions", secret, id, event, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestProviderWebhook(t *testing.T) {
 
 	// Unknown provider: 404. Tampered body: 401.
 	req, _ := http.NewRequest("POST", f.srv.URL+"/webhooks/acme", strings.NewReader("{}"))
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
+	if resp, err := checkedClient(t).Do(apitest.Hostile(req)); err != nil || resp.StatusCode != 404 {
 		t.Errorf("unknown provider: %v %v", resp.StatusCode, err)
 	}
 }

@@ -56,7 +56,7 @@ func send(t *testing.T, method, url, key string, body []byte, headers ...string)
 			req.Header.Set(headers[i], headers[i+1])
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := checkedClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/evs-kyb/evs/local/gateway"
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
@@ -119,7 +120,8 @@ func (f *hostileFixture) viaGateway(t *testing.T, c hostileCase) answer {
 	for k, v := range c.header {
 		req.Header[http.CanonicalHeaderKey(k)] = []string{v} // as given: the client checks only what HTTP forbids
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Bad on purpose: only the answer is held to the description.
+	resp, err := checkedClient(t).Do(apitest.Hostile(req))
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -162,7 +163,7 @@ func TestHostileShortBody(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := checkedClient(t).Do(apitest.Hostile(req.WithContext(ctx)))
 	if err != nil {
 		t.Fatalf("no answer after %v: %v", time.Since(start), err)
 	}

@@ -169,7 +169,7 @@ func TestFirstDayOnAStage(t *testing.T) {
 	get := func(key string) int {
 		req, _ := http.NewRequest(http.MethodGet, api.URL+"/api/v1/entities", nil)
 		req.Header.Set("Authorization", "Bearer "+key)
-		res, err := http.DefaultClient.Do(req)
+		res, err := checkedClient(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
