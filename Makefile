@@ -1,5 +1,5 @@
 # Entity Verification Service — every task a developer or CI runs.
-#   make local   start the whole system locally with demo data (API on :3000)
+#   make local   start the whole system locally with demo data (API on :3000, docs at /docs/)
 #   make test    install what is missing, run every test
 #   make bench   benchmarks, reported as ratios measured in one run
 #   make fuzz    every fuzz target for FUZZTIME each
@@ -58,7 +58,7 @@ LOCAL_DATA := $(CURDIR)/.local/data
 LOCAL_ENV  := DYNAMODB_DATA_DIR=$(LOCAL_DATA)/dynamodb ELASTICMQ_DATA_DIR=$(LOCAL_DATA)/elasticmq
 
 .PHONY: local local-reset
-local: tools ## run the whole system locally with demo data (kept in .local/data); prints the API address and a demo key
+local: tools docs ## run the whole system locally with demo data (kept in .local/data); prints the API and docs addresses and a demo key
 	@$(LOCAL_ENV) $(STACK) start
 	@$(LOCAL_ENV) PORT=$(PORT) $(GO) run ./local up
 
@@ -170,7 +170,8 @@ sfn-install: ## install the local Step Functions interpreter (pinned) into .tool
 API_DOC         := shared/api/openapi.yaml
 API_LINT_CONFIG := shared/api/redocly.yaml
 REDOCLY         := local/redocly/run.sh
-# Not under BUILD_DIR: make local serves this very file at /docs/.
+# Not under BUILD_DIR: make local serves this very file at /docs/ (local/up.go
+# names it too).
 DOCS_HTML       := build/docs/index.html
 
 .PHONY: redocly-install lint-api docs
