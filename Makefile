@@ -1,8 +1,9 @@
 # Entity Verification Service — every task a developer or CI runs.
-#   make local   start the whole system locally with demo data (API on :3000)
+#   make local   start the whole system locally with demo data (API on :3000, docs at /docs/)
 #   make test    install what is missing, run every test
 #   make bench   benchmarks, reported as ratios measured in one run
 #   make fuzz    every fuzz target for FUZZTIME each
+#   make docs    the API reference of shared/api/openapi.yaml: build/docs/index.html
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -15,7 +16,7 @@ GOTEST_FLAGS ?= -count=1 -timeout 20m
 
 .PHONY: help
 help: ## list the targets
-	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 .PHONY: tools
 tools: ## check the toolchain (Go must be installed; Java and Maven are installed with apt if missing)
@@ -57,7 +58,7 @@ LOCAL_DATA := $(CURDIR)/.local/data
 LOCAL_ENV  := DYNAMODB_DATA_DIR=$(LOCAL_DATA)/dynamodb ELASTICMQ_DATA_DIR=$(LOCAL_DATA)/elasticmq
 
 .PHONY: local local-reset
-local: tools ## run the whole system locally with demo data (kept in .local/data); prints the API address and a demo key
+local: tools docs ## run the whole system locally with demo data (kept in .local/data); prints the API and docs addresses and a demo key
 	@$(LOCAL_ENV) $(STACK) start
 	@$(LOCAL_ENV) PORT=$(PORT) $(GO) run ./local up
 
@@ -98,7 +99,7 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
-test: tools stack-install sfn-install vet sam-validate sam-build ## install what is missing and run every test
+test: tools stack-install sfn-install vet lint-api sam-validate sam-build ## install what is missing and run every test
 	@started=$$($(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
 	status=0; $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \
@@ -158,6 +159,36 @@ clean: ## remove build output (keeps downloaded jars)
 .PHONY: sfn-install
 sfn-install: ## install the local Step Functions interpreter (pinned) into .tools/sfn (once)
 	@local/stepfunctions/install.sh
+
+# --- API description ---
+# shared/api/openapi.yaml is the OpenAPI 3.1 description of the public API
+# (embedded in the functions: GET /openapi.yaml). Redocly CLI, pinned by
+# local/redocly/package-lock.json, is installed by install.sh into
+# ~/.cache/evs/redocly-<version>, outside the clone (a no-op once installed;
+# npm's cache in ~/.npm serves a fresh clone); local/redocly/run.sh runs it
+# without telemetry or update checks. It needs Node.js 20.19+ or 22.12+.
+API_DOC         := shared/api/openapi.yaml
+API_LINT_CONFIG := shared/api/redocly.yaml
+REDOCLY         := local/redocly/run.sh
+# Not under BUILD_DIR: make local serves this very file at /docs/ (local/up.go
+# names it too).
+DOCS_HTML       := build/docs/index.html
+
+.PHONY: redocly-install lint-api docs
+redocly-install: ## install Redocly CLI (pinned) into ~/.cache/evs (once)
+	@local/redocly/install.sh
+
+lint-api: redocly-install ## lint shared/api/openapi.yaml with Redocly (shared/api/redocly.yaml); any error fails
+	@$(REDOCLY) lint --lint-config error --config $(API_LINT_CONFIG) $(API_DOC)
+
+# One self-contained HTML file: Redoc's scripts and styles inlined
+# (--inlineBundle), so the page loads nothing from a CDN; checked below.
+docs: redocly-install ## build the API reference from shared/api/openapi.yaml into build/docs/index.html (no CDN)
+	@mkdir -p $(dir $(DOCS_HTML))
+	@$(REDOCLY) build-docs --config $(API_LINT_CONFIG) --inlineBundle --output $(DOCS_HTML) $(API_DOC)
+	@! grep -qiE '<(script|link)[^>]*(src|href)=.?(https?:)?//|@import[^;]*//|url\(.?https?://' $(DOCS_HTML) || \
+	  { echo "docs: $(DOCS_HTML) loads a script or style from elsewhere; it must be self-contained"; rm -f $(DOCS_HTML); exit 1; }
+	@echo "wrote $(DOCS_HTML) ($$(du -k $(DOCS_HTML) | cut -f1) KiB, self-contained)"
 
 # --- SAM ---
 # template.yaml is the SAM template of the system the CDK app in infra/

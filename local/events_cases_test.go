@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/evs-kyb/evs/shared/admin"
+	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -119,6 +120,12 @@ func sampleEvents() []sampleEvent {
 			ent, _ := er["entity"].(map[string]any)
 			if er["id"] != float64(sid(1)) || ent["id"] != float64(sid(1)) || er["checks_count"] != float64(1) {
 				t.Errorf("entity_review = %v", er)
+			}
+		}},
+		{file: "api-description.json", status: http.StatusOK, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			wantContentType(t, r, api.DescriptionContentType)
+			if r.IsBase64Encoded || r.Body != string(api.OpenAPIDocument()) {
+				t.Errorf("body (%d bytes, base64 %v) is not shared/api/openapi.yaml (%d bytes)", len(r.Body), r.IsBase64Encoded, len(api.OpenAPIDocument()))
 			}
 		}},
 		{file: "create-entity.json", status: http.StatusCreated, check: func(t *testing.T, r events.APIGatewayProxyResponse) {

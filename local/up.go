@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/evs-kyb/evs/local/gateway"
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/auth"
@@ -74,10 +75,19 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if gw.DocsFile, err = docsFile(); err != nil {
+		return err
+	}
 	// The gateway's server carries its read, write and idle timeouts.
 	srv := gw.Server()
 	base := "http://" + ln.Addr().String() + "/api/v1"
 	fmt.Printf("API:      %s\n", base)
+	docsNote := ""
+	if _, err := os.Stat(gw.DocsFile); err != nil {
+		docsNote = " (not built yet: run make docs)"
+	}
+	fmt.Printf("Docs:     http://%s%s%s; the OpenAPI document: http://%s%s\n",
+		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
 	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
 	fmt.Printf("Providers simulated at %s (Wathq and yente; outcome by the registration number's last digit)\n", simURL)
 	if demo != nil {
@@ -151,6 +161,18 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// docsHTML is the API reference make docs builds (the Makefile's
+// DOCS_HTML), from the repository root; up serves it at /docs/.
+const docsHTML = "build/docs/index.html"
+
+func docsFile() (string, error) {
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, filepath.FromSlash(docsHTML)), nil
 }
 
 func demoStatePath() (string, error) {

@@ -61,7 +61,11 @@ func function(f deploy.Function) (Pair, error) {
 		KV("MemorySize", f.MemoryMB),
 		KV("Timeout", f.TimeoutSeconds),
 		KV("Environment", Map(KV("Variables", env))),
-		KV("Policies", List(Map(KV("Statement", statementList(statements))))),
+	}
+	// A function that may do nothing beyond its logs has no policy of its
+	// own (IAM refuses one without statements): SAM's execution role alone.
+	if len(statements) > 0 {
+		props = append(props, KV("Policies", List(Map(KV("Statement", statementList(statements))))))
 	}
 	events, err := Events(f)
 	if err != nil {

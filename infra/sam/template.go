@@ -109,15 +109,19 @@ func output(name, description string, value *yaml.Node) Pair {
 	return KV(name, Map(KV("Description", description), KV("Value", value)))
 }
 
-// outputs: the API's URL, what an operator fills in or subscribes to, the
-// queues, and the admin function (as the CDK stack names them).
+// outputs: the API's URL and its description's, what an operator fills in
+// or subscribes to, the queues, and the admin function (as the CDK stack
+// names them).
 func outputs() ([]Pair, error) {
 	admin, err := deploy.FunctionByName(stack.AdminFunction)
 	if err != nil {
 		return nil, fmt.Errorf("sam: outputs: %w", err)
 	}
-	out := []Pair{output("ApiUrl", "Base URL of the API (append /api/v1/...).",
-		Sub("https://${"+restAPIID+"}.execute-api.${AWS::Region}.${AWS::URLSuffix}/"+stage))}
+	base := "https://${" + restAPIID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stage
+	out := []Pair{
+		output("ApiUrl", "Base URL of the API (append /api/v1/...).", Sub(base)),
+		output(stack.OpenAPIURLOutput, stack.OpenAPIURLOutputDescription, Sub(base+deploy.OpenAPIPath)),
+	}
 	for _, s := range deploy.Secrets() {
 		out = append(out, output(secretOutput(s), "Put "+s.Holds+" here.", Ref(deploy.SecretLogicalID(s.SecretID))))
 	}

@@ -226,3 +226,22 @@ func TestReferencesResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIURLOutput: the description's URL is the API's, with the path
+// of the route that serves it (public, as the CDK stack's output says).
+func TestOpenAPIURLOutput(t *testing.T) {
+	outs := generated(t)["Outputs"].(obj)
+	sub := func(name string) string {
+		o, _ := outs[name].(obj)
+		v, _ := o["Value"].(obj)
+		s, _ := v["Fn::Sub"].(string)
+		return s
+	}
+	api, doc := sub("ApiUrl"), sub(stack.OpenAPIURLOutput)
+	if api == "" || doc != api+deploy.OpenAPIPath {
+		t.Errorf("%s = %q, want ApiUrl %q + %s", stack.OpenAPIURLOutput, doc, api, deploy.OpenAPIPath)
+	}
+	if r, ok := deploy.RouteFor("api-description"); !ok || r.Path != deploy.OpenAPIPath || r.Method != "GET" || !r.Public {
+		t.Errorf("api-description's route is %+v, want a public GET %s", r, deploy.OpenAPIPath)
+	}
+}

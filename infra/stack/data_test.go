@@ -134,12 +134,13 @@ func TestSecrets(t *testing.T) {
 	})
 }
 
-// ApiUrl and one <TableLogicalID>Name output per table; and the stack's
-// outputs are exactly those, the queues', the workflow's, the alarm topic's
-// and the admin function's (each checked by its own test), each described.
+// ApiUrl, OpenApiUrl (ApiUrl + openapi.yaml) and one <TableLogicalID>Name
+// output per table; and the stack's outputs are exactly those, the
+// queues', the workflow's, the alarm topic's and the admin function's (each
+// checked by its own test), each described.
 func TestOutputs(t *testing.T) {
 	tmpl := dev(t).Template
-	want := []string{"ApiUrl", "DecisionStateMachineArn", "DecisionApprovalTopicArn", "AlarmTopicArn", stack.AdminFunctionOutput}
+	want := []string{"ApiUrl", stack.OpenAPIURLOutput, "DecisionStateMachineArn", "DecisionApprovalTopicArn", "AlarmTopicArn", stack.AdminFunctionOutput}
 	for _, tb := range schema.Tables() {
 		id := deploy.TableLogicalID(tb.ID)
 		want = append(want, id+"Name")
@@ -151,6 +152,9 @@ func TestOutputs(t *testing.T) {
 	stageID, restID := onlyID(t, tmpl, "AWS::ApiGateway::Stage"), onlyID(t, tmpl, "AWS::ApiGateway::RestApi")
 	apiURL := m{"Fn::Join": []any{"", []any{"https://", refOf(restID), ".execute-api.", refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(stageID), "/"}}}
 	hasOutput(t, tmpl, "ApiUrl", m{"Value": apiURL})
+	// The stage URL's join with the description's path after it.
+	openAPIURL := m{"Fn::Join": []any{"", []any{"https://", refOf(restID), ".execute-api.", refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(stageID), deploy.OpenAPIPath}}}
+	hasOutput(t, tmpl, stack.OpenAPIURLOutput, m{"Value": openAPIURL})
 
 	var got []string
 	for id, o := range *tmpl.FindOutputs(jsii.String("*"), nil) {

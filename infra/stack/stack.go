@@ -93,13 +93,21 @@ const (
 		"(a refused command answers FunctionError Unhandled, its errorType in answer.json)"
 )
 
+// OpenAPIURLOutput names the stack output holding the URL of the API's
+// OpenAPI description (GET /openapi.yaml, public).
+const (
+	OpenAPIURLOutput            = "OpenApiUrl"
+	OpenAPIURLOutputDescription = "The API's OpenAPI 3.1 description (no key): curl it, or load it in any OpenAPI tool"
+)
+
 // StackName is the stack name (and construct id) of a stage: evs-<stage>.
 func StackName(stage string) string { return "evs-" + stage }
 
 // NewServiceStack composes the service: tables, secrets and queues, the
 // functions that use them, their stream and queue event sources, the REST
 // API in front of the functions, the decision workflow, the periodic-review
-// schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL), per
+// schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL),
+// OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml), per
 // table <TableLogicalID>Name (its physical name), per queue
 // <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn,
 // AlarmTopicArn and AdminFunctionName (AdminFunctionOutput).
@@ -163,6 +171,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	})
 
 	output(st, "ApiUrl", restAPI.RestApi.Url(), "The API's stage URL; the routes are under api/v1/")
+	output(st, OpenAPIURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.OpenAPIPath)), OpenAPIURLOutputDescription)
 	for _, t := range schema.Tables() {
 		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}

@@ -59,6 +59,9 @@ type Gateway struct {
 	// authorizer result cache does (keyed by the Authorization header); zero
 	// turns the cache off.
 	AuthorizerCacheTTL time.Duration
+	// DocsFile is the API reference's HTML (make docs: build/docs/index.html),
+	// served at DocsPath; none when empty.
+	DocsFile string
 
 	mu    sync.Mutex
 	cache map[string]cachedPolicy
@@ -81,7 +84,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := newRequestID()
 	var warned atomic.Bool
-	status := g.serve(w, r, reqID, slog.New(notingHandler{g.Log.Handler(), &warned}))
+	status, docs := g.serveDocs(w, r)
+	if !docs {
+		status = g.serve(w, r, reqID, slog.New(notingHandler{g.Log.Handler(), &warned}))
+	}
 	if warned.Load() {
 		return
 	}

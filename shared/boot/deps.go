@@ -61,6 +61,9 @@ const (
 	needQueue                    // Deliveries
 	needAllow                    // Allow
 	needMetrics                  // Metrics
+	// storeless: the function reads no table (api-description), so
+	// FromEnv builds no store and Handler does not ask for one.
+	storeless
 )
 
 func (n need) has(m need) bool { return n&m != 0 }
@@ -70,7 +73,7 @@ func (n need) has(m need) bool { return n&m != 0 }
 // none written, every webhook refused.
 func (d Deps) check(n need) error {
 	var missing []string
-	if d.Store == nil {
+	if d.Store == nil && !n.has(storeless) {
 		missing = append(missing, "Store")
 	}
 	if n.has(needIntake) && d.Intake == nil {

@@ -24,7 +24,7 @@ func Start(name string) {
 
 // FromEnv builds the Deps of the function deployed as name from its Lambda
 // environment, reading only what the function uses: the tables named in
-// its environment, its providers' settings (YENTE_*, WATHQ_*) and secrets
+// its environment (none for a storeless one), its providers' settings (YENTE_*, WATHQ_*) and secrets
 // (Secrets Manager), the deliveries queue's URL, WEBHOOK_ALLOWED_NETWORKS.
 // It makes the function's JSON logger slog's default first, so an init
 // failure is logged as JSON.
@@ -38,11 +38,12 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	if err != nil {
 		return Deps{}, fmt.Errorf("%s: %w", name, err)
 	}
-	st, err := StoreFor(cfg, name)
-	if err != nil {
-		return Deps{}, err
+	d := Deps{Log: log, Clock: domain.SystemClock}
+	if !fn.needs.has(storeless) {
+		if d.Store, err = StoreFor(cfg, name); err != nil {
+			return Deps{}, err
+		}
 	}
-	d := Deps{Store: st, Log: log, Clock: domain.SystemClock}
 	if fn.needs.has(needIntake) {
 		runner, err := Intake(ctx, cfg, d.Clock)
 		if err != nil {

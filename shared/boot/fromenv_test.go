@@ -85,6 +85,11 @@ func TestFromEnv(t *testing.T) {
 				t.Error("no metrics writer")
 			}
 		}},
+		{name: "storeless", function: "api-description", check: func(t *testing.T, d Deps) {
+			if d.Store != nil || d.Log == nil || d.Clock == nil {
+				t.Errorf("Deps = %+v, want the logger and the clock only", d)
+			}
+		}},
 		{name: "unknown function", function: "delete-entity", wantErr: `no function "delete-entity"`},
 	}
 	for _, c := range cases {

@@ -72,6 +72,7 @@ func functions() map[string]function {
 			svc := &screening.Service{Store: d.Store, Readers: d.Readers, Clock: d.Clock}
 			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Screening: svc, Clock: d.Clock})
 		}),
+		"api-description": httpEntry(storeless, func(Deps) http.Handler { return api.NewDescription() }),
 		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
 			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock}).Handle
 		}),

@@ -64,6 +64,7 @@ func TestHandlerKinds(t *testing.T) {
 		"get-entity":       HTTPHandler(nil),
 		"get-review":       HTTPHandler(nil),
 		"provider-webhook": HTTPHandler(nil),
+		"api-description":  HTTPHandler(nil),
 		"decision":         DecisionHandler(nil),
 		"periodic-reviews": ScheduleHandler(nil),
 		"review-events":    StreamHandler(nil),
@@ -118,7 +119,7 @@ func TestHandlerRefuses(t *testing.T) {
 		deps           Deps
 		want           string
 	}{
-		{"unknown function", "delete-entity", fullDeps(), `no function "delete-entity"; the functions are admin, authorizer, create-entity`},
+		{"unknown function", "delete-entity", fullDeps(), `no function "delete-entity"; the functions are admin, api-description, authorizer, create-entity`},
 		{"no store", "get-entity", without(func(d *Deps) { d.Store = nil }), "get-entity: Deps lacks Store"},
 		{"no intake", "create-entity", without(func(d *Deps) { d.Intake = nil }), "create-entity: Deps lacks Intake"},
 		{"no intake for queue_checks", "decision", without(func(d *Deps) { d.Intake = nil }), "decision: Deps lacks Intake"},
@@ -134,6 +135,17 @@ func TestHandlerRefuses(t *testing.T) {
 				t.Errorf("Handler = %T, %v; want an error with %q", h, err, c.want)
 			}
 		})
+	}
+}
+
+// TestStorelessHandler: a function that reads no table is built without a
+// store; every other function still needs one.
+func TestStorelessHandler(t *testing.T) {
+	if _, err := As[HTTPHandler]("api-description", Deps{Clock: domain.SystemClock}); err != nil {
+		t.Errorf("api-description without a store: %v", err)
+	}
+	if _, err := Handler("get-review", Deps{Clock: domain.SystemClock}); err == nil || !strings.Contains(err.Error(), "Deps lacks Store") {
+		t.Errorf("get-review without a store: %v, want Deps lacks Store", err)
 	}
 }
 

@@ -133,6 +133,13 @@ func Functions() []Function {
 			},
 		},
 		{
+			// The OpenAPI document is built into the binary: no table, no
+			// setting, no secret, no permission beyond its own logs.
+			Name: "api-description", LogicalID: "ApiDescriptionFunction",
+			Description: "GET /openapi.yaml: the API's OpenAPI 3.1 description (public)",
+			MemoryMB:    128, TimeoutSeconds: 5,
+		},
+		{
 			Name: "decision", LogicalID: "DecisionFunction",
 			Description: "Task of the decision state machine: validates and applies operator actions on reviews",
 			// queue_checks calls the providers (8 s per check at most).

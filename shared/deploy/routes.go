@@ -20,7 +20,8 @@ type Route struct {
 	Function   string
 	Permission string
 	// Public routes have no API key and no authorizer: they authenticate
-	// each request themselves (the provider webhook, by its signature).
+	// each request themselves (the provider webhook, by its signature), or
+	// serve what anyone may read (the API's description).
 	Public bool
 	// Budget bounds the request: every AWS call it makes carries this
 	// deadline, kept below the function's timeout and API Gateway's 29 s,
@@ -30,6 +31,10 @@ type Route struct {
 
 // ProviderWebhookPath is the inbound provider webhook's resource.
 const ProviderWebhookPath = "/webhooks/{provider}"
+
+// OpenAPIPath is the resource of the API's OpenAPI description, at the
+// stage's root beside /api/v1.
+const OpenAPIPath = "/openapi.yaml"
 
 // Request budgets: reads, and the create (which waits for providers).
 const (
@@ -55,6 +60,8 @@ func Routes() []Route {
 		{Method: "GET", Path: BasePath + "/entities/{id}", Function: "get-entity", Permission: domain.PermEntityView, Budget: ReadBudget},
 		{Method: "GET", Path: BasePath + "/entity_reviews/{id}", Function: "get-review", Permission: domain.PermReviewView, Budget: ReadBudget},
 		{Method: "POST", Path: ProviderWebhookPath, Function: "provider-webhook", Public: true, Budget: ReadBudget},
+		// No budget: it serves bytes built into the function, calling nothing.
+		{Method: "GET", Path: OpenAPIPath, Function: "api-description", Public: true},
 	}
 }
 

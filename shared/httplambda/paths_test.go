@@ -150,6 +150,7 @@ func lambdaHandlers(s *stores) map[string]httplambda.Handler {
 			},
 			Clock: domain.SystemClock,
 		}), log),
+		"api-description": httplambda.New(api.NewDescription(), log),
 	}
 }
 
@@ -252,6 +253,7 @@ func TestOrdinaryPathsStillServed(t *testing.T) {
 		{"create-entity", "/api/v1/entities", nil, http.StatusUnprocessableEntity, "application/json"},
 		// Reaches the handler: a known provider, no signature.
 		{"provider-webhook", "/webhooks/opensanctions", map[string]string{"provider": "opensanctions"}, http.StatusUnauthorized, "application/json"},
+		{"api-description", "/openapi.yaml", nil, http.StatusOK, "application/yaml"},
 	}
 	for _, tt := range tests {
 		resp, err := handlers[tt.function](context.Background(), proxyEvent(routes[tt.function], tt.path, tt.params, "{}"))
