@@ -19,16 +19,16 @@ import (
 
 // Defines values for CheckProviderKey.
 const (
-	Opensanctions CheckProviderKey = "opensanctions"
-	Wathq         CheckProviderKey = "wathq"
+	CheckProviderKeyOpensanctions CheckProviderKey = "opensanctions"
+	CheckProviderKeyWathq         CheckProviderKey = "wathq"
 )
 
 // Valid indicates whether the value is a known member of the CheckProviderKey enum.
 func (e CheckProviderKey) Valid() bool {
 	switch e {
-	case Opensanctions:
+	case CheckProviderKeyOpensanctions:
 		return true
-	case Wathq:
+	case CheckProviderKeyWathq:
 		return true
 	default:
 		return false
@@ -61,16 +61,16 @@ func (e CheckStatus) Valid() bool {
 
 // Defines values for CheckType.
 const (
-	OrganizationScreening CheckType = "organization_screening"
-	RegistryLookup        CheckType = "registry_lookup"
+	CheckTypeOrganizationScreening CheckType = "organization_screening"
+	CheckTypeRegistryLookup        CheckType = "registry_lookup"
 )
 
 // Valid indicates whether the value is a known member of the CheckType enum.
 func (e CheckType) Valid() bool {
 	switch e {
-	case OrganizationScreening:
+	case CheckTypeOrganizationScreening:
 		return true
-	case RegistryLookup:
+	case CheckTypeRegistryLookup:
 		return true
 	default:
 		return false
@@ -202,22 +202,22 @@ func (e ErrorErrorCode) Valid() bool {
 
 // Defines values for RegistrationStatus.
 const (
-	Expired       RegistrationStatus = "expired"
-	InvalidStatus RegistrationStatus = "invalid_status"
-	Unknown       RegistrationStatus = "unknown"
-	ValidStatus   RegistrationStatus = "valid_status"
+	RegistrationStatusExpired       RegistrationStatus = "expired"
+	RegistrationStatusInvalidStatus RegistrationStatus = "invalid_status"
+	RegistrationStatusUnknown       RegistrationStatus = "unknown"
+	RegistrationStatusValidStatus   RegistrationStatus = "valid_status"
 )
 
 // Valid indicates whether the value is a known member of the RegistrationStatus enum.
 func (e RegistrationStatus) Valid() bool {
 	switch e {
-	case Expired:
+	case RegistrationStatusExpired:
 		return true
-	case InvalidStatus:
+	case RegistrationStatusInvalidStatus:
 		return true
-	case Unknown:
+	case RegistrationStatusUnknown:
 		return true
-	case ValidStatus:
+	case RegistrationStatusValidStatus:
 		return true
 	default:
 		return false
@@ -244,16 +244,16 @@ func (e ReviewOutcome) Valid() bool {
 
 // Defines values for ReviewPurpose.
 const (
-	Initial  ReviewPurpose = "initial"
-	Periodic ReviewPurpose = "periodic"
+	ReviewPurposeInitial  ReviewPurpose = "initial"
+	ReviewPurposePeriodic ReviewPurpose = "periodic"
 )
 
 // Valid indicates whether the value is a known member of the ReviewPurpose enum.
 func (e ReviewPurpose) Valid() bool {
 	switch e {
-	case Initial:
+	case ReviewPurposeInitial:
 		return true
-	case Periodic:
+	case ReviewPurposePeriodic:
 		return true
 	default:
 		return false
@@ -289,19 +289,19 @@ func (e ReviewStatus) Valid() bool {
 
 // Defines values for RiskLevel.
 const (
-	High   RiskLevel = "high"
-	Low    RiskLevel = "low"
-	Medium RiskLevel = "medium"
+	RiskLevelHigh   RiskLevel = "high"
+	RiskLevelLow    RiskLevel = "low"
+	RiskLevelMedium RiskLevel = "medium"
 )
 
 // Valid indicates whether the value is a known member of the RiskLevel enum.
 func (e RiskLevel) Valid() bool {
 	switch e {
-	case High:
+	case RiskLevelHigh:
 		return true
-	case Low:
+	case RiskLevelLow:
 		return true
-	case Medium:
+	case RiskLevelMedium:
 		return true
 	default:
 		return false
@@ -310,22 +310,22 @@ func (e RiskLevel) Valid() bool {
 
 // Defines values for SanctionsStatus.
 const (
-	Clear       SanctionsStatus = "clear"
-	Hit         SanctionsStatus = "hit"
-	NeedsReview SanctionsStatus = "needs_review"
-	NotRun      SanctionsStatus = "not_run"
+	SanctionsStatusClear       SanctionsStatus = "clear"
+	SanctionsStatusHit         SanctionsStatus = "hit"
+	SanctionsStatusNeedsReview SanctionsStatus = "needs_review"
+	SanctionsStatusNotRun      SanctionsStatus = "not_run"
 )
 
 // Valid indicates whether the value is a known member of the SanctionsStatus enum.
 func (e SanctionsStatus) Valid() bool {
 	switch e {
-	case Clear:
+	case SanctionsStatusClear:
 		return true
-	case Hit:
+	case SanctionsStatusHit:
 		return true
-	case NeedsReview:
+	case SanctionsStatusNeedsReview:
 		return true
-	case NotRun:
+	case SanctionsStatusNotRun:
 		return true
 	default:
 		return false
@@ -334,19 +334,19 @@ func (e SanctionsStatus) Valid() bool {
 
 // Defines values for TriggeringReason.
 const (
-	Intake            TriggeringReason = "intake"
-	OperatorRequested TriggeringReason = "operator_requested"
-	PeriodicReview    TriggeringReason = "periodic_review"
+	TriggeringReasonIntake            TriggeringReason = "intake"
+	TriggeringReasonOperatorRequested TriggeringReason = "operator_requested"
+	TriggeringReasonPeriodicReview    TriggeringReason = "periodic_review"
 )
 
 // Valid indicates whether the value is a known member of the TriggeringReason enum.
 func (e TriggeringReason) Valid() bool {
 	switch e {
-	case Intake:
+	case TriggeringReasonIntake:
 		return true
-	case OperatorRequested:
+	case TriggeringReasonOperatorRequested:
 		return true
-	case PeriodicReview:
+	case TriggeringReasonPeriodicReview:
 		return true
 	default:
 		return false
