@@ -202,14 +202,14 @@ func TestGeneratedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if missing.StatusCode() != 404 || missing.JSON404 == nil || missing.JSON404.Error.Code != apiclient.ErrorErrorCodeNotFound || missing.JSON404.Error.Message == "" {
+	if missing.StatusCode() != 404 || missing.JSON404 == nil || missing.JSON404.Error.Code != apiclient.ErrorCodeNotFound || missing.JSON404.Error.Message == "" {
 		t.Errorf("unknown entity: %d %s", missing.StatusCode(), missing.Body)
 	}
 	noReview, err := c.GetReviewWithResponse(ctx, review.ID+1000, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if noReview.StatusCode() != 404 || noReview.JSON404 == nil || noReview.JSON404.Error.Code != apiclient.ErrorErrorCodeNotFound {
+	if noReview.StatusCode() != 404 || noReview.JSON404 == nil || noReview.JSON404.Error.Code != apiclient.ErrorCodeNotFound {
 		t.Errorf("unknown review: %d %s", noReview.StatusCode(), noReview.Body)
 	}
 
@@ -218,12 +218,12 @@ func TestGeneratedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := anonymous.GetEntityWithResponse(ctx, a.ID, nil); err != nil || r.JSON401 == nil || r.JSON401.Error.Code != apiclient.ErrorErrorCodeUnauthorized {
+	if r, err := anonymous.GetEntityWithResponse(ctx, a.ID, nil); err != nil || r.JSON401 == nil || r.JSON401.Error.Code != apiclient.ErrorCodeUnauthorized {
 		t.Errorf("without a key: %v %+v", err, r)
 	}
 	body := apiclient.CreateEntityRequest{}
 	body.Entity.RegistrationNumber = "7000000450"
-	if r, err := c.CreateEntityWithResponse(ctx, nil, body, bearer(f.viewKey)); err != nil || r.JSON403 == nil || r.JSON403.Error.Code != apiclient.ErrorErrorCodeForbidden {
+	if r, err := c.CreateEntityWithResponse(ctx, nil, body, bearer(f.viewKey)); err != nil || r.JSON403 == nil || r.JSON403.Error.Code != apiclient.ErrorCodeForbidden {
 		t.Errorf("view-only key creating: %v %d %s", err, r.StatusCode(), r.Body)
 	}
 }

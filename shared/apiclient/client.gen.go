@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -152,48 +154,48 @@ func (e EntitySummaryRiskLevelAssessed) Valid() bool {
 	}
 }
 
-// Defines values for ErrorErrorCode.
+// Defines values for ErrorCode.
 const (
-	ErrorErrorCodeBadRequest           ErrorErrorCode = "bad_request"
-	ErrorErrorCodeConflict             ErrorErrorCode = "conflict"
-	ErrorErrorCodeForbidden            ErrorErrorCode = "forbidden"
-	ErrorErrorCodeGatewayTimeout       ErrorErrorCode = "gateway_timeout"
-	ErrorErrorCodeInternalError        ErrorErrorCode = "internal_error"
-	ErrorErrorCodeMethodNotAllowed     ErrorErrorCode = "method_not_allowed"
-	ErrorErrorCodeNotFound             ErrorErrorCode = "not_found"
-	ErrorErrorCodePayloadTooLarge      ErrorErrorCode = "payload_too_large"
-	ErrorErrorCodeRateLimited          ErrorErrorCode = "rate_limited"
-	ErrorErrorCodeServiceUnavailable   ErrorErrorCode = "service_unavailable"
-	ErrorErrorCodeUnauthorized         ErrorErrorCode = "unauthorized"
-	ErrorErrorCodeUnsupportedMediaType ErrorErrorCode = "unsupported_media_type"
+	ErrorCodeBadRequest           ErrorCode = "bad_request"
+	ErrorCodeConflict             ErrorCode = "conflict"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeGatewayTimeout       ErrorCode = "gateway_timeout"
+	ErrorCodeInternalError        ErrorCode = "internal_error"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge      ErrorCode = "payload_too_large"
+	ErrorCodeRateLimited          ErrorCode = "rate_limited"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
+	ErrorCodeUnauthorized         ErrorCode = "unauthorized"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
 )
 
-// Valid indicates whether the value is a known member of the ErrorErrorCode enum.
-func (e ErrorErrorCode) Valid() bool {
+// Valid indicates whether the value is a known member of the ErrorCode enum.
+func (e ErrorCode) Valid() bool {
 	switch e {
-	case ErrorErrorCodeBadRequest:
+	case ErrorCodeBadRequest:
 		return true
-	case ErrorErrorCodeConflict:
+	case ErrorCodeConflict:
 		return true
-	case ErrorErrorCodeForbidden:
+	case ErrorCodeForbidden:
 		return true
-	case ErrorErrorCodeGatewayTimeout:
+	case ErrorCodeGatewayTimeout:
 		return true
-	case ErrorErrorCodeInternalError:
+	case ErrorCodeInternalError:
 		return true
-	case ErrorErrorCodeMethodNotAllowed:
+	case ErrorCodeMethodNotAllowed:
 		return true
-	case ErrorErrorCodeNotFound:
+	case ErrorCodeNotFound:
 		return true
-	case ErrorErrorCodePayloadTooLarge:
+	case ErrorCodePayloadTooLarge:
 		return true
-	case ErrorErrorCodeRateLimited:
+	case ErrorCodeRateLimited:
 		return true
-	case ErrorErrorCodeServiceUnavailable:
+	case ErrorCodeServiceUnavailable:
 		return true
-	case ErrorErrorCodeUnauthorized:
+	case ErrorCodeUnauthorized:
 		return true
-	case ErrorErrorCodeUnsupportedMediaType:
+	case ErrorCodeUnsupportedMediaType:
 		return true
 	default:
 		return false
@@ -506,9 +508,8 @@ type EntityList struct {
 // `## Reviews (<n>)` as tables. Text from records is escaped.
 type EntityMarkdown = string
 
-// EntityStanding The risk level rule: an assessed entity has `risk_level` and `risk_level_updated_at`; an
-// unassessed one has `risk_level: null` and `risk_level_assessed: false`, never a date.
-// `current_score` (coverage, 0–100) is absent until the entity is scored.
+// EntityStanding Where the entity stands (see RiskLevelRule). `current_score` (coverage, 0–100) is absent
+// until the entity is scored.
 type EntityStanding struct {
 	CurrentScore      *int                             `json:"current_score,omitempty"`
 	RiskLevel         *RiskLevel                       `json:"risk_level"`
@@ -553,14 +554,19 @@ type EntitySummaryRiskLevelAssessed bool
 
 // Error defines model for Error.
 type Error struct {
-	Error struct {
-		Code    ErrorErrorCode `json:"code"`
-		Message string         `json:"message"`
-	} `json:"error"`
+	Error ErrorDetail `json:"error"`
 }
 
-// ErrorErrorCode defines model for Error.Error.Code.
-type ErrorErrorCode string
+// ErrorCode defines model for ErrorCode.
+type ErrorCode string
+
+// ErrorDetail defines model for ErrorDetail.
+type ErrorDetail struct {
+	Code ErrorCode `json:"code"`
+
+	// Message For people; never parse it.
+	Message string `json:"message"`
+}
 
 // ID Unique across the service; within an account, higher is newer.
 type ID = int64
@@ -655,6 +661,10 @@ type ReviewStatus string
 // RiskLevel defines model for RiskLevel.
 type RiskLevel string
 
+// RiskLevelRule The risk level rule: an assessed entity has `risk_level` and `risk_level_updated_at`; an
+// unassessed one has `risk_level: null` and `risk_level_assessed: false`, never a date.
+type RiskLevelRule = interface{}
+
 // SanctionsStatus defines model for SanctionsStatus.
 type SanctionsStatus string
 
@@ -746,15 +756,16 @@ type ListEntitiesParams struct {
 
 	// RegistrationNumber Exact, after the create's normalisation (white space trimmed, letters upper-cased):
 	// `%207001234560%20` finds `7001234560`, `cn-0012` finds `CN-0012`. Valid UTF-8, no control
-	// characters, at most 64 bytes once normalised.
+	// characters, at most 64 bytes once normalised. An empty value is as if absent.
 	RegistrationNumber *RegistrationNumber `form:"registration_number,omitempty" json:"registration_number,omitempty"`
 
-	// CountryCode An ISO 3166-1 alpha-2 code, any case (white space trimmed; at most 16 bytes as sent).
+	// CountryCode An ISO 3166-1 alpha-2 code, any case (white space trimmed; at most 16 bytes as sent). An empty value is as if absent.
 	CountryCode *CountryCode `form:"country_code,omitempty" json:"country_code,omitempty"`
 
 	// UpdatedSince Entities changed at or after this time, to the millisecond. RFC 3339 with any offset and
 	// optional fractions, the basic form (`20260131T093000Z`), offsets `+0300` or `+03`, or a date
-	// alone (its midnight UTC). A time without an offset is refused. At most 64 bytes.
+	// alone (its midnight UTC). A time without an offset is refused. At most 64 bytes. An empty
+	// value is as if absent.
 	UpdatedSince *UpdatedSince `form:"updated_since,omitempty" json:"updated_since,omitempty"`
 
 	// Cursor Opaque; carried by a `Link` next URL of an `updated_since` listing so that the page
@@ -923,6 +934,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
 	GetReviewMarkdown(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpenAPIDescription Get this description
+	//
+	// This OpenAPI 3.1 document, as YAML, exactly as the service was built with it. No API key.
+	// `make local` serves it at `http://127.0.0.1:3000/openapi.yaml`; a deployed stage at
+	// `<ApiUrl>openapi.yaml` (the stack's `OpenApiUrl` output).
+	//
+	// Corresponds with GET /openapi.yaml (the `GetOpenAPIDescription` operationId).
+	GetOpenAPIDescription(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListEntities List entities
@@ -1050,6 +1070,25 @@ func (c *Client) GetReview(ctx context.Context, id ReviewID, params *GetReviewPa
 // Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
 func (c *Client) GetReviewMarkdown(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReviewMarkdownRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpenAPIDescription Get this description
+//
+// This OpenAPI 3.1 document, as YAML, exactly as the service was built with it. No API key.
+// `make local` serves it at `http://127.0.0.1:3000/openapi.yaml`; a deployed stage at
+// `<ApiUrl>openapi.yaml` (the stack's `OpenApiUrl` output).
+//
+// Corresponds with GET /openapi.yaml (the `GetOpenAPIDescription` operationId).
+func (c *Client) GetOpenAPIDescription(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIDescriptionRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1395,6 +1434,33 @@ func NewGetReviewMarkdownRequest(server string, id ReviewID) (*http.Request, err
 	return req, nil
 }
 
+// NewGetOpenAPIDescriptionRequest constructs an http.Request for the GetOpenAPIDescription method
+func NewGetOpenAPIDescriptionRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi.yaml")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1513,6 +1579,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
 	GetReviewMarkdownWithResponse(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*GetReviewMarkdownResponse, error)
+
+	// GetOpenAPIDescriptionWithResponse Get this description
+	//
+	// This OpenAPI 3.1 document, as YAML, exactly as the service was built with it. No API key.
+	// `make local` serves it at `http://127.0.0.1:3000/openapi.yaml`; a deployed stage at
+	// `<ApiUrl>openapi.yaml` (the stack's `OpenApiUrl` output).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi.yaml (the `GetOpenAPIDescription` operationId).
+	GetOpenAPIDescriptionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDescriptionResponse, error)
 }
 
 // ListEntitiesResponse200Headers the declared response headers of an HTTP 200 response for ListEntities
@@ -2232,6 +2309,89 @@ func (r GetReviewMarkdownResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIDescriptionResponse405Headers the declared response headers of an HTTP 405 response for GetOpenAPIDescription
+type GetOpenAPIDescriptionResponse405Headers struct {
+	Allow string
+}
+
+type GetOpenAPIDescriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// YAML200 the response for an HTTP 200 `application/yaml` response
+	YAML200 *string
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON504 the response for an HTTP 504 `application/json` response
+	JSON504 *GatewayTimeout
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetOpenAPIDescriptionResponse405Headers
+}
+
+// GetYAML200 returns the response for an HTTP 200 `application/yaml` response
+func (r GetOpenAPIDescriptionResponse) GetYAML200() *string {
+	return r.YAML200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetOpenAPIDescriptionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetOpenAPIDescriptionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOpenAPIDescriptionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetOpenAPIDescriptionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON504 returns the response for an HTTP 504 `application/json` response
+func (r GetOpenAPIDescriptionResponse) GetJSON504() *GatewayTimeout {
+	return r.JSON504
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpenAPIDescriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpenAPIDescriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpenAPIDescriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpenAPIDescriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListEntitiesWithResponse List entities
 //
 // Newest first (id descending), the only order. Filters compose. Paging never fails: a
@@ -2347,6 +2507,23 @@ func (c *ClientWithResponses) GetReviewMarkdownWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetReviewMarkdownResponse(rsp)
+}
+
+// GetOpenAPIDescriptionWithResponse Get this description
+//
+// This OpenAPI 3.1 document, as YAML, exactly as the service was built with it. No API key.
+// `make local` serves it at `http://127.0.0.1:3000/openapi.yaml`; a deployed stage at
+// `<ApiUrl>openapi.yaml` (the stack's `OpenApiUrl` output).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi.yaml (the `GetOpenAPIDescription` operationId).
+func (c *ClientWithResponses) GetOpenAPIDescriptionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDescriptionResponse, error) {
+	rsp, err := c.GetOpenAPIDescription(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpenAPIDescriptionResponse(rsp)
 }
 
 // ParseListEntitiesResponse parses an HTTP response from a ListEntitiesWithResponse call
@@ -3061,6 +3238,80 @@ func ParseGetReviewMarkdownResponse(rsp *http.Response) (*GetReviewMarkdownRespo
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpenAPIDescriptionResponse parses an HTTP response from a GetOpenAPIDescriptionWithResponse call
+func ParseGetOpenAPIDescriptionResponse(rsp *http.Response) (*GetOpenAPIDescriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpenAPIDescriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
+		var dest string
+		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 504:
+		var dest GatewayTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON504 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		var headers GetOpenAPIDescriptionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		response.Headers405 = &headers
 	}
 
 	return response, nil

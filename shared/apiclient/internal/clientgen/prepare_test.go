@@ -217,9 +217,9 @@ func TestPrepareTheAPIDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRewritten := []string{
-		"/components/schemas/EntityStanding/then/not/properties/risk_level_updated_at",
-		"/components/schemas/EntityStanding/else/properties/risk_level_updated_at",
-		"/components/schemas/EntityStanding/else/not/properties/risk_level_assessed",
+		"/components/schemas/RiskLevelRule/then/not/properties/risk_level_updated_at",
+		"/components/schemas/RiskLevelRule/else/properties/risk_level_updated_at",
+		"/components/schemas/RiskLevelRule/else/not/properties/risk_level_assessed",
 	}
 	if !slices.Equal(rewritten, wantRewritten) {
 		t.Fatalf("rewritten %v, want %v", rewritten, wantRewritten)
