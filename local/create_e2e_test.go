@@ -72,6 +72,12 @@ func (f *createFixture) post(t *testing.T, key, contentType string, body []byte,
 	return send(t, "POST", f.srv.URL+"/api/v1/entities", key, body, append([]string{"Content-Type", contentType}, headers...)...)
 }
 
+// postBad is post for a request that breaks the description on purpose.
+func (f *createFixture) postBad(t *testing.T, key, contentType string, body []byte, headers ...string) response {
+	t.Helper()
+	return sendBad(t, "POST", f.srv.URL+"/api/v1/entities", key, body, append([]string{"Content-Type", contentType}, headers...)...)
+}
+
 func (f *createFixture) create(t *testing.T, fields map[string]any, headers ...string) response {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"entity": fields})
@@ -190,6 +196,7 @@ func TestCreateEntityRefusals(t *testing.T) {
 		field       string
 		message     string
 		code        string
+		bad         bool // breaks the description on purpose
 	}{
 		{name: "no country", body: `{"entity":{"registration_number":"7000000101"}}`, status: 422, field: "country", message: `Country is required: send country_code, an ISO 3166-1 alpha-2 code such as "SA"`},
 		{name: "unknown country code", body: `{"entity":{"registration_number":"7000000101","country_code":"XX"}}`, status: 422, field: "country", message: `Country "XX" is not a country the service knows`},
@@ -200,16 +207,16 @@ func TestCreateEntityRefusals(t *testing.T) {
 		{name: "Saudi number not starting with 7", body: `{"entity":{"registration_number":"1010123456","country_code":"SA"}}`, status: 422, field: "registration_number", message: "must be a 10-digit Saudi unified number starting with 7"},
 		{name: "Saudi number with letters", body: `{"entity":{"registration_number":"70000A0101","country_id":682}}`, status: 422, field: "registration_number", message: "must be a 10-digit Saudi unified number starting with 7"},
 		{name: "blank number", body: `{"entity":{"registration_number":" ","country_code":"SA"}}`, status: 422, field: "registration_number", message: "can't be blank"},
-		{name: "number not a string", body: `{"entity":{"registration_number":7000000101,"country_code":"SA"}}`, status: 422, field: "registration_number", message: "must be a string"},
+		{name: "number not a string", body: `{"entity":{"registration_number":7000000101,"country_code":"SA"}}`, status: 422, field: "registration_number", message: "must be a string", bad: true},
 		{name: "taken", body: `{"entity":{"registration_number":"7000000100","country_code":"sa"}}`, status: 422, field: "registration_number", message: "has already been taken"},
 		{name: "taken, by country id", body: `{"entity":{"registration_number":"7000000100","country_id":682}}`, status: 422, field: "registration_number", message: "has already been taken"},
-		{name: "no entity", body: `{"registration_number":"7000000101"}`, status: 422, field: "entity", message: "is required"},
-		{name: "entity not an object", body: `{"entity":"x"}`, status: 422, field: "entity", message: "must be an object"},
-		{name: "malformed JSON", body: `{"entity":`, status: 400, code: "bad_request"},
-		{name: "two documents", body: `{"entity":{}} {}`, status: 400, code: "bad_request"},
-		{name: "not JSON by content type", contentType: "text/plain", body: `{"entity":{}}`, status: 415, code: "unsupported_media_type"},
-		{name: "no content type", contentType: "-", body: `{"entity":{}}`, status: 415, code: "unsupported_media_type"},
-		{name: "too large", body: `{"entity":{}}` + string(big), status: 413, code: "payload_too_large"},
+		{name: "no entity", body: `{"registration_number":"7000000101"}`, status: 422, field: "entity", message: "is required", bad: true},
+		{name: "entity not an object", body: `{"entity":"x"}`, status: 422, field: "entity", message: "must be an object", bad: true},
+		{name: "malformed JSON", body: `{"entity":`, status: 400, code: "bad_request", bad: true},
+		{name: "two documents", body: `{"entity":{}} {}`, status: 400, code: "bad_request", bad: true},
+		{name: "not JSON by content type", contentType: "text/plain", body: `{"entity":{}}`, status: 415, code: "unsupported_media_type", bad: true},
+		{name: "no content type", contentType: "-", body: `{"entity":{}}`, status: 415, code: "unsupported_media_type", bad: true},
+		{name: "too large", body: `{"entity":{}}` + string(big), status: 413, code: "payload_too_large", bad: true},
 		{name: "without entity.create", key: "view", body: `{"entity":{"registration_number":"7000000101","country_code":"SA"}}`, status: 403, code: "forbidden"},
 	}
 	before := f.sim.Calls("wathq") + f.sim.Calls("opensanctions")
@@ -224,7 +231,11 @@ func TestCreateEntityRefusals(t *testing.T) {
 			} else if tt.contentType != "" {
 				ct = tt.contentType
 			}
-			r := f.post(t, key, ct, []byte(tt.body))
+			post := f.post
+			if tt.bad {
+				post = f.postBad
+			}
+			r := post(t, key, ct, []byte(tt.body))
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
 			}

@@ -44,7 +44,8 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 	}
 	var mu sync.Mutex
 	results := map[string]*outcome{} // by Idempotency-Key
-	client := &http.Client{Timeout: 40 * time.Second}
+	client := checkedClient(t)
+	client.Timeout = 40 * time.Second
 	// createUntilAnswered retries one keyed create until it is answered for
 	// good: 201 or a refusal other than 409 and 5xx.
 	createUntilAnswered := func(idemKey, number string) {

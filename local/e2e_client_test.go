@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -36,9 +37,29 @@ func (f *fixture) do(t *testing.T, method, path, key string, headers ...string) 
 	return send(t, method, f.srv.URL+path, key, nil, headers...)
 }
 
+// doBad is do for a request that breaks the API's description on purpose.
+func (f *fixture) doBad(t *testing.T, method, path, key string, headers ...string) response {
+	t.Helper()
+	return sendBad(t, method, f.srv.URL+path, key, nil, headers...)
+}
+
 // send makes one request with an optional API key, body and header pairs,
-// and reads the whole answer.
+// and reads the whole answer. The request and the answer are held to the
+// API's description (shared/api/openapi.yaml).
 func send(t *testing.T, method, url, key string, body []byte, headers ...string) response {
+	t.Helper()
+	return exchange(t, false, method, url, key, body, headers...)
+}
+
+// sendBad is send for a request that breaks the description on purpose (a
+// nonsense filter, a body of the wrong shape, no key): only its answer is
+// held to it — bad input must get a documented answer.
+func sendBad(t *testing.T, method, url, key string, body []byte, headers ...string) response {
+	t.Helper()
+	return exchange(t, true, method, url, key, body, headers...)
+}
+
+func exchange(t *testing.T, bad bool, method, url, key string, body []byte, headers ...string) response {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -55,6 +76,9 @@ func send(t *testing.T, method, url, key string, body []byte, headers ...string)
 		if headers[i+1] != "" {
 			req.Header.Set(headers[i], headers[i+1])
 		}
+	}
+	if bad {
+		req = apitest.Hostile(req)
 	}
 	resp, err := checkedClient(t).Do(req)
 	if err != nil {

@@ -21,29 +21,34 @@ func TestErrors(t *testing.T) {
 		name, method, path, key string
 		status                  int
 		code                    string
+		bad                     bool // breaks the description on purpose
 	}{
-		{"no key", "GET", "/api/v1/entities", "", 401, "unauthorized"},
-		{"malformed key", "GET", "/api/v1/entities", "garbage", 401, "unauthorized"},
-		{"unknown key", "GET", entity, "evs_" + strings.Repeat("A", 43), 401, "unauthorized"},
-		{"revoked key", "GET", "/api/v1/entities", f.revokedKey, 401, "unauthorized"},
-		{"list without entity.view", "GET", "/api/v1/entities", f.keyANoView, 403, "forbidden"},
-		{"entity without entity.view", "GET", entity, f.keyANoView, 403, "forbidden"},
-		{"review without entity.review.view", "GET", review, f.keyAViewOnly, 403, "forbidden"},
-		{"unknown entity", "GET", "/api/v1/entities/99999999", f.keyA, 404, "not_found"},
-		{"non-numeric entity id", "GET", "/api/v1/entities/abc", f.keyA, 404, "not_found"},
-		{"another account's entity", "GET", "/api/v1/entities/" + id(f.b[0]), f.keyA, 404, "not_found"},
-		{"another account's entity as markdown", "GET", "/api/v1/entities/" + id(f.b[0]) + ".md", f.keyA, 404, "not_found"},
-		{"another account's review", "GET", review, f.keyB, 404, "not_found"},
-		{"unknown review", "GET", "/api/v1/entity_reviews/99999999", f.keyA, 404, "not_found"},
-		{"non-numeric review id", "GET", "/api/v1/entity_reviews/x1", f.keyA, 404, "not_found"},
-		{"unknown path", "GET", "/api/v1/nothing", f.keyA, 404, "not_found"},
-		{"unknown path without key", "GET", "/api/v2/entities", "", 404, "not_found"},
-		{"method not allowed", "DELETE", entity, f.keyA, 405, "method_not_allowed"},
-		{"method not allowed on review", "PUT", review, f.keyA, 405, "method_not_allowed"},
+		{"no key", "GET", "/api/v1/entities", "", 401, "unauthorized", true},
+		{"malformed key", "GET", "/api/v1/entities", "garbage", 401, "unauthorized", false},
+		{"unknown key", "GET", entity, "evs_" + strings.Repeat("A", 43), 401, "unauthorized", false},
+		{"revoked key", "GET", "/api/v1/entities", f.revokedKey, 401, "unauthorized", false},
+		{"list without entity.view", "GET", "/api/v1/entities", f.keyANoView, 403, "forbidden", false},
+		{"entity without entity.view", "GET", entity, f.keyANoView, 403, "forbidden", false},
+		{"review without entity.review.view", "GET", review, f.keyAViewOnly, 403, "forbidden", false},
+		{"unknown entity", "GET", "/api/v1/entities/99999999", f.keyA, 404, "not_found", false},
+		{"non-numeric entity id", "GET", "/api/v1/entities/abc", f.keyA, 404, "not_found", true},
+		{"another account's entity", "GET", "/api/v1/entities/" + id(f.b[0]), f.keyA, 404, "not_found", false},
+		{"another account's entity as markdown", "GET", "/api/v1/entities/" + id(f.b[0]) + ".md", f.keyA, 404, "not_found", false},
+		{"another account's review", "GET", review, f.keyB, 404, "not_found", false},
+		{"unknown review", "GET", "/api/v1/entity_reviews/99999999", f.keyA, 404, "not_found", false},
+		{"non-numeric review id", "GET", "/api/v1/entity_reviews/x1", f.keyA, 404, "not_found", true},
+		{"unknown path", "GET", "/api/v1/nothing", f.keyA, 404, "not_found", false},
+		{"unknown path without key", "GET", "/api/v2/entities", "", 404, "not_found", false},
+		{"method not allowed", "DELETE", entity, f.keyA, 405, "method_not_allowed", false},
+		{"method not allowed on review", "PUT", review, f.keyA, 405, "method_not_allowed", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := f.do(t, tt.method, tt.path, tt.key)
+			do := f.do
+			if tt.bad {
+				do = f.doBad
+			}
+			r := do(t, tt.method, tt.path, tt.key)
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
 			}
@@ -58,7 +63,7 @@ func TestErrors(t *testing.T) {
 	// Unknown, non-numeric and foreign ids are indistinguishable.
 	a := f.get(t, "/api/v1/entities/99999999", f.keyA)
 	b := f.get(t, "/api/v1/entities/"+id(f.b[0]), f.keyA)
-	c := f.get(t, "/api/v1/entities/abc", f.keyA)
+	c := f.doBad(t, "GET", "/api/v1/entities/abc", f.keyA)
 	if string(a.body) != string(b.body) || string(a.body) != string(c.body) {
 		t.Errorf("404 bodies differ: %s / %s / %s", a.body, b.body, c.body)
 	}

@@ -47,14 +47,15 @@ func TestListEntities(t *testing.T) {
 		links      map[string]string // rel -> page
 		perPage    float64
 		errorField string
+		bad        bool // breaks the description on purpose (paging never fails)
 	}{
 		{query: "per_page=2", status: 200, wantIDs: []int64{newest, newest - 1}, total: "7", perPage: 2, links: map[string]string{"next": "2", "last": "4"}},
 		{query: "per_page=2&page=2", status: 200, wantIDs: []int64{newest - 2, newest - 3}, total: "7", perPage: 2, links: map[string]string{"first": "1", "prev": "1", "next": "3", "last": "4"}},
 		{query: "per_page=2&page=4", status: 200, wantIDs: []int64{newest - 6}, total: "7", perPage: 2, links: map[string]string{"first": "1", "prev": "3"}},
 		{query: "per_page=2&page=50", status: 200, wantIDs: []int64{}, total: "7", perPage: 2, links: map[string]string{"first": "1", "prev": "4"}},
-		{query: "per_page=1000", status: 200, total: "7", perPage: 200},
-		{query: "per_page=banana", status: 200, total: "7", perPage: 50},
-		{query: "page=zero", status: 200, total: "7", perPage: 50},
+		{query: "per_page=1000", status: 200, total: "7", perPage: 200, bad: true},
+		{query: "per_page=banana", status: 200, total: "7", perPage: 50, bad: true},
+		{query: "page=zero", status: 200, total: "7", perPage: 50, bad: true},
 		{query: "country_code=ae", status: 200, wantIDs: []int64{f.a[5].Entity.ID, f.a[2].Entity.ID}, total: "2", perPage: 50},
 		{query: "country_code=AE&per_page=1", status: 200, wantIDs: []int64{f.a[5].Entity.ID}, total: "2", perPage: 1, links: map[string]string{"next": "2", "last": "2"}},
 		{query: "country_code=GB", status: 200, wantIDs: []int64{}, total: "0", perPage: 50},
@@ -70,7 +71,13 @@ func TestListEntities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			r := f.get(t, "/api/v1/entities?"+tt.query, f.keyA)
+			get := f.get
+			if tt.bad {
+				get = func(t *testing.T, path, key string, headers ...string) response {
+					return f.doBad(t, "GET", path, key, headers...)
+				}
+			}
+			r := get(t, "/api/v1/entities?"+tt.query, f.keyA)
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
 			}

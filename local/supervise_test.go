@@ -46,7 +46,8 @@ func TestUpSurvivesDynamoDBLocalKilled(t *testing.T) {
 	created := map[string]int64{}  // Idempotency-Key → entity id answered 201
 	numbers := map[string]string{} // Idempotency-Key → registration number
 	statuses := map[int]int{}      // over every create attempt
-	client := &http.Client{Timeout: 20 * time.Second}
+	client := checkedClient(t)
+	client.Timeout = 20 * time.Second
 	do := func(method, path string, body []byte, idem string) (int, string, []byte) {
 		req, _ := http.NewRequest(method, h.gw.URL+path, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
