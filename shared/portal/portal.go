@@ -1,0 +1,73 @@
+// Package portal is how a person signs in to the settings area: an
+// administrator mints a single-use link for one operator (valid for 15
+// minutes); opening it starts a session whose token lives only in an
+// HttpOnly cookie. Links and sessions are stored by the SHA-256 of their
+// token, never in clear. A session ends after 30 idle minutes, 12 hours in
+// all, at sign-out, and as soon as its operator is disabled; it carries the
+// operator's permissions as they are at each request.
+package portal
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// Lifetimes of links and sessions.
+const (
+	LinkTTL         = 15 * time.Minute
+	SessionIdle     = 30 * time.Minute
+	SessionAbsolute = 12 * time.Hour
+)
+
+// Refusals of a link, each shown to the person as its own page; none of
+// them starts a session.
+var (
+	ErrLinkUnknown = errors.New("portal: this sign-in link is not valid")
+	ErrLinkUsed    = errors.New("portal: this sign-in link was already used")
+	ErrLinkExpired = errors.New("portal: this sign-in link has expired")
+	// ErrNoSession: the cookie names no live session (unknown, ended,
+	// expired, or its operator disabled).
+	ErrNoSession = errors.New("portal: not signed in")
+)
+
+// Link is a minted sign-in link. Token appears in clear only here.
+type Link struct {
+	Token      string
+	AccountID  int64
+	OperatorID int64
+	ExpiresAt  time.Time
+}
+
+// Session is a signed-in operator, as of the request.
+type Session struct {
+	AccountID int64
+	Operator  domain.Operator // with its current permissions
+	StartedAt time.Time
+	// ExpiresAt is the absolute end; IdleUntil moves with each request.
+	ExpiresAt time.Time
+	IdleUntil time.Time
+}
+
+// Can reports whether the session's operator holds perm now.
+func (s Session) Can(perm string) bool { return s.Operator.Can(perm) }
+
+// Portal mints links and keeps sessions (implemented in this package over
+// a Store; the settings app and the admin command use it).
+type Portal interface {
+	// Mint makes a link for an active operator of the account; the actor
+	// (an administrator) is named in the audit trail.
+	// not_found: no such operator; validation_failed: operator disabled.
+	Mint(ctx context.Context, a domain.Actor, operatorID int64) (Link, error)
+	// Redeem uses a link's token once and starts a session: the session's
+	// token (for the cookie) and the session. ErrLinkUnknown, ErrLinkUsed,
+	// ErrLinkExpired, or validation_failed when the operator is disabled.
+	Redeem(ctx context.Context, linkToken string) (sessionToken string, s Session, err error)
+	// Session is the live session a cookie's token names, its idle time
+	// moved on; ErrNoSession otherwise.
+	Session(ctx context.Context, sessionToken string) (Session, error)
+	// End ends a session (sign-out); ending an unknown one is no error.
+	End(ctx context.Context, sessionToken string) error
+}
