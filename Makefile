@@ -99,7 +99,7 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 
 # make test starts the services it needs, and stops again those it started.
 .PHONY: test
-test: tools stack-install sfn-install vet lint-api sam-validate sam-build ## install what is missing and run every test
+test: tools stack-install sfn-install browser-install vet lint-api sam-validate sam-build ## install what is missing and run every test
 	@started=$$($(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
 	status=0; $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
 	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \
@@ -159,6 +159,15 @@ clean: ## remove build output (keeps downloaded jars)
 .PHONY: sfn-install
 sfn-install: ## install the local Step Functions interpreter (pinned) into .tools/sfn (once)
 	@local/stepfunctions/install.sh
+
+# --- Browser ---
+# The settings area is tested in a real browser: Debian's Chromium, driven
+# from go test with chromedp (shared/browsertest). install.sh installs it
+# with apt-get once (a no-op when /usr/bin/chromium answers); CHROMIUM names
+# another binary.
+.PHONY: browser-install
+browser-install: ## install Chromium from Debian's packages for the browser tests (once; needs root)
+	@local/browser/install.sh
 
 # --- API description ---
 # shared/api/openapi.yaml is the OpenAPI 3.1 description of the public API
