@@ -87,11 +87,25 @@ func MustRoute(function string) Route {
 }
 
 // MatchPath reports whether a request path matches a resource path, and the
-// values of its {params}.
+// values of its {params}. A last segment {name+} is API Gateway's greedy
+// parameter: it takes the rest of the path, one segment or more, slashes
+// included.
 func MatchPath(resource, path string) (map[string]string, bool) {
 	rs := strings.Split(strings.Trim(resource, "/"), "/")
 	ps := strings.Split(strings.Trim(path, "/"), "/")
-	if len(rs) != len(ps) || path == "" || path[0] != '/' {
+	if path == "" || path[0] != '/' {
+		return nil, false
+	}
+	if last := rs[len(rs)-1]; strings.HasPrefix(last, "{") && strings.HasSuffix(last, "+}") {
+		// Fold the rest of the path into one value for {name}.
+		n := len(rs) - 1
+		if len(ps) <= n {
+			return nil, false
+		}
+		ps = append(ps[:n:n], strings.Join(ps[n:], "/"))
+		rs = append(rs[:n:n], "{"+last[1:len(last)-2]+"}")
+	}
+	if len(rs) != len(ps) {
 		return nil, false
 	}
 	params := map[string]string{}

@@ -41,3 +41,28 @@ func TestMustRoute(t *testing.T) {
 		})
 	}
 }
+
+func TestMatchPath(t *testing.T) {
+	cases := []struct {
+		resource, path string
+		want           map[string]string // nil: no match
+	}{
+		{"/api/v1/entities/{id}", "/api/v1/entities/12", map[string]string{"id": "12"}},
+		{"/api/v1/entities/{id}", "/api/v1/entities/12/x", nil},
+		{"/api/v1/entities/{id}", "/api/v1/entities/", nil},
+		{"/api/v1/entities", "/api/v1/entities/", map[string]string{}},
+		{"/settings/{proxy+}", "/settings/endpoints", map[string]string{"proxy": "endpoints"}},
+		{"/settings/{proxy+}", "/settings/endpoints/3/edit", map[string]string{"proxy": "endpoints/3/edit"}},
+		{"/settings/{proxy+}", "/settings/", nil},
+		{"/settings/{proxy+}", "/settings", nil},
+		{"/settings/{proxy+}", "/other/endpoints", nil},
+		{"/settings", "/settings/", map[string]string{}},
+		{"/settings", "settings", nil},
+	}
+	for _, c := range cases {
+		got, ok := MatchPath(c.resource, c.path)
+		if ok != (c.want != nil) || (ok && fmt.Sprint(got) != fmt.Sprint(c.want)) {
+			t.Errorf("MatchPath(%q, %q) = %v, %v; want %v", c.resource, c.path, got, ok, c.want)
+		}
+	}
+}
