@@ -138,6 +138,10 @@ func (h *handler) endpointCreate(c *call) {
 		return
 	}
 	ep, err := h.d.Endpoints.Create(c.r.Context(), c.actor(), f.URL, f.Events, f.Description)
+	if domain.ErrorCode(err) == domain.ECodeConflict {
+		c.messageWith(http.StatusConflict, msgSecretConflict, domain.ErrorMessage(err))
+		return
+	}
 	if err != nil {
 		c.refusedForm(err, "New webhook endpoint", f)
 		return
@@ -238,6 +242,10 @@ func (h *handler) endpointRotate(c *call) {
 		return
 	}
 	ep, err := h.d.Endpoints.Rotate(c.r.Context(), c.actor(), id, d)
+	if domain.ErrorCode(err) == domain.ECodeConflict {
+		c.messageWith(http.StatusConflict, msgSecretConflict, domain.ErrorMessage(err))
+		return
+	}
 	if err != nil {
 		c.fail(err)
 		return

@@ -20,6 +20,7 @@ const (
 	msgStaleForm
 	msgBadForm
 	msgConflict
+	msgSecretConflict
 	msgInvalid
 	msgInternal
 )
@@ -62,6 +63,9 @@ func (k msgKind) message() message {
 		return message{Title: "Form unreadable", Text: "The form could not be read. Nothing was changed."}
 	case msgConflict:
 		return message{Title: "Not done", Text: "Nothing more was changed. If you sent this form twice, the first one took effect."}
+	case msgSecretConflict:
+		return message{Title: "Not done", Text: "Nothing more was changed. If you sent this form twice, the first one took effect, " +
+			"and the secret it made cannot be shown again: rotate the endpoint's secret to get a new one."}
 	case msgInvalid:
 		return message{Title: "Not done", Text: "The request was refused. Nothing was changed."}
 	case msgInternal:

@@ -1,6 +1,7 @@
 package settings_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -61,12 +62,26 @@ func routes(w *world, ep domain.Endpoint, d domain.Delivery) []route {
 		{method: "POST", path: e + "/delete", perm: manage, ok: 303, form: none},
 		{method: "POST", path: "/settings/deliveries/" + d.ID + "/redeliver", perm: manage, ok: 303, form: func() url.Values { return url.Values{"reason": {"receiver fixed"}} }},
 		{method: "POST", path: "/settings/countries", perm: settings.PermAccountSettingsManage, ok: 303, form: func() url.Values {
-			return url.Values{"code": {"AE"}, "active": {"true"}}
+			return url.Values{"code": {w.newCountry()}, "active": {"true"}}
 		}},
 	}
 }
 
-func (w *world) can(role, perm string) bool { return perm == "" || slices.Contains(w.ops[role].Permissions, perm) }
+// newCountry is a country the account has not enabled, so enabling it is
+// a change.
+func (w *world) newCountry() string {
+	cs, _ := w.st.CountryConfigs(context.Background(), w.account.ID)
+	for _, code := range []string{"AE", "BH", "KW", "OM", "QA", "EG", "JO", "GB", "FR", "DE", "US", "IN"} {
+		if !slices.ContainsFunc(cs, func(c domain.CountryConfig) bool { return c.CountryCode == code && c.Active }) {
+			return code
+		}
+	}
+	panic("every test country is enabled")
+}
+
+func (w *world) can(role, perm string) bool {
+	return perm == "" || slices.Contains(w.ops[role].Permissions, perm)
+}
 
 func (w *world) request(role string, rt route) answer {
 	if rt.method == http.MethodGet {

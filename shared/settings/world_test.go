@@ -182,6 +182,10 @@ func (w *world) get(role, path string) answer {
 // post is a role's form POST with the session's CSRF token and a fresh
 // action id, unless the form sets them itself.
 func (w *world) post(role, path string, form url.Values) answer {
+	return w.do(w.formRequest(role, path, form))
+}
+
+func (w *world) formRequest(role, path string, form url.Values) *http.Request {
 	f := url.Values{}
 	for k, v := range form {
 		f[k] = v
@@ -197,7 +201,7 @@ func (w *world) post(role, path string, form url.Values) answer {
 	if role != "" {
 		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: w.sessions[role]})
 	}
-	return w.do(r)
+	return r
 }
 
 // actionID is a well-formed action id, new each time.
