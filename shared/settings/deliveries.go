@@ -267,6 +267,9 @@ func (h *handler) refusedRedelivery(c *call, id string, status int, form redeliv
 		return
 	}
 	p.Form = form
+	// The form comes back to be sent again, even when its attempt was
+	// recorded and waits queued: the same action id then queues it.
+	p.CanRedeliver = true
 	c.render(status, "delivery", "Delivery "+id, "deliveries", p)
 }
 

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambdacontext"
-
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
@@ -25,9 +23,7 @@ func TestEndpointCreate(t *testing.T) {
 	ctx := t.Context()
 	form := url.Values{"url": {"https://hooks.example.com/evs"}, "events": {string(domain.EventApproved), string(domain.EventEscalated)},
 		"description": {"  Payments  "}, "action_id": {w.actionID()}}
-	r := w.formRequest(roleAll, "/settings/endpoints", form)
-	r = r.WithContext(lambdacontext.NewContext(r.Context(), &lambdacontext.LambdaContext{AwsRequestID: "req-create-1"}))
-	a := w.do(r)
+	a := w.do(withRequestID(w.formRequest(roleAll, "/settings/endpoints", form), "req-create-1"))
 	if a.StatusCode != http.StatusOK || a.Header.Get("Cache-Control") != "no-store" || a.Header.Get("Location") != "" {
 		t.Fatalf("status %d, Cache-Control %q, Location %q", a.StatusCode, a.Header.Get("Cache-Control"), a.Header.Get("Location"))
 	}

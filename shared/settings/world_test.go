@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -54,6 +56,7 @@ func roles() []string { return []string{roleAll, roleManager, roleViewer, roleRe
 type world struct {
 	st       *store.Store
 	h        http.Handler
+	deps     settings.Deps
 	portal   *fakePortal
 	tester   *fakeTester
 	sqs      *sqs.Client
@@ -125,7 +128,7 @@ func newWorld(t *testing.T) *world {
 		return w.deliver(t, endpointID, 200, `{"ok":true}`, ""), nil
 	}}
 	clock := domain.FixedClock(t0.Add(time.Hour))
-	w.h = settings.New(settings.Deps{
+	w.deps = settings.Deps{
 		Portal:     w.portal,
 		Endpoints:  &subscriptions.Service{Store: st, Clock: clock},
 		Deliveries: &delivery.Redeliverer{Store: st, Queue: &delivery.SQSQueue{Client: w.sqs, URL: w.queueURL}, Clock: clock},
@@ -134,8 +137,33 @@ func newWorld(t *testing.T) *world {
 		Catalogue:  country.ISO(),
 		Clock:      clock,
 		Log:        slog.New(slog.NewJSONHandler(syncWriter{w.logs}, nil)),
-	})
+	}
+	w.h = settings.New(w.deps)
 	return w
+}
+
+// messages are the delivery messages queued since last asked.
+func (w *world) messages(t *testing.T) []delivery.Message {
+	t.Helper()
+	ctx := t.Context()
+	var out []delivery.Message
+	for {
+		res, err := w.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(w.queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Messages) == 0 {
+			return out
+		}
+		for _, m := range res.Messages {
+			var msg delivery.Message
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, msg)
+			w.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(w.queueURL), ReceiptHandle: m.ReceiptHandle})
+		}
+	}
 }
 
 // syncWriter lets the handler's logs be read after the requests.
@@ -162,12 +190,19 @@ type answer struct {
 	body string
 }
 
-func (w *world) do(r *http.Request) answer {
+func (w *world) do(r *http.Request) answer { return w.doWith(w.h, r) }
+
+func (w *world) doWith(h http.Handler, r *http.Request) answer {
 	rec := httptest.NewRecorder()
-	w.h.ServeHTTP(rec, r)
+	h.ServeHTTP(rec, r)
 	res := rec.Result()
 	b, _ := io.ReadAll(res.Body)
 	return answer{res, string(b)}
+}
+
+// withRequestID gives the request a Lambda request id, as the runtime does.
+func withRequestID(r *http.Request, id string) *http.Request {
+	return r.WithContext(lambdacontext.NewContext(r.Context(), &lambdacontext.LambdaContext{AwsRequestID: id}))
 }
 
 // get is a role's GET ("" for no cookie).
