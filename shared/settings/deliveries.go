@@ -204,11 +204,18 @@ func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
 	for n := first; n <= max(orig.Attempts, 1); n++ {
 		att := d
 		if aid := domain.AttemptID(orig.ID, n); aid != d.ID {
-			if att, err = store.Delivery(ctx, c.s.AccountID, aid); err != nil {
+			att, err = store.Delivery(ctx, c.s.AccountID, aid)
+			if domain.ErrorCode(err) == domain.ECodeNotFound {
+				continue // expired (records live 90 days), or not written yet
+			}
+			if err != nil {
 				return deliveryPage{}, err
 			}
 		}
 		p.Attempts = append(p.Attempts, att)
+	}
+	if len(p.Attempts) == 0 {
+		p.Attempts = []domain.Delivery{d}
 	}
 	p.Latest = p.Attempts[len(p.Attempts)-1]
 	p.CanRedeliver = c.s.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed

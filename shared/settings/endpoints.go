@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,7 +199,22 @@ func (h *handler) endpointUpdate(c *call) {
 		c.render(http.StatusUnprocessableEntity, "endpoint_form", title, "endpoints", f)
 		return
 	}
-	_, err := h.d.Endpoints.Update(c.r.Context(), c.actor(), id, subscriptions.Changes{URL: &f.URL, Events: f.Events, Description: &f.Description})
+	// Only what the form changes is sent: the service checks only that,
+	// so an endpoint whose URL today's rules would refuse can still be
+	// described or given other events.
+	cur, err := h.d.Endpoints.Get(c.r.Context(), c.reader(), id)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	ch := subscriptions.Changes{Description: &f.Description}
+	if f.URL != cur.URL {
+		ch.URL = &f.URL
+	}
+	if !sameEvents(f.Events, cur.Events) {
+		ch.Events = f.Events
+	}
+	_, err = h.d.Endpoints.Update(c.r.Context(), c.actor(), id, ch)
 	if err != nil {
 		c.refusedForm(err, title, f)
 		return
@@ -319,6 +335,11 @@ func readEndpointForm(c *call) endpointForm {
 		f.Errors = map[string][]string{"description": {"contains control characters"}}
 	}
 	return f
+}
+
+// sameEvents reports whether two lists name the same event kinds.
+func sameEvents(a, b []domain.EventType) bool {
+	return slices.Equal(slices.Compact(slices.Sorted(slices.Values(a))), slices.Compact(slices.Sorted(slices.Values(b))))
 }
 
 // refusedForm shows the form again with the service's validation

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
 var secretPattern = regexp.MustCompile(regexp.QuoteMeta(subscriptions.SecretPrefix) + `[0-9a-f]{64}`)
@@ -212,6 +213,30 @@ func TestEndpointChanges(t *testing.T) {
 			if a := w.post(roleManager, p, url.Values{"overlap": {"1h"}, "url": {"https://x.example.com"}, "events": {"entity_review.approved"}}); a.StatusCode != http.StatusNotFound {
 				t.Errorf("POST %s: %d", p, a.StatusCode)
 			}
+		}
+	})
+
+	t.Run("only what the form changes is checked", func(t *testing.T) {
+		// Made while loopback was allowed; the settings area allows none.
+		allow, err := webhooks.ParseAllowList("127.0.0.0/8")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := &subscriptions.Service{Store: w.st, Allow: allow, Clock: domain.FixedClock(t0)}
+		old, err := svc.Create(ctx, domain.Actor{AccountID: w.account.ID, Admin: "test", ActionID: w.actionID()}, "http://127.0.0.1:9/evs", []domain.EventType{domain.EventApproved}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := fmt.Sprintf("/settings/endpoints/%d", old.ID)
+		a := w.post(roleManager, p, url.Values{"url": {old.URL}, "events": {string(domain.EventRejected), string(domain.EventApproved)}, "description": {"legacy"}})
+		if a.StatusCode != http.StatusSeeOther {
+			t.Fatalf("status %d:\n%s", a.StatusCode, a.body)
+		}
+		if got, _ := w.st.Endpoint(ctx, w.account.ID, old.ID); got.Description != "legacy" || len(got.Events) != 2 || got.URL != old.URL {
+			t.Errorf("stored %+v", got)
+		}
+		if a := w.post(roleManager, p, url.Values{"url": {"http://127.0.0.1:10/evs"}, "events": {string(domain.EventApproved)}}); a.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("a new loopback URL: %d", a.StatusCode)
 		}
 	})
 

@@ -111,12 +111,12 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// tone is the CSS class of a status: good, bad or waiting.
-func tone(status any) string {
-	switch status {
-	case domain.DeliveryDelivered, "active", true:
+// tone is the CSS class of a delivery's status: good, bad or waiting.
+func tone(s domain.DeliveryStatus) string {
+	switch s {
+	case domain.DeliveryDelivered:
 		return "good"
-	case domain.DeliveryFailed, "disabled", false:
+	case domain.DeliveryFailed:
 		return "bad"
 	}
 	return "wait"

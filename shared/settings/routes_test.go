@@ -185,6 +185,7 @@ func TestCSRF(t *testing.T) {
 		{"from another origin", func(_ url.Values, r *http.Request) { r.Header.Set("Origin", "https://evil.example.com") }, http.StatusForbidden},
 		{"no action id", func(f url.Values, _ *http.Request) { f.Del("action_id") }, http.StatusBadRequest},
 		{"a made-up action id", func(f url.Values, _ *http.Request) { f.Set("action_id", "read") }, http.StatusBadRequest},
+		{"a form over 64 KB", func(f url.Values, _ *http.Request) { f.Set("pad", strings.Repeat("x", 70<<10)) }, http.StatusBadRequest},
 		{"as JSON", func(_ url.Values, r *http.Request) { r.Header.Set("Content-Type", "application/json") }, http.StatusUnsupportedMediaType},
 		{"as multipart", func(_ url.Values, r *http.Request) { r.Header.Set("Content-Type", "multipart/form-data; boundary=x") }, http.StatusUnsupportedMediaType},
 	}
