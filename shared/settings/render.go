@@ -19,7 +19,7 @@ func pageNames() []string {
 		"deliveries", "delivery", "countries"}
 }
 
-func parsePages(map[string]staticFile) pages {
+func parsePages() pages {
 	funcs := template.FuncMap{
 		"newActionID": newActionID,
 		"when":        when,

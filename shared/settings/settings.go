@@ -105,7 +105,7 @@ func New(d Deps) http.Handler {
 	}
 	h := &handler{d: d, origin: http.NewCrossOriginProtection()}
 	h.static = loadStatic()
-	h.pages = parsePages(h.static)
+	h.pages = parsePages()
 	h.countries = catalogue(d.Catalogue)
 	h.mux = h.routes()
 	return h
