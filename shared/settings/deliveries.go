@@ -1,0 +1,308 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webhooks"
+)
+
+const (
+	// listLimit is how many attempts a listing shows.
+	listLimit = 100
+	// scanLimit is how many attempts a listing with dates reads, newest
+	// first, to find the ones in the range: domain.DeliveryFilter has no
+	// dates, so the range is applied here.
+	scanLimit = 1000
+	// maxAttemptsShown bounds the attempts read for one delivery's page.
+	maxAttemptsShown = 50
+	// maxReason bounds a redelivery's reason, as the admin commands do.
+	maxReason  = 500
+	dateLayout = "2006-01-02"
+)
+
+// deliveryIDPattern is a delivery attempt's id: "dlv_" and the digest, and
+// ".<n>" for a redelivery.
+var deliveryIDPattern = regexp.MustCompile(`^dlv_[A-Za-z0-9_-]{1,100}(\.[0-9]{1,6})?$`)
+
+// deliveryFilter is the list's filter form, as given.
+type deliveryFilter struct {
+	Endpoint string
+	Status   string
+	Event    string
+	From     string
+	To       string
+}
+
+type deliveriesPage struct {
+	Filter    deliveryFilter
+	Errors    map[string][]string
+	Endpoints []domain.Endpoint
+	Statuses  []domain.DeliveryStatus
+	Events    []domain.EventType
+	Rows      []domain.Delivery
+	// Capped: more attempts match than are shown; Scanned: the dates were
+	// looked for among the newest scanLimit attempts only.
+	Capped  bool
+	Scanned bool
+	Limit   int
+	Scan    int
+}
+
+// deliveryPage is one attempt, its delivery's attempts, and the
+// redelivery form.
+type deliveryPage struct {
+	Delivery domain.Delivery
+	Body     string // pretty-printed when it is JSON
+	Headers  []header
+	Attempts []domain.Delivery
+	Latest   domain.Delivery
+	// MoreAttempts counts attempts not shown (beyond maxAttemptsShown).
+	MoreAttempts int
+	// CanRedeliver: the operator may, and the latest attempt failed.
+	CanRedeliver bool
+	Form         redeliverForm
+}
+
+type redeliverForm struct {
+	Reason   string
+	ActionID string // kept when the form comes back refused
+	Errors   map[string][]string
+	Problem  string
+}
+
+// header is a request header as sent.
+type header struct {
+	Name, Value, Note string
+}
+
+func (h *handler) deliveryList(c *call) {
+	ctx := c.r.Context()
+	p := deliveriesPage{Statuses: domain.DeliveryStatuses(), Events: domain.EventTypes(), Limit: listLimit, Scan: scanLimit}
+	f, from, to, errs := readDeliveryFilter(c.r.URL.Query())
+	p.Filter, p.Errors = f, errs
+	eps, err := h.d.Endpoints.List(ctx, c.reader())
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	p.Endpoints = eps
+	if errs != nil {
+		c.render(http.StatusBadRequest, "deliveries", "Deliveries", "deliveries", p)
+		return
+	}
+	df := domain.DeliveryFilter{Status: domain.DeliveryStatus(f.Status), EventType: domain.EventType(f.Event), Limit: listLimit + 1}
+	df.EndpointID, _ = strconv.ParseInt(f.Endpoint, 10, 64)
+	dated := !from.IsZero() || !to.IsZero()
+	if dated {
+		df.Limit = scanLimit
+	}
+	ds, err := h.d.Deliveries.List(ctx, c.s.AccountID, c.s.Operator.ID, df)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	p.Scanned = dated && len(ds) == scanLimit
+	for _, d := range ds {
+		if (!from.IsZero() && d.CreatedAt.Before(from)) || (!to.IsZero() && !d.CreatedAt.Before(to)) {
+			continue
+		}
+		p.Rows = append(p.Rows, d)
+	}
+	if len(p.Rows) > listLimit {
+		p.Rows, p.Capped = p.Rows[:listLimit], true
+	}
+	c.render(http.StatusOK, "deliveries", "Deliveries", "deliveries", p)
+}
+
+// readDeliveryFilter reads the filter form; from and to are the range's
+// first instant and the instant after it (to's day included), zero when
+// not given.
+func readDeliveryFilter(q url.Values) (f deliveryFilter, from, to time.Time, errs map[string][]string) {
+	f = deliveryFilter{Endpoint: strings.TrimSpace(q.Get("endpoint")), Status: q.Get("status"), Event: q.Get("event"),
+		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	bad := func(field, msg string) {
+		if errs == nil {
+			errs = map[string][]string{}
+		}
+		errs[field] = append(errs[field], msg)
+	}
+	if f.Endpoint != "" {
+		if id, err := strconv.ParseInt(f.Endpoint, 10, 64); err != nil || id <= 0 {
+			bad("endpoint", "must be one of your endpoints")
+		}
+	}
+	if err := (domain.DeliveryFilter{Status: domain.DeliveryStatus(f.Status), EventType: domain.EventType(f.Event)}).Validate(); err != nil {
+		for field, msgs := range domain.ErrorFields(err) {
+			for _, m := range msgs {
+				bad(field, m)
+			}
+		}
+	}
+	day := func(field, s string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		t, err := time.Parse(dateLayout, s)
+		if err != nil {
+			bad(field, "must be a date such as 2026-11-01")
+		}
+		return t
+	}
+	from, to = day("from", f.From), day("to", f.To)
+	if !to.IsZero() {
+		to = to.AddDate(0, 0, 1)
+	}
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
+		bad("to", "must not be before the first day")
+	}
+	return f, from, to, errs
+}
+
+func (h *handler) deliveryShow(c *call) {
+	id := c.r.PathValue("id")
+	if !deliveryIDPattern.MatchString(id) {
+		c.message(http.StatusNotFound, msgNotFound)
+		return
+	}
+	p, err := h.loadDelivery(c, id)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	c.render(http.StatusOK, "delivery", "Delivery "+id, "deliveries", p)
+}
+
+// loadDelivery reads one attempt and every attempt of its delivery.
+// Redeliverer has no read of one attempt: its Store does, the read
+// package admin makes too; the page checked webhook_delivery.view.
+func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
+	ctx, store := c.r.Context(), h.d.Deliveries.Store
+	d, err := store.Delivery(ctx, c.s.AccountID, id)
+	if err != nil {
+		return deliveryPage{}, err
+	}
+	orig := d
+	if d.OriginalID != "" && d.OriginalID != d.ID {
+		if orig, err = store.Delivery(ctx, c.s.AccountID, d.OriginalID); err != nil {
+			return deliveryPage{}, err
+		}
+	}
+	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d)}
+	first := max(1, orig.Attempts-maxAttemptsShown+1)
+	p.MoreAttempts = first - 1
+	for n := first; n <= max(orig.Attempts, 1); n++ {
+		att := d
+		if aid := domain.AttemptID(orig.ID, n); aid != d.ID {
+			att, err = store.Delivery(ctx, c.s.AccountID, aid)
+			if domain.ErrorCode(err) == domain.ECodeNotFound {
+				continue // expired (records live 90 days), or not written yet
+			}
+			if err != nil {
+				return deliveryPage{}, err
+			}
+		}
+		p.Attempts = append(p.Attempts, att)
+	}
+	if len(p.Attempts) == 0 {
+		p.Attempts = []domain.Delivery{d}
+	}
+	p.Latest = p.Attempts[len(p.Attempts)-1]
+	p.CanRedeliver = c.s.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed
+	return p, nil
+}
+
+// redeliver makes a new attempt of a failed delivery, with the reason
+// given, and shows it.
+func (h *handler) redeliver(c *call) {
+	id := c.r.PathValue("id")
+	if !deliveryIDPattern.MatchString(id) {
+		c.message(http.StatusNotFound, msgNotFound)
+		return
+	}
+	form := redeliverForm{Reason: strings.TrimSpace(c.r.PostForm.Get("reason")), ActionID: c.actionID}
+	switch {
+	case form.Reason == "":
+		form.Errors = map[string][]string{"reason": {"is required: say why the delivery is made again"}}
+	case len(form.Reason) > maxReason:
+		form.Errors = map[string][]string{"reason": {fmt.Sprintf("is longer than %d characters", maxReason)}}
+	case strings.IndexFunc(form.Reason, unicode.IsControl) >= 0:
+		form.Errors = map[string][]string{"reason": {"contains control characters"}}
+	}
+	if form.Errors != nil {
+		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)
+		return
+	}
+	next, err := h.d.Deliveries.RedeliverAs(c.r.Context(), c.actor(), id, form.Reason)
+	switch {
+	case err != nil && domain.ErrorCode(err) == domain.ECodeInternal && next.ID != "":
+		// Recorded, not queued: the same form again (same action id)
+		// queues it.
+		c.log.Error("redelivery recorded but not queued", "delivery_id", next.ID, "error", err.Error())
+		form.Problem = "The new attempt " + next.ID + " was recorded but could not be queued. Send this form again to queue it."
+		h.refusedRedelivery(c, id, http.StatusServiceUnavailable, form)
+		return
+	case domain.ErrorCode(err) == domain.ECodeInvalid:
+		form.Errors = domain.ErrorFields(err)
+		if form.Errors == nil {
+			form.Problem = domain.ErrorMessage(err)
+		}
+		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)
+		return
+	case err != nil:
+		c.fail(err)
+		return
+	}
+	c.log.Info("delivery redelivered", "delivery_id", id, "attempt_id", next.ID)
+	redirect(c.w, c.base+"/deliveries/"+url.PathEscape(next.ID))
+}
+
+func (h *handler) refusedRedelivery(c *call, id string, status int, form redeliverForm) {
+	p, err := h.loadDelivery(c, id)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	p.Form = form
+	// The form comes back to be sent again, even when its attempt was
+	// recorded and waits queued: the same action id then queues it.
+	p.CanRedeliver = true
+	c.render(status, "delivery", "Delivery "+id, "deliveries", p)
+}
+
+// prettyJSON indents a JSON body; anything else is shown as it is.
+func prettyJSON(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return string(b)
+	}
+	return out.String()
+}
+
+// sentHeaders are the headers an attempt was posted with, as package
+// delivery sets them. The signature is not recorded (it is an HMAC of the
+// body with the endpoint's secret), and the timestamp is the attempt's
+// start, the second the POST left within a moment.
+func sentHeaders(d domain.Delivery) []header {
+	if d.StartedAt == nil {
+		return nil
+	}
+	return []header{
+		{Name: "Content-Type", Value: "application/json"},
+		{Name: "User-Agent", Value: delivery.UserAgent},
+		{Name: webhooks.SignatureHeader, Value: "sha256=…", Note: "not recorded: the HMAC-SHA256 of the body with the endpoint's secret; two values, comma-separated, while a rotation overlaps"},
+		{Name: delivery.HeaderDeliveryID, Value: d.ID},
+		{Name: delivery.HeaderEventID, Value: d.EventID},
+		{Name: delivery.HeaderTimestamp, Value: strconv.FormatInt(d.StartedAt.Unix(), 10), Note: "when the attempt started"},
+	}
+}

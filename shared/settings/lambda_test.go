@@ -1,0 +1,82 @@
+package settings_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/settings"
+)
+
+// TestBehindAPIGateway runs the handler as the Lambda function behind the
+// route /settings/{proxy+} of stage "prod": links, redirects and the
+// cookie's path keep the stage; the request id in the audit is API
+// Gateway's.
+func TestBehindAPIGateway(t *testing.T) {
+	w := newWorld(t)
+	ep := w.endpoint(t, "https://hooks.example.com/evs", "")
+	fn := httplambda.New(w.h, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	event := func(method, path, requestID string, headers map[string][]string, query map[string][]string, body string) events.APIGatewayProxyRequest {
+		h := map[string][]string{"Host": {"abc123.execute-api.eu-west-1.amazonaws.com"}, "X-Forwarded-Proto": {"https"}}
+		for k, v := range headers {
+			h[k] = v
+		}
+		return events.APIGatewayProxyRequest{
+			Resource: "/settings/{proxy+}", Path: path, HTTPMethod: method, MultiValueHeaders: h, MultiValueQueryStringParameters: query, Body: body,
+			RequestContext: events.APIGatewayProxyRequestContext{RequestID: requestID, Stage: "prod", Path: "/prod" + path,
+				DomainName: "abc123.execute-api.eu-west-1.amazonaws.com"},
+		}
+	}
+	call := func(ev events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
+		t.Helper()
+		res, err := fn(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	link := w.portal.link(w.session(roleAll), nil)
+	res := call(event("GET", "/settings/portal", "gw-1", nil, map[string][]string{"token": {link}}, ""))
+	hdr := http.Header(res.MultiValueHeaders)
+	if res.StatusCode != http.StatusSeeOther || hdr.Get("Location") != "/prod/settings/endpoints" {
+		t.Fatalf("sign-in: %d %q", res.StatusCode, hdr.Get("Location"))
+	}
+	ck, err := http.ParseSetCookie(hdr.Get("Set-Cookie"))
+	if err != nil || ck.Path != "/prod/settings/" || !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("cookie %+v %v", ck, err)
+	}
+	cookie := map[string][]string{"Cookie": {settings.CookieName + "=" + ck.Value}}
+
+	res = call(event("GET", "/settings/endpoints", "gw-2", cookie, nil, ""))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("endpoints: %d", res.StatusCode)
+	}
+	for _, want := range []string{`href="/prod/settings/static/style.css?v=`, `action="/prod/settings/signout"`,
+		fmt.Sprintf(`href="/prod/settings/endpoints/%d"`, ep.ID), `href="/prod/settings/countries"`} {
+		if !strings.Contains(res.Body, want) {
+			t.Errorf("no %s", want)
+		}
+	}
+	if http.Header(res.MultiValueHeaders).Get("Strict-Transport-Security") == "" {
+		t.Error("no HSTS behind API Gateway")
+	}
+
+	form := url.Values{"csrf": {csrf(ck.Value)}, "action_id": {w.actionID()}}
+	res = call(event("POST", fmt.Sprintf("/settings/endpoints/%d/test", ep.ID), "gw-3",
+		map[string][]string{"Cookie": cookie["Cookie"], "Content-Type": {"application/x-www-form-urlencoded"}}, nil, form.Encode()))
+	if loc := http.Header(res.MultiValueHeaders).Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/prod/settings/deliveries/dlv_") {
+		t.Fatalf("test event: %d %q", res.StatusCode, loc)
+	}
+	if got := w.tester.last().Actor; got.RequestID != "gw-3" || got.ActionID != form.Get("action_id") {
+		t.Errorf("tester got %+v", got)
+	}
+}

@@ -1,0 +1,216 @@
+package settings
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/portal"
+)
+
+// maxForm bounds a form's body: the largest form holds a URL, a
+// description and a handful of checkboxes.
+const maxForm = 64 << 10
+
+// call is one signed-in request being served.
+type call struct {
+	h     *handler
+	w     http.ResponseWriter
+	r     *http.Request
+	s     portal.Session
+	token string // the session's, for the CSRF token only
+	base  string // the settings area's path as the browser sees it
+	log   *slog.Logger
+	// actionID names the change a form submits (POST only).
+	actionID string
+}
+
+// page serves a GET to a signed-in operator holding perm ("" for anyone
+// signed in).
+func (h *handler) page(perm string, serve func(*call)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, ok := h.signedIn(w, r)
+		if !ok {
+			return
+		}
+		if perm != "" && !c.s.Can(perm) {
+			c.forbidden(perm)
+			return
+		}
+		serve(c)
+	}
+}
+
+// change serves a form's POST that changes something: a live session, a
+// same-origin request, the session's CSRF token, the permission, then a
+// well-formed action id, in that order; any refusal changes nothing.
+func (h *handler) change(perm string, serve func(*call)) http.HandlerFunc {
+	return h.post(perm, true, serve)
+}
+
+// post serves a form's POST; withAction says whether it names an audited
+// change by an action id (sign-out does not).
+func (h *handler) post(perm string, withAction bool, serve func(*call)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, ok := h.signedIn(w, r)
+		if !ok {
+			return
+		}
+		if err := h.origin.Check(r); err != nil {
+			c.log.Warn("cross-origin form refused", "error", err.Error())
+			c.message(http.StatusForbidden, msgCSRF)
+			return
+		}
+		if !c.parseForm() {
+			return
+		}
+		if !validCSRF(c.token, r.PostForm.Get("csrf")) {
+			c.log.Warn("form without a valid CSRF token refused")
+			c.message(http.StatusForbidden, msgCSRF)
+			return
+		}
+		if perm != "" && !c.s.Can(perm) {
+			c.forbidden(perm)
+			return
+		}
+		if withAction {
+			id := r.PostForm.Get("action_id")
+			if !validActionID(id) {
+				c.message(http.StatusBadRequest, msgStaleForm)
+				return
+			}
+			c.actionID = id
+			c.log = c.log.With("action_id", id)
+		}
+		serve(c)
+	}
+}
+
+func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) (*call, bool) {
+	token, s, ok := h.session(w, r)
+	if !ok {
+		return nil, false
+	}
+	log := h.log(r).With("account_id", s.AccountID, "operator_id", s.Operator.ID, "method", r.Method, "path", r.URL.Path)
+	return &call{h: h, w: w, r: r, s: s, token: token, base: basePath(r), log: log}, true
+}
+
+// parseForm reads a URL-encoded form body, at most maxForm bytes; only the
+// body counts (PostForm), never the query.
+func (c *call) parseForm() bool {
+	mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+	if mt != "application/x-www-form-urlencoded" {
+		c.message(http.StatusUnsupportedMediaType, msgBadForm)
+		return false
+	}
+	c.r.Body = http.MaxBytesReader(c.w, c.r.Body, maxForm)
+	if err := c.r.ParseForm(); err != nil {
+		c.message(http.StatusBadRequest, msgBadForm)
+		return false
+	}
+	return true
+}
+
+// actor is the signed-in operator making the form's change.
+func (c *call) actor() domain.Actor {
+	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: requestID(c.r.Context())}
+}
+
+// actionIDPattern is what newActionID makes.
+var actionIDPattern = regexp.MustCompile(`^web-[A-Z2-7]{26}$`)
+
+// newActionID names one form as rendered: submitting it twice is one
+// change, since the services apply an action id once.
+func newActionID() string { return "web-" + rand.Text() }
+
+func validActionID(s string) bool { return actionIDPattern.MatchString(s) }
+
+// requestID is the request's id as the logs name it: API Gateway's, else
+// Lambda's.
+func requestID(ctx context.Context) string {
+	if gw, ok := core.GetAPIGatewayContextFromContext(ctx); ok && gw.RequestID != "" {
+		return gw.RequestID
+	}
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		return lc.AwsRequestID
+	}
+	return ""
+}
+
+// log is the request's logger: the one its context carries (with the
+// request id), else the one given, else slog's default.
+func (h *handler) log(r *http.Request) *slog.Logger {
+	if l, ok := logging.Lookup(r.Context()); ok {
+		return l
+	}
+	if h.d.Log != nil {
+		return h.d.Log
+	}
+	return slog.Default()
+}
+
+// prefixPattern is a stage prefix as httplambda sets it ("/prod"); anything
+// else in the header is ignored, so no link or redirect can leave the site.
+var prefixPattern = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
+
+// basePath is the settings area's path as the browser sees it: behind
+// API Gateway's stage prefix, when there is one.
+func basePath(r *http.Request) string {
+	p := r.Header.Get("X-Forwarded-Prefix")
+	if len(p) > 200 || !prefixPattern.MatchString(p) {
+		p = ""
+	}
+	return p + "/settings"
+}
+
+// redirect sends the browser on with a GET (303): after every change, and
+// after sign-in.
+func redirect(w http.ResponseWriter, path string) {
+	w.Header().Set("Location", path)
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// pathID is the positive id in the path's {id}, or ok false after a 404.
+func (c *call) pathID() (int64, bool) {
+	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		c.message(http.StatusNotFound, msgNotFound)
+		return 0, false
+	}
+	return id, true
+}
+
+// forbidden answers an operator who lacks perm.
+func (c *call) forbidden(perm string) {
+	c.log.Info("settings action forbidden", "permission", perm)
+	c.messageWith(http.StatusForbidden, msgForbidden, "Your operator lacks the "+perm+" permission. Ask your administrator for it.")
+}
+
+// fail answers a service's refusal as its page, and a fault as the error
+// page (logged, never shown).
+func (c *call) fail(err error) {
+	switch domain.ErrorCode(err) {
+	case domain.ECodeNotFound:
+		c.messageWith(http.StatusNotFound, msgNotFound, domain.ErrorMessage(err))
+	case domain.ECodeForbidden, domain.ECodeUnauthorized:
+		c.log.Info("settings action refused", "reason", domain.ErrorMessage(err))
+		c.messageWith(http.StatusForbidden, msgForbidden, domain.ErrorMessage(err))
+	case domain.ECodeConflict:
+		c.log.Info("settings action conflict", "reason", domain.ErrorMessage(err))
+		c.messageWith(http.StatusConflict, msgConflict, domain.ErrorMessage(err))
+	case domain.ECodeInvalid, domain.ECodeBadRequest:
+		c.messageWith(http.StatusUnprocessableEntity, msgInvalid, domain.Refusal(err))
+	default:
+		c.log.Error("settings request failed", "error", err.Error())
+		c.message(http.StatusInternalServerError, msgInternal)
+	}
+}

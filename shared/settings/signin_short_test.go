@@ -1,0 +1,81 @@
+package settings_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/settings"
+)
+
+// TestSignInShort runs without DynamoDB Local (under -short too): sign-in,
+// its refusals, sign-out and the headers need the portal alone.
+func TestSignInShort(t *testing.T) {
+	p := newFakePortal()
+	h := settings.New(settings.Deps{Portal: p, Catalogue: country.ISO(), Clock: domain.FixedClock(t0), Log: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	s := portal.Session{AccountID: 7, Operator: domain.Operator{AccountID: 7, ID: 3, Name: "Olga"}, ExpiresAt: t0.Add(portal.SessionAbsolute)}
+	do := func(r *http.Request) *http.Response {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Result()
+	}
+	headers := func(t *testing.T, res *http.Response) {
+		t.Helper()
+		if res.Header.Get("Content-Security-Policy") != settings.CSP || res.Header.Get("X-Frame-Options") != "DENY" ||
+			res.Header.Get("Referrer-Policy") != "no-referrer" || res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("headers %v", res.Header)
+		}
+	}
+
+	for name, tc := range map[string]struct {
+		token  string
+		status int
+	}{
+		"unknown": {"link_x", 404},
+		"used":    {p.link(s, func(l *fakeLink) { l.used = true }), 410},
+		"expired": {p.link(s, func(l *fakeLink) { l.expired = true }), 410},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(tc.token), nil))
+			if res.StatusCode != tc.status || len(res.Cookies()) != 0 {
+				t.Errorf("status %d, cookies %v", res.StatusCode, res.Cookies())
+			}
+			headers(t, res)
+		})
+	}
+
+	r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+p.link(s, nil), nil)
+	r.Header.Set("X-Forwarded-Proto", "https")
+	res := do(r)
+	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
+		t.Fatalf("sign-in: %d %v", res.StatusCode, res.Cookies())
+	}
+	headers(t, res)
+	c := res.Cookies()[0]
+	if c.Name != settings.CookieName || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteLaxMode || c.Path != "/settings/" || !c.Expires.Equal(s.ExpiresAt) {
+		t.Errorf("cookie %+v", c)
+	}
+
+	signOut := func(token string) *http.Response {
+		r := httptest.NewRequest(http.MethodPost, "/settings/signout", strings.NewReader(url.Values{"csrf": {token}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.AddCookie(c)
+		return do(r)
+	}
+	if res := signOut("wrong"); res.StatusCode != http.StatusForbidden || !p.live(c.Value) {
+		t.Errorf("a wrong token: %d, live %t", res.StatusCode, p.live(c.Value))
+	}
+	if res := signOut(csrf(c.Value)); res.StatusCode != http.StatusSeeOther || p.live(c.Value) {
+		t.Errorf("sign-out: %d, live %t", res.StatusCode, p.live(c.Value))
+	}
+	if res := do(httptest.NewRequest(http.MethodDelete, "/settings/endpoints", nil)); res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("DELETE: %d", res.StatusCode)
+	}
+}
