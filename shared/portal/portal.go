@@ -54,8 +54,10 @@ type Session struct {
 // Can reports whether the session's operator holds perm now.
 func (s Session) Can(perm string) bool { return s.Operator.Can(perm) }
 
-// Portal mints links and keeps sessions (implemented in this package over
-// a Store; the settings app and the admin command use it).
+// Portal mints links and keeps sessions: Service implements it over a
+// Store; the settings app and the admin command (portal.link) use it. Link
+// tokens are "evs_portal_" and session tokens "evs_session_", each with 32
+// random bytes in base64url; anything else is refused without a read.
 type Portal interface {
 	// Mint makes a link for an active operator of the account; the actor
 	// (an administrator) is named in the audit trail.
