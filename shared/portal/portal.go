@@ -10,6 +10,9 @@ package portal
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -72,4 +75,37 @@ type Portal interface {
 	Session(ctx context.Context, sessionToken string) (Session, error)
 	// End ends a session (sign-out); ending an unknown one is no error.
 	End(ctx context.Context, sessionToken string) error
+}
+
+// LinkPath is where a link leads in the settings area, its token in the
+// query parameter LinkParam: <base>/settings/portal?token=evs_portal_….
+const (
+	LinkPath  = "/settings/portal"
+	LinkParam = "token"
+)
+
+// LinkURL is the address of a link's token under the settings area's base
+// URL (the stage's API URL, or http://127.0.0.1:3000 under make local).
+func LinkURL(base, token string) (string, error) {
+	if err := CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(base, "/") + LinkPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
+}
+
+// CheckBaseURL refuses a base URL a link cannot be built on: not absolute
+// http(s), or carrying a query or a fragment.
+func CheckBaseURL(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case base == "":
+		return errors.New("portal: the settings area's base URL is not set")
+	case err != nil:
+		return fmt.Errorf("portal: the settings area's base URL: %w", err)
+	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		return fmt.Errorf("portal: the settings area's base URL %q is not an absolute http(s) URL", base)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("portal: the settings area's base URL %q has a query, a fragment or credentials", base)
+	}
+	return nil
 }

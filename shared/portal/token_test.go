@@ -55,3 +55,27 @@ func TestTokens(t *testing.T) {
 		t.Errorf("ids %s %s", LinkID(h), SessionID(h))
 	}
 }
+
+func TestLinkURL(t *testing.T) {
+	const tok = LinkPrefix + "abc-_"
+	tests := []struct {
+		base, want string
+		ok         bool
+	}{
+		{"http://127.0.0.1:3000", "http://127.0.0.1:3000/settings/portal?token=" + tok, true},
+		{"https://abc.execute-api.me-central-1.amazonaws.com/dev/", "https://abc.execute-api.me-central-1.amazonaws.com/dev/settings/portal?token=" + tok, true},
+		{"", "", false},
+		{"127.0.0.1:3000", "", false},
+		{"ftp://example.com", "", false},
+		{"https://", "", false},
+		{"https://example.com/?a=b", "", false},
+		{"https://example.com/#top", "", false},
+		{"https://user:pw@example.com", "", false},
+	}
+	for _, tc := range tests {
+		got, err := LinkURL(tc.base, tok)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("LinkURL(%q) = %q, %v; want %q", tc.base, got, err, tc.want)
+		}
+	}
+}
