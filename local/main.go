@@ -41,6 +41,7 @@ commands:
                                                      print "<id>\t<secret>" (the secret is shown this once)
   endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
   endpoint rotate --id ID [--overlap 24h]            print the new secret; the old one signs until the overlap ends
+  endpoint test --id ID [--operator ID]              send the endpoint a signed test event (ping); print its delivery
   deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--operator ID]
                                                      one JSON line per attempt, newest first
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited

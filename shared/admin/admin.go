@@ -38,6 +38,7 @@ import (
 type Store interface {
 	subscriptions.Store
 	delivery.ViewStore
+	delivery.TestStore
 	portal.Store
 	// not_found: no such account.
 	Account(ctx context.Context, id int64) (domain.Account, error)
@@ -83,7 +84,7 @@ type Store interface {
 // Handler runs admin commands.
 type Handler struct {
 	Store Store
-	// Queue takes redeliveries.
+	// Queue takes redeliveries and test events.
 	Queue delivery.Sender
 	// Allow lists the networks a plain-http or private endpoint URL may use
 	// (none in AWS).
@@ -147,6 +148,7 @@ func commands() map[string]command {
 		"endpoint.update":    {true, (*Handler).endpointUpdate},
 		"endpoint.rotate":    {true, (*Handler).endpointRotate},
 		"endpoint.delete":    {true, (*Handler).endpointDelete},
+		"endpoint.test":      {true, (*Handler).endpointTest},
 		"delivery.list":      {false, (*Handler).deliveryList},
 		"delivery.get":       {false, (*Handler).deliveryGet},
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
@@ -348,4 +350,8 @@ func (h *Handler) endpoints() *subscriptions.Service {
 
 func (h *Handler) deliveries() *delivery.Redeliverer {
 	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Clock: h.Clock}
+}
+
+func (h *Handler) tester() *delivery.Tester {
+	return &delivery.Tester{Store: h.Store, Queue: h.Queue, Clock: h.Clock}
 }
