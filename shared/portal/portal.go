@@ -64,14 +64,17 @@ func (s Session) Can(perm string) bool { return s.Operator.Can(perm) }
 type Portal interface {
 	// Mint makes a link for an active operator of the account; the actor
 	// (an administrator) is named in the audit trail.
-	// not_found: no such operator; validation_failed: operator disabled.
+	// not_found: no such operator; validation_failed: operator disabled (or
+	// a field missing); forbidden: the actor is an operator; conflict: the
+	// actor's action id was used before.
 	Mint(ctx context.Context, a domain.Actor, operatorID int64) (Link, error)
 	// Redeem uses a link's token once and starts a session: the session's
 	// token (for the cookie) and the session. ErrLinkUnknown, ErrLinkUsed,
 	// ErrLinkExpired, or validation_failed when the operator is disabled.
 	Redeem(ctx context.Context, linkToken string) (sessionToken string, s Session, err error)
 	// Session is the live session a cookie's token names, its idle time
-	// moved on; ErrNoSession otherwise.
+	// moved on (written at most once a minute); ErrNoSession otherwise, the
+	// session then ended if it was past its time or its operator disabled.
 	Session(ctx context.Context, sessionToken string) (Session, error)
 	// End ends a session (sign-out); ending an unknown one is no error.
 	End(ctx context.Context, sessionToken string) error
