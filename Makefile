@@ -90,7 +90,7 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 	@# nothing the local runner links imports testing.
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./shared/... ./functions/... ./infra/... | grep -w 'evs/shared/store' | cut -d: -f1 | grep -v -e '/shared/boot$$' -e '/shared/devstack' -e '/shared/store$$' || true); \
 	  test -z "$$bad" || { echo "only shared/boot, shared/devstack and local may import shared/store: $$bad"; exit 1; }
-	@for p in api admin decisions delivery subscriptions reviewevents screening domain; do \
+	@for p in api admin decisions delivery subscriptions reviewevents screening portal domain; do \
 	  ! $(GO) list -deps ./shared/$$p | grep -q -e 'evs/shared/store$$' -e 'guregu/dynamo' -e 'service/dynamodb$$' || { echo "shared/$$p depends on the store or DynamoDB"; exit 1; }; \
 	done
 	@! $(GO) list -deps ./local/... | grep -qx testing || { echo "./local links package testing"; exit 1; }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda/messages"
@@ -19,6 +22,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -285,6 +289,30 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("operators = %v, want 1 Sara Al-Harbi and 2 Omar Al-Qahtani", names)
 			}
 		}),
+		{file: "admin-portal.json", result: func(t *testing.T, out []byte, st *store.Store) {
+			var l admin.PortalLinkView
+			dec := json.NewDecoder(bytes.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&l); err != nil {
+				t.Fatalf("answer %s: %v", out, err)
+			}
+			u, err := url.Parse(l.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := u.Query().Get(portal.LinkParam)
+			if !strings.HasPrefix(l.URL, sampleSettingsURL+portal.LinkPath+"?") || !strings.HasPrefix(token, portal.LinkPrefix) {
+				t.Errorf("url = %s, want %s%s?token=%s…", l.URL, sampleSettingsURL, portal.LinkPath, portal.LinkPrefix)
+			}
+			if at, err := domain.ParseTime(l.ExpiresAt); err != nil || time.Until(at) > portal.LinkTTL || time.Until(at) < portal.LinkTTL-time.Minute {
+				t.Errorf("expires_at = %s, want 15 minutes from now", l.ExpiresAt)
+			}
+			// The settings area signs operator 1 in with it, once.
+			p := &portal.Service{Store: st, Clock: domain.SystemClock}
+			if _, s, err := p.Redeem(context.Background(), token); err != nil || s.AccountID != 1 || s.Operator.ID != 1 {
+				t.Errorf("redeem: %+v, %v; want operator 1 of account 1", s, err)
+			}
+		}},
 		adminEvent("admin-endpoint.json", func(t *testing.T, r struct {
 			Endpoints []admin.EndpointView `json:"endpoints"`
 		}, raw string) {

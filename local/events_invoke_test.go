@@ -81,6 +81,7 @@ func sampleHandlers(storeFor func(function string) *store.Store, deps *sampleDep
 		WebhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
 		Allow:          loopback,
+		SettingsURL:    sampleSettingsURL,
 	}
 	out := map[string]sampleInvoker{}
 	for _, f := range deploy.Functions() {

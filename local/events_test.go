@@ -20,9 +20,10 @@ package main
 // events/create-entity.json creates entity 2, its providers played by the
 // simulator (registration number ending in 0: active and clear).
 // events/admin-*.json are command documents of the admin function, one per
-// command family, reading account 1 after the other events ran;
-// events/admin-refused.json names an account that does not exist and is
-// refused (NotFound).
+// command family, reading account 1 after the other events ran
+// (events/admin-portal.json mints a sign-in link for operator 1, which the
+// replay then redeems); events/admin-refused.json names an account that
+// does not exist and is refused (NotFound).
 
 import (
 	"context"

@@ -32,6 +32,9 @@ const (
 	// sampleAPIArn is the API (region, account, id, stage) of the sample events.
 	sampleAPIArn = "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/dev"
 	sampleStage  = "dev"
+	// sampleSettingsURL is the admin function's SETTINGS_BASE_URL in the
+	// replays: events/admin-portal.json's link starts with it.
+	sampleSettingsURL = "https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/dev"
 )
 
 // samplePermissions are the sample key's permissions, sorted, as the store

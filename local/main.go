@@ -41,9 +41,12 @@ commands:
                                                      print "<id>\t<secret>" (the secret is shown this once)
   endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
   endpoint rotate --id ID [--overlap 24h]            print the new secret; the old one signs until the overlap ends
+  endpoint test --id ID [--operator ID]              send the endpoint a signed test event (ping); print its delivery
   deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--operator ID]
                                                      one JSON line per attempt, newest first
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
+  portal link --operator ID [--account ID]           print a sign-in link to the settings area for the operator
+                                                     (single use, 15 minutes; a secret: hand it to that person alone)
   receiver --port P --secret S [--secret S2] [--tolerance D]
                                                      listen on 127.0.0.1:P; print each verified webhook event as a JSON line
   sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
@@ -55,7 +58,8 @@ Every command above but up, receiver, sim and stage-api also takes --stage NAME 
 [--endpoint-url URL] [--actor WHO]: it then acts on the deployed stack evs-NAME through its admin function
 (Lambda Invoke) or, for decide, its decision state machine. Without --stage it acts on the local store.
 
-environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info)
+environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info),
+SETTINGS_BASE_URL (http://127.0.0.1:$PORT: where portal link's links lead)
 `
 
 func main() {
@@ -104,6 +108,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdEndpoint(ctx, sub, rest[1:])
 	case cmd == "deliveries" && sub != "":
 		return cmdDeliveries(ctx, sub, rest[1:])
+	case cmd == "portal" && sub != "":
+		return cmdPortal(ctx, sub, rest[1:])
 	case cmd == "stage-api":
 		return cmdStageAPI(ctx, rest)
 	case cmd == "receiver":

@@ -35,6 +35,16 @@ type receivedLine struct {
 	receiver.Event
 }
 
+// pingLine is what it prints for a test event, whose body has no review.
+type pingLine struct {
+	DeliveryID string `json:"delivery_id"`
+	ReceivedAt string `json:"received_at"`
+	EventType  string `json:"event_type"`
+	EndpointID int64  `json:"endpoint_id"`
+	AccountID  int64  `json:"account_id"`
+	OccurredAt string `json:"occurred_at"`
+}
+
 // runReceiver is cmdReceiver with its output streams given, for tests.
 func runReceiver(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("receiver", flag.ContinueOnError)
@@ -67,7 +77,11 @@ func runReceiver(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := json.NewEncoder(stdout)
 	v := &receiver.Verifier{Secrets: secrets, Tolerance: *tolerance, Log: log}
 	h := receiver.Handler(v, func(_ context.Context, ev receiver.Event, deliveryID string) error {
-		line := receivedLine{DeliveryID: deliveryID, ReceivedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), Event: ev}
+		at := time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		var line any = receivedLine{DeliveryID: deliveryID, ReceivedAt: at, Event: ev}
+		if ev.EventType == receiver.EventPing {
+			line = pingLine{DeliveryID: deliveryID, ReceivedAt: at, EventType: ev.EventType, EndpointID: ev.EndpointID, AccountID: ev.AccountID, OccurredAt: ev.OccurredAt}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if err := out.Encode(line); err != nil {

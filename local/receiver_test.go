@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,7 @@ func TestReceiver(t *testing.T) {
 
 	approved := `{"event_type":"entity_review.approved","entity_review_id":156,"entity_id":150,"account_id":1,"outcome":"approved","occurred_at":"2026-11-20T12:00:00.000Z"}`
 	assigned := `{"event_type":"entity_review.assigned","entity_review_id":157,"entity_id":151,"account_id":1,"outcome":null,"occurred_at":"2026-11-20T12:01:00.000Z"}`
+	ping := `{"event_type":"ping","endpoint_id":7,"account_id":1,"occurred_at":"2026-11-20T12:02:00.000Z"}`
 	tests := []struct {
 		name       string
 		body       string
@@ -106,6 +108,7 @@ func TestReceiver(t *testing.T) {
 		{"signed with another secret", approved, webhooks.Sign([]byte("someone-else"), []byte(approved)), "dlv_forged", http.StatusUnauthorized},
 		{"signed with the old secret during a rotation", assigned,
 			webhooks.Sign([]byte("rotated-away"), []byte(assigned)) + "," + webhooks.Sign([]byte("old-secret"), []byte(assigned)), "dlv_rotation", http.StatusNoContent},
+		{"a test event", ping, webhooks.Sign([]byte("new-secret"), []byte(ping)), "dlv_ping", http.StatusNoContent},
 	}
 	for _, tt := range tests {
 		if got := post(tt.body, tt.signature, tt.deliveryID); got != tt.want {
@@ -115,8 +118,8 @@ func TestReceiver(t *testing.T) {
 
 	// Only the verified deliveries are printed, one JSON line each.
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("stdout has %d lines, want 2:\n%s", len(lines), stdout.String())
+	if len(lines) != 3 {
+		t.Fatalf("stdout has %d lines, want 3:\n%s", len(lines), stdout.String())
 	}
 	var first map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
@@ -135,6 +138,16 @@ func TestReceiver(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], `"delivery_id":"dlv_rotation"`) || !strings.Contains(lines[1], `"outcome":null`) {
 		t.Errorf("second line = %s", lines[1])
+	}
+	// A ping: its own fields, no review's.
+	var third map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &third); err != nil {
+		t.Fatalf("line %q: %v", lines[2], err)
+	}
+	delete(third, "received_at")
+	if want := map[string]any{"delivery_id": "dlv_ping", "event_type": "ping", "endpoint_id": 7.0, "account_id": 1.0,
+		"occurred_at": "2026-11-20T12:02:00.000Z"}; !reflect.DeepEqual(third, want) {
+		t.Errorf("ping line = %s, want the fields %v", lines[2], want)
 	}
 	for _, id := range []string{"dlv_unsigned", "dlv_forged"} {
 		if strings.Contains(stdout.String(), id) {

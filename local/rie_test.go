@@ -146,9 +146,10 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 	for _, tb := range schema.Tables() {
 		tables[tb.EnvVar] = names[tb.ID]
 	}
-	// Settings that must point at the simulator; the others keep their
-	// catalogue default.
-	settings := map[string]string{"WATHQ_BASE_URL": deps.simURL, "YENTE_BASE_URL": deps.simURL, "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"}
+	// Settings that must point at the simulator (or name the settings
+	// area); the others keep their catalogue default.
+	settings := map[string]string{"WATHQ_BASE_URL": deps.simURL, "YENTE_BASE_URL": deps.simURL, "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
+		"SETTINGS_BASE_URL": sampleSettingsURL}
 	queues := map[string]string{}
 	for _, q := range deploy.Queues() {
 		queues[q.EnvVar] = deps.queues[q.ID]

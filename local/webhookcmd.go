@@ -48,7 +48,7 @@ func printLine(v any) {
 	fmt.Println(string(b))
 }
 
-// cmdEndpoint runs endpoint create|list|get|update|rotate|delete.
+// cmdEndpoint runs endpoint create|list|get|update|rotate|delete|test.
 func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("endpoint " + sub)
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
@@ -132,6 +132,14 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 		fmt.Println(out.Secret) // shown this once; the old one signs until the overlap ends
 	case "delete":
 		return c.send(ctx, doc, nil)
+	case "test":
+		var sent struct {
+			Delivery admin.DeliveryView `json:"delivery"`
+		}
+		if err := c.send(ctx, doc, &sent); err != nil {
+			return err
+		}
+		printLine(sent.Delivery) // queued: deliveries get --id shows how it went
 	default:
 		return usageError{fmt.Sprintf("unknown command %q", "endpoint "+sub)}
 	}

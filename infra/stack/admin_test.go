@@ -65,8 +65,9 @@ func referencing(t *testing.T, tmpl assertions.Template, typ, id string) []strin
 
 // The admin function's role, spelled out: its grants from the catalogue
 // (ConditionCheckItem on accounts for the transactions that check the
-// account exists; the api_keys table and its by_account index), sending to
-// the deliveries queue (redeliveries), writing its own logs, X-Ray.
+// account exists; the api_keys table and its by_account index; putting
+// sign-in links), sending to the deliveries queue (redeliveries), writing
+// its own logs, X-Ray.
 // TestLeastPrivilege derives the same from the catalogue; this pins it.
 func TestAdminFunctionPermissions(t *testing.T) {
 	f := adminSpec(t)
@@ -105,6 +106,7 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:PutItem arn:WebhookDeliveriesTable/index/*",
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable",
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable/index/*",
+		"dynamodb:PutItem arn:PortalTokensTable",
 		"sqs:SendMessage arn:DeliveriesQueue",
 		"logs:CreateLogStream arn:AdminFunctionLogGroup",
 		"logs:PutLogEvents arn:AdminFunctionLogGroup",
@@ -139,6 +141,8 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"WEBHOOK_DELIVERIES_TABLE": refOf("WebhookDeliveriesTable"),
 		"WEBHOOK_ALLOWED_NETWORKS": "",
 		"DELIVERIES_QUEUE_URL":     refOf("DeliveriesQueue"),
+		"PORTAL_TOKENS_TABLE":      refOf("PortalTokensTable"),
+		"SETTINGS_BASE_URL":        "",
 	}
 	if !equal(f.EnvVarNames(), keys(want)) {
 		t.Errorf("catalogue: environment %s", diff(f.EnvVarNames(), keys(want)))

@@ -1,6 +1,6 @@
 // Package admin is how an owner administers a stage: accounts and their
-// countries, API keys, operators, webhook endpoints, deliveries and the audit
-// trail. Each command is a JSON document, {"command": "key.create",
+// countries, API keys, operators, webhook endpoints, deliveries, the audit
+// trail and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
 // "actor": "ops@example.com", "account_id": 1, ...}; the answer is a JSON
 // document or a named refusal (InvalidRequest, NotFound, Forbidden,
 // Conflict). The admin function serves it over the Lambda Invoke API, and
@@ -8,8 +8,8 @@
 // the one place the logic lives.
 //
 // Every change writes an audit record naming the actor and the request, in
-// the same transaction as the change. Keys and secrets appear in clear only
-// in the answer that creates them, never in a log or a table.
+// the same transaction as the change. Keys, secrets and sign-in links appear
+// in clear only in the answer that creates them, never in a log or a table.
 package admin
 
 import (
@@ -29,6 +29,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -37,6 +38,8 @@ import (
 type Store interface {
 	subscriptions.Store
 	delivery.ViewStore
+	delivery.TestStore
+	portal.Store
 	// not_found: no such account.
 	Account(ctx context.Context, id int64) (domain.Account, error)
 	// No codes.
@@ -81,13 +84,17 @@ type Store interface {
 // Handler runs admin commands.
 type Handler struct {
 	Store Store
-	// Queue takes redeliveries.
+	// Queue takes redeliveries and test events.
 	Queue delivery.Sender
 	// Allow lists the networks a plain-http or private endpoint URL may use
 	// (none in AWS).
 	Allow webhooks.AllowList
 	// Clock stamps audit records and what the commands create (required).
 	Clock domain.Clock
+	// SettingsURL is the settings area's base URL (SETTINGS_BASE_URL), on
+	// which portal.link builds its sign-in links; without it portal.link
+	// fails and mints nothing.
+	SettingsURL string
 }
 
 // MaxDocument bounds a command document (Lambda's own limit is 6 MB).
@@ -141,10 +148,12 @@ func commands() map[string]command {
 		"endpoint.update":    {true, (*Handler).endpointUpdate},
 		"endpoint.rotate":    {true, (*Handler).endpointRotate},
 		"endpoint.delete":    {true, (*Handler).endpointDelete},
+		"endpoint.test":      {true, (*Handler).endpointTest},
 		"delivery.list":      {false, (*Handler).deliveryList},
 		"delivery.get":       {false, (*Handler).deliveryGet},
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
 		"audit.list":         {false, (*Handler).auditList},
+		"portal.link":        {true, (*Handler).portalLink},
 	}
 }
 
@@ -341,4 +350,8 @@ func (h *Handler) endpoints() *subscriptions.Service {
 
 func (h *Handler) deliveries() *delivery.Redeliverer {
 	return &delivery.Redeliverer{Store: h.Store, Queue: h.Queue, Clock: h.Clock}
+}
+
+func (h *Handler) tester() *delivery.Tester {
+	return &delivery.Tester{Store: h.Store, Queue: h.Queue, Clock: h.Clock}
 }

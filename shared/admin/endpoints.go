@@ -159,6 +159,20 @@ func (h *Handler) endpointDelete(ctx context.Context, c *call) (any, error) {
 	return map[string]any{"deleted": p.EndpointID}, nil
 }
 
+// endpointTest sends the endpoint a test event (ping), recorded and listed
+// as a delivery, audited.
+func (h *Handler) endpointTest(ctx context.Context, c *call) (any, error) {
+	p, a, err := h.endpointCall(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
+	d, err := h.tester().SendTest(ctx, a, p.EndpointID)
+	if err != nil {
+		return nil, notFoundIn(err, p.AccountID, "webhook endpoint", p.EndpointID)
+	}
+	return map[string]any{"delivery": viewDelivery(d)}, nil
+}
+
 // eventTypes reads event kinds; "approved" is short for
 // "entity_review.approved". The endpoint service refuses unknown kinds.
 func eventTypes(list *[]string) []domain.EventType {
@@ -167,7 +181,7 @@ func eventTypes(list *[]string) []domain.EventType {
 	}
 	var out []domain.EventType
 	for _, e := range trimAll(*list) {
-		if !strings.Contains(e, ".") {
+		if !strings.Contains(e, ".") && e != string(domain.EventPing) {
 			e = "entity_review." + e
 		}
 		out = append(out, domain.EventType(e))

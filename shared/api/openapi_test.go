@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -112,9 +115,57 @@ func TestOpenAPIEnumsAreTheDomains(t *testing.T) {
 	for name := range m.Webhooks.KeysFromOldest() {
 		hooks = append(hooks, name)
 	}
-	if want := names(domain.EventTypes()); !slices.Equal(hooks, want) {
+	// The subscribable kinds, then the test event nobody subscribes to.
+	if want := append(names(domain.EventTypes()), string(domain.EventPing)); !slices.Equal(hooks, want) {
 		t.Errorf("webhooks: openapi.yaml has %v, the event kinds are %v", hooks, want)
 	}
+}
+
+// The webhooks' bodies are the bytes package delivery signs: the same keys,
+// in the same order, every one required.
+func TestOpenAPIEventBodiesAreTheWireFormat(t *testing.T) {
+	m := openAPIModel(t)
+	review, err := delivery.EncodeBody(domain.Event{EventType: domain.EventApproved, EntityReviewID: 2, EntityID: 1, AccountID: 1, OccurredAt: "2026-11-23T16:20:11.402Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping, err := delivery.EncodePing(1, 3, "2026-11-23T16:25:40.118Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for schema, body := range map[string][]byte{"ReviewEvent": review, "PingEvent": ping} {
+		s := schemaNamed(t, m, schema)
+		var props []string
+		for name := range s.Properties.KeysFromOldest() {
+			props = append(props, name)
+		}
+		keys := jsonKeys(t, body)
+		if !slices.Equal(props, keys) || !slices.Equal(s.Required, keys) {
+			t.Errorf("%s: properties %v, required %v; the body's keys are %v", schema, props, s.Required, keys)
+		}
+	}
+}
+
+// jsonKeys are the keys of a JSON object, in order.
+func jsonKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("%s is not an object: %v", b, err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }
 
 // The error codes the description lists are exactly those a route or the

@@ -46,6 +46,9 @@ type Deps struct {
 	WebhookTimeout time.Duration
 	// Metrics takes webhook-delivery's metric lines (none when nil).
 	Metrics *metrics.Writer
+	// SettingsURL is the settings area's base URL: admin's sign-in links
+	// start with it (none: portal.link fails).
+	SettingsURL string
 	// Clock is every handler's clock (required): domain.SystemClock in AWS,
 	// a fixed or stepping one in tests.
 	Clock domain.Clock
@@ -56,11 +59,12 @@ type Deps struct {
 type need uint
 
 const (
-	needIntake  need = 1 << iota // Intake
-	needInbound                  // Readers and WebhookSecrets
-	needQueue                    // Deliveries
-	needAllow                    // Allow
-	needMetrics                  // Metrics
+	needIntake   need = 1 << iota // Intake
+	needInbound                   // Readers and WebhookSecrets
+	needQueue                     // Deliveries
+	needAllow                     // Allow
+	needMetrics                   // Metrics
+	needSettings                  // SettingsURL
 	// storeless: the function reads no table (api-description), so
 	// FromEnv builds no store and Handler does not ask for one.
 	storeless
@@ -69,8 +73,8 @@ const (
 func (n need) has(m need) bool { return n&m != 0 }
 
 // check reports the parts d lacks that a function with needs n cannot run
-// without. Allow, Metrics and WebhookSecrets may be empty: none allowed,
-// none written, every webhook refused.
+// without. Allow, Metrics, WebhookSecrets and SettingsURL may be empty: none
+// allowed, none written, every webhook refused, no sign-in link minted.
 func (d Deps) check(n need) error {
 	var missing []string
 	if d.Store == nil && !n.has(storeless) {

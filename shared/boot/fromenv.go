@@ -10,6 +10,7 @@ import (
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -25,7 +26,8 @@ func Start(name string) {
 // FromEnv builds the Deps of the function deployed as name from its Lambda
 // environment, reading only what the function uses: the tables named in
 // its environment (none for a storeless one), its providers' settings (YENTE_*, WATHQ_*) and secrets
-// (Secrets Manager), the deliveries queue's URL, WEBHOOK_ALLOWED_NETWORKS.
+// (Secrets Manager), the deliveries queue's URL, WEBHOOK_ALLOWED_NETWORKS,
+// SETTINGS_BASE_URL.
 // It makes the function's JSON logger slog's default first, so an init
 // failure is logged as JSON.
 func FromEnv(ctx context.Context, name string) (Deps, error) {
@@ -70,6 +72,16 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	if fn.needs.has(needAllow) {
 		if d.Allow, err = webhooks.ParseAllowList(os.Getenv("WEBHOOK_ALLOWED_NETWORKS")); err != nil {
 			return Deps{}, fmt.Errorf("%s: WEBHOOK_ALLOWED_NETWORKS: %w", name, err)
+		}
+	}
+	if fn.needs.has(needSettings) {
+		// Unset is allowed (portal.link alone fails); set wrong, nothing
+		// would sign in: fail the init.
+		if v := os.Getenv("SETTINGS_BASE_URL"); v != "" {
+			if err := portal.CheckBaseURL(v); err != nil {
+				return Deps{}, fmt.Errorf("%s: SETTINGS_BASE_URL: %w", name, err)
+			}
+			d.SettingsURL = v
 		}
 	}
 	if fn.needs.has(needMetrics) {

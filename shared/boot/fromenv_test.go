@@ -77,6 +77,23 @@ func TestFromEnv(t *testing.T) {
 					t.Errorf("Deliveries %v, Allow %v: want the queue and 127.0.0.0/8", d.Deliveries, d.Allow)
 				}
 			}},
+		{name: "settings area", function: "admin",
+			env: map[string]string{"DELIVERIES_QUEUE_URL": "http://127.0.0.1:9/q", "SETTINGS_BASE_URL": "https://abc.execute-api.me-central-1.amazonaws.com/dev"},
+			check: func(t *testing.T, d Deps) {
+				if d.SettingsURL != "https://abc.execute-api.me-central-1.amazonaws.com/dev" {
+					t.Errorf("SettingsURL = %q", d.SettingsURL)
+				}
+			}},
+		{name: "no settings area: portal.link alone fails", function: "admin",
+			env: map[string]string{"DELIVERIES_QUEUE_URL": "http://127.0.0.1:9/q"},
+			check: func(t *testing.T, d Deps) {
+				if d.SettingsURL != "" {
+					t.Errorf("SettingsURL = %q", d.SettingsURL)
+				}
+			}},
+		{name: "bad settings area", function: "admin",
+			env:     map[string]string{"DELIVERIES_QUEUE_URL": "http://127.0.0.1:9/q", "SETTINGS_BASE_URL": "abc.execute-api.me-central-1.amazonaws.com"},
+			wantErr: "admin: SETTINGS_BASE_URL: portal:"},
 		{name: "no queue", function: "review-events", wantErr: "review-events: boot: DELIVERIES_QUEUE_URL is not set"},
 		{name: "bad allow list", function: "webhook-delivery", env: map[string]string{"WEBHOOK_ALLOWED_NETWORKS": "everywhere"},
 			wantErr: "webhook-delivery: WEBHOOK_ALLOWED_NETWORKS"},

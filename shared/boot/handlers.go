@@ -93,8 +93,8 @@ func functions() map[string]function {
 				Clock:   d.Clock,
 			}).Handle
 		}),
-		"admin": entry(needQueue|needAllow, func(d Deps, _ deploy.Function) AdminHandler {
-			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock}).Handle
+		"admin": entry(needQueue|needAllow|needSettings, func(d Deps, _ deploy.Function) AdminHandler {
+			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL}).Handle
 		}),
 	}
 }

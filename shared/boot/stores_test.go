@@ -5,6 +5,7 @@ import (
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
@@ -25,6 +26,8 @@ var (
 	_ decisions.SchedulerStore = (*store.Store)(nil)
 	_ delivery.Store           = (*store.Store)(nil)
 	_ delivery.ViewStore       = (*store.Store)(nil)
+	_ delivery.TestStore       = (*store.Store)(nil)
+	_ portal.Store             = (*store.Store)(nil)
 	_ reviewevents.Endpoints   = (*store.Store)(nil)
 	_ subscriptions.Store      = (*store.Store)(nil)
 )

@@ -33,11 +33,31 @@ func (b Body) Event() domain.Event {
 		AccountID: b.AccountID, Outcome: b.Outcome, OccurredAt: b.OccurredAt}
 }
 
-// EncodeBody is the exact body posted for an event.
+// EncodeBody is the exact body posted for a review event.
 func EncodeBody(ev domain.Event) ([]byte, error) {
 	b, err := json.Marshal(BodyOf(ev))
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event of review %d: %w", ev.EventType, ev.EntityReviewID, err)
+	}
+	return b, nil
+}
+
+// PingBody is the test event's body (event_type "ping"): the endpoint it
+// tests, its account, and when it was sent. Like Body, its field order is
+// the body's and the signature is over these exact bytes; a redelivery of
+// a ping posts them again, occurred_at unchanged.
+type PingBody struct {
+	EventType  domain.EventType `json:"event_type"`
+	EndpointID int64            `json:"endpoint_id"`
+	AccountID  int64            `json:"account_id"`
+	OccurredAt string           `json:"occurred_at"`
+}
+
+// EncodePing is the exact body posted for a ping to the endpoint.
+func EncodePing(accountID, endpointID int64, occurredAt string) ([]byte, error) {
+	b, err := json.Marshal(PingBody{EventType: domain.EventPing, EndpointID: endpointID, AccountID: accountID, OccurredAt: occurredAt})
+	if err != nil {
+		return nil, fmt.Errorf("encode ping of endpoint %d: %w", endpointID, err)
 	}
 	return b, nil
 }

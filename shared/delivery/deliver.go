@@ -53,7 +53,8 @@ func LeaseFor(timeoutSeconds int) time.Duration {
 type Store interface {
 	// not_found: the endpoint was deleted.
 	Endpoint(ctx context.Context, accountID, id int64) (domain.Endpoint, error)
-	// not_found: a redelivery that was never recorded.
+	// not_found: a recorded attempt (d.Status queued) that was never
+	// recorded.
 	ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error)
 	// No codes; domain.ErrStale if the attempt is no longer sending.
 	FinishDelivery(ctx context.Context, d domain.Delivery) error
@@ -175,8 +176,9 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 		return fmt.Errorf("read endpoint: %w", err)
 	case !ep.Active:
 		gone = errors.New("endpoint deactivated before delivery")
-	case !ep.Subscribes(m.Event.EventType):
-		// Spec 6: an endpoint receives only the events it subscribes to.
+	case !ep.Accepts(m.Event.EventType):
+		// Spec 6: an endpoint receives only the events it subscribes to
+		// (and the pings sent to it).
 		gone = fmt.Errorf("endpoint unsubscribed from %s before delivery", m.Event.EventType)
 	}
 
@@ -185,14 +187,19 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	if gone == nil && !d.hasTime(ctx) {
 		return errNoTime
 	}
-	body, err := EncodeBody(m.Event)
+	body, err := m.payload()
 	if err != nil {
 		return err
+	}
+	// A recorded attempt is claimed as recorded, its own bytes posted.
+	var status domain.DeliveryStatus
+	if m.recorded() {
+		status = domain.DeliveryQueued
 	}
 	now := d.Clock.Now()
 	att, claim, err := d.Store.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: m.AccountID, ID: m.DeliveryID, Attempt: m.Attempt, EndpointID: m.EndpointID,
-		EventID: m.EventID, Event: m.Event, Payload: body, URL: ep.URL, CreatedAt: now,
+		EventID: m.EventID, Event: m.Event, Payload: body, URL: ep.URL, Status: status, CreatedAt: now,
 	}, now, d.lease())
 	switch {
 	case err != nil:

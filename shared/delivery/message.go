@@ -2,7 +2,9 @@
 // message per delivery, claimed once, signed over the exact bytes sent,
 // posted with a timeout to an address checked when connecting, and recorded
 // as delivered or failed. Failed deliveries are not retried automatically;
-// an operator redelivers them (Redeliver), as a new audited attempt.
+// an operator redelivers them (Redeliver), as a new audited attempt. An
+// operator can also send one endpoint a test event (Tester), which goes the
+// same way.
 package delivery
 
 import (
@@ -23,6 +25,11 @@ type Message struct {
 	Attempt    int    `json:"attempt"`
 	EndpointID int64  `json:"endpoint_id"`
 	EventID    string `json:"event_id"`
+	// Recorded: the attempt was recorded, queued, before this message was
+	// sent (every redelivery, a test event), so the claim moves that record
+	// to sending and posts the bytes stored with it. Otherwise the claim
+	// records the first attempt of a review event itself.
+	Recorded bool `json:"recorded,omitempty"`
 	// Event goes on the queue in its body's form (Body).
 	Event domain.Event `json:"-"`
 }
@@ -61,6 +68,20 @@ func ID(eventID string, endpointID int64) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", eventID, endpointID)))
 	return "dlv_" + hex.EncodeToString(sum[:16])
 }
+
+// payload is the body of a first attempt the claim records: a ping's
+// names its endpoint.
+func (m Message) payload() ([]byte, error) {
+	if m.Event.EventType == domain.EventPing {
+		return EncodePing(m.AccountID, m.EndpointID, m.Event.OccurredAt)
+	}
+	return EncodeBody(m.Event)
+}
+
+// recorded reports whether the attempt was recorded before its message:
+// a redelivery's attempt number says so too, for messages sent before
+// Recorded existed.
+func (m Message) recorded() bool { return m.Recorded || m.Attempt > 1 }
 
 // NewMessage is the first delivery of an event to an endpoint.
 func NewMessage(eventID string, ev domain.Event, endpointID int64) Message {

@@ -108,7 +108,11 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Payload: orig.Payload, Status: domain.DeliveryQueued,
 		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
 	}
-	reviewID := orig.Event.EntityReviewID
+	// A ping concerns no review.
+	var reviewID *int64
+	if id := orig.Event.EntityReviewID; id != 0 {
+		reviewID = &id
+	}
 	reqBy := &op.ID
 	if op.ID == 0 {
 		reqBy = nil
@@ -118,7 +122,7 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 		Original: orig, Attempt: next,
 		Audit: domain.AuditRecord{
 			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
-			Actor: a.Admin, RequestID: a.RequestID, ReviewID: &reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
+			Actor: a.Admin, RequestID: a.RequestID, ReviewID: reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
 			Before: map[string]any{"delivery_id": latest.ID, "status": string(latest.Status), "response_status": latest.ResponseStatus, "error": latest.Error},
 			After: map[string]any{"delivery_id": next.ID, "status": string(next.Status), "attempt": n,
 				"original_id": orig.ID, "endpoint_id": orig.EndpointID, "event_id": orig.EventID},
@@ -144,27 +148,26 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 }
 
 // applied is the attempt an action already made, queued again while it is
-// still queued (a duplicate message is harmless: it is claimed once).
+// still queued.
 func (o *Redeliverer) applied(ctx context.Context, rec domain.AuditRecord) (domain.Delivery, error) {
-	id, _ := rec.After["delivery_id"].(string)
-	if rec.Action != domain.ActionRedeliver || id == "" {
-		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Action id %s was used for %s.", rec.ActionID, rec.Action)
-	}
-	d, err := o.Store.Delivery(ctx, rec.AccountID, id)
-	if err != nil || d.Status != domain.DeliveryQueued {
-		return d, err
-	}
-	if err := o.Queue.Send(ctx, []Message{message(d)}); err != nil {
-		return d, fmt.Errorf("queue redelivery %s: %w", d.ID, err)
-	}
-	return d, nil
+	return requeue(ctx, o.Store, o.Queue, rec, domain.ActionRedeliver)
 }
 
 func (o *Redeliverer) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
+	return permitted(ctx, o.Store, accountID, operatorID, perm)
+}
+
+// operatorReader reads operators.
+type operatorReader interface {
+	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+}
+
+// permitted is the operator, if they hold perm.
+func permitted(ctx context.Context, s operatorReader, accountID, operatorID int64, perm string) (domain.Operator, error) {
 	if operatorID <= 0 {
 		return domain.Operator{}, domain.Invalid("operator", "is required")
 	}
-	op, err := o.Store.Operator(ctx, accountID, operatorID)
+	op, err := s.Operator(ctx, accountID, operatorID)
 	if err != nil {
 		return domain.Operator{}, err
 	}
@@ -174,6 +177,32 @@ func (o *Redeliverer) operator(ctx context.Context, accountID, operatorID int64,
 	return op, nil
 }
 
+// deliveryReader reads attempts.
+type deliveryReader interface {
+	Delivery(ctx context.Context, accountID int64, id string) (domain.Delivery, error)
+}
+
+// requeue is the attempt the audited action rec made (it must be an
+// action of kind), queued again while it is still queued: its message may
+// have been lost to a failed send, and a duplicate is harmless (it is
+// claimed once).
+func requeue(ctx context.Context, s deliveryReader, q Sender, rec domain.AuditRecord, kind domain.Action) (domain.Delivery, error) {
+	id, _ := rec.After["delivery_id"].(string)
+	if rec.Action != kind || id == "" {
+		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Action id %s was used for %s.", rec.ActionID, rec.Action)
+	}
+	d, err := s.Delivery(ctx, rec.AccountID, id)
+	if err != nil || d.Status != domain.DeliveryQueued {
+		return d, err
+	}
+	if err := q.Send(ctx, []Message{message(d)}); err != nil {
+		return d, fmt.Errorf("queue delivery %s: %w", d.ID, err)
+	}
+	return d, nil
+}
+
+// message is the message of an attempt recorded queued.
 func message(d domain.Delivery) Message {
-	return Message{AccountID: d.AccountID, DeliveryID: d.ID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID, Event: d.Event}
+	return Message{AccountID: d.AccountID, DeliveryID: d.ID, Attempt: d.Attempt, EndpointID: d.EndpointID, EventID: d.EventID,
+		Recorded: true, Event: d.Event}
 }

@@ -114,7 +114,7 @@ func TestRedeliverFailed(t *testing.T) {
 	if orig := w.delivery(t, msg.DeliveryID); orig.Attempts != 2 || orig.Status != domain.DeliveryFailed || orig.ResponseStatus != 500 {
 		t.Errorf("original = %+v", orig)
 	}
-	want := []delivery.Message{{AccountID: w.account, DeliveryID: next.ID, Attempt: 2, EndpointID: w.ep.ID, EventID: msg.EventID, Event: msg.Event}}
+	want := []delivery.Message{{AccountID: w.account, DeliveryID: next.ID, Attempt: 2, EndpointID: w.ep.ID, EventID: msg.EventID, Recorded: true, Event: msg.Event}}
 	if got := w.q.messages(); !reflect.DeepEqual(got, want) {
 		t.Errorf("queued %+v, want %+v", got, want)
 	}

@@ -46,6 +46,13 @@ func settingWebhookAllow() Setting {
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
 }
 
+// settingSettingsURL: where the settings area is served, the base of the
+// sign-in links the admin function mints (<base>/settings/portal?token=…).
+func settingSettingsURL() Setting {
+	return Setting{EnvVar: "SETTINGS_BASE_URL", Parameter: "SettingsBaseUrl", Default: "",
+		Description: "Base URL of the settings area, such as the stage's API URL without /api/v1 (SETTINGS_BASE_URL): portal.link's sign-in links start with it."}
+}
+
 func secretWathq() Secret {
 	return Secret{EnvVar: "WATHQ_API_KEY_SECRET_ARN", SecretID: "WathqApiKey", Holds: "the Wathq API key",
 		Description: "Wathq API key (apiKey header) of the create-entity function's registry lookups."}
@@ -199,7 +206,7 @@ func Functions() []Function {
 		},
 		{
 			Name: "admin", LogicalID: "AdminFunction",
-			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit",
+			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit, settings sign-in links",
 			MemoryMB:    256, TimeoutSeconds: 30,
 			Grants: []Grant{
 				// Accounts, their countries and operators; account.list scans.
@@ -209,8 +216,11 @@ func Functions() []Function {
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+				// portal.link mints sign-in links (puts only: it never reads
+				// a link or a session).
+				{Table: schema.PortalTokens, Actions: []string{putItem}},
 			},
-			Settings: []Setting{settingWebhookAllow()},
+			Settings: []Setting{settingWebhookAllow(), settingSettingsURL()},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},
 			// A refused command fails with InvalidRequest, NotFound,

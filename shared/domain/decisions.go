@@ -10,9 +10,14 @@ const (
 	PermProfileEdit  = "entity.profile.edit"
 )
 
+// PermAccountSettingsManage lets an operator change the account's settings
+// in the settings area (its countries).
+const PermAccountSettingsManage = "account.settings.manage"
+
 // OperatorPermissions lists the permissions an operator can be given.
 func OperatorPermissions() []string {
-	return []string{PermReviewDecide, PermReviewAssign, PermRiskAssess, PermProfileEdit, PermWebhookEndpointEdit, PermWebhookDeliveryView}
+	return []string{PermReviewDecide, PermReviewAssign, PermRiskAssess, PermProfileEdit, PermWebhookEndpointEdit, PermWebhookDeliveryView,
+		PermAccountSettingsManage}
 }
 
 // Operator is a person of an account who decides on reviews.

@@ -93,8 +93,9 @@ func (f DeliveryFilter) Validate() error {
 	if f.Status != "" && !validDeliveryStatus(f.Status) {
 		return Invalid("status", fmt.Sprintf("must be one of %v", DeliveryStatuses()))
 	}
-	if f.EventType != "" && !ValidEventType(string(f.EventType)) {
-		return Invalid("event", fmt.Sprintf("must be one of %v", EventTypes()))
+	// Test events are deliveries too, listed like the others.
+	if f.EventType != "" && f.EventType != EventPing && !ValidEventType(string(f.EventType)) {
+		return Invalid("event", fmt.Sprintf("must be one of %v or %s", EventTypes(), EventPing))
 	}
 	return nil
 }

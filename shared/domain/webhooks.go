@@ -14,12 +14,17 @@ const (
 	EventChecksQueued   EventType = "entity_review.checks_queued"
 )
 
-// EventTypes lists every event kind.
+// EventPing is the test event: an operator sends one to one endpoint (the
+// settings area's "Send test event") to see it arrive, signed like any
+// other. Nobody subscribes to it, so it is not one of EventTypes.
+const EventPing EventType = "ping"
+
+// EventTypes lists every event kind an endpoint subscribes to.
 func EventTypes() []EventType {
 	return []EventType{EventApproved, EventRejected, EventEscalated, EventEscalatedToAML, EventAssigned, EventChecksQueued}
 }
 
-// ValidEventType reports whether s names an event kind.
+// ValidEventType reports whether s names an event kind one subscribes to.
 func ValidEventType(s string) bool {
 	for _, t := range EventTypes() {
 		if string(t) == s {
@@ -81,6 +86,16 @@ func (e Endpoint) Receives(t EventType, occurredAt time.Time) bool {
 	return e.Subscribes(t) && !occurredAt.Before(e.CreatedAt)
 }
 
+// Accepts reports whether a delivery of an event of type t addressed to the
+// endpoint may be posted to it now: a review event if it subscribes to it,
+// a ping (addressed to this one endpoint, never fanned out) if it is active.
+func (e Endpoint) Accepts(t EventType) bool {
+	if t == EventPing {
+		return e.Active
+	}
+	return e.Subscribes(t)
+}
+
 // SigningSecrets are the secrets that sign a delivery at now: the current
 // one, then the previous one while its overlap lasts.
 func (e Endpoint) SigningSecrets(now time.Time) []string {
@@ -98,4 +113,6 @@ const (
 	ActionEndpointRotate Action = "webhook_endpoint.rotate_secret"
 	ActionEndpointDelete Action = "webhook_endpoint.delete"
 	ActionRedeliver      Action = "webhook_delivery.redeliver"
+	// ActionEndpointTest: a test event (ping) sent to an endpoint.
+	ActionEndpointTest Action = "webhook_endpoint.test"
 )

@@ -10,6 +10,9 @@ package portal
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -54,20 +57,58 @@ type Session struct {
 // Can reports whether the session's operator holds perm now.
 func (s Session) Can(perm string) bool { return s.Operator.Can(perm) }
 
-// Portal mints links and keeps sessions (implemented in this package over
-// a Store; the settings app and the admin command use it).
+// Portal mints links and keeps sessions: Service implements it over a
+// Store; the settings app and the admin command (portal.link) use it. Link
+// tokens are "evs_portal_" and session tokens "evs_session_", each with 32
+// random bytes in base64url; anything else is refused without a read.
 type Portal interface {
 	// Mint makes a link for an active operator of the account; the actor
 	// (an administrator) is named in the audit trail.
-	// not_found: no such operator; validation_failed: operator disabled.
+	// not_found: no such operator; validation_failed: operator disabled (or
+	// a field missing); forbidden: the actor is an operator; conflict: the
+	// actor's action id was used before.
 	Mint(ctx context.Context, a domain.Actor, operatorID int64) (Link, error)
 	// Redeem uses a link's token once and starts a session: the session's
 	// token (for the cookie) and the session. ErrLinkUnknown, ErrLinkUsed,
 	// ErrLinkExpired, or validation_failed when the operator is disabled.
 	Redeem(ctx context.Context, linkToken string) (sessionToken string, s Session, err error)
 	// Session is the live session a cookie's token names, its idle time
-	// moved on; ErrNoSession otherwise.
+	// moved on (written at most once a minute); ErrNoSession otherwise, the
+	// session then ended if it was past its time or its operator disabled.
 	Session(ctx context.Context, sessionToken string) (Session, error)
 	// End ends a session (sign-out); ending an unknown one is no error.
 	End(ctx context.Context, sessionToken string) error
+}
+
+// LinkPath is where a link leads in the settings area, its token in the
+// query parameter LinkParam: <base>/settings/portal?token=evs_portal_….
+const (
+	LinkPath  = "/settings/portal"
+	LinkParam = "token"
+)
+
+// LinkURL is the address of a link's token under the settings area's base
+// URL (the stage's API URL, or http://127.0.0.1:3000 under make local).
+func LinkURL(base, token string) (string, error) {
+	if err := CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(base, "/") + LinkPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
+}
+
+// CheckBaseURL refuses a base URL a link cannot be built on: not absolute
+// http(s), or carrying a query or a fragment.
+func CheckBaseURL(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case base == "":
+		return errors.New("portal: the settings area's base URL is not set")
+	case err != nil:
+		return fmt.Errorf("portal: the settings area's base URL: %w", err)
+	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		return fmt.Errorf("portal: the settings area's base URL %q is not an absolute http(s) URL", base)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("portal: the settings area's base URL %q has a query, a fragment or credentials", base)
+	}
+	return nil
 }

@@ -80,6 +80,8 @@ const (
 	WebhookEndpoints = "webhook_endpoints"
 	// WebhookDeliveries holds one item per delivery attempt.
 	WebhookDeliveries = "webhook_deliveries"
+	// PortalTokens holds the settings area's sign-in links and sessions.
+	PortalTokens = "portal_tokens"
 )
 
 // Index names.
@@ -225,6 +227,18 @@ func Tables() []Table {
 				{Name: DeliveriesByStatus, PartitionKey: Attr{"status_key", String}, SortKey: createdKey(), Projection: ProjectAll},
 			},
 			TTLAttr: "expires_at",
+		},
+		{
+			// The settings area's sign-in links and sessions (kind "link" or
+			// "session"), by the SHA-256 of their token: like api_keys, the key
+			// is how the account is found, so it does not start with the
+			// account id. A link stays a day past its end, used or not, so
+			// opening it again says what became of it; a session goes at its
+			// absolute end (expires_at). Reads check the times themselves:
+			// DynamoDB removes expired items only eventually.
+			ID: PortalTokens, EnvVar: "PORTAL_TOKENS_TABLE",
+			PartitionKey: Attr{"token_hash", String},
+			TTLAttr:      "expires_at",
 		},
 		{
 			// webhook-ids of provider webhooks already applied ("<provider>#<id>").

@@ -96,21 +96,23 @@ func payload(s string) []byte {
 	return []byte(s)
 }
 
-// ClaimDelivery marks an attempt as being sent, once: a first attempt is
-// created by the claim, a redelivery (created queued) moves to sending. A
-// second claim of the same attempt (a duplicate message) gets
-// domain.AlreadyClaimed; one arriving after lease on an attempt still sending gets
-// domain.Interrupted, and the attempt is recorded failed, since whether the
-// receiver got the POST is unknown.
+// ClaimDelivery marks an attempt as being sent, once: the first attempt of
+// a review event is created by the claim; an attempt recorded queued before
+// its message (d.Status queued: every redelivery, a test event) moves to
+// sending, with the payload stored with it. A second claim of the same
+// attempt (a duplicate message) gets domain.AlreadyClaimed; one arriving
+// after lease on an attempt still sending gets domain.Interrupted, and the
+// attempt is recorded failed, since whether the receiver got the POST is
+// unknown.
 func (s *Store) ClaimDelivery(ctx context.Context, d domain.Delivery, now time.Time, lease time.Duration) (domain.Delivery, domain.ClaimResult, error) {
+	recorded := d.Attempt > 1 || d.Status == domain.DeliveryQueued
 	d.Status, d.StartedAt = domain.DeliverySending, &now
 	table := s.table(schema.WebhookDeliveries)
 	var err error
-	if d.Attempt <= 1 {
+	if !recorded {
 		d.Attempt, d.Attempts, d.OriginalID = 1, 1, d.ID
 		err = table.Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)").Run(ctx)
 	} else {
-		// A redelivery was created queued.
 		var it deliveryItem
 		err = table.Update("account_id", d.AccountID).Range("delivery_id", d.ID).
 			Set("status", string(domain.DeliverySending)).
@@ -260,4 +262,21 @@ func (s *Store) CreateRedelivery(ctx context.Context, r domain.Redelivery) error
 	default:
 		return fmt.Errorf("redeliver %s: %w", o.ID, err)
 	}
+}
+
+// CreateTestDelivery records a test event's delivery, queued, with the
+// audit record of its sending, in one transaction; domain.ErrDuplicateAction
+// if the action id was applied before.
+func (s *Store) CreateTestDelivery(ctx context.Context, d domain.Delivery, audit domain.AuditRecord) error {
+	if d.Attempt != 1 || d.OriginalID != d.ID || d.Status != domain.DeliveryQueued || d.Event.EventType != domain.EventPing {
+		return fmt.Errorf("test delivery %s: not a queued first attempt of a ping", d.ID)
+	}
+	err := s.db.WriteTx().
+		Put(s.auditPut(audit)).
+		Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)")).
+		Run(ctx)
+	if cancelledAt(err, 0) {
+		return domain.ErrDuplicateAction
+	}
+	return wrap(err, "record test delivery %s", d.ID)
 }

@@ -11,6 +11,9 @@
 //	}
 //	http.Handle("POST /webhooks/evs", receiver.Handler(v,
 //		func(ctx context.Context, ev receiver.Event, deliveryID string) error {
+//			if ev.EventType == receiver.EventPing {
+//				return nil // a test event from the settings area
+//			}
 //			// Record the event and return at once: the service waits only a
 //			// few seconds. Be idempotent on (ev.EntityReviewID, ev.EventType),
 //			// and fetch GET /api/v1/entity_reviews/{id} for the current state.
@@ -67,6 +70,11 @@ const (
 	EventEscalatedToAML = "entity_review.escalated_to_aml"
 	EventAssigned       = "entity_review.assigned"
 	EventChecksQueued   = "entity_review.checks_queued"
+	// EventPing is a test event someone sent this endpoint from the
+	// service's settings area, signed like the others: it names the
+	// endpoint (EndpointID) and no review. Answer it 2xx; there is nothing
+	// to fetch.
+	EventPing = "ping"
 )
 
 // Verification failures. The messages are safe to log.
@@ -79,7 +87,8 @@ var (
 )
 
 // Event is the body of a delivery. It carries no state of the entity: fetch
-// GET /api/v1/entity_reviews/{EntityReviewID} for that.
+// GET /api/v1/entity_reviews/{EntityReviewID} for that. A ping (EventPing)
+// carries EndpointID, AccountID and OccurredAt alone.
 type Event struct {
 	EventType      string  `json:"event_type"`
 	EntityReviewID int64   `json:"entity_review_id"`
@@ -87,6 +96,8 @@ type Event struct {
 	AccountID      int64   `json:"account_id"`
 	Outcome        *string `json:"outcome"` // the review's outcome once completed (approved, rejected); null otherwise
 	OccurredAt     string  `json:"occurred_at"`
+	// EndpointID is set on a ping: the endpoint it tests.
+	EndpointID int64 `json:"endpoint_id,omitempty"`
 }
 
 // Verifier checks deliveries. Its zero value refuses everything (no secret).

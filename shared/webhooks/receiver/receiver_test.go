@@ -173,6 +173,21 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
+	t.Run("a ping", func(t *testing.T) {
+		b := []byte(`{"event_type":"ping","endpoint_id":7,"account_id":3,"occurred_at":"2026-11-20T12:00:00.000Z"}`)
+		var got receiver.Event
+		v := &receiver.Verifier{Secrets: [][]byte{newSecret}}
+		h := receiver.Handler(v, func(_ context.Context, ev receiver.Event, _ string) error { got = ev; return nil })
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(b))
+		req.Header.Set("X-Service-Signature", webhooks.Sign(newSecret, b))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		want := receiver.Event{EventType: receiver.EventPing, EndpointID: 7, AccountID: 3, OccurredAt: "2026-11-20T12:00:00.000Z"}
+		if rec.Code != http.StatusNoContent || got != want {
+			t.Errorf("status %d, event %+v, want %+v", rec.Code, got, want)
+		}
+	})
+
 	t.Run("a null outcome", func(t *testing.T) {
 		b := []byte(`{"event_type":"entity_review.assigned","entity_review_id":1,"entity_id":2,"account_id":3,"outcome":null,"occurred_at":"2026-11-20T12:00:00.000Z","new_field":true}`)
 		var got receiver.Event

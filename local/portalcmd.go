@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/evs-kyb/evs/shared/admin"
+)
+
+// cmdPortal is portal link: a sign-in link to the settings area for one
+// operator, minted by the admin handler (in-process, or the stage's admin
+// function with --stage). The link is printed on stdout, for the person
+// to hand over; it is never logged.
+func cmdPortal(ctx context.Context, sub string, args []string) error {
+	if sub != "link" {
+		return usageError{fmt.Sprintf("unknown command %q", "portal "+sub)}
+	}
+	c := newAdminCmd("portal link")
+	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	operator := c.fs.Int64("operator", 0, "the operator who signs in")
+	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if *operator <= 0 {
+		return usageError{"portal link: --operator is required"}
+	}
+	acct, err := c.account(*account)
+	if err != nil {
+		return err
+	}
+	var out admin.PortalLinkView
+	if err := c.send(ctx, map[string]any{"command": "portal.link", "account_id": acct, "operator_id": *operator}, &out); err != nil {
+		return err
+	}
+	fmt.Println(out.URL)
+	fmt.Fprintf(os.Stderr, "signs operator %d in once, until %s\n", *operator, out.ExpiresAt)
+	return nil
+}
+
+// localSettingsURL is where make local serves the settings area, the base
+// of the links local commands mint: SETTINGS_BASE_URL, else the local
+// gateway on PORT.
+func localSettingsURL() string {
+	return envDefault("SETTINGS_BASE_URL", "http://127.0.0.1:"+envDefault("PORT", "3000"))
+}
