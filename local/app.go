@@ -69,9 +69,16 @@ func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 	if p.screening == nil {
 		p.screening = &checks.Yente{}
 	}
+	// The settings area sends redeliveries and test events to the local
+	// deliveries queue (found when first used) and checks endpoint URLs by
+	// the local allow list; an unparseable WEBHOOK_ALLOWED_NETWORKS allows
+	// nothing here (up refuses to start with one).
+	allow, _ := localAllowList()
 	return boot.Deps{
 		Store: st, Log: log, Clock: domain.SystemClock, Intake: p.intake, WebhookSecrets: p.webhookSecrets,
-		Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: p.screening},
+		Readers:    map[string]screening.Reader{checks.ProviderOpenSanctions: p.screening},
+		Deliveries: &lazyQueue{},
+		Allow:      allow,
 	}
 }
 

@@ -17,13 +17,25 @@ import (
 // stack.EventSourceMappingID.
 func Events(f deploy.Function) ([]Pair, error) {
 	var out []Pair
+	paths := map[string]bool{}
+	for _, r := range deploy.Routes() {
+		if r.Function == f.Name {
+			paths[r.Path] = true
+		}
+	}
 	for _, r := range deploy.Routes() {
 		if r.Function != f.Name {
 			continue
 		}
-		out = append(out, apiEvent(titleCase(r.Method), r, r.Method))
+		// Event names are unique per function: one that serves several
+		// paths (the settings area) names each event by its path too.
+		suffix := ""
+		if len(paths) > 1 {
+			suffix = pathName(r.Path)
+		}
+		out = append(out, apiEvent(titleCase(r.Method)+suffix, r, r.Method))
 		if routes := stack.RoutesOn(r.Path); routes[0] == r {
-			out = append(out, apiEvent("AnyMethod", r, "ANY"))
+			out = append(out, apiEvent("AnyMethod"+suffix, r, "ANY"))
 		}
 	}
 	if f.Stream != nil && f.Queue != nil {
@@ -90,6 +102,19 @@ func apiEvent(name string, r deploy.Route, method string) Pair {
 		props = append(props, KV("Auth", Flow(KV("Authorizer", "NONE"))))
 	}
 	return KV(name, Map(KV("Type", "Api"), KV("Properties", Flow(props...))))
+}
+
+// pathName is a resource path in an event's name: "SettingsProxy" for
+// /settings/{proxy+}.
+func pathName(path string) string {
+	var b strings.Builder
+	for _, seg := range strings.Split(path, "/") {
+		seg = strings.Trim(seg, "{}+")
+		for _, word := range strings.FieldsFunc(seg, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+			b.WriteString(titleCase(word))
+		}
+	}
+	return b.String()
 }
 
 // titleCase is "Get" for GET.

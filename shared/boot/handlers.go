@@ -18,8 +18,11 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/httplambda"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/screening"
+	"github.com/evs-kyb/evs/shared/settings"
+	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -92,6 +95,18 @@ func functions() map[string]function {
 				Metrics: d.Metrics,
 				Clock:   d.Clock,
 			}).Handle
+		}),
+		"settings": httpEntry(needQueue|needAllow, func(d Deps) http.Handler {
+			return settings.New(settings.Deps{
+				Portal:     &portal.Service{Store: d.Store, Clock: d.Clock},
+				Endpoints:  &subscriptions.Service{Store: d.Store, Allow: d.Allow, Clock: d.Clock},
+				Deliveries: &delivery.Redeliverer{Store: d.Store, Queue: d.Deliveries, Clock: d.Clock},
+				Tester:     &delivery.Tester{Store: d.Store, Queue: d.Deliveries, Clock: d.Clock},
+				Countries:  d.Store,
+				Catalogue:  country.ISO(),
+				Clock:      d.Clock,
+				Log:        d.log(),
+			})
 		}),
 		"admin": entry(needQueue|needAllow|needSettings, func(d Deps, _ deploy.Function) AdminHandler {
 			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL}).Handle

@@ -205,6 +205,28 @@ func Functions() []Function {
 			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
 		},
 		{
+			Name: "settings", LogicalID: "SettingsFunction",
+			Description: "The settings area's web pages (/settings/): sign-in by portal link, webhook endpoints, deliveries and redelivery, test events, countries",
+			MemoryMB:    256, TimeoutSeconds: 15,
+			Grants: []Grant{
+				// Sign-in links (redeemed: updated) and sessions (put,
+				// touched, ended).
+				{Table: schema.PortalTokens, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+				// Operators, the account and its countries (a redeem
+				// checks the operator in its transaction; a country
+				// change updates the account and puts its configurations).
+				{Table: schema.Accounts, Actions: []string{getItem, query, putItem, updateItem, condCheck}},
+				// New endpoints' ids.
+				{Table: schema.Counters, Actions: []string{updateItem}},
+				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
+				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+			},
+			Settings: []Setting{settingWebhookAllow()},
+			// Redeliveries and test events.
+			SendsTo: []string{QueueDeliveries},
+		},
+		{
 			Name: "admin", LogicalID: "AdminFunction",
 			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit, settings sign-in links",
 			MemoryMB:    256, TimeoutSeconds: 30,

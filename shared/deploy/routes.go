@@ -23,11 +23,18 @@ type Route struct {
 	// each request themselves (the provider webhook, by its signature), or
 	// serve what anyone may read (the API's description).
 	Public bool
+	// Browser routes are web pages for people (the settings area, which
+	// authenticates by its session cookie), not the JSON API: the API's
+	// description (shared/api/openapi.yaml) leaves them out.
+	Browser bool
 	// Budget bounds the request: every AWS call it makes carries this
 	// deadline, kept below the function's timeout and API Gateway's 29 s,
 	// so a stalled dependency is answered 503, never left to hang.
 	Budget time.Duration
 }
+
+// SettingsPath is the settings area's root resource.
+const SettingsPath = "/settings"
 
 // ProviderWebhookPath is the inbound provider webhook's resource.
 const ProviderWebhookPath = "/webhooks/{provider}"
@@ -62,6 +69,11 @@ func Routes() []Route {
 		{Method: "POST", Path: ProviderWebhookPath, Function: "provider-webhook", Public: true, Budget: ReadBudget},
 		// No budget: it serves bytes built into the function, calling nothing.
 		{Method: "GET", Path: OpenAPIPath, Function: "api-description", Public: true},
+		// The settings area: its root, and its pages and forms under one
+		// greedy resource.
+		{Method: "GET", Path: SettingsPath, Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "POST", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
 	}
 }
 

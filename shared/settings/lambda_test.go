@@ -80,3 +80,34 @@ func TestBehindAPIGateway(t *testing.T) {
 		t.Errorf("tester got %+v", got)
 	}
 }
+
+// TestHostilePaths: behind API Gateway, paths holding control bytes,
+// invalid UTF-8 or URL punctuation get the settings area's own HTML answer
+// (its 404, or its sign-in page), never a Lambda error (API Gateway's 502).
+func TestHostilePaths(t *testing.T) {
+	w := newWorld(t)
+	fn := httplambda.New(w.h, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	hostile := []string{"\x00", "\x08", "\n", "\x7f", "\xff", "\xc0\xaf", "%", "?", "#", " ", "%0A", "<script>"}
+	for _, b := range hostile {
+		for _, path := range []string{"/settings/" + b, "/settings/endpoints/" + b, "/settings/deliveries/7" + b} {
+			t.Run(fmt.Sprintf("%q", path), func(t *testing.T) {
+				res, err := fn(context.Background(), events.APIGatewayProxyRequest{
+					Resource: "/settings/{proxy+}", Path: path, HTTPMethod: "GET",
+					MultiValueHeaders: map[string][]string{"Host": {"abc123.execute-api.eu-west-1.amazonaws.com"}, "X-Forwarded-Proto": {"https"}},
+					RequestContext: events.APIGatewayProxyRequestContext{RequestID: "gw-hostile", Stage: "prod", Path: "/prod" + path,
+						DomainName: "abc123.execute-api.eu-west-1.amazonaws.com"},
+				})
+				if err != nil {
+					t.Fatalf("Lambda error: %v", err)
+				}
+				ct := http.Header(res.MultiValueHeaders).Get("Content-Type")
+				if res.StatusCode < 400 || res.StatusCode >= 500 || !strings.HasPrefix(ct, "text/html") {
+					t.Errorf("%d %q, want a 4xx HTML page", res.StatusCode, ct)
+				}
+				if strings.Contains(res.Body, "<script>") {
+					t.Error("the path came back unescaped")
+				}
+			})
+		}
+	}
+}
