@@ -19,6 +19,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -28,6 +29,8 @@ type demoState struct {
 	TablePrefix string `json:"table_prefix"`
 	AccountID   int64  `json:"account_id"`
 	Key         string `json:"key"`
+	// OperatorID is the demo operator, who signs in to the settings area.
+	OperatorID int64 `json:"operator_id"`
 }
 
 func cmdUp(ctx context.Context, args []string) error {
@@ -90,7 +93,13 @@ func cmdUp(ctx context.Context, args []string) error {
 		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
 	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
 	fmt.Printf("Providers simulated at %s (Wathq and yente; outcome by the registration number's last digit)\n", simURL)
+	fmt.Printf("Settings: http://%s%s/ (sign in with a link: go run ./local portal link --operator ID)\n", ln.Addr().String(), deploy.SettingsPath)
 	if demo != nil {
+		link, err := settingsLink(ctx, e, demo, "http://"+ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		fmt.Printf("          %s   # signs the Demo Operator in, once, within 15 minutes\n", link)
 		fmt.Printf("Demo key: %s\n", demo.Key)
 		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
 	}
@@ -140,6 +149,12 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 		p, err := (&auth.Authorizer{Keys: e.store, Clock: domain.SystemClock}).Authenticate(ctx, "Bearer "+st.Key)
 		if err == nil && p.AccountID == st.AccountID {
 			e.log.Info("reusing demo account", "account_id", st.AccountID)
+			if st.OperatorID == 0 { // a state written before the settings area
+				if st.OperatorID, err = demoOperator(ctx, e, st.AccountID); err != nil {
+					return nil, err
+				}
+				return st, writeDemoState(path, st)
+			}
 			return st, nil
 		}
 	}
@@ -156,11 +171,35 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key}
+	op, err := demoOperator(ctx, e, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	st := &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op}
 	if err := writeDemoState(path, st); err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// demoOperator adds the demo account's operator, with every permission.
+func demoOperator(ctx context.Context, e *env, accountID int64) (int64, error) {
+	op, err := e.store.CreateOperator(ctx, accountID, "Demo Operator", domain.OperatorPermissions(), domain.Now())
+	if err != nil {
+		return 0, fmt.Errorf("demo operator: %w", err)
+	}
+	return op.ID, nil
+}
+
+// settingsLink mints a sign-in link to the settings area for the demo
+// operator, as an administrator's portal.link does.
+func settingsLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
+	p := &portal.Service{Store: e.store, Clock: domain.SystemClock}
+	l, err := p.Mint(ctx, domain.Actor{AccountID: demo.AccountID, Admin: "make local", ActionID: "up-portal-" + randomID()}, demo.OperatorID)
+	if err != nil {
+		return "", fmt.Errorf("settings sign-in link: %w", err)
+	}
+	return portal.LinkURL(base, l.Token)
 }
 
 // docsHTML is the API reference make docs builds (the Makefile's
