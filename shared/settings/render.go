@@ -75,7 +75,7 @@ func (c *call) render(status int, name, title, nav string, data any) {
 		Name: c.s.Operator.Name, OperatorID: c.s.Operator.ID, AccountID: c.s.AccountID,
 		ManageEndpoints: c.s.Can(domain.PermWebhookEndpointEdit),
 		ViewDeliveries:  c.s.Can(domain.PermWebhookDeliveryView),
-		ManageSettings:  c.s.Can(PermAccountSettingsManage),
+		ManageSettings:  c.s.Can(domain.PermAccountSettingsManage),
 	}
 	v.CSRF = csrfToken(c.token)
 	if name == "secret" {

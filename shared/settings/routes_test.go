@@ -47,7 +47,7 @@ func routes(w *world, ep domain.Endpoint, d domain.Delivery) []route {
 		{method: "GET", path: e + "/delete", perm: manage, ok: 200, offers: map[string]string{"post " + e + "/delete": manage}},
 		{method: "GET", path: "/settings/deliveries", perm: view, ok: 200},
 		{method: "GET", path: "/settings/deliveries/" + d.ID, perm: view, ok: 200, offers: map[string]string{"post /settings/deliveries/" + d.ID + "/redeliver": manage}},
-		{method: "GET", path: "/settings/countries", ok: 200, offers: map[string]string{"post /settings/countries": settings.PermAccountSettingsManage}},
+		{method: "GET", path: "/settings/countries", ok: 200, offers: map[string]string{"post /settings/countries": domain.PermAccountSettingsManage}},
 
 		{method: "POST", path: "/settings/endpoints", perm: manage, ok: 200, form: func() url.Values {
 			return url.Values{"url": {"https://new.example.com/evs"}, "events": {string(domain.EventApproved)}, "description": {"new"}}
@@ -61,7 +61,7 @@ func routes(w *world, ep domain.Endpoint, d domain.Delivery) []route {
 		{method: "POST", path: e + "/test", perm: manage, ok: 303, form: none},
 		{method: "POST", path: e + "/delete", perm: manage, ok: 303, form: none},
 		{method: "POST", path: "/settings/deliveries/" + d.ID + "/redeliver", perm: manage, ok: 303, form: func() url.Values { return url.Values{"reason": {"receiver fixed"}} }},
-		{method: "POST", path: "/settings/countries", perm: settings.PermAccountSettingsManage, ok: 303, form: func() url.Values {
+		{method: "POST", path: "/settings/countries", perm: domain.PermAccountSettingsManage, ok: 303, form: func() url.Values {
 			return url.Values{"code": {w.newCountry()}, "active": {"true"}}
 		}},
 	}

@@ -24,11 +24,6 @@ import (
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
 
-// PermAccountSettingsManage lets an operator change the account's countries.
-// It is domain.PermAccountSettingsManage once that constant lands in
-// shared/domain; until then the string is held here.
-const PermAccountSettingsManage = "account.settings.manage"
-
 // Portal is what the settings area needs of sign-in (portal.Portal has it).
 type Portal interface {
 	// Redeem uses a link's token once and starts a session. portal.ErrLinkUnknown,
@@ -124,7 +119,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // routes is the route table: each path, its method and who may use it.
 func (h *handler) routes() *http.ServeMux {
 	m := http.NewServeMux()
-	anyone, manage, view, settings := "", domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, PermAccountSettingsManage
+	anyone, manage, view, settings := "", domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, domain.PermAccountSettingsManage
 
 	m.HandleFunc("GET /settings/{$}", h.home)
 	m.HandleFunc("GET /settings", h.home)

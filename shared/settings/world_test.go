@@ -82,22 +82,17 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 
-	// The store knows the operator permissions of today; the session
-	// carries account.settings.manage on top, as the portal will.
 	perms := map[string][]string{
-		roleAll:      {domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView},
+		roleAll:      {domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, domain.PermAccountSettingsManage},
 		roleManager:  {domain.PermWebhookEndpointEdit},
 		roleViewer:   {domain.PermWebhookDeliveryView},
 		roleReader:   {domain.PermReviewDecide},
-		roleSettings: {},
+		roleSettings: {domain.PermAccountSettingsManage},
 	}
 	for _, role := range roles() {
 		op, err := st.CreateOperator(ctx, acct.ID, "Olga "+role, perms[role], t0)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if role == roleAll || role == roleSettings {
-			op.Permissions = append(op.Permissions, settings.PermAccountSettingsManage)
 		}
 		w.ops[role] = op
 		w.sessions[role] = w.portal.start(w.session(role))
