@@ -52,7 +52,7 @@ func printLine(v any) {
 func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("endpoint " + sub)
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	operator := c.fs.Int64("operator", 0, "operator id, who needs webhook_endpoint.manage (default: the account's administrator)")
+	operator := c.fs.Int64("operator", 0, "operator id, who needs webhook_endpoint.manage (list, get: or webhook_delivery.view); default: the account's administrator")
 	actionID := c.fs.String("action-id", "", "the change's id in the audit trail (default: a fresh one)")
 	url := c.fs.String("url", "", "the endpoint's URL (https; http only to allowed networks)")
 	events := c.fs.String("events", "", "comma-separated event kinds: "+strings.Join(eventNames(), ","))

@@ -91,7 +91,7 @@ func (h *handler) deliveryList(c *call) {
 	p := deliveriesPage{Statuses: domain.DeliveryStatuses(), Events: domain.EventTypes(), Limit: listLimit, Scan: scanLimit}
 	f, from, to, errs := readDeliveryFilter(c.r.URL.Query())
 	p.Filter, p.Errors = f, errs
-	eps, err := h.d.Endpoints.List(ctx, c.reader())
+	eps, err := h.d.Endpoints.List(ctx, c.actor())
 	if err != nil {
 		c.fail(err)
 		return

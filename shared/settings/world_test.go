@@ -45,7 +45,7 @@ const (
 	roleAll      = "all"      // every permission
 	roleManager  = "manager"  // webhook_endpoint.manage only
 	roleViewer   = "viewer"   // webhook_delivery.view only
-	roleReader   = "reader"   // none: signed in, reads endpoints and countries
+	roleReader   = "reader"   // none of the settings area's: signed in, reads the countries only
 	roleSettings = "settings" // account.settings.manage only
 )
 
