@@ -82,18 +82,10 @@ func (h *Handler) deliveryGet(ctx context.Context, c *call) (any, error) {
 	if err := notFields(c, map[string]bool{"reason": p.Reason != ""}); err != nil {
 		return nil, err
 	}
-	if p.OperatorID != 0 {
-		op, err := h.Store.Operator(ctx, p.AccountID, p.OperatorID)
-		if err != nil {
-			return nil, notFoundIn(err, p.AccountID, "operator", p.OperatorID)
-		}
-		if !op.Can(domain.PermWebhookDeliveryView) {
-			return nil, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, domain.PermWebhookDeliveryView)
-		}
-	}
-	d, err := h.Store.Delivery(ctx, p.AccountID, p.DeliveryID)
+	d, err := h.deliveries().Get(ctx, c.actor(p.AccountID, p.OperatorID), p.DeliveryID)
 	if err != nil {
-		return nil, notFoundIn(err, p.AccountID, "delivery", p.DeliveryID)
+		// Each rewrites only its own record's absence.
+		return nil, notFoundIn(notFoundIn(err, p.AccountID, "operator", p.OperatorID), p.AccountID, "delivery", p.DeliveryID)
 	}
 	return map[string]any{"delivery": viewDelivery(d)}, nil
 }

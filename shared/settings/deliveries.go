@@ -183,40 +183,20 @@ func (h *handler) deliveryShow(c *call) {
 	c.render(http.StatusOK, "delivery", "Delivery "+id, "deliveries", p)
 }
 
-// loadDelivery reads one attempt and every attempt of its delivery.
-// Redeliverer has no read of one attempt: its Store does, the read
-// package admin makes too; the page checked webhook_delivery.view.
+// loadDelivery reads one attempt and the latest attempts of its delivery,
+// as the operator: the Redeliverer checks webhook_delivery.view and keeps
+// to the session's account.
 func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
-	ctx, store := c.r.Context(), h.d.Deliveries.Store
-	d, err := store.Delivery(ctx, c.s.AccountID, id)
+	ctx, a := c.r.Context(), c.actor()
+	d, err := h.d.Deliveries.Get(ctx, a, id)
 	if err != nil {
 		return deliveryPage{}, err
 	}
-	orig := d
-	if d.OriginalID != "" && d.OriginalID != d.ID {
-		if orig, err = store.Delivery(ctx, c.s.AccountID, d.OriginalID); err != nil {
-			return deliveryPage{}, err
-		}
+	atts, more, err := h.d.Deliveries.Attempts(ctx, a, id, maxAttemptsShown)
+	if err != nil {
+		return deliveryPage{}, err
 	}
-	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d)}
-	first := max(1, orig.Attempts-maxAttemptsShown+1)
-	p.MoreAttempts = first - 1
-	for n := first; n <= max(orig.Attempts, 1); n++ {
-		att := d
-		if aid := domain.AttemptID(orig.ID, n); aid != d.ID {
-			att, err = store.Delivery(ctx, c.s.AccountID, aid)
-			if domain.ErrorCode(err) == domain.ECodeNotFound {
-				continue // expired (records live 90 days), or not written yet
-			}
-			if err != nil {
-				return deliveryPage{}, err
-			}
-		}
-		p.Attempts = append(p.Attempts, att)
-	}
-	if len(p.Attempts) == 0 {
-		p.Attempts = []domain.Delivery{d}
-	}
+	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d), Attempts: atts, MoreAttempts: more}
 	p.Latest = p.Attempts[len(p.Attempts)-1]
 	p.CanRedeliver = c.s.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed
 	return p, nil

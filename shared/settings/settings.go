@@ -60,8 +60,7 @@ type Deps struct {
 	Portal Portal
 	// Endpoints manages webhook endpoints (permissions, URL checks, audit).
 	Endpoints *subscriptions.Service
-	// Deliveries lists deliveries and redelivers; its Store reads one
-	// delivery by id.
+	// Deliveries lists and shows deliveries, and redelivers.
 	Deliveries *delivery.Redeliverer
 	Tester     Tester
 	Countries  Countries
