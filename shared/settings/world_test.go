@@ -253,6 +253,13 @@ func (w *world) endpoint(t *testing.T, rawURL, description string) domain.Endpoi
 // delivery function would: the receiver answered status and body.
 func (w *world) deliver(t *testing.T, endpointID int64, status int, body, failure string) domain.Delivery {
 	t.Helper()
+	return w.deliverAt(t, endpointID, status, body, failure, time.Time{})
+}
+
+// deliverAt is deliver at a time of the caller's (zero: a second after
+// the one before).
+func (w *world) deliverAt(t *testing.T, endpointID int64, status int, body, failure string, at time.Time) domain.Delivery {
+	t.Helper()
 	ctx := context.Background()
 	n := w.seq.Add(1)
 	ev := domain.Event{EventType: domain.EventApproved, EntityReviewID: 500 + n, EntityID: 700 + n, AccountID: w.account.ID, Outcome: new(domain.OutcomeApproved), OccurredAt: domain.FormatTime(t0)}
@@ -261,7 +268,9 @@ func (w *world) deliver(t *testing.T, endpointID int64, status int, body, failur
 		t.Fatal(err)
 	}
 	eventID := fmt.Sprintf("evt_%d", n)
-	at := t0.Add(time.Duration(n) * time.Second)
+	if at.IsZero() {
+		at = t0.Add(time.Duration(n) * time.Second)
+	}
 	d, _, err := w.st.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: w.account.ID, ID: delivery.ID(eventID, endpointID), Attempt: 1, EndpointID: endpointID, EventID: eventID, Event: ev,
 		Payload: payload, URL: "https://hooks.example.com/evs", CreatedAt: at,
