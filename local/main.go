@@ -42,8 +42,8 @@ commands:
   endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
   endpoint rotate --id ID [--overlap 24h]            print the new secret; the old one signs until the overlap ends
   endpoint test --id ID [--operator ID]              send the endpoint a signed test event (ping); print its delivery
-  deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--operator ID]
-                                                     one JSON line per attempt, newest first
+  deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--from T] [--before T] [--operator ID]
+                                                     one JSON line per attempt, newest first (T: RFC 3339; --before excluded)
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
   portal link --operator ID [--account ID]           print a sign-in link to the settings area for the operator
                                                      (single use, 15 minutes; a secret: hand it to that person alone)

@@ -52,7 +52,7 @@ func printLine(v any) {
 func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("endpoint " + sub)
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	operator := c.fs.Int64("operator", 0, "operator id, who needs webhook_endpoint.manage (default: the account's administrator)")
+	operator := c.fs.Int64("operator", 0, "operator id, who needs webhook_endpoint.manage (list, get: or webhook_delivery.view); default: the account's administrator")
 	actionID := c.fs.String("action-id", "", "the change's id in the audit trail (default: a fresh one)")
 	url := c.fs.String("url", "", "the endpoint's URL (https; http only to allowed networks)")
 	events := c.fs.String("events", "", "comma-separated event kinds: "+strings.Join(eventNames(), ","))
@@ -174,6 +174,8 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 	review := c.fs.Int64("review", 0, "list: only this review's")
 	event := c.fs.String("event", "", "list: only this event kind's")
 	status := c.fs.String("status", "", "list: queued, sending, delivered or failed")
+	from := c.fs.String("from", "", "list: only attempts created at or after this RFC 3339 time (2026-11-01T00:00:00Z)")
+	before := c.fs.String("before", "", "list: only attempts created before this RFC 3339 time")
 	limit := c.fs.Int("limit", 100, "list: at most this many, newest first")
 	id := c.fs.String("id", "", "get, redeliver: the delivery (any of its attempts)")
 	reason := c.fs.String("reason", "redelivered from the command line", "redeliver: why")
@@ -206,6 +208,13 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 		}
 		if *status != "" {
 			doc["status"] = *status
+		}
+		// As given: the admin command reads and checks the times.
+		if *from != "" {
+			doc["created_from"] = *from
+		}
+		if *before != "" {
+			doc["created_before"] = *before
 		}
 		doc["limit"] = *limit
 		if err := c.send(ctx, doc, &out); err != nil {

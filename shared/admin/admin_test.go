@@ -188,6 +188,19 @@ func TestFirstDayCommands(t *testing.T) {
 	if strings.Contains(mustJSON(t, get), secret) {
 		t.Error("endpoint.get shows the secret")
 	}
+	// Dana, who may see deliveries (webhook_delivery.view), may read the
+	// endpoints they go to, never change them.
+	for _, doc := range []string{
+		fmt.Sprintf(`{"command": "endpoint.list", %s, "account_id": %d, "operator_id": %d}`, actor, id, opID),
+		fmt.Sprintf(`{"command": "endpoint.get", %s, "account_id": %d, "endpoint_id": %d, "operator_id": %d}`, actor, id, epID, opID),
+	} {
+		if m := w.must(doc); !strings.Contains(mustJSON(t, m), "hooks.example.com") || strings.Contains(mustJSON(t, m), secret) {
+			t.Errorf("%s answered %v", doc, m)
+		}
+	}
+	if _, err := w.call(fmt.Sprintf(`{"command": "endpoint.update", %s, "account_id": %d, "endpoint_id": %d, "operator_id": %d, "active": false}`, actor, id, epID, opID)); failure(err) != "Forbidden" {
+		t.Errorf("endpoint.update by a viewer: %v, want Forbidden", err)
+	}
 	w.must(fmt.Sprintf(`{"command": "endpoint.update", %s, "account_id": %d, "endpoint_id": %d, "active": false}`, actor, id, epID))
 	rs := w.must(fmt.Sprintf(`{"command": "endpoint.rotate", %s, "account_id": %d, "endpoint_id": %d, "overlap": "2h"}`, actor, id, epID))
 	if s2, _ := rs["secret"].(string); s2 == "" || s2 == secret {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -26,6 +27,10 @@ type deliveryFields struct {
 	Status     string `json:"status"`
 	Limit      int    `json:"limit"`
 	Reason     string `json:"reason"`
+	// CreatedFrom and CreatedBefore bound a listing by when the attempts
+	// were created (RFC 3339; from included, before excluded).
+	CreatedFrom   string `json:"created_from"`
+	CreatedBefore string `json:"created_before"`
 }
 
 func (h *Handler) deliveryCall(ctx context.Context, c *call) (deliveryFields, error) {
@@ -55,6 +60,12 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if p.EventType != "" {
 		f.EventType = eventTypes(&[]string{p.EventType})[0]
 	}
+	if f.CreatedFrom, err = rfc3339("created_from", p.CreatedFrom); err != nil {
+		return nil, err
+	}
+	if f.CreatedBefore, err = rfc3339("created_before", p.CreatedBefore); err != nil {
+		return nil, err
+	}
 	var ds []domain.Delivery
 	if p.OperatorID != 0 {
 		ds, err = h.deliveries().List(ctx, p.AccountID, p.OperatorID, f)
@@ -82,18 +93,10 @@ func (h *Handler) deliveryGet(ctx context.Context, c *call) (any, error) {
 	if err := notFields(c, map[string]bool{"reason": p.Reason != ""}); err != nil {
 		return nil, err
 	}
-	if p.OperatorID != 0 {
-		op, err := h.Store.Operator(ctx, p.AccountID, p.OperatorID)
-		if err != nil {
-			return nil, notFoundIn(err, p.AccountID, "operator", p.OperatorID)
-		}
-		if !op.Can(domain.PermWebhookDeliveryView) {
-			return nil, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, domain.PermWebhookDeliveryView)
-		}
-	}
-	d, err := h.Store.Delivery(ctx, p.AccountID, p.DeliveryID)
+	d, err := h.deliveries().Get(ctx, c.actor(p.AccountID, p.OperatorID), p.DeliveryID)
 	if err != nil {
-		return nil, notFoundIn(err, p.AccountID, "delivery", p.DeliveryID)
+		// Each rewrites only its own record's absence.
+		return nil, notFoundIn(notFoundIn(err, p.AccountID, "operator", p.OperatorID), p.AccountID, "delivery", p.DeliveryID)
 	}
 	return map[string]any{"delivery": viewDelivery(d)}, nil
 }
@@ -127,5 +130,19 @@ func deliveryOnly(c *call, p deliveryFields) error {
 		return domain.Invalid("delivery_id", "must be a delivery id, such as dlv_…")
 	}
 	return notFields(c, map[string]bool{"endpoint_id": p.EndpointID != 0, "review_id": p.ReviewID != 0,
-		"event_type": p.EventType != "", "status": p.Status != "", "limit": p.Limit != 0})
+		"event_type": p.EventType != "", "status": p.Status != "", "limit": p.Limit != 0,
+		"created_from": p.CreatedFrom != "", "created_before": p.CreatedBefore != ""})
+}
+
+// rfc3339 reads a time field; "" is the zero time (that end left open).
+// The range itself is checked by the filter's Validate.
+func rfc3339(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, domain.Invalid(field, "must be an RFC 3339 time, such as 2026-11-01T00:00:00Z")
+	}
+	return t, nil
 }

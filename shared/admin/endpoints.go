@@ -10,7 +10,8 @@ import (
 
 // Webhook endpoints (the contract's settings area). Without operator_id the
 // administrator acts; with it, that operator must hold
-// webhook_endpoint.manage, as in the settings area.
+// webhook_endpoint.manage to change an endpoint, and it or
+// webhook_delivery.view to list or get one, as in the settings area.
 
 type endpointFields struct {
 	common

@@ -64,12 +64,9 @@ func (o *Redeliverer) Redeliver(ctx context.Context, accountID int64, id string,
 // Admin set, as the admin function acts).
 func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reason string) (domain.Delivery, error) {
 	accountID, actionID := a.AccountID, a.ActionID
-	op := domain.Operator{Name: a.AdminName()}
-	if a.OperatorID != 0 || a.Admin == "" {
-		var err error
-		if op, err = o.operator(ctx, accountID, a.OperatorID, domain.PermWebhookEndpointEdit); err != nil {
-			return domain.Delivery{}, err
-		}
+	op, err := o.actor(ctx, a, domain.PermWebhookEndpointEdit)
+	if err != nil {
+		return domain.Delivery{}, err
 	}
 	if strings.TrimSpace(reason) == "" {
 		return domain.Delivery{}, domain.Invalid("reason", "can't be blank: say why the delivery is made again")
@@ -155,6 +152,15 @@ func (o *Redeliverer) applied(ctx context.Context, rec domain.AuditRecord) (doma
 
 func (o *Redeliverer) operator(ctx context.Context, accountID, operatorID int64, perm string) (domain.Operator, error) {
 	return permitted(ctx, o.Store, accountID, operatorID, perm)
+}
+
+// actor is who acts: the account's administrator (OperatorID 0 and Admin
+// set, as the admin function acts), or an operator holding perm.
+func (o *Redeliverer) actor(ctx context.Context, a domain.Actor, perm string) (domain.Operator, error) {
+	if a.OperatorID == 0 && a.Admin != "" {
+		return domain.Operator{Name: a.AdminName()}, nil
+	}
+	return o.operator(ctx, a.AccountID, a.OperatorID, perm)
 }
 
 // operatorReader reads operators.

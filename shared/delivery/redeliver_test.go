@@ -376,6 +376,7 @@ func TestList(t *testing.T) {
 		return out
 	}
 	const redelivery = -1
+	created := func(i int) time.Time { return w.delivery(t, ids[i]).CreatedAt }
 	tests := []struct {
 		name string
 		f    domain.DeliveryFilter
@@ -399,6 +400,11 @@ func TestList(t *testing.T) {
 		{"everything", domain.DeliveryFilter{EndpointID: w.ep.ID, ReviewID: 1, EventType: domain.EventAssigned, Status: domain.DeliveryFailed}, pick(1)},
 		{"limit with a filter", domain.DeliveryFilter{EventType: domain.EventApproved, Limit: 3}, pick(redelivery, 5, 2)},
 		{"nothing matches", domain.DeliveryFilter{ReviewID: 3}, nil},
+		{"created from", domain.DeliveryFilter{CreatedFrom: created(3)}, pick(redelivery, 5, 4, 3)},
+		{"created before", domain.DeliveryFilter{CreatedBefore: created(2)}, pick(1, 0)},
+		{"a range and an endpoint", domain.DeliveryFilter{EndpointID: w.ep.ID, CreatedFrom: created(1), CreatedBefore: created(5)}, pick(3, 1)},
+		{"a range and a status", domain.DeliveryFilter{Status: domain.DeliveryFailed, CreatedFrom: created(2), CreatedBefore: created(5).Add(time.Millisecond)}, pick(5, 2)},
+		{"a range and a limit", domain.DeliveryFilter{CreatedBefore: created(5), Limit: 2}, pick(4, 3)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -424,6 +430,8 @@ func TestList(t *testing.T) {
 		{"without webhook_delivery.view", w.redeliver, domain.DeliveryFilter{}, domain.ECodeForbidden},
 		{"an unknown status", w.viewer, domain.DeliveryFilter{Status: "lost"}, domain.ECodeInvalid},
 		{"an unknown event type", w.viewer, domain.DeliveryFilter{EventType: "entity.created"}, domain.ECodeInvalid},
+		{"created from after created before", w.viewer, domain.DeliveryFilter{CreatedFrom: created(3), CreatedBefore: created(2)}, domain.ECodeInvalid},
+		{"an empty range", w.viewer, domain.DeliveryFilter{CreatedFrom: created(3), CreatedBefore: created(3)}, domain.ECodeInvalid},
 	}
 	for _, tc := range refusals {
 		t.Run(tc.name, func(t *testing.T) {

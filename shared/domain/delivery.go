@@ -83,12 +83,17 @@ type DeliveryFilter struct {
 	ReviewID   int64
 	EventType  EventType
 	Status     DeliveryStatus
+	// CreatedFrom and CreatedBefore bound when the attempts were created:
+	// from included, before excluded; zero leaves that end open.
+	CreatedFrom   time.Time
+	CreatedBefore time.Time
 	// Limit caps the attempts returned (newest first); 0 means 100.
 	Limit int
 }
 
 // Validate refuses a status or an event type that does not exist: a
-// listing of them would be empty, which hides the typo.
+// listing of them would be empty, which hides the typo. So is a range
+// whose end is not after its start.
 func (f DeliveryFilter) Validate() error {
 	if f.Status != "" && !validDeliveryStatus(f.Status) {
 		return Invalid("status", fmt.Sprintf("must be one of %v", DeliveryStatuses()))
@@ -96,6 +101,19 @@ func (f DeliveryFilter) Validate() error {
 	// Test events are deliveries too, listed like the others.
 	if f.EventType != "" && f.EventType != EventPing && !ValidEventType(string(f.EventType)) {
 		return Invalid("event", fmt.Sprintf("must be one of %v or %s", EventTypes(), EventPing))
+	}
+	// Times are compared as TimeLayout strings, whose order is time order
+	// for four-digit years only.
+	for _, b := range []struct {
+		field string
+		t     time.Time
+	}{{"created_from", f.CreatedFrom}, {"created_before", f.CreatedBefore}} {
+		if y := b.t.UTC().Year(); !b.t.IsZero() && (y < 1 || y > 9999) {
+			return Invalid(b.field, "must be between the years 1 and 9999")
+		}
+	}
+	if !f.CreatedFrom.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedFrom.Before(f.CreatedBefore) {
+		return Invalid("created_before", "must be after created_from")
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func (h *handler) showCountries(c *call, status int, problem string) {
 		p.Rows = append(p.Rows, countryRow{Config: cfg, Name: name})
 		active[cfg.CountryCode] = cfg.Active
 	}
-	if c.s.Can(PermAccountSettingsManage) {
+	if c.s.Can(domain.PermAccountSettingsManage) {
 		for _, cc := range h.countries {
 			if !active[cc.Alpha2] {
 				p.Choices = append(p.Choices, cc)

@@ -20,10 +20,6 @@ import (
 const (
 	// listLimit is how many attempts a listing shows.
 	listLimit = 100
-	// scanLimit is how many attempts a listing with dates reads, newest
-	// first, to find the ones in the range: domain.DeliveryFilter has no
-	// dates, so the range is applied here.
-	scanLimit = 1000
 	// maxAttemptsShown bounds the attempts read for one delivery's page.
 	maxAttemptsShown = 50
 	// maxReason bounds a redelivery's reason, as the admin commands do.
@@ -51,12 +47,9 @@ type deliveriesPage struct {
 	Statuses  []domain.DeliveryStatus
 	Events    []domain.EventType
 	Rows      []domain.Delivery
-	// Capped: more attempts match than are shown; Scanned: the dates were
-	// looked for among the newest scanLimit attempts only.
-	Capped  bool
-	Scanned bool
-	Limit   int
-	Scan    int
+	// Capped: more attempts match than are shown.
+	Capped bool
+	Limit  int
 }
 
 // deliveryPage is one attempt, its delivery's attempts, and the
@@ -88,10 +81,10 @@ type header struct {
 
 func (h *handler) deliveryList(c *call) {
 	ctx := c.r.Context()
-	p := deliveriesPage{Statuses: domain.DeliveryStatuses(), Events: domain.EventTypes(), Limit: listLimit, Scan: scanLimit}
+	p := deliveriesPage{Statuses: domain.DeliveryStatuses(), Events: domain.EventTypes(), Limit: listLimit}
 	f, from, to, errs := readDeliveryFilter(c.r.URL.Query())
 	p.Filter, p.Errors = f, errs
-	eps, err := h.d.Endpoints.List(ctx, c.reader())
+	eps, err := h.d.Endpoints.List(ctx, c.actor())
 	if err != nil {
 		c.fail(err)
 		return
@@ -101,24 +94,17 @@ func (h *handler) deliveryList(c *call) {
 		c.render(http.StatusBadRequest, "deliveries", "Deliveries", "deliveries", p)
 		return
 	}
-	df := domain.DeliveryFilter{Status: domain.DeliveryStatus(f.Status), EventType: domain.EventType(f.Event), Limit: listLimit + 1}
+	// One more than shown tells whether there are more. The dates are a
+	// range DynamoDB reads, however old.
+	df := domain.DeliveryFilter{Status: domain.DeliveryStatus(f.Status), EventType: domain.EventType(f.Event),
+		CreatedFrom: from, CreatedBefore: to, Limit: listLimit + 1}
 	df.EndpointID, _ = strconv.ParseInt(f.Endpoint, 10, 64)
-	dated := !from.IsZero() || !to.IsZero()
-	if dated {
-		df.Limit = scanLimit
-	}
 	ds, err := h.d.Deliveries.List(ctx, c.s.AccountID, c.s.Operator.ID, df)
 	if err != nil {
 		c.fail(err)
 		return
 	}
-	p.Scanned = dated && len(ds) == scanLimit
-	for _, d := range ds {
-		if (!from.IsZero() && d.CreatedAt.Before(from)) || (!to.IsZero() && !d.CreatedAt.Before(to)) {
-			continue
-		}
-		p.Rows = append(p.Rows, d)
-	}
+	p.Rows = ds
 	if len(p.Rows) > listLimit {
 		p.Rows, p.Capped = p.Rows[:listLimit], true
 	}
@@ -126,8 +112,10 @@ func (h *handler) deliveryList(c *call) {
 }
 
 // readDeliveryFilter reads the filter form; from and to are the range's
-// first instant and the instant after it (to's day included), zero when
-// not given.
+// first instant and the instant after it (to's day included: the filter's
+// CreatedFrom and CreatedBefore), zero when not given. The form's own
+// check of the range says it in the form's words; the filter's Validate
+// would refuse the same.
 func readDeliveryFilter(q url.Values) (f deliveryFilter, from, to time.Time, errs map[string][]string) {
 	f = deliveryFilter{Endpoint: strings.TrimSpace(q.Get("endpoint")), Status: q.Get("status"), Event: q.Get("event"),
 		From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
@@ -183,40 +171,20 @@ func (h *handler) deliveryShow(c *call) {
 	c.render(http.StatusOK, "delivery", "Delivery "+id, "deliveries", p)
 }
 
-// loadDelivery reads one attempt and every attempt of its delivery.
-// Redeliverer has no read of one attempt: its Store does, the read
-// package admin makes too; the page checked webhook_delivery.view.
+// loadDelivery reads one attempt and the latest attempts of its delivery,
+// as the operator: the Redeliverer checks webhook_delivery.view and keeps
+// to the session's account.
 func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
-	ctx, store := c.r.Context(), h.d.Deliveries.Store
-	d, err := store.Delivery(ctx, c.s.AccountID, id)
+	ctx, a := c.r.Context(), c.actor()
+	d, err := h.d.Deliveries.Get(ctx, a, id)
 	if err != nil {
 		return deliveryPage{}, err
 	}
-	orig := d
-	if d.OriginalID != "" && d.OriginalID != d.ID {
-		if orig, err = store.Delivery(ctx, c.s.AccountID, d.OriginalID); err != nil {
-			return deliveryPage{}, err
-		}
+	atts, more, err := h.d.Deliveries.Attempts(ctx, a, id, maxAttemptsShown)
+	if err != nil {
+		return deliveryPage{}, err
 	}
-	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d)}
-	first := max(1, orig.Attempts-maxAttemptsShown+1)
-	p.MoreAttempts = first - 1
-	for n := first; n <= max(orig.Attempts, 1); n++ {
-		att := d
-		if aid := domain.AttemptID(orig.ID, n); aid != d.ID {
-			att, err = store.Delivery(ctx, c.s.AccountID, aid)
-			if domain.ErrorCode(err) == domain.ECodeNotFound {
-				continue // expired (records live 90 days), or not written yet
-			}
-			if err != nil {
-				return deliveryPage{}, err
-			}
-		}
-		p.Attempts = append(p.Attempts, att)
-	}
-	if len(p.Attempts) == 0 {
-		p.Attempts = []domain.Delivery{d}
-	}
+	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d), Attempts: atts, MoreAttempts: more}
 	p.Latest = p.Attempts[len(p.Attempts)-1]
 	p.CanRedeliver = c.s.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed
 	return p, nil

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -20,7 +21,11 @@ func TestDeliveryList(t *testing.T) {
 	failed := w.deliver(t, ep1.ID, 500, "down", "receiver answered 500")
 	ok2 := w.deliver(t, ep2.ID, 200, "ok", "")
 	ok1 := w.deliver(t, ep1.ID, 204, "", "")
-	all := []domain.Delivery{ok1, ok2, failed} // newest first
+	// Two days before the others: the dates reach it through DynamoDB's
+	// range on each index, not by reading the newest attempts.
+	old := w.deliverAt(t, ep2.ID, 200, "ok", "", time.Date(2026, 10, 30, 23, 59, 59, 0, time.UTC))
+	all := []domain.Delivery{ok1, ok2, failed, old} // newest first
+	today := []domain.Delivery{ok1, ok2, failed}
 
 	tests := []struct {
 		query string
@@ -28,18 +33,23 @@ func TestDeliveryList(t *testing.T) {
 	}{
 		{"", all},
 		{fmt.Sprintf("endpoint=%d", ep1.ID), []domain.Delivery{ok1, failed}},
-		{fmt.Sprintf("endpoint=%d", ep2.ID), []domain.Delivery{ok2}},
+		{fmt.Sprintf("endpoint=%d", ep2.ID), []domain.Delivery{ok2, old}},
 		{"status=failed", []domain.Delivery{failed}},
-		{"status=delivered", []domain.Delivery{ok1, ok2}},
+		{"status=delivered", []domain.Delivery{ok1, ok2, old}},
 		{fmt.Sprintf("endpoint=%d&status=delivered", ep1.ID), []domain.Delivery{ok1}},
 		{"event=entity_review.approved", all},
 		{"event=entity_review.rejected", nil},
-		{"from=2026-11-01&to=2026-11-01", all},
-		{"from=2026-11-01", all},
+		{"from=2026-11-01&to=2026-11-01", today},
+		{"from=2026-11-01", today},
 		{"to=2026-11-01", all},
 		{"from=2026-11-02", nil},
-		{"to=2026-10-31", nil},
+		{"to=2026-10-31", []domain.Delivery{old}},
+		{"from=2026-10-30&to=2026-10-30", []domain.Delivery{old}},
+		{"from=2026-10-31&to=2026-10-31", nil},
 		{"status=failed&from=2026-11-01&to=2026-11-01", []domain.Delivery{failed}},
+		{"status=delivered&from=2026-10-31", []domain.Delivery{ok1, ok2}},
+		{fmt.Sprintf("endpoint=%d&to=2026-10-31", ep2.ID), []domain.Delivery{old}},
+		{fmt.Sprintf("endpoint=%d&from=2026-10-31", ep2.ID), []domain.Delivery{ok2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {

@@ -79,25 +79,9 @@ func overlaps() []overlap {
 	}
 }
 
-// reader is who reads endpoints for a page. subscriptions.Service lets
-// only holders of webhook_endpoint.manage read, while the settings area
-// shows endpoints read-only to everyone signed in to the account (issue
-// #17); so an operator without it reads as the account's administrator,
-// which the service allows. Reads are not audited, and no change is ever
-// made as this actor.
-func (c *call) reader() domain.Actor {
-	a := domain.Actor{AccountID: c.s.AccountID, ActionID: "read", RequestID: requestID(c.r.Context())}
-	if c.s.Can(domain.PermWebhookEndpointEdit) {
-		a.OperatorID = c.s.Operator.ID
-	} else {
-		a.Admin = fmt.Sprintf("settings area, read for operator %d", c.s.Operator.ID)
-	}
-	return a
-}
-
 func (h *handler) endpointList(c *call) {
 	ctx := c.r.Context()
-	eps, err := h.d.Endpoints.List(ctx, c.reader())
+	eps, err := h.d.Endpoints.List(ctx, c.actor())
 	if err != nil {
 		c.fail(err)
 		return
@@ -157,7 +141,7 @@ func (h *handler) endpointShow(c *call) {
 		return
 	}
 	ctx := c.r.Context()
-	ep, err := h.d.Endpoints.Get(ctx, c.reader(), id)
+	ep, err := h.d.Endpoints.Get(ctx, c.actor(), id)
 	if err != nil {
 		c.fail(err)
 		return
@@ -178,7 +162,7 @@ func (h *handler) endpointEdit(c *call) {
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.r.Context(), c.reader(), id)
+	ep, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
 	if err != nil {
 		c.fail(err)
 		return
@@ -202,7 +186,7 @@ func (h *handler) endpointUpdate(c *call) {
 	// Only what the form changes is sent: the service checks only that,
 	// so an endpoint whose URL today's rules would refuse can still be
 	// described or given other events.
-	cur, err := h.d.Endpoints.Get(c.r.Context(), c.reader(), id)
+	cur, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
 	if err != nil {
 		c.fail(err)
 		return
@@ -295,7 +279,7 @@ func (h *handler) endpointDeleteConfirm(c *call) {
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.r.Context(), c.reader(), id)
+	ep, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
 	if err != nil {
 		c.fail(err)
 		return

@@ -61,6 +61,7 @@ type who struct {
 	Name            string
 	OperatorID      int64
 	AccountID       int64
+	ReadEndpoints   bool
 	ManageEndpoints bool
 	ViewDeliveries  bool
 	ManageSettings  bool
@@ -73,9 +74,10 @@ func (c *call) render(status int, name, title, nav string, data any) {
 	v.Nav = nav
 	v.Who = &who{
 		Name: c.s.Operator.Name, OperatorID: c.s.Operator.ID, AccountID: c.s.AccountID,
-		ManageEndpoints: c.s.Can(domain.PermWebhookEndpointEdit),
-		ViewDeliveries:  c.s.Can(domain.PermWebhookDeliveryView),
-		ManageSettings:  c.s.Can(PermAccountSettingsManage),
+		ReadEndpoints:   readEndpoints.metBy(c.s),
+		ManageEndpoints: manageEndpoints.metBy(c.s),
+		ViewDeliveries:  viewDeliveries.metBy(c.s),
+		ManageSettings:  manageSettings.metBy(c.s),
 	}
 	v.CSRF = csrfToken(c.token)
 	if name == "secret" {

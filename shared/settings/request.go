@@ -7,7 +7,9 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -34,16 +36,36 @@ type call struct {
 	actionID string
 }
 
-// page serves a GET to a signed-in operator holding perm ("" for anyone
-// signed in).
-func (h *handler) page(perm string, serve func(*call)) http.HandlerFunc {
+// need is what a route asks of the operator: any one of its permissions;
+// none for anyone signed in.
+type need []string
+
+// The needs of the routes.
+var (
+	anyone          = need(nil)
+	manageEndpoints = need{domain.PermWebhookEndpointEdit}
+	// Who may see the deliveries may see where they go: reading endpoints
+	// (never their secrets) takes either permission, as
+	// subscriptions.Service allows.
+	readEndpoints  = need{domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView}
+	viewDeliveries = need{domain.PermWebhookDeliveryView}
+	manageSettings = need{domain.PermAccountSettingsManage}
+)
+
+// metBy reports whether the session's operator holds what n asks.
+func (n need) metBy(s portal.Session) bool { return len(n) == 0 || slices.ContainsFunc(n, s.Can) }
+
+func (n need) String() string { return strings.Join(n, " or ") }
+
+// page serves a GET to a signed-in operator holding what n asks.
+func (h *handler) page(n need, serve func(*call)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, ok := h.signedIn(w, r)
 		if !ok {
 			return
 		}
-		if perm != "" && !c.s.Can(perm) {
-			c.forbidden(perm)
+		if !n.metBy(c.s) {
+			c.forbidden(n)
 			return
 		}
 		serve(c)
@@ -53,13 +75,13 @@ func (h *handler) page(perm string, serve func(*call)) http.HandlerFunc {
 // change serves a form's POST that changes something: a live session, a
 // same-origin request, the session's CSRF token, the permission, then a
 // well-formed action id, in that order; any refusal changes nothing.
-func (h *handler) change(perm string, serve func(*call)) http.HandlerFunc {
-	return h.post(perm, true, serve)
+func (h *handler) change(n need, serve func(*call)) http.HandlerFunc {
+	return h.post(n, true, serve)
 }
 
 // post serves a form's POST; withAction says whether it names an audited
 // change by an action id (sign-out does not).
-func (h *handler) post(perm string, withAction bool, serve func(*call)) http.HandlerFunc {
+func (h *handler) post(n need, withAction bool, serve func(*call)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, ok := h.signedIn(w, r)
 		if !ok {
@@ -78,8 +100,8 @@ func (h *handler) post(perm string, withAction bool, serve func(*call)) http.Han
 			c.message(http.StatusForbidden, msgCSRF)
 			return
 		}
-		if perm != "" && !c.s.Can(perm) {
-			c.forbidden(perm)
+		if !n.metBy(c.s) {
+			c.forbidden(n)
 			return
 		}
 		if withAction {
@@ -120,7 +142,8 @@ func (c *call) parseForm() bool {
 	return true
 }
 
-// actor is the signed-in operator making the form's change.
+// actor is the signed-in operator making the form's change, or reading
+// (a read names no change: actionID is empty on a GET).
 func (c *call) actor() domain.Actor {
 	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: requestID(c.r.Context())}
 }
@@ -189,10 +212,10 @@ func (c *call) pathID() (int64, bool) {
 	return id, true
 }
 
-// forbidden answers an operator who lacks perm.
-func (c *call) forbidden(perm string) {
-	c.log.Info("settings action forbidden", "permission", perm)
-	c.messageWith(http.StatusForbidden, msgForbidden, "Your operator lacks the "+perm+" permission. Ask your administrator for it.")
+// forbidden answers an operator who lacks what n asks.
+func (c *call) forbidden(n need) {
+	c.log.Info("settings action forbidden", "permission", n.String())
+	c.messageWith(http.StatusForbidden, msgForbidden, "Your operator lacks the "+n.String()+" permission. Ask your administrator for it.")
 }
 
 // fail answers a service's refusal as its page, and a fault as the error

@@ -27,7 +27,7 @@ func readCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(
 // operator holding each form's permission.
 type route struct {
 	method, path string
-	perm         string // "" for anyone signed in
+	perms        []string // any one of them; none for anyone signed in
 	form         func() url.Values
 	ok           int
 	offers       map[string]string // form ("post /settings/…") → its permission
@@ -37,31 +37,34 @@ type route struct {
 // endpoint and a failed delivery to it.
 func routes(w *world, ep domain.Endpoint, d domain.Delivery) []route {
 	e := fmt.Sprintf("/settings/endpoints/%d", ep.ID)
-	manage, view := domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView
+	manage, view, settings := domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, domain.PermAccountSettingsManage
+	// Endpoints are read with either: who may see the deliveries may see
+	// where they go.
+	read := []string{manage, view}
 	none := func() url.Values { return url.Values{} }
 	return []route{
-		{method: "GET", path: "/settings/endpoints", ok: 200},
-		{method: "GET", path: "/settings/endpoints/new", perm: manage, ok: 200, offers: map[string]string{"post /settings/endpoints": manage}},
-		{method: "GET", path: e, ok: 200, offers: map[string]string{"post " + e + "/disable": manage, "post " + e + "/test": manage, "post " + e + "/rotate": manage}},
-		{method: "GET", path: e + "/edit", perm: manage, ok: 200, offers: map[string]string{"post " + e: manage}},
-		{method: "GET", path: e + "/delete", perm: manage, ok: 200, offers: map[string]string{"post " + e + "/delete": manage}},
-		{method: "GET", path: "/settings/deliveries", perm: view, ok: 200},
-		{method: "GET", path: "/settings/deliveries/" + d.ID, perm: view, ok: 200, offers: map[string]string{"post /settings/deliveries/" + d.ID + "/redeliver": manage}},
-		{method: "GET", path: "/settings/countries", ok: 200, offers: map[string]string{"post /settings/countries": settings.PermAccountSettingsManage}},
+		{method: "GET", path: "/settings/endpoints", perms: read, ok: 200},
+		{method: "GET", path: "/settings/endpoints/new", perms: []string{manage}, ok: 200, offers: map[string]string{"post /settings/endpoints": manage}},
+		{method: "GET", path: e, perms: read, ok: 200, offers: map[string]string{"post " + e + "/disable": manage, "post " + e + "/test": manage, "post " + e + "/rotate": manage}},
+		{method: "GET", path: e + "/edit", perms: []string{manage}, ok: 200, offers: map[string]string{"post " + e: manage}},
+		{method: "GET", path: e + "/delete", perms: []string{manage}, ok: 200, offers: map[string]string{"post " + e + "/delete": manage}},
+		{method: "GET", path: "/settings/deliveries", perms: []string{view}, ok: 200},
+		{method: "GET", path: "/settings/deliveries/" + d.ID, perms: []string{view}, ok: 200, offers: map[string]string{"post /settings/deliveries/" + d.ID + "/redeliver": manage}},
+		{method: "GET", path: "/settings/countries", ok: 200, offers: map[string]string{"post /settings/countries": settings}},
 
-		{method: "POST", path: "/settings/endpoints", perm: manage, ok: 200, form: func() url.Values {
+		{method: "POST", path: "/settings/endpoints", perms: []string{manage}, ok: 200, form: func() url.Values {
 			return url.Values{"url": {"https://new.example.com/evs"}, "events": {string(domain.EventApproved)}, "description": {"new"}}
 		}},
-		{method: "POST", path: e, perm: manage, ok: 303, form: func() url.Values {
+		{method: "POST", path: e, perms: []string{manage}, ok: 303, form: func() url.Values {
 			return url.Values{"url": {"https://changed.example.com/evs"}, "events": {string(domain.EventEscalated)}, "description": {"changed"}}
 		}},
-		{method: "POST", path: e + "/disable", perm: manage, ok: 303, form: none},
-		{method: "POST", path: e + "/enable", perm: manage, ok: 303, form: none},
-		{method: "POST", path: e + "/rotate", perm: manage, ok: 200, form: func() url.Values { return url.Values{"overlap": {"1h"}} }},
-		{method: "POST", path: e + "/test", perm: manage, ok: 303, form: none},
-		{method: "POST", path: e + "/delete", perm: manage, ok: 303, form: none},
-		{method: "POST", path: "/settings/deliveries/" + d.ID + "/redeliver", perm: manage, ok: 303, form: func() url.Values { return url.Values{"reason": {"receiver fixed"}} }},
-		{method: "POST", path: "/settings/countries", perm: settings.PermAccountSettingsManage, ok: 303, form: func() url.Values {
+		{method: "POST", path: e + "/disable", perms: []string{manage}, ok: 303, form: none},
+		{method: "POST", path: e + "/enable", perms: []string{manage}, ok: 303, form: none},
+		{method: "POST", path: e + "/rotate", perms: []string{manage}, ok: 200, form: func() url.Values { return url.Values{"overlap": {"1h"}} }},
+		{method: "POST", path: e + "/test", perms: []string{manage}, ok: 303, form: none},
+		{method: "POST", path: e + "/delete", perms: []string{manage}, ok: 303, form: none},
+		{method: "POST", path: "/settings/deliveries/" + d.ID + "/redeliver", perms: []string{manage}, ok: 303, form: func() url.Values { return url.Values{"reason": {"receiver fixed"}} }},
+		{method: "POST", path: "/settings/countries", perms: []string{settings}, ok: 303, form: func() url.Values {
 			return url.Values{"code": {w.newCountry()}, "active": {"true"}}
 		}},
 	}
@@ -81,6 +84,11 @@ func (w *world) newCountry() string {
 
 func (w *world) can(role, perm string) bool {
 	return perm == "" || slices.Contains(w.ops[role].Permissions, perm)
+}
+
+// canAny reports whether the role holds one of perms (none: anyone may).
+func (w *world) canAny(role string, perms []string) bool {
+	return len(perms) == 0 || slices.ContainsFunc(perms, func(p string) bool { return w.can(role, p) })
 }
 
 func (w *world) request(role string, rt route) answer {
@@ -106,9 +114,10 @@ func TestPermissions(t *testing.T) {
 			t.Run(role+"/"+rt.method+" "+strings.Replace(rt.path, fmt.Sprint(ep.ID), "{id}", 1), func(t *testing.T) {
 				before := w.state(t)
 				a := w.request(role, rt)
-				if !w.can(role, rt.perm) {
-					if a.StatusCode != http.StatusForbidden || !strings.Contains(a.body, "Not permitted") || !strings.Contains(a.body, rt.perm) {
-						t.Errorf("status %d, want 403 naming %s:\n%s", a.StatusCode, rt.perm, a.body)
+				if !w.canAny(role, rt.perms) {
+					named := strings.Join(rt.perms, " or ")
+					if a.StatusCode != http.StatusForbidden || !strings.Contains(a.body, "Not permitted") || !strings.Contains(a.body, named) {
+						t.Errorf("status %d, want 403 naming %s:\n%s", a.StatusCode, named, a.body)
 					}
 					if f := changeForms(a.body); len(f) != 0 {
 						t.Errorf("forms on the refusal: %v", f)
@@ -146,7 +155,8 @@ func TestPermissions(t *testing.T) {
 	}
 }
 
-// TestNavigation: the deliveries tab only for who may see deliveries.
+// TestNavigation: the deliveries tab only for who may see deliveries, the
+// endpoints tab only for who may read endpoints.
 func TestNavigation(t *testing.T) {
 	w := newWorld(t)
 	for _, role := range roles() {
@@ -154,6 +164,10 @@ func TestNavigation(t *testing.T) {
 		has := strings.Contains(a.body, `href="/settings/deliveries"`)
 		if has != w.can(role, domain.PermWebhookDeliveryView) {
 			t.Errorf("%s: deliveries link %t", role, has)
+		}
+		has = strings.Contains(a.body, `href="/settings/endpoints"`)
+		if has != w.canAny(role, []string{domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView}) {
+			t.Errorf("%s: endpoints link %t", role, has)
 		}
 	}
 }
@@ -318,9 +332,18 @@ func TestMethods(t *testing.T) {
 		}
 	})
 	t.Run("root", func(t *testing.T) {
+		// The endpoints for who may read them, else the countries, which
+		// anyone signed in may see; signed out, the signed-out page.
+		lands := map[string]string{roleAll: "/settings/endpoints", roleManager: "/settings/endpoints", roleViewer: "/settings/endpoints",
+			roleReader: "/settings/countries", roleSettings: "/settings/countries"}
 		for _, p := range []string{"/settings", "/settings/"} {
-			if a := w.get(roleAll, p); a.StatusCode != http.StatusSeeOther || a.Header.Get("Location") != "/settings/endpoints" {
-				t.Errorf("%s: %d %q", p, a.StatusCode, a.Header.Get("Location"))
+			for _, role := range roles() {
+				if a := w.get(role, p); a.StatusCode != http.StatusSeeOther || a.Header.Get("Location") != lands[role] {
+					t.Errorf("%s %s: %d %q, want %s", role, p, a.StatusCode, a.Header.Get("Location"), lands[role])
+				}
+			}
+			if a := w.get("", p); a.StatusCode != http.StatusUnauthorized || !strings.Contains(a.body, "not signed in") {
+				t.Errorf("signed out %s: %d", p, a.StatusCode)
 			}
 		}
 	})

@@ -62,7 +62,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, h.sessionCookie(r, sessionToken, s.ExpiresAt))
 	log.Info("signed in", "account_id", s.AccountID, "operator_id", s.Operator.ID)
-	redirect(w, basePath(r)+"/endpoints")
+	redirect(w, basePath(r)+landing(s))
 }
 
 // signOut ends the session and clears the cookie.

@@ -63,6 +63,21 @@ func TestSignIn(t *testing.T) {
 		})
 	}
 
+	// The first page is the endpoints for who may read them, else the
+	// countries, which anyone signed in may see.
+	for role, next := range map[string]string{roleAll: "/settings/endpoints", roleViewer: "/settings/endpoints",
+		roleReader: "/settings/countries", roleSettings: "/settings/countries"} {
+		t.Run("lands "+role+" on "+next, func(t *testing.T) {
+			a := w.do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+w.portal.link(w.session(role), nil), nil))
+			if a.StatusCode != http.StatusSeeOther || a.Header.Get("Location") != next {
+				t.Fatalf("status %d, Location %q", a.StatusCode, a.Header.Get("Location"))
+			}
+			if page := w.get(role, next); page.StatusCode != http.StatusOK {
+				t.Errorf("the first page answers %d", page.StatusCode)
+			}
+		})
+	}
+
 	t.Run("a new sign-in ends the browser's previous session", func(t *testing.T) {
 		old := w.portal.start(w.session(roleViewer))
 		r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+w.portal.link(w.session(roleViewer), nil), nil)

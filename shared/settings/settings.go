@@ -24,11 +24,6 @@ import (
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
 
-// PermAccountSettingsManage lets an operator change the account's countries.
-// It is domain.PermAccountSettingsManage once that constant lands in
-// shared/domain; until then the string is held here.
-const PermAccountSettingsManage = "account.settings.manage"
-
 // Portal is what the settings area needs of sign-in (portal.Portal has it).
 type Portal interface {
 	// Redeem uses a link's token once and starts a session. portal.ErrLinkUnknown,
@@ -65,8 +60,7 @@ type Deps struct {
 	Portal Portal
 	// Endpoints manages webhook endpoints (permissions, URL checks, audit).
 	Endpoints *subscriptions.Service
-	// Deliveries lists deliveries and redelivers; its Store reads one
-	// delivery by id.
+	// Deliveries lists and shows deliveries, and redelivers.
 	Deliveries *delivery.Redeliverer
 	Tester     Tester
 	Countries  Countries
@@ -124,19 +118,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // routes is the route table: each path, its method and who may use it.
 func (h *handler) routes() *http.ServeMux {
 	m := http.NewServeMux()
-	anyone, manage, view, settings := "", domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, PermAccountSettingsManage
+	manage, read, view, settings := manageEndpoints, readEndpoints, viewDeliveries, manageSettings
 
-	m.HandleFunc("GET /settings/{$}", h.home)
-	m.HandleFunc("GET /settings", h.home)
+	m.HandleFunc("GET /settings/{$}", h.page(anyone, h.home))
+	m.HandleFunc("GET /settings", h.page(anyone, h.home))
 	m.HandleFunc("GET /settings/portal", h.signIn)
 	m.HandleFunc("GET /settings/signed-out", h.signedOut)
 	m.HandleFunc("POST /settings/signout", h.post(anyone, false, h.signOut))
 	m.HandleFunc("GET /settings/static/{file}", h.serveStatic)
 
-	m.HandleFunc("GET /settings/endpoints", h.page(anyone, h.endpointList))
+	m.HandleFunc("GET /settings/endpoints", h.page(read, h.endpointList))
 	m.HandleFunc("POST /settings/endpoints", h.change(manage, h.endpointCreate))
 	m.HandleFunc("GET /settings/endpoints/new", h.page(manage, h.endpointNew))
-	m.HandleFunc("GET /settings/endpoints/{id}", h.page(anyone, h.endpointShow))
+	m.HandleFunc("GET /settings/endpoints/{id}", h.page(read, h.endpointShow))
 	m.HandleFunc("POST /settings/endpoints/{id}", h.change(manage, h.endpointUpdate))
 	m.HandleFunc("GET /settings/endpoints/{id}/edit", h.page(manage, h.endpointEdit))
 	m.HandleFunc("POST /settings/endpoints/{id}/enable", h.change(manage, h.endpointActive(true)))
@@ -158,10 +152,19 @@ func (h *handler) routes() *http.ServeMux {
 	return m
 }
 
-// home sends a signed-in person to the endpoints, anyone else to the
-// signed-out page (by way of the endpoints page's own check).
-func (h *handler) home(w http.ResponseWriter, r *http.Request) {
-	redirect(w, basePath(r)+"/endpoints")
+// home sends a signed-in operator to their first page (anyone else gets
+// the signed-out page).
+func (h *handler) home(c *call) {
+	redirect(c.w, c.base+landing(c.s))
+}
+
+// landing is a session's first page: the endpoints to whom may read them,
+// else the countries, which anyone signed in may see.
+func landing(s portal.Session) string {
+	if readEndpoints.metBy(s) {
+		return "/endpoints"
+	}
+	return "/countries"
 }
 
 // catalogue lists the catalogue's countries by name. country.Catalogue

@@ -45,7 +45,7 @@ const (
 	roleAll      = "all"      // every permission
 	roleManager  = "manager"  // webhook_endpoint.manage only
 	roleViewer   = "viewer"   // webhook_delivery.view only
-	roleReader   = "reader"   // none: signed in, reads endpoints and countries
+	roleReader   = "reader"   // none of the settings area's: signed in, reads the countries only
 	roleSettings = "settings" // account.settings.manage only
 )
 
@@ -82,22 +82,17 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 
-	// The store knows the operator permissions of today; the session
-	// carries account.settings.manage on top, as the portal will.
 	perms := map[string][]string{
-		roleAll:      {domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView},
+		roleAll:      {domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView, domain.PermAccountSettingsManage},
 		roleManager:  {domain.PermWebhookEndpointEdit},
 		roleViewer:   {domain.PermWebhookDeliveryView},
 		roleReader:   {domain.PermReviewDecide},
-		roleSettings: {},
+		roleSettings: {domain.PermAccountSettingsManage},
 	}
 	for _, role := range roles() {
 		op, err := st.CreateOperator(ctx, acct.ID, "Olga "+role, perms[role], t0)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if role == roleAll || role == roleSettings {
-			op.Permissions = append(op.Permissions, settings.PermAccountSettingsManage)
 		}
 		w.ops[role] = op
 		w.sessions[role] = w.portal.start(w.session(role))
@@ -258,6 +253,13 @@ func (w *world) endpoint(t *testing.T, rawURL, description string) domain.Endpoi
 // delivery function would: the receiver answered status and body.
 func (w *world) deliver(t *testing.T, endpointID int64, status int, body, failure string) domain.Delivery {
 	t.Helper()
+	return w.deliverAt(t, endpointID, status, body, failure, time.Time{})
+}
+
+// deliverAt is deliver at a time of the caller's (zero: a second after
+// the one before).
+func (w *world) deliverAt(t *testing.T, endpointID int64, status int, body, failure string, at time.Time) domain.Delivery {
+	t.Helper()
 	ctx := context.Background()
 	n := w.seq.Add(1)
 	ev := domain.Event{EventType: domain.EventApproved, EntityReviewID: 500 + n, EntityID: 700 + n, AccountID: w.account.ID, Outcome: new(domain.OutcomeApproved), OccurredAt: domain.FormatTime(t0)}
@@ -266,7 +268,9 @@ func (w *world) deliver(t *testing.T, endpointID int64, status int, body, failur
 		t.Fatal(err)
 	}
 	eventID := fmt.Sprintf("evt_%d", n)
-	at := t0.Add(time.Duration(n) * time.Second)
+	if at.IsZero() {
+		at = t0.Add(time.Duration(n) * time.Second)
+	}
 	d, _, err := w.st.ClaimDelivery(ctx, domain.Delivery{
 		AccountID: w.account.ID, ID: delivery.ID(eventID, endpointID), Attempt: 1, EndpointID: endpointID, EventID: eventID, Event: ev,
 		Payload: payload, URL: "https://hooks.example.com/evs", CreatedAt: at,

@@ -189,8 +189,10 @@ func (s *Store) Delivery(ctx context.Context, accountID int64, id string) (domai
 
 // Deliveries lists the account's attempts, newest first. The most selective
 // filter picks the index (endpoint, review, status, else time); the others
-// filter what it reads. It is for operators and reads global indexes: an
-// attempt recorded a moment ago may be missing or show its previous status.
+// filter what it reads. Every index is sorted by created_key, so a date
+// range is a key condition there: DynamoDB reads only the range. It is for
+// operators and reads global indexes: an attempt recorded a moment ago may
+// be missing or show its previous status.
 func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.DeliveryFilter) ([]domain.Delivery, error) {
 	limit := f.Limit
 	if limit <= 0 {
@@ -219,6 +221,7 @@ func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.Delive
 	default:
 		q = table.Get("account_id", accountID).Index(schema.DeliveriesByCreated)
 	}
+	createdRange(q, f.CreatedFrom, f.CreatedBefore)
 	q.Order(dynamo.Descending)
 	if f.EventType != "" {
 		filters, args = append(filters, "event_type = ?"), append(args, string(f.EventType))
@@ -235,6 +238,25 @@ func (s *Store) Deliveries(ctx context.Context, accountID int64, f domain.Delive
 		out = append(out, it.domain())
 	}
 	return out, nil
+}
+
+// createdRange limits a deliveries index query to attempts created at or
+// after from and before before (zero: open). created_key is
+// "<created_at>#<delivery id>" with created_at in domain.TimeLayout, whose
+// string order is time order: "T#id" >= FormatTime(from) exactly when T >=
+// from, and "T#id" < FormatTime(before) exactly when T < before (when T
+// equals before, the longer "T#id" sorts after it). BETWEEN includes its
+// ends, but no key equals a bare time. Stored times are whole milliseconds,
+// so the bounds are rounded up to one first (ceilMilli).
+func createdRange(q *dynamo.Query, from, before time.Time) {
+	switch lo, hi := fmtTime(ceilMilli(from)), fmtTime(ceilMilli(before)); {
+	case !from.IsZero() && !before.IsZero():
+		q.Range("created_key", dynamo.Between, lo, hi)
+	case !from.IsZero():
+		q.Range("created_key", dynamo.GreaterOrEqual, lo)
+	case !before.IsZero():
+		q.Range("created_key", dynamo.Less, hi)
+	}
 }
 
 // CreateRedelivery writes a redelivery in one transaction: the original's

@@ -258,3 +258,91 @@ func TestDeliveriesFilters(t *testing.T) {
 		}
 	}
 }
+
+// A date range is a key condition on created_key at every index the
+// filters pick (the account's, by endpoint, by review, by status): from
+// included, before excluded, to the millisecond, either end open, and a
+// limit counts only the attempts in the range.
+func TestDeliveriesCreatedRange(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct, other := newAccount(t, st), newAccount(t, st)
+	h := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Hour) }
+	ms := time.Millisecond
+	// On endpoint 3, review 20, sending, but d5 (endpoint 4, review 21,
+	// delivered), which only the account's index lists.
+	at := map[string]time.Time{"d0": h(0), "d1": h(1), "d2": h(2).Add(-ms), "d3": h(2), "d4": h(3), "d5": h(2).Add(30 * time.Minute), "d6": h(4)}
+	for id, when := range at {
+		d := delivery(acct, id, when)
+		if id == "d5" {
+			d.EndpointID, d.Event.EntityReviewID = 4, 21
+		}
+		if _, res, err := st.ClaimDelivery(ctx, d, when, time.Minute); err != nil || res != domain.Claimed {
+			t.Fatalf("claim %s: %v %v", id, res, err)
+		}
+		if id == "d5" {
+			done := when.Add(time.Second)
+			d.Status, d.CompletedAt, d.ResponseStatus = domain.DeliveryDelivered, &done, 200
+			if err := st.FinishDelivery(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Another account's, in every range below but the empty ones.
+	if _, _, err := st.ClaimDelivery(ctx, delivery(other, "x2", h(2)), h(2), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+
+	indexes := []struct {
+		name string
+		f    domain.DeliveryFilter
+	}{
+		{"account", domain.DeliveryFilter{}},
+		{"endpoint", domain.DeliveryFilter{EndpointID: 3}},
+		{"review", domain.DeliveryFilter{ReviewID: 20}},
+		{"status", domain.DeliveryFilter{Status: domain.DeliverySending}},
+	}
+	riyadh := time.FixedZone("AST", 3*3600)
+	ranges := []struct {
+		name         string
+		from, before time.Time
+		limit        int
+		want         []string // by endpoint, review, status
+		wantAll      []string // the account's
+	}{
+		{"open", time.Time{}, time.Time{}, 0, []string{"d6", "d4", "d3", "d2", "d1", "d0"}, []string{"d6", "d4", "d5", "d3", "d2", "d1", "d0"}},
+		{"from", h(2), time.Time{}, 0, []string{"d6", "d4", "d3"}, []string{"d6", "d4", "d5", "d3"}},
+		{"before", time.Time{}, h(2), 0, []string{"d2", "d1", "d0"}, []string{"d2", "d1", "d0"}},
+		{"from and before", h(1), h(3), 0, []string{"d3", "d2", "d1"}, []string{"d5", "d3", "d2", "d1"}},
+		{"one millisecond", h(2), h(2).Add(ms), 0, []string{"d3"}, []string{"d3"}},
+		{"the millisecond before", h(2).Add(-ms), h(2), 0, []string{"d2"}, []string{"d2"}},
+		{"bounds within a millisecond", h(2).Add(-ms / 2), h(3).Add(-ms / 2), 0, []string{"d3"}, []string{"d5", "d3"}},
+		{"another zone", h(2).In(riyadh), h(3).In(riyadh), 0, []string{"d3"}, []string{"d5", "d3"}},
+		{"a limit within the range", h(0), h(3), 2, []string{"d3", "d2"}, []string{"d5", "d3"}},
+		{"after everything", h(5), time.Time{}, 0, nil, nil},
+		{"before everything", time.Time{}, h(0), 0, nil, nil},
+	}
+	for _, ix := range indexes {
+		for _, r := range ranges {
+			t.Run(ix.name+"/"+r.name, func(t *testing.T) {
+				f := ix.f
+				f.CreatedFrom, f.CreatedBefore, f.Limit = r.from, r.before, r.limit
+				ds, err := st.Deliveries(ctx, acct, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, d := range ds {
+					got = append(got, d.ID)
+				}
+				want := r.want
+				if ix.name == "account" {
+					want = r.wantAll
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("got %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,9 +58,10 @@ type Service struct {
 	Clock domain.Clock
 }
 
-// Actor is who makes a change. OperatorID 0 is the account's
+// Actor is who makes a change or reads. OperatorID 0 is the account's
 // administrator (the admin function, the command line); any other operator
-// needs webhook_endpoint.manage.
+// needs webhook_endpoint.manage to change endpoints, and it or
+// webhook_delivery.view to read them.
 type Actor = domain.Actor
 
 // Changes are the fields an update sets; nil leaves one as it is.
@@ -96,7 +98,9 @@ func (s *Service) Create(ctx context.Context, a Actor, url string, events []doma
 	return out, err
 }
 
-// List returns the account's endpoints with their secrets hidden.
+// List returns the account's endpoints with their secrets hidden, to the
+// administrator or an operator holding webhook_endpoint.manage or
+// webhook_delivery.view.
 func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) {
 	if _, err := s.reader(ctx, a); err != nil {
 		return nil, err
@@ -111,7 +115,7 @@ func (s *Service) List(ctx context.Context, a Actor) ([]domain.Endpoint, error) 
 	return eps, nil
 }
 
-// Get returns one endpoint with its secrets hidden.
+// Get returns one endpoint with its secrets hidden, to whom List does.
 func (s *Service) Get(ctx context.Context, a Actor, id int64) (domain.Endpoint, error) {
 	if _, err := s.reader(ctx, a); err != nil {
 		return domain.Endpoint{}, err
@@ -217,15 +221,27 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 	return out, err
 }
 
-// reader is who reads: as actor, but a read names no change.
+// readPerms are the permissions of which an operator needs one to read
+// endpoints: who may see the deliveries may see where they go. Reads
+// return no secret (Redacted), so reading needs less than changing.
+var readPerms = []string{domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView}
+
+// reader is who reads: a read names no change, so needs no action id.
 func (s *Service) reader(ctx context.Context, a Actor) (domain.Operator, error) {
 	if a.ActionID == "" {
 		a.ActionID = "read"
 	}
-	return s.actor(ctx, a)
+	return s.permitted(ctx, a, readPerms...)
 }
 
+// actor is who changes an endpoint: webhook_endpoint.manage.
 func (s *Service) actor(ctx context.Context, a Actor) (domain.Operator, error) {
+	return s.permitted(ctx, a, domain.PermWebhookEndpointEdit)
+}
+
+// permitted is the administrator, or the account's operator if they hold
+// one of perms.
+func (s *Service) permitted(ctx context.Context, a Actor, perms ...string) (domain.Operator, error) {
 	if a.AccountID <= 0 {
 		return domain.Operator{}, domain.Invalid("account", "is required")
 	}
@@ -239,8 +255,8 @@ func (s *Service) actor(ctx context.Context, a Actor) (domain.Operator, error) {
 	if err != nil {
 		return domain.Operator{}, err
 	}
-	if !op.Can(domain.PermWebhookEndpointEdit) {
-		return domain.Operator{}, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, domain.PermWebhookEndpointEdit)
+	if !slices.ContainsFunc(perms, op.Can) {
+		return domain.Operator{}, domain.Errorf(domain.ECodeForbidden, "Operator %d (%s) lacks the %s permission.", op.ID, op.Name, strings.Join(perms, " or "))
 	}
 	return op, nil
 }
