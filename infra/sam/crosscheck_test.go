@@ -38,6 +38,7 @@ func TestMatchesCDKStack(t *testing.T) {
 			sam: func() any { return only(t, sam, "AWS::Serverless::Api")["AccessLogSetting"] }},
 		{name: "gateway responses", cdk: func() any { return cdkGatewayResponses(cdk) },
 			sam: func() any { return samGatewayResponses(only(t, sam, "AWS::Serverless::Api")) }},
+		{name: "outputs", cdk: func() any { return urlOutputs(cdk, true) }, sam: func() any { return urlOutputs(sam, false) }},
 		{name: "state machine permissions",
 			cdk: func() any { return cdkPermissions(cdk, stack.DecisionStateMachineID+"Role") },
 			sam: func() any {
@@ -86,6 +87,35 @@ func TestMatchesCDKStack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// urlOutputs are the outputs both templates build from the stage's URL
+// (ApiUrl aside: CDK's ends in a slash, SAM's does not), rendered as SAM
+// names things.
+func urlOutputs(tmpl obj, isCDK bool) map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{stack.OpenAPIURLOutput, stack.SettingsURLOutput} {
+		o, _ := tmpl["Outputs"].(obj)[name].(obj)
+		if isCDK {
+			out[name] = asSAM(tmpl, o["Value"])
+		} else {
+			out[name] = render(o["Value"])
+		}
+	}
+	return out
+}
+
+// asSAM renders a value of the CDK template as SAM's template names
+// things: the REST API and its stage, which have logical ids of CDK's
+// making there, are SAM's RestApi and its Stage parameter.
+func asSAM(cdk obj, v any) string {
+	s := render(v)
+	for typ, name := range map[string]string{"AWS::ApiGateway::RestApi": restAPIID, "AWS::ApiGateway::Stage": "Stage"} {
+		for id := range resourcesOfType(cdk, typ) {
+			s = strings.ReplaceAll(s, "${"+id+"}", "${"+name+"}")
+		}
+	}
+	return s
 }
 
 // check compares one thing of both templates, canonically.

@@ -39,6 +39,10 @@ const Description = "Entity Verification Service (KYB): a REST API with a Lambda
 // for a stage (StackName, PeriodicReviewsRuleName, …) are the same here.
 const stage = "${Stage}"
 
+// stageURL is the stage's URL inside a !Sub, without a trailing slash:
+// https://<api id>.execute-api.<region>.<url suffix>/<stage>.
+const stageURL = "https://${" + restAPIID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stage
+
 // Generate returns template.yaml's bytes.
 func Generate() ([]byte, error) {
 	doc, err := Template()
@@ -109,18 +113,19 @@ func output(name, description string, value *yaml.Node) Pair {
 	return KV(name, Map(KV("Description", description), KV("Value", value)))
 }
 
-// outputs: the API's URL and its description's, what an operator fills in
-// or subscribes to, the queues, and the admin function (as the CDK stack
-// names them).
+// outputs: the API's URL, its description's and the settings area's, what
+// an operator fills in or subscribes to, the queues, and the admin function
+// (as the CDK stack names them).
 func outputs() ([]Pair, error) {
 	admin, err := deploy.FunctionByName(stack.AdminFunction)
 	if err != nil {
 		return nil, fmt.Errorf("sam: outputs: %w", err)
 	}
-	base := "https://${" + restAPIID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stage
+	base := stageURL
 	out := []Pair{
 		output("ApiUrl", "Base URL of the API (append /api/v1/...).", Sub(base)),
 		output(stack.OpenAPIURLOutput, stack.OpenAPIURLOutputDescription, Sub(base+deploy.OpenAPIPath)),
+		output(stack.SettingsURLOutput, stack.SettingsURLOutputDescription, Sub(base+deploy.SettingsPath+"/")),
 	}
 	for _, s := range deploy.Secrets() {
 		out = append(out, output(secretOutput(s), "Put "+s.Holds+" here.", Ref(deploy.SecretLogicalID(s.SecretID))))

@@ -227,9 +227,10 @@ func TestReferencesResolve(t *testing.T) {
 	}
 }
 
-// TestOpenAPIURLOutput: the description's URL is the API's, with the path
-// of the route that serves it (public, as the CDK stack's output says).
-func TestOpenAPIURLOutput(t *testing.T) {
+// TestURLOutputs: the description's URL and the settings area's are the
+// API's, with the path of the public route that serves each (as the CDK
+// stack's outputs say).
+func TestURLOutputs(t *testing.T) {
 	outs := generated(t)["Outputs"].(obj)
 	sub := func(name string) string {
 		o, _ := outs[name].(obj)
@@ -237,11 +238,25 @@ func TestOpenAPIURLOutput(t *testing.T) {
 		s, _ := v["Fn::Sub"].(string)
 		return s
 	}
-	api, doc := sub("ApiUrl"), sub(stack.OpenAPIURLOutput)
-	if api == "" || doc != api+deploy.OpenAPIPath {
-		t.Errorf("%s = %q, want ApiUrl %q + %s", stack.OpenAPIURLOutput, doc, api, deploy.OpenAPIPath)
+	api := sub("ApiUrl")
+	if api == "" {
+		t.Fatal("no ApiUrl")
 	}
-	if r, ok := deploy.RouteFor("api-description"); !ok || r.Path != deploy.OpenAPIPath || r.Method != "GET" || !r.Public {
-		t.Errorf("api-description's route is %+v, want a public GET %s", r, deploy.OpenAPIPath)
+	for _, c := range []struct{ output, path, function string }{
+		{stack.OpenAPIURLOutput, deploy.OpenAPIPath, "api-description"},
+		{stack.SettingsURLOutput, deploy.SettingsPath + "/", "settings"},
+	} {
+		if got := sub(c.output); got != api+c.path {
+			t.Errorf("%s = %q, want ApiUrl %q + %s", c.output, got, api, c.path)
+		}
+		served := false
+		for _, r := range deploy.Routes() {
+			if _, ok := deploy.MatchPath(r.Path, c.path); ok && r.Method == "GET" {
+				served = r.Function == c.function && r.Public
+			}
+		}
+		if !served {
+			t.Errorf("%s: GET %s is no public route of %s", c.output, c.path, c.function)
+		}
 	}
 }
