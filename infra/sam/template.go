@@ -66,11 +66,16 @@ func Template() (*yaml.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Map(
+	top := []Pair{
 		KV("AWSTemplateFormatVersion", Quoted("2010-09-09")),
 		KV("Transform", "AWS::Serverless-2016-10-31"),
 		KV("Description", Description),
 		KV("Parameters", parameters()).Spaced(),
+	}
+	if conds := conditions(); len(conds) > 0 {
+		top = append(top, KV("Conditions", Map(conds...)).Spaced())
+	}
+	return Map(append(top,
 		KV("Globals", Map(KV("Function", Map(
 			KV("Runtime", deploy.Runtime),
 			KV("Architectures", []string{deploy.Architecture}),
@@ -79,7 +84,7 @@ func Template() (*yaml.Node, error) {
 		)))).Spaced(),
 		KV("Resources", Map(resources...)).Spaced(),
 		KV("Outputs", Map(outs...)).Spaced(),
-	), nil
+	)...), nil
 }
 
 // parameters: the stage, then one per deploy.Settings() entry with the
@@ -99,6 +104,32 @@ func parameters() *yaml.Node {
 		)))
 	}
 	return Map(pairs...)
+}
+
+// conditions: for each setting that defaults to the stage's URL, whether
+// its parameter was left empty (unsetCondition).
+func conditions() []Pair {
+	var pairs []Pair
+	for _, s := range deploy.Settings() {
+		if s.DefaultsToStageURL {
+			pairs = append(pairs, KV(unsetCondition(s), Equals(Ref(s.Parameter), Quoted(""))))
+		}
+	}
+	return pairs
+}
+
+// unsetCondition names the condition that a setting's parameter is empty:
+// SettingsBaseUrlUnset.
+func unsetCondition(s deploy.Setting) string { return s.Parameter + "Unset" }
+
+// settingValue is a setting's value in a function's environment: its
+// parameter, or for a setting that defaults to the stage's URL the stage's
+// URL while the parameter is empty.
+func settingValue(s deploy.Setting) *yaml.Node {
+	if s.DefaultsToStageURL {
+		return If(unsetCondition(s), Sub(stageURL), Ref(s.Parameter))
+	}
+	return Ref(s.Parameter)
 }
 
 // resource is one resource: its type, optional extra attributes

@@ -113,8 +113,10 @@ func StackName(stage string) string { return "evs-" + stage }
 
 // NewServiceStack composes the service: tables, secrets and queues, the
 // functions that use them, their stream and queue event sources, the REST
-// API in front of the functions, the decision workflow, the periodic-review
-// schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL),
+// API in front of the functions (whose stage URL then becomes the value of
+// every setting that defaults to it and was given none), the decision
+// workflow, the periodic-review schedule, alarms and a dashboard.
+// Outputs: ApiUrl (the stage URL),
 // OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml),
 // SettingsUrl (SettingsURLOutput: the stage URL + /settings/), per
 // table <TableLogicalID>Name (its physical name), per queue
@@ -164,6 +166,10 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		ThrottleBurst: props.ThrottleBurst,
 		Retain:        retain,
 	})
+	// A setting given no value that defaults to the stage's URL
+	// (SETTINGS_BASE_URL) is that URL: its function (admin) is no route's,
+	// so its environment may wait for the API.
+	fns.DefaultToStageURL(restAPI.StageURL())
 	workflow := NewDecisionWorkflow(st, jsii.String("Workflow"), &DecisionWorkflowProps{
 		Stage:     stage,
 		Functions: fns.Functions,
