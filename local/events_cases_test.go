@@ -23,6 +23,7 @@ import (
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/settings"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -67,7 +68,8 @@ func (want sampleRefusal) checkErr(t *testing.T, err error) {
 }
 
 // sampleEvents lists every event file, in the order the replay runs them:
-// reads first, then the create (entity 2), then the webhook, then operator
+// reads first (the settings area's refusal of an unknown sign-in link among
+// them), then the create (entity 2), then the webhook, then operator
 // decisions on review 1 (entity 1) up to its approval, a periodic review of
 // entity 1 (review 3) opened and rejected, review 2 cancelled, the
 // scheduled periodic-review run, the approval's webhook queued and
@@ -130,6 +132,27 @@ func sampleEvents() []sampleEvent {
 			wantContentType(t, r, api.DescriptionContentType)
 			if r.IsBase64Encoded || r.Body != string(api.OpenAPIDocument()) {
 				t.Errorf("body (%d bytes, base64 %v) is not shared/api/openapi.yaml (%d bytes)", len(r.Body), r.IsBase64Encoded, len(api.OpenAPIDocument()))
+			}
+		}},
+		{file: "settings.json", status: http.StatusNotFound, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+			// A well-formed sign-in link no one minted: the settings area's
+			// own page, with its security headers, and no session.
+			wantContentType(t, r, "text/html")
+			for name, want := range map[string]string{
+				"Content-Security-Policy": settings.CSP,
+				"X-Frame-Options":         "DENY",
+				"Referrer-Policy":         "no-referrer",
+				"X-Content-Type-Options":  "nosniff",
+			} {
+				if got := proxyHeader(r, name); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+			if c := proxyHeader(r, "Set-Cookie"); c != "" {
+				t.Errorf("Set-Cookie %q: an unknown link signs no one in", c)
+			}
+			if !strings.Contains(r.Body, "Sign-in link not valid") || strings.Contains(r.Body, sampleUnknownLink) {
+				t.Errorf("page = %.300q, want the unknown link's page, without the link's token", r.Body)
 			}
 		}},
 		{file: "create-entity.json", status: http.StatusCreated, check: func(t *testing.T, r events.APIGatewayProxyResponse) {

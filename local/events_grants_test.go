@@ -47,6 +47,13 @@ func (r *actionRecorder) add(a ...tableAction) {
 	}
 }
 
+// did tells whether the client took an action.
+func (r *actionRecorder) did(a tableAction) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[a]
+}
+
 // option is the client option that records each request before it is sent.
 func (r *actionRecorder) option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {

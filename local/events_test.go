@@ -19,6 +19,9 @@ package main
 // test re-signs it at the current time instead).
 // events/create-entity.json creates entity 2, its providers played by the
 // simulator (registration number ending in 0: active and clear).
+// events/settings.json opens a well-formed sign-in link of the settings area
+// that no one minted: the area reads the portal_tokens table and answers its
+// own 404 page.
 // events/admin-*.json are command documents of the admin function, one per
 // command family, reading account 1 after the other events ran
 // (events/admin-portal.json mints a sign-in link for operator 1, which the
@@ -42,6 +45,8 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -153,6 +158,20 @@ func TestSampleEvents(t *testing.T) {
 				msgs := deps.queued(t)
 				if len(msgs) != 1 || msgs[0].DeliveryID != sampleDelivery || msgs[0].EndpointID != 1 || msgs[0].Event.EventType != domain.EventApproved {
 					t.Errorf("queued %+v, want %s for endpoint 1 (what events/webhook-delivery.json carries)", msgs, sampleDelivery)
+				}
+			})
+		}
+		if c.file == "settings.json" {
+			t.Run("settings looked the link up", func(t *testing.T) {
+				// The link is well-formed: only the table can say it is unknown.
+				if !strings.HasPrefix(sampleUnknownLink, portal.LinkPrefix) || len(sampleUnknownLink) != len(portal.LinkPrefix)+43 {
+					t.Errorf("sampleUnknownLink %q is not a well-formed link token", sampleUnknownLink)
+				}
+				if !strings.Contains(string(readSampleEvent(t, "settings.json")), `"token": "`+sampleUnknownLink+`"`) {
+					t.Error("events/settings.json does not open sampleUnknownLink")
+				}
+				if !recorders["settings"].did(tableAction{action: "dynamodb:GetItem", table: names[schema.PortalTokens]}) {
+					t.Error("the settings function answered without reading the link from portal_tokens")
 				}
 			})
 		}

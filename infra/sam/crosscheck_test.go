@@ -38,6 +38,7 @@ func TestMatchesCDKStack(t *testing.T) {
 			sam: func() any { return only(t, sam, "AWS::Serverless::Api")["AccessLogSetting"] }},
 		{name: "gateway responses", cdk: func() any { return cdkGatewayResponses(cdk) },
 			sam: func() any { return samGatewayResponses(only(t, sam, "AWS::Serverless::Api")) }},
+		{name: "outputs", cdk: func() any { return urlOutputs(cdk, true) }, sam: func() any { return urlOutputs(sam, false) }},
 		{name: "state machine permissions",
 			cdk: func() any { return cdkPermissions(cdk, stack.DecisionStateMachineID+"Role") },
 			sam: func() any {
@@ -86,6 +87,35 @@ func TestMatchesCDKStack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// urlOutputs are the outputs both templates build from the stage's URL
+// (ApiUrl aside: CDK's ends in a slash, SAM's does not), rendered as SAM
+// names things.
+func urlOutputs(tmpl obj, isCDK bool) map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{stack.OpenAPIURLOutput, stack.SettingsURLOutput} {
+		o, _ := tmpl["Outputs"].(obj)[name].(obj)
+		if isCDK {
+			out[name] = asSAM(tmpl, o["Value"])
+		} else {
+			out[name] = render(o["Value"])
+		}
+	}
+	return out
+}
+
+// asSAM renders a value of the CDK template as SAM's template names
+// things: the REST API and its stage, which have logical ids of CDK's
+// making there, are SAM's RestApi and its Stage parameter.
+func asSAM(cdk obj, v any) string {
+	s := render(v)
+	for typ, name := range map[string]string{"AWS::ApiGateway::RestApi": restAPIID, "AWS::ApiGateway::Stage": "Stage"} {
+		for id := range resourcesOfType(cdk, typ) {
+			s = strings.ReplaceAll(s, "${"+id+"}", "${"+name+"}")
+		}
+	}
+	return s
 }
 
 // check compares one thing of both templates, canonically.
@@ -363,3 +393,79 @@ func cdkGatewayResponses(cdk obj) obj {
 }
 
 func samGatewayResponses(api obj) any { return api["GatewayResponses"] }
+
+// TestSettingsMatchCDKStack: each function's settings have the same value
+// in both templates, template.yaml's parameters given as the CDK stack's
+// context gives its settings: on the dev stack (none given: the defaults,
+// SETTINGS_BASE_URL the stage's URL in both) and on the prod stack (some
+// given, SETTINGS_BASE_URL a custom domain's).
+func TestSettingsMatchCDKStack(t *testing.T) {
+	sam := generated(t)
+	samFns := resourcesOfType(sam, "AWS::Serverless::Function")
+	synth := stacktest.Synth(t)
+	stageURLGiven := false
+	for _, s := range []*stacktest.Synthesized{synth.Dev, synth.Prod} {
+		params := map[string]string{}
+		for name, p := range sam["Parameters"].(obj) {
+			params[name] = fmt.Sprint(p.(obj)["Default"])
+		}
+		params["Stage"] = s.Props.Stage
+		for k, v := range s.Props.Settings {
+			params[k] = v
+		}
+		cdkFns := resourcesOfType(s.JSON, "AWS::Lambda::Function")
+		for _, f := range deploy.Functions() {
+			for _, set := range f.Settings {
+				stageURLGiven = stageURLGiven || set.DefaultsToStageURL && s.Props.Settings[set.Parameter] != ""
+				t.Run(s.Props.Stage+" "+f.LogicalID+" "+set.EnvVar, func(t *testing.T) {
+					cdkValue := asSAM(s.JSON, envVar(cdkFns[f.LogicalID], set.EnvVar))
+					samValue := atParameters(t, sam, envVar(samFns[f.LogicalID], set.EnvVar), params)
+					if cdkValue != samValue {
+						t.Errorf("\n CDK %s\n SAM %s", cdkValue, samValue)
+					}
+					if set.DefaultsToStageURL && s.Props.Settings[set.Parameter] == "" {
+						if want := stageURL; samValue != want {
+							t.Errorf("%s = %s, want the stage's URL %s", set.EnvVar, samValue, want)
+						}
+					}
+				})
+			}
+		}
+	}
+	if !stageURLGiven {
+		t.Error("neither stack gives a setting that defaults to the stage's URL a value of its own")
+	}
+}
+
+// envVar is a function's environment variable.
+func envVar(props obj, name string) any {
+	env, _ := props["Environment"].(obj)
+	vars, _ := env["Variables"].(obj)
+	return vars[name]
+}
+
+// atParameters renders a value of template.yaml with its parameters at
+// these values: a Ref to a parameter is its value, an If takes the branch
+// its condition (an Equals of such values) chooses.
+func atParameters(t *testing.T, tmpl obj, v any, params map[string]string) string {
+	t.Helper()
+	x, _ := v.(obj)
+	if r, ok := x["Ref"].(string); ok {
+		if p, ok := params[r]; ok {
+			return p
+		}
+	}
+	if args, ok := x["Fn::If"].([]any); ok && len(args) == 3 {
+		conditions, _ := tmpl["Conditions"].(obj)
+		cond, _ := conditions[fmt.Sprint(args[0])].(obj)
+		eq, ok := cond["Fn::Equals"].([]any)
+		if !ok || len(eq) != 2 {
+			t.Fatalf("condition %v is %v, not an Equals of two values", args[0], cond)
+		}
+		if atParameters(t, tmpl, eq[0], params) == atParameters(t, tmpl, eq[1], params) {
+			return atParameters(t, tmpl, args[1], params)
+		}
+		return atParameters(t, tmpl, args[2], params)
+	}
+	return render(v)
+}

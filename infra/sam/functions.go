@@ -83,8 +83,8 @@ func function(f deploy.Function) (Pair, error) {
 }
 
 // environment: exactly f.EnvVarNames(), sorted: LOG_LEVEL as the CDK stack
-// sets it, each table's name, each setting's parameter, each secret's ARN,
-// each queue's URL.
+// sets it, each table's name, each setting's parameter (settingValue), each
+// secret's ARN, each queue's URL.
 func environment(f deploy.Function) (*yaml.Node, error) {
 	values := map[string]*yaml.Node{deploy.LogLevelVar: node(stack.LogLevel)}
 	for _, id := range f.TableIDs() {
@@ -95,7 +95,11 @@ func environment(f deploy.Function) (*yaml.Node, error) {
 		values[t.EnvVar] = Ref(deploy.TableLogicalID(id))
 	}
 	for _, s := range f.Settings {
-		values[s.EnvVar] = Ref(s.Parameter)
+		if r, routed := f.Route(); routed && s.DefaultsToStageURL {
+			// The API's definition names the function: a cycle.
+			return nil, fmt.Errorf("%s defaults to the stage's URL, but the route %s %s reaches the function", s.Parameter, r.Method, r.Path)
+		}
+		values[s.EnvVar] = settingValue(s)
 	}
 	for _, s := range f.Secrets {
 		values[s.EnvVar] = Ref(deploy.SecretLogicalID(s.SecretID))

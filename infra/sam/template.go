@@ -39,6 +39,10 @@ const Description = "Entity Verification Service (KYB): a REST API with a Lambda
 // for a stage (StackName, PeriodicReviewsRuleName, …) are the same here.
 const stage = "${Stage}"
 
+// stageURL is the stage's URL inside a !Sub, without a trailing slash:
+// https://<api id>.execute-api.<region>.<url suffix>/<stage>.
+const stageURL = "https://${" + restAPIID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stage
+
 // Generate returns template.yaml's bytes.
 func Generate() ([]byte, error) {
 	doc, err := Template()
@@ -62,11 +66,16 @@ func Template() (*yaml.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Map(
+	top := []Pair{
 		KV("AWSTemplateFormatVersion", Quoted("2010-09-09")),
 		KV("Transform", "AWS::Serverless-2016-10-31"),
 		KV("Description", Description),
 		KV("Parameters", parameters()).Spaced(),
+	}
+	if conds := conditions(); len(conds) > 0 {
+		top = append(top, KV("Conditions", Map(conds...)).Spaced())
+	}
+	return Map(append(top,
 		KV("Globals", Map(KV("Function", Map(
 			KV("Runtime", deploy.Runtime),
 			KV("Architectures", []string{deploy.Architecture}),
@@ -75,7 +84,7 @@ func Template() (*yaml.Node, error) {
 		)))).Spaced(),
 		KV("Resources", Map(resources...)).Spaced(),
 		KV("Outputs", Map(outs...)).Spaced(),
-	), nil
+	)...), nil
 }
 
 // parameters: the stage, then one per deploy.Settings() entry with the
@@ -97,6 +106,32 @@ func parameters() *yaml.Node {
 	return Map(pairs...)
 }
 
+// conditions: for each setting that defaults to the stage's URL, whether
+// its parameter was left empty (unsetCondition).
+func conditions() []Pair {
+	var pairs []Pair
+	for _, s := range deploy.Settings() {
+		if s.DefaultsToStageURL {
+			pairs = append(pairs, KV(unsetCondition(s), Equals(Ref(s.Parameter), Quoted(""))))
+		}
+	}
+	return pairs
+}
+
+// unsetCondition names the condition that a setting's parameter is empty:
+// SettingsBaseUrlUnset.
+func unsetCondition(s deploy.Setting) string { return s.Parameter + "Unset" }
+
+// settingValue is a setting's value in a function's environment: its
+// parameter, or for a setting that defaults to the stage's URL the stage's
+// URL while the parameter is empty.
+func settingValue(s deploy.Setting) *yaml.Node {
+	if s.DefaultsToStageURL {
+		return If(unsetCondition(s), Sub(stageURL), Ref(s.Parameter))
+	}
+	return Ref(s.Parameter)
+}
+
 // resource is one resource: its type, optional extra attributes
 // (DeletionPolicy, Metadata, …) and its properties.
 func resource(logicalID, typ string, props *yaml.Node, attrs ...Pair) Pair {
@@ -109,18 +144,19 @@ func output(name, description string, value *yaml.Node) Pair {
 	return KV(name, Map(KV("Description", description), KV("Value", value)))
 }
 
-// outputs: the API's URL and its description's, what an operator fills in
-// or subscribes to, the queues, and the admin function (as the CDK stack
-// names them).
+// outputs: the API's URL, its description's and the settings area's, what
+// an operator fills in or subscribes to, the queues, and the admin function
+// (as the CDK stack names them).
 func outputs() ([]Pair, error) {
 	admin, err := deploy.FunctionByName(stack.AdminFunction)
 	if err != nil {
 		return nil, fmt.Errorf("sam: outputs: %w", err)
 	}
-	base := "https://${" + restAPIID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stage
+	base := stageURL
 	out := []Pair{
 		output("ApiUrl", "Base URL of the API (append /api/v1/...).", Sub(base)),
 		output(stack.OpenAPIURLOutput, stack.OpenAPIURLOutputDescription, Sub(base+deploy.OpenAPIPath)),
+		output(stack.SettingsURLOutput, stack.SettingsURLOutputDescription, Sub(base+deploy.SettingsPath+"/")),
 	}
 	for _, s := range deploy.Secrets() {
 		out = append(out, output(secretOutput(s), "Put "+s.Holds+" here.", Ref(deploy.SecretLogicalID(s.SecretID))))

@@ -24,7 +24,8 @@ type obj = map[string]any
 
 // generated is the generated template decoded into plain values, with the
 // short intrinsics in their JSON forms ({"Ref": x}, {"Fn::GetAtt": [a, b]},
-// {"Fn::Sub": s}), as CloudFormation reads it.
+// {"Fn::Sub": s}, {"Fn::If": [c, a, b]}, {"Fn::Equals": [a, b]}), as
+// CloudFormation reads it.
 func generated(t *testing.T) obj {
 	t.Helper()
 	b, err := Generate()
@@ -50,6 +51,9 @@ func value(n *yaml.Node) any {
 		l := []any{}
 		for _, c := range n.Content {
 			l = append(l, value(c))
+		}
+		if fn, ok := strings.CutPrefix(n.Tag, "!"); ok && n.Tag != "!!seq" {
+			return obj{"Fn::" + fn: l}
 		}
 		return l
 	}
@@ -170,7 +174,8 @@ func TestRefusalsAreNotAlarmedOn(t *testing.T) {
 var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:]+)(\.[A-Za-z]+)?\}`)
 
 // TestReferencesResolve: every Ref, GetAtt and ${…} of a Sub names a
-// parameter, a resource or a pseudo parameter, and the files the template
+// parameter, a resource or a pseudo parameter, every If a condition, and
+// the files the template
 // points at exist (the state machine's definition, with its placeholders;
 // each function's directory).
 func TestReferencesResolve(t *testing.T) {
@@ -182,6 +187,7 @@ func TestReferencesResolve(t *testing.T) {
 	for id := range tmpl["Parameters"].(obj) {
 		known[id] = true
 	}
+	conditions, _ := tmpl["Conditions"].(obj)
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		switch x := v.(type) {
@@ -191,6 +197,11 @@ func TestReferencesResolve(t *testing.T) {
 			}
 			if ga, ok := x["Fn::GetAtt"].([]any); ok && !known[ga[0].(string)] {
 				t.Errorf("%s: GetAtt %v resolves to nothing", path, ga)
+			}
+			if args, ok := x["Fn::If"].([]any); ok {
+				if name, _ := args[0].(string); len(args) != 3 || conditions[name] == nil {
+					t.Errorf("%s: If %v: no condition %v, or not 3 arguments", path, args, args[0])
+				}
 			}
 			if s, ok := x["Fn::Sub"].(string); ok {
 				for _, m := range subRef.FindAllStringSubmatch(s, -1) {
@@ -227,9 +238,10 @@ func TestReferencesResolve(t *testing.T) {
 	}
 }
 
-// TestOpenAPIURLOutput: the description's URL is the API's, with the path
-// of the route that serves it (public, as the CDK stack's output says).
-func TestOpenAPIURLOutput(t *testing.T) {
+// TestURLOutputs: the description's URL and the settings area's are the
+// API's, with the path of the public route that serves each (as the CDK
+// stack's outputs say).
+func TestURLOutputs(t *testing.T) {
 	outs := generated(t)["Outputs"].(obj)
 	sub := func(name string) string {
 		o, _ := outs[name].(obj)
@@ -237,11 +249,25 @@ func TestOpenAPIURLOutput(t *testing.T) {
 		s, _ := v["Fn::Sub"].(string)
 		return s
 	}
-	api, doc := sub("ApiUrl"), sub(stack.OpenAPIURLOutput)
-	if api == "" || doc != api+deploy.OpenAPIPath {
-		t.Errorf("%s = %q, want ApiUrl %q + %s", stack.OpenAPIURLOutput, doc, api, deploy.OpenAPIPath)
+	api := sub("ApiUrl")
+	if api == "" {
+		t.Fatal("no ApiUrl")
 	}
-	if r, ok := deploy.RouteFor("api-description"); !ok || r.Path != deploy.OpenAPIPath || r.Method != "GET" || !r.Public {
-		t.Errorf("api-description's route is %+v, want a public GET %s", r, deploy.OpenAPIPath)
+	for _, c := range []struct{ output, path, function string }{
+		{stack.OpenAPIURLOutput, deploy.OpenAPIPath, "api-description"},
+		{stack.SettingsURLOutput, deploy.SettingsPath + "/", "settings"},
+	} {
+		if got := sub(c.output); got != api+c.path {
+			t.Errorf("%s = %q, want ApiUrl %q + %s", c.output, got, api, c.path)
+		}
+		served := false
+		for _, r := range deploy.Routes() {
+			if _, ok := deploy.MatchPath(r.Path, c.path); ok && r.Method == "GET" {
+				served = r.Function == c.function && r.Public
+			}
+		}
+		if !served {
+			t.Errorf("%s: GET %s is no public route of %s", c.output, c.path, c.function)
+		}
 	}
 }

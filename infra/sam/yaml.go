@@ -90,8 +90,9 @@ func Strings(items []string) *yaml.Node {
 	return FlowList(out...)
 }
 
-// Ref, GetAtt and Sub are CloudFormation's intrinsic functions in their
-// short forms (!Ref X, !GetAtt X.Attr, !Sub "…").
+// Ref, GetAtt, Sub, If and Equals are CloudFormation's intrinsic functions
+// in their short forms (!Ref X, !GetAtt X.Attr, !Sub "…", !If […],
+// !Equals […]).
 func Ref(logicalID string) *yaml.Node { return tagged("!Ref", logicalID) }
 
 // GetAtt is !GetAtt logicalID.attr.
@@ -101,6 +102,21 @@ func GetAtt(logicalID, attr string) *yaml.Node { return tagged("!GetAtt", logica
 func Sub(text string) *yaml.Node {
 	n := tagged("!Sub", text)
 	n.Style = yaml.DoubleQuotedStyle
+	return n
+}
+
+// If is !If [condition, whenTrue, whenFalse].
+func If(condition string, whenTrue, whenFalse any) *yaml.Node {
+	return taggedList("!If", condition, whenTrue, whenFalse)
+}
+
+// Equals is !Equals [a, b].
+func Equals(a, b any) *yaml.Node { return taggedList("!Equals", a, b) }
+
+// taggedList is an intrinsic function whose argument is a list, on one line.
+func taggedList(tag string, items ...any) *yaml.Node {
+	n := FlowList(items...)
+	n.Tag = tag
 	return n
 }
 

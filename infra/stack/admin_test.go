@@ -128,7 +128,10 @@ func TestAdminFunctionPermissions(t *testing.T) {
 }
 
 // Its environment: exactly the catalogue's names, the deliveries queue's
-// URL among them, and the webhook allow list empty in AWS.
+// URL among them, the webhook allow list empty in AWS, and the settings
+// area's base URL (where portal.link's sign-in links lead) the stage's own
+// URL without a trailing slash unless the stack was given one (the prod
+// fixture's custom domain).
 func TestAdminFunctionEnvironment(t *testing.T) {
 	f := adminSpec(t)
 	want := m{
@@ -142,12 +145,18 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"WEBHOOK_ALLOWED_NETWORKS": "",
 		"DELIVERIES_QUEUE_URL":     refOf("DeliveriesQueue"),
 		"PORTAL_TOKENS_TABLE":      refOf("PortalTokensTable"),
-		"SETTINGS_BASE_URL":        "",
+		"SETTINGS_BASE_URL":        nil, // per stack, below
 	}
 	if !equal(f.EnvVarNames(), keys(want)) {
 		t.Errorf("catalogue: environment %s", diff(f.EnvVarNames(), keys(want)))
 	}
+	settingsURL := map[string]any{
+		stack.DefaultStage: m{"Fn::Join": []any{"", []any{"https://", refOf(onlyID(t, dev(t).Template, "AWS::ApiGateway::RestApi")), ".execute-api.",
+			refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(onlyID(t, dev(t).Template, "AWS::ApiGateway::Stage"))}}},
+		stack.ProdStage: "https://kyb.example.com",
+	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		want["SETTINGS_BASE_URL"] = settingsURL[s.Props.Stage]
 		hasProps(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{"Environment": exactly(m{"Variables": exactly(want)})})
 	})
 }

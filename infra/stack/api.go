@@ -149,6 +149,18 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	return a
 }
 
+// StageURL is the stage's URL without a trailing slash,
+// https://<api id>.execute-api.<region>.<url suffix>/<stage>: RestApi.Url()
+// less its "/", the same tokens (the stage a Ref to its resource).
+func (a *Api) StageURL() *string {
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{
+		jsii.String("https://"), a.RestApi.RestApiId(),
+		jsii.String(".execute-api."), awscdk.Aws_REGION(),
+		jsii.String("."), awscdk.Aws_URL_SUFFIX(),
+		jsii.String("/"), a.Stage.StageName(),
+	})
+}
+
 // ResourcePaths lists the paths of deploy.Routes(), each once, in route order.
 func ResourcePaths() []string {
 	var out []string

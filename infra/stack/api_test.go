@@ -129,29 +129,50 @@ func TestRoutes(t *testing.T) {
 		})
 	}
 
-	// API Gateway may invoke each function it routes to, from this API only.
+	// API Gateway may invoke each method's function for exactly that method
+	// and path on this API's stage (one permission per method, ANY as *,
+	// every {param} and {proxy+} as *), and the authorizer from its
+	// authorizer; nothing else may invoke a function from API Gateway.
 	restID := onlyID(t, tmpl, "AWS::ApiGateway::RestApi")
+	stageID := onlyID(t, tmpl, "AWS::ApiGateway::Stage")
+	arnOnAPI := "arn:ref:AWS::Partition:execute-api:ref:AWS::Region:ref:AWS::AccountId:ref:" + restID
 	fromAPI := like(m{"Principal": "apigateway.amazonaws.com", "Action": "lambda:InvokeFunction",
 		"SourceArn": like(m{"Fn::Join": arrayWith("", arrayWith(refOf(restID)))})})
-	invokable := map[string]bool{}
+	var granted []string // "<function arn> <source arn>"
 	for id, perm := range find(t, tmpl, "AWS::Lambda::Permission", nil) {
 		p := perm["Properties"].(m)
 		if p["Principal"] == "events.amazonaws.com" {
 			continue // the periodic-review schedule's, TestPeriodicReviewsSchedule
 		}
 		matches(t, "permission "+id, p, fromAPI)
-		invokable[ref(p["FunctionName"])] = true
+		granted = append(granted, ref(p["FunctionName"])+" "+ref(p["SourceArn"]))
 	}
-	for _, r := range deploy.Routes() {
-		f, _ := deploy.Lookup(r.Function)
-		if !invokable["arn:"+f.LogicalID] {
-			t.Errorf("API Gateway may not invoke %s", r.Function)
+	var wantGranted []string
+	for key, w := range wants {
+		method, path, _ := strings.Cut(key, " ")
+		if method == "ANY" {
+			method = "*"
 		}
+		f, _ := deploy.Lookup(w.function)
+		wantGranted = append(wantGranted, "arn:"+f.LogicalID+" "+arnOnAPI+"/ref:"+stageID+"/"+method+executeAPIPath(path))
 	}
 	auth, _ := deploy.Lookup(stack.AuthorizerFunction)
-	if !invokable["arn:"+auth.LogicalID] {
-		t.Error("API Gateway may not invoke the authorizer")
+	wantGranted = append(wantGranted, "arn:"+auth.LogicalID+" "+arnOnAPI+"/authorizers/ref:"+authorizerID)
+	if !equal(granted, wantGranted) {
+		t.Errorf("invoke permissions: %s", diff(granted, wantGranted))
 	}
+}
+
+// executeAPIPath is a resource path as an execute-api ARN names it: each
+// {param} and greedy {proxy+} segment a *.
+func executeAPIPath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // The REQUEST authorizer: the authorizer function, the Authorization header,

@@ -80,8 +80,8 @@ func TestEventSourceMappingsWaitForPermissions(t *testing.T) {
 // The pipeline's permissions, spelled out: review-events reads exactly the
 // reviews table's stream (by its stream ARN) and sends to exactly the
 // deliveries queue and its failure queue; webhook-delivery consumes exactly
-// the deliveries queue; admin sends to exactly the deliveries queue
-// (redeliveries). TestLeastPrivilege holds every role to exactly its
+// the deliveries queue; admin and settings send to exactly the deliveries
+// queue (redeliveries, test events). TestLeastPrivilege holds every role to exactly its
 // permissions; this also checks no other role may touch the queues or the
 // stream.
 func TestPipelinePermissions(t *testing.T) {
@@ -101,6 +101,9 @@ func TestPipelinePermissions(t *testing.T) {
 			"sqs:GetQueueAttributes arn:DeliveriesQueue",
 		},
 		"AdminFunctionRole": {
+			"sqs:SendMessage arn:DeliveriesQueue",
+		},
+		"SettingsFunctionRole": {
 			"sqs:SendMessage arn:DeliveriesQueue",
 		},
 	}

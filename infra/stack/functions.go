@@ -61,6 +61,8 @@ type Functions struct {
 	constructs.Construct
 	// Functions maps deploy.Function.Name to the function.
 	Functions map[string]*Function
+	// settings are FunctionsProps.Settings, for DefaultToStageURL.
+	settings map[string]string
 }
 
 // NewFunctions creates one Lambda function per deploy.Functions() entry:
@@ -90,11 +92,36 @@ func NewFunctions(scope constructs.Construct, id *string, props *FunctionsProps)
 		panic(err.Error())
 	}
 
-	fs := &Functions{Construct: constructs.NewConstruct(scope, id), Functions: map[string]*Function{}}
+	fs := &Functions{Construct: constructs.NewConstruct(scope, id), Functions: map[string]*Function{}, settings: props.Settings}
 	for _, spec := range deploy.Functions() {
 		fs.Functions[spec.Name] = newFunction(fs.Construct, spec, root, props)
 	}
 	return fs
+}
+
+// DefaultToStageURL gives every setting that defaults to the stage's URL
+// (deploy.Setting.DefaultsToStageURL) and was given no value that URL,
+// once the API exists (NewServiceStack passes Api.StageURL); until then
+// such a setting holds its Default (""). It panics for a function an API
+// route reaches: its environment would wait for the API, which waits for
+// the function (a dependency cycle CloudFormation refuses).
+func (fs *Functions) DefaultToStageURL(url *string) {
+	for _, spec := range deploy.Functions() {
+		for _, s := range spec.Settings {
+			if !s.DefaultsToStageURL || fs.settings[s.Parameter] != "" {
+				continue
+			}
+			if r, routed := spec.Route(); routed {
+				panic(fmt.Sprintf("infra: %s: %s defaults to the stage's URL, but the route %s %s reaches the function (a dependency cycle)",
+					spec.Name, s.Parameter, r.Method, r.Path))
+			}
+			f, ok := fs.Functions[spec.Name]
+			if !ok {
+				panic("infra: no function " + spec.Name)
+			}
+			f.Function.AddEnvironment(jsii.String(s.EnvVar), url, nil)
+		}
+	}
 }
 
 func newFunction(scope constructs.Construct, spec deploy.Function, root string, props *FunctionsProps) *Function {
@@ -231,7 +258,9 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 }
 
 // Environment is a function's environment: each table it uses → the
-// table's name, each setting → its value (or Default), each secret's
+// table's name, each setting → its value (or Default, until
+// Functions.DefaultToStageURL gives a setting that defaults to the stage's
+// URL that URL), each secret's
 // variable → the secret's ARN, each queue it sends to → the queue's URL,
 // and LOG_LEVEL. Its keys are exactly spec.EnvVarNames().
 func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, settings map[string]string) *map[string]*string {

@@ -19,7 +19,7 @@ func TestFunctions(t *testing.T) {
 		countIs(t, s.Template, "AWS::Lambda::Function", len(deploy.Functions()))
 		for _, f := range deploy.Functions() {
 			t.Run(f.Name, func(t *testing.T) {
-				env := environment(t, f, s.Props.Settings)
+				env := environment(t, f, s)
 				hasProps(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{
 					"Runtime":       deploy.Runtime,
 					"Handler":       deploy.Handler,
@@ -41,9 +41,10 @@ func TestFunctions(t *testing.T) {
 }
 
 // environment is a function's environment as the catalogue has it, with
-// settings overridden: exactly deploy's variable names, with the tables'
-// names, the settings, the secrets' ARNs and the queues' URLs.
-func environment(t *testing.T, f deploy.Function, settings map[string]string) m {
+// the stack's settings overridden: exactly deploy's variable names, with the
+// tables' names, the settings (one that defaults to the stage's URL given
+// none: the stage's URL), the secrets' ARNs and the queues' URLs.
+func environment(t *testing.T, f deploy.Function, s *stacktest.Synthesized) m {
 	t.Helper()
 	env := m{deploy.LogLevelVar: "info"}
 	for _, id := range f.TableIDs() {
@@ -52,7 +53,10 @@ func environment(t *testing.T, f deploy.Function, settings map[string]string) m 
 	}
 	for _, set := range f.Settings {
 		env[set.EnvVar] = set.Default
-		if v, ok := settings[set.Parameter]; ok {
+		if set.DefaultsToStageURL {
+			env[set.EnvVar] = stageURL(t, s.Template)
+		}
+		if v, ok := s.Props.Settings[set.Parameter]; ok {
 			env[set.EnvVar] = v
 		}
 	}
@@ -69,15 +73,27 @@ func environment(t *testing.T, f deploy.Function, settings map[string]string) m 
 	return env
 }
 
+// stageURL is the stage's URL without a trailing slash, as the template
+// joins it: https://<api id>.execute-api.<region>.<url suffix>/<stage>.
+func stageURL(t *testing.T, tmpl assertions.Template) m {
+	t.Helper()
+	return m{"Fn::Join": []any{"", []any{"https://", refOf(onlyID(t, tmpl, "AWS::ApiGateway::RestApi")), ".execute-api.",
+		refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(onlyID(t, tmpl, "AWS::ApiGateway::Stage"))}}}
+}
+
 // A setting from the CDK context reaches the functions (the prod stack sets
-// YenteThreshold); the others keep their defaults. Checked in TestFunctions;
-// this makes sure the fixture does override one.
+// YenteThreshold, and SettingsBaseUrl instead of the stage's URL); the
+// others keep their defaults. Checked in TestFunctions; this makes sure
+// the fixture does override them.
 func TestSettingsOverride(t *testing.T) {
-	if prod(t).Props.Settings["YenteThreshold"] == "" {
-		t.Fatal("the prod fixture overrides no setting")
+	if prod(t).Props.Settings["YenteThreshold"] == "" || prod(t).Props.Settings["SettingsBaseUrl"] == "" {
+		t.Fatal("the prod fixture does not override YenteThreshold and SettingsBaseUrl")
 	}
 	hasProps(t, prod(t).Template, "CreateEntityFunction", "AWS::Lambda::Function", m{
 		"Environment": like(m{"Variables": like(m{"YENTE_THRESHOLD": "0.8"})}),
+	})
+	hasProps(t, prod(t).Template, "AdminFunction", "AWS::Lambda::Function", m{
+		"Environment": like(m{"Variables": like(m{"SETTINGS_BASE_URL": "https://kyb.example.com"})}),
 	})
 }
 

@@ -100,14 +100,25 @@ const (
 	OpenAPIURLOutputDescription = "The API's OpenAPI 3.1 description (no key): curl it, or load it in any OpenAPI tool"
 )
 
+// SettingsURLOutput names the stack output holding the URL of the settings
+// area (GET /settings/, public: operators sign in with a link).
+const (
+	SettingsURLOutput            = "SettingsUrl"
+	SettingsURLOutputDescription = "The settings area for operators (webhook endpoints, deliveries, countries) on the stage's URL: " +
+		"they sign in with the single-use link the admin command portal.link mints"
+)
+
 // StackName is the stack name (and construct id) of a stage: evs-<stage>.
 func StackName(stage string) string { return "evs-" + stage }
 
 // NewServiceStack composes the service: tables, secrets and queues, the
 // functions that use them, their stream and queue event sources, the REST
-// API in front of the functions, the decision workflow, the periodic-review
-// schedule, alarms and a dashboard. Outputs: ApiUrl (the stage URL),
-// OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml), per
+// API in front of the functions (whose stage URL then becomes the value of
+// every setting that defaults to it and was given none), the decision
+// workflow, the periodic-review schedule, alarms and a dashboard.
+// Outputs: ApiUrl (the stage URL),
+// OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml),
+// SettingsUrl (SettingsURLOutput: the stage URL + /settings/), per
 // table <TableLogicalID>Name (its physical name), per queue
 // <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn,
 // AlarmTopicArn and AdminFunctionName (AdminFunctionOutput).
@@ -155,6 +166,10 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		ThrottleBurst: props.ThrottleBurst,
 		Retain:        retain,
 	})
+	// A setting given no value that defaults to the stage's URL
+	// (SETTINGS_BASE_URL) is that URL: its function (admin) is no route's,
+	// so its environment may wait for the API.
+	fns.DefaultToStageURL(restAPI.StageURL())
 	workflow := NewDecisionWorkflow(st, jsii.String("Workflow"), &DecisionWorkflowProps{
 		Stage:     stage,
 		Functions: fns.Functions,
@@ -172,6 +187,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 
 	output(st, "ApiUrl", restAPI.RestApi.Url(), "The API's stage URL; the routes are under api/v1/")
 	output(st, OpenAPIURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.OpenAPIPath)), OpenAPIURLOutputDescription)
+	output(st, SettingsURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.SettingsPath+"/")), SettingsURLOutputDescription)
 	for _, t := range schema.Tables() {
 		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}

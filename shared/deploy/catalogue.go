@@ -47,10 +47,12 @@ func settingWebhookAllow() Setting {
 }
 
 // settingSettingsURL: where the settings area is served, the base of the
-// sign-in links the admin function mints (<base>/settings/portal?token=…).
+// sign-in links the admin function mints (<base>/settings/portal?token=…):
+// on a stage its own URL unless a custom domain is given.
 func settingSettingsURL() Setting {
-	return Setting{EnvVar: "SETTINGS_BASE_URL", Parameter: "SettingsBaseUrl", Default: "",
-		Description: "Base URL of the settings area, such as the stage's API URL without /api/v1 (SETTINGS_BASE_URL): portal.link's sign-in links start with it."}
+	return Setting{EnvVar: "SETTINGS_BASE_URL", Parameter: "SettingsBaseUrl", Default: "", DefaultsToStageURL: true,
+		Description: "Base URL of the settings area (SETTINGS_BASE_URL): portal.link's sign-in links start with it. " +
+			"Empty: the stage's own URL, https://<api id>.execute-api.<region>.<url suffix>/<stage>; give another for a custom domain."}
 }
 
 func secretWathq() Secret {

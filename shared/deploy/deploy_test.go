@@ -131,3 +131,28 @@ func TestCatalogueIsDescribed(t *testing.T) {
 		}
 	}
 }
+
+// TestStageURLSettings: a setting that defaults to the stage's URL has no
+// default of its own and belongs to functions no route reaches (their
+// environment waits for the API, which would wait for them: a dependency
+// cycle in both templates).
+func TestStageURLSettings(t *testing.T) {
+	found := false
+	for _, f := range Functions() {
+		for _, s := range f.Settings {
+			if !s.DefaultsToStageURL {
+				continue
+			}
+			found = true
+			if s.Default != "" {
+				t.Errorf("%s: %s defaults to the stage's URL and to %q", f.Name, s.Parameter, s.Default)
+			}
+			if r, routed := f.Route(); routed {
+				t.Errorf("%s: %s defaults to the stage's URL, but the route %s %s reaches the function", f.Name, s.Parameter, r.Method, r.Path)
+			}
+		}
+	}
+	if !found {
+		t.Error("no setting defaults to the stage's URL; SETTINGS_BASE_URL should")
+	}
+}

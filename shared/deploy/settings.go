@@ -9,6 +9,14 @@ type Setting struct {
 	Default   string
 	// Description is the template parameter's.
 	Description string
+	// DefaultsToStageURL: on a stage, the setting given no value is the
+	// stage's own URL, https://<api id>.execute-api.<region>.<url
+	// suffix>/<stage> without a trailing slash, which the CDK stack and
+	// template.yaml build there (Default stays "", what a function's
+	// environment holds anywhere else). Only for a function no API route
+	// reaches: its environment waits for the API, which waits for the
+	// functions it routes to.
+	DefaultsToStageURL bool
 }
 
 // Secret is a credential a function reads at init from AWS Secrets Manager:

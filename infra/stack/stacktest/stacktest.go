@@ -52,13 +52,14 @@ func DevProps(assets string) *stack.ServiceStackProps {
 }
 
 // ProdProps are the props of the Prod stack: stage prod, an alarm e-mail,
-// one setting and the throttling overridden.
+// two settings (one of them SettingsBaseUrl, a custom domain instead of the
+// stage's URL) and the throttling overridden.
 func ProdProps(assets string) *stack.ServiceStackProps {
 	return &stack.ServiceStackProps{
 		Stage:         stack.ProdStage,
 		AssetRoot:     assets,
 		AlarmEmail:    "alarms@example.com",
-		Settings:      map[string]string{"YenteThreshold": "0.8"},
+		Settings:      map[string]string{"YenteThreshold": "0.8", "SettingsBaseUrl": "https://kyb.example.com"},
 		ThrottleRate:  25,
 		ThrottleBurst: 50,
 	}
