@@ -513,7 +513,8 @@ func TestTokensNeverStoredInClear(t *testing.T) {
 	for _, it := range append(items, audit...) {
 		text := fmt.Sprint(it)
 		for _, s := range secrets {
-			random := s[strings.LastIndex(s, "_")+1:]
+			// The random part is base64url, which may hold '_' itself.
+			random := strings.TrimPrefix(strings.TrimPrefix(s, portal.LinkPrefix), portal.SessionPrefix)
 			if strings.Contains(text, s) || strings.Contains(text, random[:16]) {
 				t.Errorf("an item holds a token in clear: %v", it)
 			}
