@@ -6,6 +6,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
 )
 
 // EntityDetailer reads an entity with its checks and reviews.
@@ -17,7 +18,7 @@ type EntityDetailer interface {
 // NewGetEntity serves GET /api/v1/entities/{id} and its Markdown form.
 func NewGetEntity(store EntityDetailer, countries *country.Catalogue) http.Handler {
 	return getOne("get-entity", errEntityNotFound, store.EntityDetail, EntityView,
-		func(d domain.EntityDetail) string { return EntityMarkdown(d, countries) })
+		func(d domain.EntityDetail) string { return dossier.EntityMarkdown(d, countries) })
 }
 
 func errEntityNotFound() error { return domain.Errorf(domain.ECodeNotFound, "Entity not found.") }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
 )
 
 // ReviewReader reads a review and the entity it decides on.
@@ -35,7 +36,7 @@ func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler
 	}
 	return getOne("get-review", errReviewNotFound, read,
 		func(v reviewOfEntity) any { return reviewDetailView(v.review, v.entity) },
-		func(v reviewOfEntity) string { return ReviewMarkdown(v.review, v.entity, countries) })
+		func(v reviewOfEntity) string { return dossier.ReviewMarkdown(v.review, v.entity, countries) })
 }
 
 // reviewOfEntity is a review with the entity it decides on.

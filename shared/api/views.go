@@ -1,11 +1,10 @@
 package api
 
 import (
-	"strconv"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
 )
 
 // The JSON views follow the contract field by field. Absent values are null,
@@ -205,9 +204,7 @@ func checkView(c domain.Check) checkJSON {
 }
 
 // ReviewPath is the API path of a review.
-func ReviewPath(id int64) string {
-	return deploy.BasePath + "/entity_reviews/" + strconv.FormatInt(id, 10)
-}
+func ReviewPath(id int64) string { return dossier.ReviewPath(id) }
 
 func reviewStateView(r domain.Review) reviewStateJSON {
 	return reviewStateJSON{

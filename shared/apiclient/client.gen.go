@@ -695,6 +695,9 @@ type EntityID = ID
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Page defines model for Page.
 type Page = int
 
@@ -785,12 +788,38 @@ type CreateEntityParams struct {
 type GetEntityParams struct {
 	// Accept `text/markdown` preferred over `application/json` gives the Markdown document.
 	Accept *Accept `json:"Accept,omitempty"`
+
+	// IfNoneMatch Entity tags from earlier answers (a comma-separated list, or `*`), compared weakly
+	// (`W/"…"` matches `"…"`). When one is the tag of the representation the request would get,
+	// the answer is `304` with no body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetEntityMarkdownParams defines parameters for GetEntityMarkdown.
+type GetEntityMarkdownParams struct {
+	// IfNoneMatch Entity tags from earlier answers (a comma-separated list, or `*`), compared weakly
+	// (`W/"…"` matches `"…"`). When one is the tag of the representation the request would get,
+	// the answer is `304` with no body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetReviewParams defines parameters for GetReview.
 type GetReviewParams struct {
 	// Accept `text/markdown` preferred over `application/json` gives the Markdown document.
 	Accept *Accept `json:"Accept,omitempty"`
+
+	// IfNoneMatch Entity tags from earlier answers (a comma-separated list, or `*`), compared weakly
+	// (`W/"…"` matches `"…"`). When one is the tag of the representation the request would get,
+	// the answer is `304` with no body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetReviewMarkdownParams defines parameters for GetReviewMarkdown.
+type GetReviewMarkdownParams struct {
+	// IfNoneMatch Entity tags from earlier answers (a comma-separated list, or `*`), compared weakly
+	// (`W/"…"` matches `"…"`). When one is the tag of the representation the request would get,
+	// the answer is `304` with no body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateEntityJSONRequestBody defines body for CreateEntity for application/json ContentType.
@@ -920,7 +949,7 @@ type ClientInterface interface {
 	// The entity's dossier as a Markdown document, whatever `Accept` says.
 	//
 	// Corresponds with GET /api/v1/entities/{id}.md (the `GetEntityMarkdown` operationId).
-	GetEntityMarkdown(ctx context.Context, id EntityID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetEntityMarkdown(ctx context.Context, id EntityID, params *GetEntityMarkdownParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetReview Get a review
 	//
@@ -933,7 +962,7 @@ type ClientInterface interface {
 	// GetReviewMarkdown Get a review as Markdown
 	//
 	// Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
-	GetReviewMarkdown(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetReviewMarkdown(ctx context.Context, id ReviewID, params *GetReviewMarkdownParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIDescription Get this description
 	//
@@ -1035,8 +1064,8 @@ func (c *Client) GetEntity(ctx context.Context, id EntityID, params *GetEntityPa
 // The entity's dossier as a Markdown document, whatever `Accept` says.
 //
 // Corresponds with GET /api/v1/entities/{id}.md (the `GetEntityMarkdown` operationId).
-func (c *Client) GetEntityMarkdown(ctx context.Context, id EntityID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetEntityMarkdownRequest(c.Server, id)
+func (c *Client) GetEntityMarkdown(ctx context.Context, id EntityID, params *GetEntityMarkdownParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEntityMarkdownRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1068,8 +1097,8 @@ func (c *Client) GetReview(ctx context.Context, id ReviewID, params *GetReviewPa
 // GetReviewMarkdown Get a review as Markdown
 //
 // Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
-func (c *Client) GetReviewMarkdown(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetReviewMarkdownRequest(c.Server, id)
+func (c *Client) GetReviewMarkdown(ctx context.Context, id ReviewID, params *GetReviewMarkdownParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetReviewMarkdownRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1312,13 +1341,24 @@ func NewGetEntityRequest(server string, id EntityID, params *GetEntityParams) (*
 			req.Header.Set("Accept", headerParam0)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
 }
 
 // NewGetEntityMarkdownRequest constructs an http.Request for the GetEntityMarkdown method
-func NewGetEntityMarkdownRequest(server string, id EntityID) (*http.Request, error) {
+func NewGetEntityMarkdownRequest(server string, id EntityID, params *GetEntityMarkdownParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1346,6 +1386,21 @@ func NewGetEntityMarkdownRequest(server string, id EntityID) (*http.Request, err
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1395,13 +1450,24 @@ func NewGetReviewRequest(server string, id ReviewID, params *GetReviewParams) (*
 			req.Header.Set("Accept", headerParam0)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
 }
 
 // NewGetReviewMarkdownRequest constructs an http.Request for the GetReviewMarkdown method
-func NewGetReviewMarkdownRequest(server string, id ReviewID) (*http.Request, error) {
+func NewGetReviewMarkdownRequest(server string, id ReviewID, params *GetReviewMarkdownParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1429,6 +1495,21 @@ func NewGetReviewMarkdownRequest(server string, id ReviewID) (*http.Request, err
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1561,7 +1642,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/entities/{id}.md (the `GetEntityMarkdown` operationId).
-	GetEntityMarkdownWithResponse(ctx context.Context, id EntityID, reqEditors ...RequestEditorFn) (*GetEntityMarkdownResponse, error)
+	GetEntityMarkdownWithResponse(ctx context.Context, id EntityID, params *GetEntityMarkdownParams, reqEditors ...RequestEditorFn) (*GetEntityMarkdownResponse, error)
 
 	// GetReviewWithResponse Get a review
 	//
@@ -1578,7 +1659,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
-	GetReviewMarkdownWithResponse(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*GetReviewMarkdownResponse, error)
+	GetReviewMarkdownWithResponse(ctx context.Context, id ReviewID, params *GetReviewMarkdownParams, reqEditors ...RequestEditorFn) (*GetReviewMarkdownResponse, error)
 
 	// GetOpenAPIDescriptionWithResponse Get this description
 	//
@@ -1853,7 +1934,16 @@ func (r CreateEntityResponse) ContentType() string {
 
 // GetEntityResponse200Headers the declared response headers of an HTTP 200 response for GetEntity
 type GetEntityResponse200Headers struct {
-	Vary *string
+	CacheControl *string
+	ETag         string
+	Vary         *string
+}
+
+// GetEntityResponse304Headers the declared response headers of an HTTP 304 response for GetEntity
+type GetEntityResponse304Headers struct {
+	CacheControl *string
+	ETag         string
+	Vary         *string
 }
 
 // GetEntityResponse405Headers the declared response headers of an HTTP 405 response for GetEntity
@@ -1889,6 +1979,8 @@ type GetEntityResponse struct {
 	JSON504 *GatewayTimeout
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetEntityResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetEntityResponse304Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetEntityResponse405Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1971,7 +2063,16 @@ func (r GetEntityResponse) ContentType() string {
 
 // GetEntityMarkdownResponse200Headers the declared response headers of an HTTP 200 response for GetEntityMarkdown
 type GetEntityMarkdownResponse200Headers struct {
-	Vary *string
+	CacheControl *string
+	ETag         string
+	Vary         *string
+}
+
+// GetEntityMarkdownResponse304Headers the declared response headers of an HTTP 304 response for GetEntityMarkdown
+type GetEntityMarkdownResponse304Headers struct {
+	CacheControl *string
+	ETag         string
+	Vary         *string
 }
 
 // GetEntityMarkdownResponse405Headers the declared response headers of an HTTP 405 response for GetEntityMarkdown
@@ -2005,6 +2106,8 @@ type GetEntityMarkdownResponse struct {
 	JSON504 *GatewayTimeout
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetEntityMarkdownResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetEntityMarkdownResponse304Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetEntityMarkdownResponse405Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2082,7 +2185,16 @@ func (r GetEntityMarkdownResponse) ContentType() string {
 
 // GetReviewResponse200Headers the declared response headers of an HTTP 200 response for GetReview
 type GetReviewResponse200Headers struct {
-	Vary *string
+	CacheControl *string
+	ETag         string
+	Vary         *string
+}
+
+// GetReviewResponse304Headers the declared response headers of an HTTP 304 response for GetReview
+type GetReviewResponse304Headers struct {
+	CacheControl *string
+	ETag         string
+	Vary         *string
 }
 
 // GetReviewResponse405Headers the declared response headers of an HTTP 405 response for GetReview
@@ -2118,6 +2230,8 @@ type GetReviewResponse struct {
 	JSON504 *GatewayTimeout
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReviewResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetReviewResponse304Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetReviewResponse405Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2200,7 +2314,16 @@ func (r GetReviewResponse) ContentType() string {
 
 // GetReviewMarkdownResponse200Headers the declared response headers of an HTTP 200 response for GetReviewMarkdown
 type GetReviewMarkdownResponse200Headers struct {
-	Vary *string
+	CacheControl *string
+	ETag         string
+	Vary         *string
+}
+
+// GetReviewMarkdownResponse304Headers the declared response headers of an HTTP 304 response for GetReviewMarkdown
+type GetReviewMarkdownResponse304Headers struct {
+	CacheControl *string
+	ETag         string
+	Vary         *string
 }
 
 // GetReviewMarkdownResponse405Headers the declared response headers of an HTTP 405 response for GetReviewMarkdown
@@ -2234,6 +2357,8 @@ type GetReviewMarkdownResponse struct {
 	JSON504 *GatewayTimeout
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReviewMarkdownResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetReviewMarkdownResponse304Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetReviewMarkdownResponse405Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2472,8 +2597,8 @@ func (c *ClientWithResponses) GetEntityWithResponse(ctx context.Context, id Enti
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/entities/{id}.md (the `GetEntityMarkdown` operationId).
-func (c *ClientWithResponses) GetEntityMarkdownWithResponse(ctx context.Context, id EntityID, reqEditors ...RequestEditorFn) (*GetEntityMarkdownResponse, error) {
-	rsp, err := c.GetEntityMarkdown(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetEntityMarkdownWithResponse(ctx context.Context, id EntityID, params *GetEntityMarkdownParams, reqEditors ...RequestEditorFn) (*GetEntityMarkdownResponse, error) {
+	rsp, err := c.GetEntityMarkdown(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2501,8 +2626,8 @@ func (c *ClientWithResponses) GetReviewWithResponse(ctx context.Context, id Revi
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/entity_reviews/{id}.md (the `GetReviewMarkdown` operationId).
-func (c *ClientWithResponses) GetReviewMarkdownWithResponse(ctx context.Context, id ReviewID, reqEditors ...RequestEditorFn) (*GetReviewMarkdownResponse, error) {
-	rsp, err := c.GetReviewMarkdown(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetReviewMarkdownWithResponse(ctx context.Context, id ReviewID, params *GetReviewMarkdownParams, reqEditors ...RequestEditorFn) (*GetReviewMarkdownResponse, error) {
+	rsp, err := c.GetReviewMarkdown(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2812,6 +2937,9 @@ func ParseGetEntityResponse(rsp *http.Response) (*GetEntityResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2876,6 +3004,20 @@ func ParseGetEntityResponse(rsp *http.Response) (*GetEntityResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetEntityResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2884,6 +3026,30 @@ func ParseGetEntityResponse(rsp *http.Response) (*GetEntityResponse, error) {
 			headers.Vary = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetEntityResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetEntityResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -2923,6 +3089,9 @@ func ParseGetEntityMarkdownResponse(rsp *http.Response) (*GetEntityMarkdownRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2984,6 +3153,20 @@ func ParseGetEntityMarkdownResponse(rsp *http.Response) (*GetEntityMarkdownRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetEntityMarkdownResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -2992,6 +3175,30 @@ func ParseGetEntityMarkdownResponse(rsp *http.Response) (*GetEntityMarkdownRespo
 			headers.Vary = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetEntityMarkdownResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetEntityMarkdownResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -3037,6 +3244,9 @@ func ParseGetReviewResponse(rsp *http.Response) (*GetReviewResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -3102,6 +3312,20 @@ func ParseGetReviewResponse(rsp *http.Response) (*GetReviewResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetReviewResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -3110,6 +3334,30 @@ func ParseGetReviewResponse(rsp *http.Response) (*GetReviewResponse, error) {
 			headers.Vary = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetReviewResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetReviewResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -3149,6 +3397,9 @@ func ParseGetReviewMarkdownResponse(rsp *http.Response) (*GetReviewMarkdownRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3210,6 +3461,20 @@ func ParseGetReviewMarkdownResponse(rsp *http.Response) (*GetReviewMarkdownRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetReviewMarkdownResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -3218,6 +3483,30 @@ func ParseGetReviewMarkdownResponse(rsp *http.Response) (*GetReviewMarkdownRespo
 			headers.Vary = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetReviewMarkdownResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 405:
 		var headers GetReviewMarkdownResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {

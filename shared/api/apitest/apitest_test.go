@@ -20,6 +20,8 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	json := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	tag := `"LXEWQrcmsEQBYnyp-6wy9chTD7G"`
+	one := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Etag": {tag}}
 	listHeaders := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Total-Count": {"1"}}
 	cases := []struct {
 		name    string
@@ -31,15 +33,19 @@ func TestCheck(t *testing.T) {
 		body    string
 		want    string // a fragment of the first problem; "" for none
 	}{
-		{"an entity as described", "GET", "/api/v1/entities/1000000151", false, 200, json, goodEntity, ""},
-		{"a field missing", "GET", "/api/v1/entities/1000000151", false, 200, json, strings.Replace(goodEntity, `"checks_count":0,`, "", 1), "checks_count"},
-		{"the risk-level rule broken", "GET", "/api/v1/entities/1000000151", false, 200, json,
+		{"an entity as described", "GET", "/api/v1/entities/1000000151", false, 200, one, goodEntity, ""},
+		{"an entity without its ETag", "GET", "/api/v1/entities/1000000151", false, 200, json, goodEntity, "ETag"},
+		{"a 304 as described", "GET", "/api/v1/entities/1000000151", false, 304, http.Header{"Etag": {tag}}, "", ""},
+		{"a Markdown 304 as described", "GET", "/api/v1/entity_reviews/9.md", false, 304, http.Header{"Etag": {tag}}, "", ""},
+		{"a 304 without its ETag", "GET", "/api/v1/entities/1000000151", false, 304, http.Header{}, "", "ETag"},
+		{"a field missing", "GET", "/api/v1/entities/1000000151", false, 200, one, strings.Replace(goodEntity, `"checks_count":0,`, "", 1), "checks_count"},
+		{"the risk-level rule broken", "GET", "/api/v1/entities/1000000151", false, 200, one,
 			strings.Replace(goodEntity, `"risk_level_assessed":false,`, "", 1), "response"},
-		{"an assessed entity saying it is not", "GET", "/api/v1/entities/1000000151", false, 200, json,
+		{"an assessed entity saying it is not", "GET", "/api/v1/entities/1000000151", false, 200, one,
 			strings.Replace(goodEntity, `"risk_level":null`, `"risk_level":"low","risk_level_updated_at":"2026-11-23T16:03:54.773Z"`, 1), "response"},
-		{"an unknown status", "GET", "/api/v1/entities/1000000151", false, 200, json, strings.Replace(goodEntity, "ready_for_review", "pending", 1), "status"},
+		{"an unknown status", "GET", "/api/v1/entities/1000000151", false, 200, one, strings.Replace(goodEntity, "ready_for_review", "pending", 1), "status"},
 		{"Markdown as described", "GET", "/api/v1/entities/1000000151.md", false, 200,
-			http.Header{"Content-Type": {"text/markdown; charset=utf-8"}}, "# Jazan\n", ""},
+			http.Header{"Content-Type": {"text/markdown; charset=utf-8"}, "Etag": {tag}}, "# Jazan\n", ""},
 		{"a list as described", "GET", "/api/v1/entities?per_page=1", false, 200, listHeaders,
 			`{"entities":[` + goodEntity + `],"meta":{"page":1,"per_page":1,"total_count":1,"total_pages":1}}`, ""},
 		{"a list without X-Total-Count", "GET", "/api/v1/entities", false, 200, json,
