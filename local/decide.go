@@ -50,6 +50,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
 	second := fs.Int64("second-approver", 0, "the second operator, where the account requires four eyes")
+	seen := fs.String("seen", "", "the ETag of the entity's dossier (GET /api/v1/entities/{id}.md) the decision is taken on: refused with StaleView if it changed since")
 	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
 	wait := fs.Duration("wait", time.Minute, "with --stage: how long to wait for the execution's result")
 	t := addTargetFlags(fs)
@@ -73,6 +74,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 		Action: action, AccountID: *account, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
 		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
+		Seen: *seen,
 	}
 	if t.remote() {
 		if req.AccountID <= 0 {

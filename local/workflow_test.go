@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
+	"github.com/evs-kyb/evs/shared/etag"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -96,6 +99,31 @@ func TestDecisionWorkflow(t *testing.T) {
 		wfStates(t, res, "Validate", "IllegalTransition")
 		wfFailure(t, res, domain.FailIllegalTransition, "cannot start review")
 		unchanged(t, acct, before, "wf-restart")
+	})
+
+	// seen passes through the workflow's input to both tasks: a stale view
+	// is refused at Validate, the current one is applied and recorded.
+	t.Run("seen", func(t *testing.T) {
+		review := wfReview(t, st, acct, "7000000830")
+		before, _ := st.Review(ctx, acct, review)
+		detail, err := st.EntityDetail(ctx, acct, before.EntityID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		current := dossier.ETag(detail, country.ISO())
+		start := func(id, seen string) decisions.Request {
+			return decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Seen: seen}
+		}
+		res := run(t, start("wf-stale", etag.Of([]byte("an older dossier"))), 0)
+		wfStates(t, res, "Validate", "StaleView")
+		wfFailure(t, res, domain.FailStaleView, strings.Trim(current, `"`)) // the cause is JSON: its quotes escaped
+		unchanged(t, acct, before, "wf-stale")
+
+		res = run(t, start("wf-seen", current), 0)
+		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		if rec, err := st.AuditRecord(ctx, acct, "wf-seen"); err != nil || rec.SeenETag != current || rec.DossierETag != current {
+			t.Errorf("audit record = %+v, %v; want seen and dossier %s", rec, err, current)
+		}
 	})
 
 	t.Run("four eyes", func(t *testing.T) {

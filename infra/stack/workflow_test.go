@@ -91,7 +91,7 @@ func TestDecisionDefinition(t *testing.T) {
 	want := []string{
 		"Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
-		"SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
+		"StaleView", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
 	}
 	if !equal(keys(states), want) {
 		t.Errorf("states: %s", diff(keys(states), want))
@@ -164,9 +164,9 @@ func TestDecisionDefinition(t *testing.T) {
 	// DecisionFailed.
 	lambdaErrors := []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}
 	refusals := map[string][]string{
-		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid},
+		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid, domain.FailStaleView},
 		"Apply": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid,
-			domain.FailConflict, domain.FailSecondApprover},
+			domain.FailConflict, domain.FailSecondApprover, domain.FailStaleView},
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)

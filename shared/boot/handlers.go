@@ -77,7 +77,7 @@ func functions() map[string]function {
 		}),
 		"api-description": httpEntry(storeless, func(Deps) http.Handler { return api.NewDescription() }),
 		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
-			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock}).Handle
+			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO()}).Handle
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
 			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock}).HandleSchedule

@@ -8,7 +8,10 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
+	"github.com/evs-kyb/evs/shared/etag"
 )
 
 // Store is what decisions read and write.
@@ -48,6 +51,9 @@ type Service struct {
 	Checker Checker
 	// Clock stamps the changes and the audit record (required).
 	Clock domain.Clock
+	// Countries renders the dossier whose ETag a decision is bound to: it
+	// must be the API's catalogue, or the tags differ (country.ISO() if nil).
+	Countries *country.Catalogue
 }
 
 // Request is one operator action, as the state machine and the command
@@ -72,6 +78,10 @@ type Request struct {
 	// SecondApproverID is the operator who approved, where the account
 	// requires four eyes.
 	SecondApproverID int64 `json:"second_approver_id,omitempty"`
+	// Seen is the ETag of the entity's Markdown (its dossier: GET
+	// /api/v1/entities/{id}) the operator decided on. When given, the
+	// action is refused with StaleView if the dossier has changed since.
+	Seen string `json:"seen,omitempty"`
 }
 
 // Validation is a request found legal, and whether it needs a second approver.
@@ -96,6 +106,11 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 		return Validation{}, err
 	}
 	if err := s.check(ctx, req, st); err != nil {
+		return Validation{}, err
+	}
+	// Refused here already, so a stale view never waits for a second
+	// approver; Apply compares again, as the dossier may change meanwhile.
+	if _, err := s.dossierETag(ctx, req, st); err != nil {
 		return Validation{}, err
 	}
 	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req.Action)}, nil
@@ -300,11 +315,22 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		}
 		approver = &second.ID
 	}
+	tag, err := s.dossierETag(ctx, req, st)
+	if err != nil {
+		return domain.Review{}, err
+	}
 	d, result, err := s.plan(ctx, req, st)
 	if err != nil {
 		return domain.Review{}, err
 	}
 	d.Audit.SecondApproverID = approver
+	d.Audit.SeenETag, d.Audit.DossierETag = req.Seen, tag
+	if req.Seen != "" {
+		// The tag compared is of the entity as read: the write must find it
+		// unchanged, or it would be decided on another dossier.
+		pinned := st.entity
+		d.Pinned = &pinned
+	}
 	switch err := s.Store.ApplyDecision(ctx, d); {
 	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID)
@@ -312,6 +338,10 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 			return domain.Review{}, err
 		}
 		return s.replay(ctx, rec)
+	case errors.Is(err, domain.ErrStale) && req.Seen != "":
+		// The review and the entity are in the dossier: either moving made
+		// the view the operator named stale.
+		return domain.Review{}, domain.Errorf(domain.ECodeStaleView, "review %d or its entity changed while %s was applied: the dossier seen (%s) is no longer current; reload it and decide again", req.ReviewID, req.Action, req.Seen)
 	case errors.Is(err, domain.ErrStale):
 		return domain.Review{}, domain.Errorf(domain.ECodeConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
 	case err != nil:
@@ -324,6 +354,29 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		return *d.Review, nil // at its new version
 	}
 	return result, nil
+}
+
+// dossierETag is the ETag of the entity's dossier as read for the decision,
+// the one GET /api/v1/entities/{id} gives its Markdown; a StaleView refusal
+// when the request names another as seen.
+func (s *Service) dossierETag(ctx context.Context, req Request, st state) (string, error) {
+	d := domain.EntityDetail{Entity: st.entity}
+	var err error
+	if d.Checks, err = s.Store.EntityChecks(ctx, req.AccountID, st.entity.ID, st.entity.ChecksCount); err != nil {
+		return "", err
+	}
+	if d.Reviews, err = s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID, st.entity.ReviewsCount); err != nil {
+		return "", err
+	}
+	countries := s.Countries
+	if countries == nil {
+		countries = country.ISO()
+	}
+	tag := dossier.ETag(d, countries)
+	if req.Seen != "" && !etag.Same(req.Seen, tag) {
+		return "", domain.Errorf(domain.ECodeStaleView, "entity %d's dossier changed since it was seen (%s, now %s); reload it and decide again", st.entity.ID, req.Seen, tag)
+	}
+	return tag, nil
 }
 
 // replay answers a repeated action with the review as it stands.

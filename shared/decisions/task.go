@@ -68,7 +68,7 @@ func NewReviewOut(r domain.Review) *ReviewOut {
 
 // Handle is the decision function's Lambda handler. A refused action fails
 // the task with its named failure (IllegalTransition, Forbidden, NotFound,
-// InvalidRequest, Conflict, SecondApproverRequired), which the state machine
+// InvalidRequest, Conflict, SecondApproverRequired, StaleView), which the state machine
 // maps to a Fail state an operator can read in the console; a fault fails
 // with its own type, which ends in DecisionFailed (only Lambda's own service
 // errors are retried).

@@ -13,6 +13,11 @@ type Decision struct {
 	Entity *Entity
 	// NewReview is a review the action opens (nil for none).
 	NewReview *Review
+	// Pinned is the entity as read for a decision bound to a view
+	// (decisions.Request.Seen): the write fails with ErrStale if its version
+	// or updated_at moved since (another decision, a screening result), so
+	// the dossier compared is the one decided on.
+	Pinned *Entity
 	// NewChecks are checks the action ran, with ids reserved beforehand
 	// (they were named to providers before being written).
 	NewChecks []Check

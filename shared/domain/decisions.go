@@ -105,4 +105,10 @@ type AuditRecord struct {
 	Before           map[string]any
 	After            map[string]any
 	At               time.Time
+	// SeenETag is the dossier's ETag the operator named as seen, if any;
+	// DossierETag the dossier's ETag as the decision read it (empty for
+	// actions on no entity). Equal when the operator decided on what was
+	// current.
+	SeenETag    string
+	DossierETag string
 }

@@ -36,6 +36,9 @@ const (
 	// ECodeSecondApproverRequired: the account requires four eyes and the
 	// action came without a fit second approver.
 	ECodeSecondApproverRequired = "second_approver_required"
+	// ECodeStaleView: the decision named the dossier's ETag the operator
+	// saw (seen), and the dossier has changed since.
+	ECodeStaleView = "stale_view"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,
@@ -115,6 +118,7 @@ const (
 	FailConflict          = "Conflict"
 	FailIllegalTransition = "IllegalTransition"
 	FailSecondApprover    = "SecondApproverRequired"
+	FailStaleView         = "StaleView"
 )
 
 // FailureName is the failure name of a coded error, or "" for a fault
@@ -134,6 +138,8 @@ func FailureName(err error) string {
 		return FailIllegalTransition
 	case ECodeSecondApproverRequired:
 		return FailSecondApprover
+	case ECodeStaleView:
+		return FailStaleView
 	}
 	return ""
 }

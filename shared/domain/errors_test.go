@@ -26,6 +26,7 @@ func TestFailureName(t *testing.T) {
 		{"conflict", domain.Errorf(domain.ECodeConflict, "c"), "Conflict"},
 		{"illegal transition", domain.Errorf(domain.ECodeIllegalTransition, "i"), "IllegalTransition"},
 		{"second approver", domain.Errorf(domain.ECodeSecondApproverRequired, "s"), "SecondApproverRequired"},
+		{"stale view", domain.Errorf(domain.ECodeStaleView, "s"), "StaleView"},
 		{"wrapped", fmt.Errorf("apply: %w", domain.Errorf(domain.ECodeIllegalTransition, "i")), "IllegalTransition"},
 		{"fault", errors.New("boom"), ""},
 		{"unavailable is a fault", domain.Errorf(domain.ECodeUnavailable, "later"), ""},

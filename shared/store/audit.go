@@ -32,6 +32,9 @@ type auditItem struct {
 	Before string `dynamo:"before"`
 	After  string `dynamo:"after"`
 	At     string `dynamo:"at"`
+	// The dossier's ETag the operator saw and the one decided on.
+	SeenETag    string `dynamo:"seen_etag,omitempty"`
+	DossierETag string `dynamo:"dossier_etag,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {
@@ -48,6 +51,7 @@ func newAuditItem(a domain.AuditRecord) auditItem {
 		Actor: a.Actor, RequestID: a.RequestID,
 		SecondApproverID: a.SecondApproverID, ReviewID: a.ReviewID, EntityID: a.EntityID, Reason: a.Reason,
 		Before: string(before), After: string(after), At: fmtTime(a.At),
+		SeenETag: a.SeenETag, DossierETag: a.DossierETag,
 	}
 }
 
@@ -55,7 +59,7 @@ func (it auditItem) domain() domain.AuditRecord {
 	a := domain.AuditRecord{
 		AccountID: it.AccountID, ActionID: it.ActionID, Action: domain.Action(it.Action), OperatorID: it.OperatorID,
 		OperatorName: it.OperatorName, Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID, EntityID: it.EntityID,
-		Reason: it.Reason, At: parseTime(it.At),
+		Reason: it.Reason, At: parseTime(it.At), SeenETag: it.SeenETag, DossierETag: it.DossierETag,
 	}
 	json.Unmarshal([]byte(it.Before), &a.Before)
 	json.Unmarshal([]byte(it.After), &a.After)

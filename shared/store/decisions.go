@@ -44,8 +44,16 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
 			If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
 	}
-	if e := d.Entity; e != nil {
+	switch e, pin := d.Entity, d.Pinned; {
+	case e != nil && pin != nil:
+		// One operation per item in a transaction: the pin's updated_at
+		// joins the update's version condition.
+		tx.Update(s.entityUpdate(*e).If("updated_at = ?", fmtTime(pin.UpdatedAt)))
+	case e != nil:
 		tx.Update(s.entityUpdate(*e))
+	case pin != nil:
+		tx.Check(s.table(schema.Entities).Check("account_id", pin.AccountID).Range("entity_id", pin.ID).
+			If("updated_at = ? AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", fmtTime(pin.UpdatedAt), pin.Version, pin.Version, int64(0)))
 	}
 	err := tx.Run(ctx)
 	switch {

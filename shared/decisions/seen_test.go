@@ -1,0 +1,157 @@
+package decisions_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
+	"github.com/evs-kyb/evs/shared/etag"
+)
+
+// legal is, for each action, a review (and entity) it is legal on and the
+// request that takes it.
+type legal struct {
+	from       domain.ReviewStatus
+	entityFrom domain.EntityStatus
+	operator   func(*world) int64
+	edit       func(*decisions.Request, *world)
+}
+
+func legalActions() map[domain.Action]legal {
+	decider := func(w *world) int64 { return w.decider }
+	return map[domain.Action]legal{
+		domain.ActionAssign: {domain.ReviewOpen, "", func(w *world) int64 { return w.assigner },
+			func(r *decisions.Request, w *world) { r.AssigneeID = w.second }},
+		domain.ActionStart:         {domain.ReviewOpen, "", decider, nil},
+		domain.ActionEscalate:      {domain.ReviewInProgress, "", decider, nil},
+		domain.ActionEscalateToAML: {domain.ReviewEscalated, "", decider, nil},
+		domain.ActionApprove:       {domain.ReviewInProgress, "", decider, nil},
+		domain.ActionReject:        {domain.ReviewInProgress, "", decider, nil},
+		domain.ActionCancel:        {domain.ReviewOpen, "", decider, nil},
+		domain.ActionQueueChecks:   {domain.ReviewOpen, "", decider, nil},
+		domain.ActionAdjudicateMatch: {domain.ReviewInProgress, "", decider,
+			func(r *decisions.Request, _ *world) { r.MatchID, r.Verdict = "NK-weak", domain.VerdictFalsePositive }},
+		domain.ActionAssessRisk: {domain.ReviewCompleted, "", func(w *world) int64 { return w.risk },
+			func(r *decisions.Request, _ *world) { r.RiskLevel = "high" }},
+		domain.ActionUpdateProfile: {domain.ReviewOpen, "", func(w *world) int64 { return w.edit },
+			func(r *decisions.Request, _ *world) { r.WebsiteURL = new("https://seen.example.sa") }},
+		domain.ActionOpenPeriodicReview: {domain.ReviewCompleted, domain.EntityApproved, decider, nil},
+	}
+}
+
+// TestSeen: every kind of decision bound to a view of the dossier is
+// refused with StaleView, writing nothing, when the view is not the
+// dossier's current ETag (as the API answers it), and is applied when it
+// is, its audit record keeping the tag seen and the tag decided on.
+func TestSeen(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	legals := legalActions()
+	for _, action := range domain.Actions() {
+		l, ok := legals[action]
+		if !ok {
+			t.Fatalf("no legal request for %s: add one", action)
+		}
+		t.Run(string(action), func(t *testing.T) {
+			entityFrom := l.entityFrom
+			if entityFrom == "" {
+				entityFrom = domain.EntityReadyForReview
+			}
+			e, r := w.entity(t, l.from, entityFrom)
+			detail, err := w.st.EntityDetail(ctx, w.account, e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			current := dossier.ETag(detail, country.ISO())
+			request := func(seen string) decisions.Request {
+				req := w.req(action, r.ID, l.operator(w))
+				if l.edit != nil {
+					l.edit(&req, w)
+				}
+				req.Seen = seen
+				return req
+			}
+
+			stale := etag.Of([]byte("an older dossier"))
+			if _, err := w.svc.Validate(ctx, request(stale)); domain.FailureName(err) != domain.FailStaleView {
+				t.Errorf("Validate with a stale view: %v, want StaleView", err)
+			}
+			_, err = w.svc.Apply(ctx, request(stale))
+			if domain.FailureName(err) != domain.FailStaleView || !strings.Contains(err.Error(), current) {
+				t.Fatalf("Apply with a stale view: %v, want StaleView naming %s", err, current)
+			}
+			after, _ := w.st.Review(ctx, w.account, r.ID)
+			ent, _ := w.st.Entity(ctx, w.account, e.ID)
+			trail, _ := w.st.AuditTrail(ctx, w.account, e.ID)
+			if after.Version != r.Version || ent.Version != e.Version || len(trail) != 0 {
+				t.Fatalf("a stale view wrote: review v%d, entity v%d, %d audit records", after.Version, ent.Version, len(trail))
+			}
+
+			req := request("W/" + current) // any spelling the API's tag may come back in
+			if _, err := w.svc.Apply(ctx, req); err != nil {
+				t.Fatalf("Apply with the current view: %v", err)
+			}
+			rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
+			if err != nil || rec.SeenETag != req.Seen || rec.DossierETag != current {
+				t.Errorf("audit seen %q dossier %q (%v), want %q and %s", rec.SeenETag, rec.DossierETag, err, req.Seen, current)
+			}
+		})
+	}
+}
+
+// TestUnseen: without a view named, decisions work as before, and the
+// audit record still keeps the dossier's ETag as decided.
+func TestUnseen(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
+	detail, err := w.st.EntityDetail(ctx, w.account, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := w.req(domain.ActionStart, r.ID, w.decider)
+	if _, err := w.svc.Apply(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
+	if err != nil || rec.SeenETag != "" || rec.DossierETag != dossier.ETag(detail, country.ISO()) {
+		t.Errorf("audit seen %q dossier %q (%v)", rec.SeenETag, rec.DossierETag, err)
+	}
+}
+
+// TestPinnedEntity: the store refuses a decision whose pinned entity moved
+// (here its updated_at, as a screening result moves it) between the read
+// and the write, and writes nothing.
+func TestPinnedEntity(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
+	moved := e
+	moved.UpdatedAt = e.UpdatedAt.Add(-1)
+	for _, tc := range []struct {
+		name   string
+		pinned domain.Entity
+		want   error
+	}{
+		{"moved", moved, domain.ErrStale},
+		{"as read", e, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pinned := tc.pinned
+			d := domain.Decision{Audit: domain.AuditRecord{AccountID: w.account, ActionID: "pin-" + tc.name, Action: domain.ActionStart,
+				OperatorID: w.decider, ReviewID: &r.ID, EntityID: e.ID, At: t0}, Pinned: &pinned}
+			if err := w.st.ApplyDecision(ctx, d); !errors.Is(err, tc.want) && (err != nil || tc.want != nil) {
+				t.Fatalf("ApplyDecision = %v, want %v", err, tc.want)
+			}
+			_, err := w.st.AuditRecord(ctx, w.account, d.Audit.ActionID)
+			if written := err == nil; written != (tc.want == nil) {
+				t.Errorf("audit record written %v", written)
+			}
+		})
+	}
+}
