@@ -32,7 +32,7 @@ commands:
   operator create --account ID --name NAME --permissions P[,P...]   print the new operator id
   operator list --account ID / operator update --id ID [--name N] [--permissions P,..] / operator disable --id ID
   decide ACTION --review ID --operator ID [--reason TEXT] [--assignee ID] [--level L] [--match ID --verdict V]
-         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--action-id ID] [--workflow] [--wait 1m]
+         [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--seen ETAG] [--action-id ID] [--workflow] [--wait 1m]
                                                      ACTION: assign start escalate escalate-to-aml approve reject cancel
                                                      queue-checks adjudicate-match assess-risk update-profile open-periodic-review
   decide confirm --token T --operator ID [--refuse --reason R] --stage NAME   answer a four-eyes wait on a stage

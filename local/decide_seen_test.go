@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
+	"github.com/evs-kyb/evs/shared/etag"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// TestDecideSeen: go run ./local decide … --seen ETAG hands the tag to the
+// decision: a stale one is refused with StaleView (nothing written), the
+// dossier's current one is applied and kept in the audit record.
+func TestDecideSeen(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	// The command opens the local store under EVS_TABLE_PREFIX: these tables.
+	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	acct, err := st.CreateAccount(ctx, "Decide CLI", domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := st.CreateOperator(ctx, acct.ID, "Dana Decider", []string{domain.PermReviewDecide}, domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	review := wfReview(t, st, acct.ID, "7000000840")
+	r, _ := st.Review(ctx, acct.ID, review)
+	d, err := st.EntityDetail(ctx, acct.ID, r.EntityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := dossier.ETag(d, country.ISO())
+	for _, tc := range []struct {
+		name, seen, actionID, wantErr string
+	}{
+		{"stale", etag.Of([]byte("an older dossier")), "cli-stale", domain.FailStaleView},
+		{"current, unquoted as a shell leaves it", strings.Trim(current, `"`), "cli-seen", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, err := runCaptured(t, "decide", "start", "--account", strconv.FormatInt(acct.ID, 10),
+				"--review", strconv.FormatInt(review, 10), "--operator", strconv.FormatInt(op.ID, 10), "--action-id", tc.actionID, "--seen", tc.seen)
+			rec, recErr := st.AuditRecord(ctx, acct.ID, tc.actionID)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error()+stderr, tc.wantErr) {
+					t.Fatalf("err %v, stderr %s; want %s", err, stderr, tc.wantErr)
+				}
+				if recErr == nil {
+					t.Error("a refused decision left an audit record")
+				}
+				return
+			}
+			if err != nil || !strings.Contains(stdout, `"in_progress"`) {
+				t.Fatalf("%v: %s %s", err, stdout, stderr)
+			}
+			if recErr != nil || rec.SeenETag != tc.seen || rec.DossierETag != current {
+				t.Errorf("audit seen %q dossier %q (%v)", rec.SeenETag, rec.DossierETag, recErr)
+			}
+		})
+	}
+}
