@@ -125,26 +125,31 @@ func TestUnseen(t *testing.T) {
 }
 
 // TestPinnedEntity: the store refuses a decision whose pinned entity moved
-// (here its updated_at, as a screening result moves it) between the read
-// and the write, and writes nothing.
+// (its updated_at, as a screening result moves it) or one of whose pinned
+// reviews moved (its version) between the read and the write, and writes
+// nothing.
 func TestPinnedEntity(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
 	moved := e
 	moved.UpdatedAt = e.UpdatedAt.Add(-1)
+	movedReview := r
+	movedReview.Version++
 	for _, tc := range []struct {
-		name   string
-		pinned domain.Entity
-		want   error
+		name    string
+		pinned  domain.Entity
+		reviews []domain.Review
+		want    error
 	}{
-		{"moved", moved, domain.ErrStale},
-		{"as read", e, nil},
+		{"entity moved", moved, []domain.Review{r}, domain.ErrStale},
+		{"review moved", e, []domain.Review{movedReview}, domain.ErrStale},
+		{"as read", e, []domain.Review{r}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pinned := tc.pinned
-			d := domain.Decision{Audit: domain.AuditRecord{AccountID: w.account, ActionID: "pin-" + tc.name, Action: domain.ActionStart,
-				OperatorID: w.decider, ReviewID: &r.ID, EntityID: e.ID, At: t0}, Pinned: &pinned}
+			d := domain.Decision{Audit: domain.AuditRecord{AccountID: w.account, ActionID: "pin-" + strings.ReplaceAll(tc.name, " ", "-"), Action: domain.ActionStart,
+				OperatorID: w.decider, ReviewID: &r.ID, EntityID: e.ID, At: t0}, Pinned: &pinned, PinnedReviews: tc.reviews}
 			if err := w.st.ApplyDecision(ctx, d); !errors.Is(err, tc.want) && (err != nil || tc.want != nil) {
 				t.Fatalf("ApplyDecision = %v, want %v", err, tc.want)
 			}

@@ -110,7 +110,7 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 	}
 	// Refused here already, so a stale view never waits for a second
 	// approver; Apply compares again, as the dossier may change meanwhile.
-	if _, err := s.dossierETag(ctx, req, st); err != nil {
+	if _, _, err := s.dossierETag(ctx, req, st); err != nil {
 		return Validation{}, err
 	}
 	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req.Action)}, nil
@@ -315,7 +315,7 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		}
 		approver = &second.ID
 	}
-	tag, err := s.dossierETag(ctx, req, st)
+	tag, reviews, err := s.dossierETag(ctx, req, st)
 	if err != nil {
 		return domain.Review{}, err
 	}
@@ -330,6 +330,11 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		// unchanged, or it would be decided on another dossier.
 		pinned := st.entity
 		d.Pinned = &pinned
+		for _, r := range reviews {
+			if r.ID != req.ReviewID { // the decided review's own write is conditioned already
+				d.PinnedReviews = append(d.PinnedReviews, r)
+			}
+		}
 	}
 	switch err := s.Store.ApplyDecision(ctx, d); {
 	case errors.Is(err, domain.ErrDuplicateAction):
@@ -358,15 +363,16 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 
 // dossierETag is the ETag of the entity's dossier as read for the decision,
 // the one GET /api/v1/entities/{id} gives its Markdown; a StaleView refusal
-// when the request names another as seen.
-func (s *Service) dossierETag(ctx context.Context, req Request, st state) (string, error) {
+// when the request names another as seen. It returns the reviews it read,
+// which a bound decision pins.
+func (s *Service) dossierETag(ctx context.Context, req Request, st state) (string, []domain.Review, error) {
 	d := domain.EntityDetail{Entity: st.entity}
 	var err error
 	if d.Checks, err = s.Store.EntityChecks(ctx, req.AccountID, st.entity.ID, st.entity.ChecksCount); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if d.Reviews, err = s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID, st.entity.ReviewsCount); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	countries := s.Countries
 	if countries == nil {
@@ -374,9 +380,9 @@ func (s *Service) dossierETag(ctx context.Context, req Request, st state) (strin
 	}
 	tag := dossier.ETag(d, countries)
 	if req.Seen != "" && !etag.Same(req.Seen, tag) {
-		return "", domain.Errorf(domain.ECodeStaleView, "entity %d's dossier changed since it was seen (%s, now %s); reload it and decide again", st.entity.ID, req.Seen, tag)
+		return "", nil, domain.Errorf(domain.ECodeStaleView, "entity %d's dossier changed since it was seen (%s, now %s); reload it and decide again", st.entity.ID, req.Seen, tag)
 	}
-	return tag, nil
+	return tag, d.Reviews, nil
 }
 
 // replay answers a repeated action with the review as it stands.

@@ -18,6 +18,10 @@ type Decision struct {
 	// or updated_at moved since (another decision, a screening result), so
 	// the dossier compared is the one decided on.
 	Pinned *Entity
+	// PinnedReviews are the entity's other reviews as read for a decision
+	// bound to a view: the write fails with ErrStale if any moved (a
+	// decision on one of them changes neither this review nor the entity).
+	PinnedReviews []Review
 	// NewChecks are checks the action ran, with ids reserved beforehand
 	// (they were named to providers before being written).
 	NewChecks []Check

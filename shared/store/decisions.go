@@ -55,6 +55,10 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		tx.Check(s.table(schema.Entities).Check("account_id", pin.AccountID).Range("entity_id", pin.ID).
 			If("updated_at = ? AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", fmtTime(pin.UpdatedAt), pin.Version, pin.Version, int64(0)))
 	}
+	for _, r := range d.PinnedReviews {
+		tx.Check(s.table(schema.Reviews).Check("account_id", r.AccountID).Range("review_id", r.ID).
+			If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+	}
 	err := tx.Run(ctx)
 	switch {
 	case err == nil:
