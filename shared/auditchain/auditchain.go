@@ -189,3 +189,30 @@ func short(h string) string {
 	}
 	return h
 }
+
+// Chain is one chain as read for a check: its records, its head, and its
+// latest export (nil when it was never exported).
+type Chain struct {
+	AccountID int64
+	EntityID  int64
+	Records   []Link
+	Head      Head
+	Export    *Export
+}
+
+// Export is a head as the daily export recorded it.
+type Export struct {
+	Head
+	EntityID int64
+	// Day is the export's day (YYYY-MM-DD, UTC).
+	Day string
+}
+
+// Verify checks the chain (see Verify).
+func (c Chain) Verify() *Break {
+	var e *Head
+	if c.Export != nil {
+		e = &c.Export.Head
+	}
+	return Verify(c.Records, c.Head, e)
+}

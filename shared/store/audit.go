@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -32,6 +33,13 @@ type auditItem struct {
 	Before string `dynamo:"before"`
 	After  string `dynamo:"after"`
 	At     string `dynamo:"at"`
+	// The hash chain (audit_chain.go): the canonical form's version, the
+	// record's place in its entity's chain, the previous record's hash and
+	// its own. Records written before the chain have none.
+	ChainVersion int    `dynamo:"chain_v,omitempty"`
+	Seq          int64  `dynamo:"seq,omitempty"`
+	PrevHash     string `dynamo:"prev_hash,omitempty"`
+	Hash         string `dynamo:"hash,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {
@@ -82,17 +90,15 @@ func (s *Store) AuditTrail(ctx context.Context, accountID, entityID int64) ([]do
 // AuditRecord returns the record of one action, if it was applied.
 func (s *Store) AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error) {
 	var it auditItem
+	if strings.HasPrefix(actionID, headPrefix) {
+		// A chain's head, not an action.
+		return domain.AuditRecord{}, domain.Errorf(domain.ECodeNotFound, "Action not found.")
+	}
 	err := s.table(schema.Audit).Get("account_id", accountID).Range("action_id", dynamo.Equal, actionID).Consistent(true).One(ctx, &it)
 	if err != nil {
 		return domain.AuditRecord{}, wrap(notFound(err, "Action"), "get action %s", actionID)
 	}
 	return it.domain(), nil
-}
-
-// auditPut writes an audit record once per action id, as part of a
-// transaction.
-func (s *Store) auditPut(a domain.AuditRecord) *dynamo.Put {
-	return s.table(schema.Audit).Put(newAuditItem(a)).If("attribute_not_exists(action_id)")
 }
 
 // AccountAudit returns the account's audit records, newest first, at most
@@ -109,6 +115,7 @@ func (s *Store) AccountAudit(ctx context.Context, accountID int64, limit int) ([
 		}
 		return items[i].ActionID > items[j].ActionID
 	})
+	items = withoutHeads(items)
 	if limit > 0 && len(items) > limit {
 		items = items[:limit]
 	}

@@ -30,24 +30,27 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		}
 		d.Audit.After["review_id"] = id
 	}
-	tx := s.db.WriteTx()
-	tx.Put(s.table(schema.Audit).Put(newAuditItem(d.Audit)).If("attribute_not_exists(action_id)"))
-	if d.NewReview != nil {
-		tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
-	}
-	for _, c := range d.NewChecks {
-		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
-	}
-	if r := d.Review; r != nil {
-		next := *r
-		next.Version = r.Version + 1
-		tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
-			If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
-	}
-	if e := d.Entity; e != nil {
-		tx.Update(s.entityUpdate(*e))
-	}
-	err := tx.Run(ctx)
+	// Of two decisions on one entity at once, the loser fails on the
+	// review's or entity's version whatever the chain's head says: it sees
+	// domain.ErrStale (auditTx retries only appends that lost the head).
+	err := s.auditTx(ctx, d.Audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Put(rec)
+		if d.NewReview != nil {
+			tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
+		}
+		for _, c := range d.NewChecks {
+			tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
+		}
+		if r := d.Review; r != nil {
+			next := *r
+			next.Version = r.Version + 1
+			tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
+				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+		}
+		if e := d.Entity; e != nil {
+			tx.Update(s.entityUpdate(*e))
+		}
+	})
 	switch {
 	case err == nil:
 		if d.Review != nil {
