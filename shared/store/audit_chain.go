@@ -26,8 +26,8 @@ import (
 const headPrefix = "HEAD#"
 
 // maxChainAttempts bounds the re-reads of a head that concurrent appends
-// keep moving.
-const maxChainAttempts = 5
+// keep moving: each round one of them wins, so n appends at once need n.
+const maxChainAttempts = 10
 
 // auditHeadItem is a chain's head: its last record's seq and hash.
 type auditHeadItem struct {

@@ -222,3 +222,51 @@ func mustRun(t *testing.T, op interface{ Run(context.Context) error }) {
 		t.Fatal(err)
 	}
 }
+
+// Two operators deciding one review at once: one wins, the other sees
+// domain.ErrStale (the review's version, not the head, decides), and the
+// chain holds the winner's record alone.
+func TestAuditChainRacingDecisions(t *testing.T) {
+	ctx := context.Background()
+	w := devstacktest.NewReviews(t, t0)
+	r := w.Review(t, domain.ReviewInProgress)
+	baseSeq := func() int64 {
+		c, err := w.St.AuditChain(ctx, w.Account, r.EntityID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Head.Seq
+	}
+	before := baseSeq()
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			next := r
+			level := fmt.Sprintf("by operator %d", i+1)
+			next.Escalation = &level
+			d := domain.Decision{Review: &next, Audit: domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("race-%d", i),
+				Action: domain.ActionEscalate, OperatorID: int64(i + 1), EntityID: r.EntityID, At: t0.Add(time.Hour)}}
+			errs[i] = w.St.ApplyDecision(ctx, d)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case err != domain.ErrStale:
+			t.Errorf("loser: %v, want ErrStale", err)
+		}
+	}
+	c, err := w.St.AuditChain(ctx, w.Account, r.EntityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if won != 1 || c.Head.Seq != before+1 || c.Verify() != nil {
+		t.Fatalf("%d won, head %+v after seq %d, check %v; want one winner, one record more, a chain that holds", won, c.Head, before, c.Verify())
+	}
+}
