@@ -16,6 +16,8 @@ import (
 // id, found by entity (entity_key) and time (at_key) through by_entity_time.
 // An account's own actions (no entity) stay out of that index.
 type auditItem struct {
+	// Its place in its chain (audit_chain.go).
+	auditChainFields
 	AccountID        int64  `dynamo:"account_id,hash"`
 	ActionID         string `dynamo:"action_id,range"`
 	EntityKey        string `dynamo:"entity_key,omitempty"`
@@ -33,13 +35,6 @@ type auditItem struct {
 	Before string `dynamo:"before"`
 	After  string `dynamo:"after"`
 	At     string `dynamo:"at"`
-	// The hash chain (audit_chain.go): the canonical form's version, the
-	// record's place in its entity's chain, the previous record's hash and
-	// its own. Records written before the chain have none.
-	ChainVersion int    `dynamo:"chain_v,omitempty"`
-	Seq          int64  `dynamo:"seq,omitempty"`
-	PrevHash     string `dynamo:"prev_hash,omitempty"`
-	Hash         string `dynamo:"hash,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {

@@ -29,6 +29,16 @@ const headPrefix = "HEAD#"
 // keep moving: each round one of them wins, so n appends at once need n.
 const maxChainAttempts = 10
 
+// auditChainFields are an audit item's place in its chain (flattened into
+// auditItem): the canonical form's version, the record's seq, the previous
+// record's hash and its own. Records written before the chain have none.
+type auditChainFields struct {
+	ChainVersion int    `dynamo:"chain_v,omitempty"`
+	Seq          int64  `dynamo:"seq,omitempty"`
+	PrevHash     string `dynamo:"prev_hash,omitempty"`
+	Hash         string `dynamo:"hash,omitempty"`
+}
+
 // auditHeadItem is a chain's head: its last record's seq and hash.
 type auditHeadItem struct {
 	AccountID    int64  `dynamo:"account_id,hash"`
