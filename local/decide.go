@@ -157,18 +157,24 @@ func operatorAccount(ctx context.Context, e *env, operatorID int64) (int64, erro
 }
 
 // cmdAudit prints an entity's audit trail (oldest first) or, without
-// --entity, the account's (newest first), one JSON line per record.
+// --entity, the account's (newest first), one JSON line per record; with
+// --verify it checks the entity's hash chain (without --entity: the
+// account's own actions') instead.
 func cmdAudit(ctx context.Context, args []string) error {
 	c := newAdminCmd("audit")
 	entity := c.fs.Int64("entity", 0, "entity id (default: the whole account's trail, newest first)")
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
 	limit := c.fs.Int("limit", 0, "without --entity: at most this many records (default 100)")
+	verify := c.fs.Bool("verify", false, "check the entity's (or the account's own) audit hash chain against its head and latest export")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
 	if err != nil {
 		return err
+	}
+	if *verify {
+		return auditVerify(ctx, c, acct, *entity)
 	}
 	doc := map[string]any{"command": "audit.list", "account_id": acct}
 	if *entity > 0 {
@@ -186,6 +192,24 @@ func cmdAudit(ctx context.Context, args []string) error {
 	for _, a := range out.Audit {
 		printLine(a)
 	}
+	return nil
+}
+
+// auditVerify prints the chain's check as one JSON line, then the head's
+// hash, and fails naming the first broken record when the chain does not
+// hold.
+func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
+	var out admin.AuditChainView
+	doc := map[string]any{"command": "audit.verify", "account_id": acct, "entity_id": entity}
+	if err := c.send(ctx, doc, &out); err != nil {
+		return err
+	}
+	printLine(out)
+	fmt.Printf("head of entity %d's chain: seq %d hash %s\n", entity, out.Head.Seq, out.Head.Hash)
+	if out.Broken != nil {
+		return errors.New(out.Broken.Message)
+	}
+	fmt.Printf("the chain holds: %d records\n", out.Records)
 	return nil
 }
 

@@ -251,6 +251,11 @@ func sampleEvents() []sampleEvent {
 			if res.Accounts != 1 || res.Checked != 0 || res.Opened != 0 {
 				t.Errorf("run = %+v, want 1 account, nothing due", res)
 			}
+			// The audit chains' heads that moved in the two days before the
+			// run's time (the seed's and the samples') are exported.
+			if res.Exported == 0 {
+				t.Errorf("run = %+v, want audit heads exported", res)
+			}
 		}},
 		{file: "review-events.json", result: func(t *testing.T, out []byte, _ *store.Store) {
 			var r events.DynamoDBEventResponse
@@ -385,6 +390,16 @@ func sampleEvents() []sampleEvent {
 			if !opened || byID["sample-endpoint"].Action != domain.ActionEndpointCreate ||
 				byID["sample-decision-approve"].Action != domain.ActionApprove || byID["sample-decision-approve"].OperatorID != 1 {
 				t.Errorf("audit = %+v, want the account's opening, the sample endpoint and the approval by operator 1", r.Audit)
+			}
+		}),
+		adminEvent("admin-audit-verify.json", func(t *testing.T, r admin.AuditChainView, _ string) {
+			// The account's own chain (its opening, the sample endpoint, …)
+			// holds, and its head was exported by the periodic run.
+			if !r.Intact || r.Broken != nil || r.Records < 2 || r.Head.Seq != int64(r.Records) || len(r.Head.Hash) != 64 {
+				t.Errorf("audit.verify = %+v, want an intact chain of the account's records", r)
+			}
+			if r.Export == nil || r.Export.Seq > r.Head.Seq {
+				t.Errorf("export = %+v, want the periodic run's export of the head", r.Export)
 			}
 		}),
 		{file: "admin-refused.json", refused: &sampleRefusal{"NotFound", "Account 99 not found."}},

@@ -37,6 +37,8 @@ commands:
                                                      queue-checks adjudicate-match assess-risk update-profile open-periodic-review
   decide confirm --token T --operator ID [--refuse --reason R] --stage NAME   answer a four-eyes wait on a stage
   audit [--entity ID] [--account ID] [--limit N]     the entity's (or the account's) audit trail, one JSON line per record
+  audit --verify [--entity ID] [--account ID]        check the entity's (or, without --entity, the account's own) audit
+                                                     hash chain; print the head's hash; fail naming the first broken record
   endpoint create --url URL --events E[,E...] [--account ID] [--operator ID] [--description D]
                                                      print "<id>\t<secret>" (the secret is shown this once)
   endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]

@@ -29,6 +29,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/webhooks"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
 )
@@ -279,6 +280,31 @@ func TestFirstDayOnAStage(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	if code := get(key); code != http.StatusUnauthorized {
 		t.Errorf("GET with a revoked key: %d, want 401", code)
+	}
+
+	// The account's own actions form a hash chain that holds; an item
+	// altered in the table breaks it, and the check names the record.
+	if out := s.must("audit", "--verify", "--account", acct); !strings.Contains(out, "the chain holds") || !strings.Contains(out, `"intact":true`) {
+		t.Errorf("audit --verify: %s", out)
+	}
+	// The newest of the account's own records (the trail holds entities'
+	// too).
+	var first admin.AuditView
+	for _, line := range strings.Split(trail, "\n") {
+		if err := json.Unmarshal([]byte(line), &first); err != nil {
+			t.Fatal(err)
+		}
+		if first.EntityID == 0 {
+			break
+		}
+	}
+	err := s.f.st.DB().Table(s.f.names[schema.Audit]).Update("account_id", first.AccountID).Range("action_id", first.ActionID).
+		Set("reason", "rewritten").Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.cli("audit", "--verify", "--account", acct); err == nil || !strings.Contains(err.Error(), first.ActionID) || !strings.Contains(out, "head of entity 0") {
+		t.Errorf("audit --verify after an altered record: %v (printed %s), want a failure naming %s", err, out, first.ActionID)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
@@ -79,6 +80,8 @@ type Store interface {
 	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
 	// No codes.
 	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
+	// No codes. Entity 0 is the account's own chain.
+	AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error)
 }
 
 // Handler runs admin commands.
@@ -153,6 +156,7 @@ func commands() map[string]command {
 		"delivery.get":       {false, (*Handler).deliveryGet},
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
 		"audit.list":         {false, (*Handler).auditList},
+		"audit.verify":       {false, (*Handler).auditVerify},
 		"portal.link":        {true, (*Handler).portalLink},
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 )
@@ -26,6 +27,17 @@ type SchedulerStore interface {
 	ApplyDecision(ctx context.Context, d domain.Decision) error
 }
 
+// HeadExporter writes the day's audit chain heads to their export
+// (shared/auditchain): the heads that moved since since, each once per day.
+type HeadExporter interface {
+	// No codes.
+	ExportAuditHeads(ctx context.Context, accountID int64, day string, since, at time.Time) ([]auditchain.Export, error)
+}
+
+// exportWindow is how far back a run looks for heads that moved: two days,
+// so a run that failed or came late leaves no head unexported.
+const exportWindow = 48 * time.Hour
+
 // SchedulerName is who the audit trail names for scheduled reviews.
 const SchedulerName = "periodic-review scheduler"
 
@@ -35,6 +47,8 @@ type Scheduler struct {
 	Store SchedulerStore
 	// Clock tells when the run is, which decides what is due (required).
 	Clock domain.Clock
+	// Heads exports the audit chains' heads, once a day (nil: none).
+	Heads HeadExporter
 }
 
 // RunResult counts what a run did.
@@ -42,6 +56,7 @@ type RunResult struct {
 	Accounts int `json:"accounts"`
 	Checked  int `json:"entities_checked"`
 	Opened   int `json:"reviews_opened"`
+	Exported int `json:"audit_heads_exported"`
 }
 
 // Run opens every due periodic review. It is idempotent per entity and
@@ -79,8 +94,37 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 			}
 		}
 	}
-	logging.From(ctx).Info("periodic reviews", "accounts", res.Accounts, "checked", res.Checked, "opened", res.Opened, "errors", len(errs))
+	// After the reviews, so the heads they moved are in today's export.
+	for _, a := range accounts {
+		n, err := s.exportHeads(ctx, a.ID, now)
+		res.Exported += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	logging.From(ctx).Info("periodic reviews", "accounts", res.Accounts, "checked", res.Checked, "opened", res.Opened,
+		"audit_heads_exported", res.Exported, "errors", len(errs))
 	return res, errors.Join(errs...)
+}
+
+// exportHeads exports the account's moved chain heads under the run's day,
+// and logs each as a structured line too: the export table can be put to
+// by this function's role, the log group by no role of the service, so the
+// lines are the copy to trust when the two differ.
+func (s *Scheduler) exportHeads(ctx context.Context, accountID int64, now time.Time) (int, error) {
+	if s.Heads == nil {
+		return 0, nil
+	}
+	day := now.UTC().Format(time.DateOnly)
+	out, err := s.Heads.ExportAuditHeads(ctx, accountID, day, now.Add(-exportWindow), now)
+	for _, h := range out {
+		logging.From(ctx).Info("audit head exported", "account_id", accountID, "entity_id", h.EntityID,
+			"day", h.Day, "seq", h.Seq, "hash", h.Hash, "last_action_id", h.ActionID)
+	}
+	if err != nil {
+		return len(out), fmt.Errorf("export audit heads of account %d: %w", accountID, err)
+	}
+	return len(out), nil
 }
 
 func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.Entity, interval time.Duration, now time.Time) (bool, error) {

@@ -19,13 +19,20 @@ func TestPeriodicReviews(t *testing.T) {
 	busy, _ := w.entity(t, domain.ReviewInProgress, domain.EntityUnderMonitoring) // has an active review
 	draft, _ := w.entity(t, domain.ReviewCompleted, domain.EntityRejected)        // not monitored
 	now := t0.Add(40 * 24 * time.Hour)
-	s := &decisions.Scheduler{Store: w.st, Clock: domain.FixedClock(now)}
+	s := &decisions.Scheduler{Store: w.st, Clock: domain.FixedClock(now), Heads: w.st}
 	res, err := s.Run(ctx)
-	if err != nil || res.Opened != 1 {
-		t.Fatalf("run = %+v, %v; want one review opened", res, err)
+	if err != nil || res.Opened != 1 || res.Exported != 1 {
+		t.Fatalf("run = %+v, %v; want one review opened and its entity's audit head exported", res, err)
 	}
-	// Running again in the same period opens nothing.
-	if res, err := s.Run(ctx); err != nil || res.Opened != 0 {
+	// The export holds the head the opening moved, and the chain checks
+	// against it.
+	if c, err := w.st.AuditChain(ctx, w.account, due.ID); err != nil || c.Export == nil ||
+		c.Export.Day != now.Format(time.DateOnly) || c.Export.Head != c.Head || c.Verify() != nil {
+		t.Errorf("due entity's chain: %+v, %v; want its head exported today and the chain to hold", c, err)
+	}
+	// Running again in the same period opens nothing, and exports nothing
+	// twice on one day.
+	if res, err := s.Run(ctx); err != nil || res.Opened != 0 || res.Exported != 0 {
 		t.Errorf("second run = %+v, %v", res, err)
 	}
 	reviews, _ := w.st.EntityReviews(ctx, w.account, due.ID, 2)

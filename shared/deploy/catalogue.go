@@ -170,7 +170,7 @@ func Functions() []Function {
 		},
 		{
 			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
-			Description: "Daily (EventBridge): opens the periodic reviews that are due",
+			Description: "Daily (EventBridge): opens the periodic reviews that are due, exports the audit chains' heads",
 			MemoryMB:    256, TimeoutSeconds: 300,
 			Grants: []Grant{
 				// Every account's settings: a scan, once a day; the
@@ -178,7 +178,16 @@ func Functions() []Function {
 				{Table: schema.Accounts, Actions: []string{scan, updateItem}},
 				{Table: schema.Entities, Actions: []string{query, updateItem}},
 				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
-				{Table: schema.Audit, Actions: []string{putItem}},
+				// Audit records and their chains' heads: a head is read
+				// (GetItem) before an append and the day's heads are one
+				// query per account (their key prefix) for the export.
+				{Table: schema.Audit, Actions: []string{getItem, query, putItem}},
+				// The export is put once per head and day (conditioned):
+				// no function may update or delete it, and no other may
+				// write it. The export's log lines are the copy no role of
+				// the service can rewrite (README, the audit trail's hash
+				// chain).
+				{Table: schema.AuditExports, Actions: []string{putItem}},
 			},
 		},
 		{
@@ -238,6 +247,8 @@ func Functions() []Function {
 				{Table: schema.APIKeys, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
+				// audit.verify reads a chain's latest export.
+				{Table: schema.AuditExports, Actions: []string{query}},
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
 				// portal.link mints sign-in links (puts only: it never reads

@@ -156,3 +156,25 @@ func TestStageURLSettings(t *testing.T) {
 		t.Error("no setting defaults to the stage's URL; SETTINGS_BASE_URL should")
 	}
 }
+
+// The audit trail's records, heads and exports are never updated or
+// deleted by any function (a head moves by a conditioned Put), and only
+// the periodic run writes the export: the hash chain's guarantees lean on
+// these grants (README, the audit trail's hash chain).
+func TestAuditTablesAreAppendOnly(t *testing.T) {
+	for _, f := range Functions() {
+		for _, g := range f.Grants {
+			if g.Table != schema.Audit && g.Table != schema.AuditExports {
+				continue
+			}
+			for _, a := range g.Actions {
+				switch {
+				case a == updateItem || a == deleteItem:
+					t.Errorf("%s may %s on %s", f.Name, a, g.Table)
+				case g.Table == schema.AuditExports && a == putItem && f.Name != "periodic-reviews":
+					t.Errorf("%s may put audit exports", f.Name)
+				}
+			}
+		}
+	}
+}

@@ -76,6 +76,9 @@ const (
 	InboundWebhooks = "inbound_webhooks"
 	// Audit keeps one record per operator action, keyed by the action's id.
 	Audit = "audit"
+	// AuditExports keeps each day's audit chain heads, written once and
+	// never changed (no function may update or delete them).
+	AuditExports = "audit_exports"
 	// WebhookEndpoints holds subscribers' URLs, event kinds and secrets.
 	WebhookEndpoints = "webhook_endpoints"
 	// WebhookDeliveries holds one item per delivery attempt.
@@ -199,6 +202,13 @@ func Tables() []Table {
 				// and it copies the whole records (written once, never changed).
 				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectAll},
 			},
+		},
+		{
+			// The daily export of the audit chains' heads: export_key is
+			// "<entity id, 20 digits>#<day>", so an entity's latest export
+			// is the last of its prefix.
+			ID: AuditExports, EnvVar: "AUDIT_EXPORTS_TABLE",
+			PartitionKey: accountID(), SortKey: &Attr{"export_key", String},
 		},
 		{
 			// Idempotency-Keys of create requests, kept 24 hours.

@@ -81,21 +81,25 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	a.ID = id
 	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},
 		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays}
-	tx := s.db.WriteTx().Put(s.table(schema.Accounts).Put(it).If("attribute_not_exists(account_id)"))
-	for _, c := range countries {
-		c.AccountID = id
-		tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
-	}
 	if audit != nil {
-		rec := *audit
-		rec.AccountID = id
-		tx.Put(s.auditPut(rec))
-		// The audit record lives in the new account's partition, so it
-		// cannot tell a repeated action: this marker, keyed by the action
-		// id alone, does.
-		tx.Put(s.table(schema.Accounts).Put(actionMarkerItem{SK: skActionPrefix + audit.ActionID, OpenedAccount: id}).If("attribute_not_exists(sk)"))
+		a := *audit
+		a.AccountID = id
+		audit = &a
 	}
-	err = tx.Run(ctx)
+	err = s.auditTxMaybe(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Put(s.table(schema.Accounts).Put(it).If("attribute_not_exists(account_id)"))
+		for _, c := range countries {
+			c.AccountID = id
+			tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
+		}
+		if rec != nil {
+			tx.Put(rec)
+			// The audit record lives in the new account's partition, so it
+			// cannot tell a repeated action: this marker, keyed by the action
+			// id alone, does.
+			tx.Put(s.table(schema.Accounts).Put(actionMarkerItem{SK: skActionPrefix + audit.ActionID, OpenedAccount: id}).If("attribute_not_exists(sk)"))
+		}
+	})
 	switch {
 	case audit != nil && (cancelledAt(err, len(countries)+1) || cancelledAt(err, len(countries)+2)):
 		return domain.Account{}, domain.ErrDuplicateAction
@@ -136,13 +140,14 @@ func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries [
 	} else {
 		u.Remove("four_eyes")
 	}
-	tx := s.db.WriteTx().Update(u)
-	for _, c := range countries {
-		c.AccountID = a.ID
-		tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
-	}
-	tx.Put(s.auditPut(audit))
-	err := tx.Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Update(u)
+		for _, c := range countries {
+			c.AccountID = a.ID
+			tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
+		}
+		tx.Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")

@@ -63,13 +63,13 @@ func (s *Store) IssueAPIKey(ctx context.Context, k domain.APIKey, audit domain.A
 }
 
 func (s *Store) issueAPIKey(ctx context.Context, k domain.APIKey, audit *domain.AuditRecord) error {
-	tx := s.db.WriteTx().
-		Check(s.table(schema.Accounts).Check("account_id", k.AccountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.APIKeys).Put(newAPIKeyItem(k)).If("attribute_not_exists(key_hash)"))
-	if audit != nil {
-		tx.Put(s.auditPut(*audit))
-	}
-	err := tx.Run(ctx)
+	err := s.auditTxMaybe(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Check(s.table(schema.Accounts).Check("account_id", k.AccountID).Range("sk", skAccount).IfExists()).
+			Put(s.table(schema.APIKeys).Put(newAPIKeyItem(k)).If("attribute_not_exists(key_hash)"))
+		if rec != nil {
+			tx.Put(rec)
+		}
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
@@ -141,21 +141,23 @@ func (s *Store) RevokeAPIKey(ctx context.Context, hash string, at time.Time) err
 // overlap) with the audit record, in one transaction. A key that already
 // ends sooner keeps its end.
 func (s *Store) RevokeKey(ctx context.Context, k domain.APIKey, at time.Time, audit domain.AuditRecord) error {
-	err := s.db.WriteTx().
-		Update(s.revokeUpdate(k, at)).
-		Put(s.auditPut(audit)).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Update(s.revokeUpdate(k, at)).
+			Put(rec)
+	})
 	return s.keyTxError(err, k, 1)
 }
 
 // RotateKey ends the key old at oldEnds and issues next in its place, with
 // the audit record, in one transaction.
 func (s *Store) RotateKey(ctx context.Context, old domain.APIKey, oldEnds time.Time, next domain.APIKey, audit domain.AuditRecord) error {
-	err := s.db.WriteTx().
-		Update(s.revokeUpdate(old, oldEnds)).
-		Put(s.table(schema.APIKeys).Put(newAPIKeyItem(next)).If("attribute_not_exists(key_hash)")).
-		Put(s.auditPut(audit)).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Update(s.revokeUpdate(old, oldEnds)).
+			Put(s.table(schema.APIKeys).Put(newAPIKeyItem(next)).If("attribute_not_exists(key_hash)")).
+			Put(rec)
+	})
 	return s.keyTxError(err, old, 2)
 }
 

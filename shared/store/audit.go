@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -15,6 +16,8 @@ import (
 // id, found by entity (entity_key) and time (at_key) through by_entity_time.
 // An account's own actions (no entity) stay out of that index.
 type auditItem struct {
+	// Its place in its chain (audit_chain.go).
+	auditChainFields
 	AccountID        int64  `dynamo:"account_id,hash"`
 	ActionID         string `dynamo:"action_id,range"`
 	EntityKey        string `dynamo:"entity_key,omitempty"`
@@ -86,17 +89,15 @@ func (s *Store) AuditTrail(ctx context.Context, accountID, entityID int64) ([]do
 // AuditRecord returns the record of one action, if it was applied.
 func (s *Store) AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error) {
 	var it auditItem
+	if strings.HasPrefix(actionID, headPrefix) {
+		// A chain's head, not an action.
+		return domain.AuditRecord{}, domain.Errorf(domain.ECodeNotFound, "Action not found.")
+	}
 	err := s.table(schema.Audit).Get("account_id", accountID).Range("action_id", dynamo.Equal, actionID).Consistent(true).One(ctx, &it)
 	if err != nil {
 		return domain.AuditRecord{}, wrap(notFound(err, "Action"), "get action %s", actionID)
 	}
 	return it.domain(), nil
-}
-
-// auditPut writes an audit record once per action id, as part of a
-// transaction.
-func (s *Store) auditPut(a domain.AuditRecord) *dynamo.Put {
-	return s.table(schema.Audit).Put(newAuditItem(a)).If("attribute_not_exists(action_id)")
 }
 
 // AccountAudit returns the account's audit records, newest first, at most
@@ -113,6 +114,7 @@ func (s *Store) AccountAudit(ctx context.Context, accountID int64, limit int) ([
 		}
 		return items[i].ActionID > items[j].ActionID
 	})
+	items = withoutHeads(items)
 	if limit > 0 && len(items) > limit {
 		items = items[:limit]
 	}

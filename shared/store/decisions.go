@@ -30,36 +30,39 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		}
 		d.Audit.After["review_id"] = id
 	}
-	tx := s.db.WriteTx()
-	tx.Put(s.table(schema.Audit).Put(newAuditItem(d.Audit)).If("attribute_not_exists(action_id)"))
-	if d.NewReview != nil {
-		tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
-	}
-	for _, c := range d.NewChecks {
-		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
-	}
-	if r := d.Review; r != nil {
-		next := *r
-		next.Version = r.Version + 1
-		tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
-			If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
-	}
-	switch e, pin := d.Entity, d.Pinned; {
-	case e != nil && pin != nil:
-		// One operation per item in a transaction: the pin's updated_at
-		// joins the update's version condition.
-		tx.Update(s.entityUpdate(*e).If("updated_at = ?", fmtTime(pin.UpdatedAt)))
-	case e != nil:
-		tx.Update(s.entityUpdate(*e))
-	case pin != nil:
-		tx.Check(s.table(schema.Entities).Check("account_id", pin.AccountID).Range("entity_id", pin.ID).
-			If("updated_at = ? AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", fmtTime(pin.UpdatedAt), pin.Version, pin.Version, int64(0)))
-	}
-	for _, r := range d.PinnedReviews {
-		tx.Check(s.table(schema.Reviews).Check("account_id", r.AccountID).Range("review_id", r.ID).
-			If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
-	}
-	err := tx.Run(ctx)
+	// Of two decisions on one entity at once, the loser fails on the
+	// review's or entity's version whatever the chain's head says: it sees
+	// domain.ErrStale (auditTx retries only appends that lost the head).
+	err := s.auditTx(ctx, d.Audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Put(rec)
+		if d.NewReview != nil {
+			tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
+		}
+		for _, c := range d.NewChecks {
+			tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
+		}
+		if r := d.Review; r != nil {
+			next := *r
+			next.Version = r.Version + 1
+			tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
+				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+		}
+		switch e, pin := d.Entity, d.Pinned; {
+		case e != nil && pin != nil:
+			// One operation per item in a transaction: the pin's updated_at
+			// joins the update's version condition.
+			tx.Update(s.entityUpdate(*e).If("updated_at = ?", fmtTime(pin.UpdatedAt)))
+		case e != nil:
+			tx.Update(s.entityUpdate(*e))
+		case pin != nil:
+			tx.Check(s.table(schema.Entities).Check("account_id", pin.AccountID).Range("entity_id", pin.ID).
+				If("updated_at = ? AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", fmtTime(pin.UpdatedAt), pin.Version, pin.Version, int64(0)))
+		}
+		for _, r := range d.PinnedReviews {
+			tx.Check(s.table(schema.Reviews).Check("account_id", r.AccountID).Range("review_id", r.ID).
+				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+		}
+	})
 	switch {
 	case err == nil:
 		if d.Review != nil {

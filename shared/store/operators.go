@@ -60,18 +60,21 @@ func (s *Store) addOperator(ctx context.Context, op domain.Operator, audit *doma
 		return domain.Operator{}, err
 	}
 	op.ID = id
-	tx := s.db.WriteTx().
-		Check(s.table(schema.Accounts).Check("account_id", op.AccountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.Accounts).Put(newOperatorItem(op)))
 	if audit != nil {
 		a := *audit
 		if a.After == nil {
 			a.After = map[string]any{}
 		}
 		a.After["operator_id"] = id
-		tx.Put(s.auditPut(a))
+		audit = &a
 	}
-	err = tx.Run(ctx)
+	err = s.auditTxMaybe(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Check(s.table(schema.Accounts).Check("account_id", op.AccountID).Range("sk", skAccount).IfExists()).
+			Put(s.table(schema.Accounts).Put(newOperatorItem(op)))
+		if rec != nil {
+			tx.Put(rec)
+		}
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.Operator{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
@@ -93,11 +96,12 @@ func (s *Store) UpdateOperator(ctx context.Context, op domain.Operator, audit do
 	}
 	next := op
 	next.Version = op.Version + 1
-	err := s.db.WriteTx().
-		Put(s.table(schema.Accounts).Put(newOperatorItem(next)).
-			If("attribute_exists(operator_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", op.Version, op.Version, int64(0))).
-		Put(s.auditPut(audit)).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(s.table(schema.Accounts).Put(newOperatorItem(next)).
+				If("attribute_exists(operator_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", op.Version, op.Version, int64(0))).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.Errorf(domain.ECodeConflict, "Operator %d changed meanwhile: look again.", op.ID)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/guregu/dynamo/v2"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -51,10 +52,11 @@ func (it portalLinkItem) domain() domain.PortalLink {
 // record of its minting, in one transaction; domain.ErrDuplicateAction if
 // the action id was applied before.
 func (s *Store) CreatePortalLink(ctx context.Context, l domain.PortalLink, audit domain.AuditRecord) error {
-	err := s.db.WriteTx().
-		Put(s.table(schema.PortalTokens).Put(newPortalLinkItem(l)).If("attribute_not_exists(token_hash)")).
-		Put(s.auditPut(audit)).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(s.table(schema.PortalTokens).Put(newPortalLinkItem(l)).If("attribute_not_exists(token_hash)")).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 1):
 		return domain.ErrDuplicateAction
@@ -88,16 +90,17 @@ func (s *Store) PortalLink(ctx context.Context, hash string) (domain.PortalLink,
 // once, one starts a session and the other gets domain.ErrStale.
 func (s *Store) RedeemPortalLink(ctx context.Context, linkHash string, sess domain.PortalSession, audit domain.AuditRecord) error {
 	now := fmtTime(sess.StartedAt)
-	err := s.db.WriteTx().
-		Update(s.table(schema.PortalTokens).Update("token_hash", linkHash).
-			Set("used_at", now).
-			If("'kind' = ? AND account_id = ? AND operator_id = ? AND attribute_not_exists(used_at) AND ends_at > ?",
-				portalKindLink, sess.AccountID, sess.OperatorID, now)).
-		Put(s.table(schema.PortalTokens).Put(newPortalSessionItem(sess)).If("attribute_not_exists(token_hash)")).
-		Check(s.table(schema.Accounts).Check("account_id", sess.AccountID).Range("sk", operatorSK(sess.OperatorID)).
-			If("attribute_exists(operator_id) AND attribute_not_exists(disabled_at)")).
-		Put(s.auditPut(audit)).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Update(s.table(schema.PortalTokens).Update("token_hash", linkHash).
+				Set("used_at", now).
+				If("'kind' = ? AND account_id = ? AND operator_id = ? AND attribute_not_exists(used_at) AND ends_at > ?",
+					portalKindLink, sess.AccountID, sess.OperatorID, now)).
+			Put(s.table(schema.PortalTokens).Put(newPortalSessionItem(sess)).If("attribute_not_exists(token_hash)")).
+			Check(s.table(schema.Accounts).Check("account_id", sess.AccountID).Range("sk", operatorSK(sess.OperatorID)).
+				If("attribute_exists(operator_id) AND attribute_not_exists(disabled_at)")).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.ErrStale

@@ -268,12 +268,13 @@ func (s *Store) CreateRedelivery(ctx context.Context, r domain.Redelivery) error
 		return err
 	}
 	o := r.Original
-	err := s.db.WriteTx().
-		Put(s.table(schema.Audit).Put(newAuditItem(r.Audit)).If("attribute_not_exists(action_id)")).
-		Update(s.table(schema.WebhookDeliveries).Update("account_id", o.AccountID).Range("delivery_id", o.ID).
-			Set("attempts", r.Attempt.Attempt).If("attempts = ?", r.Attempt.Attempt-1)).
-		Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(r.Attempt)).If("attribute_not_exists(delivery_id)")).
-		Run(ctx)
+	err := s.auditTx(ctx, r.Audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(rec).
+			Update(s.table(schema.WebhookDeliveries).Update("account_id", o.AccountID).Range("delivery_id", o.ID).
+				Set("attempts", r.Attempt.Attempt).If("attempts = ?", r.Attempt.Attempt-1)).
+			Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(r.Attempt)).If("attribute_not_exists(delivery_id)"))
+	})
 	switch {
 	case err == nil:
 		return nil
@@ -293,10 +294,11 @@ func (s *Store) CreateTestDelivery(ctx context.Context, d domain.Delivery, audit
 	if d.Attempt != 1 || d.OriginalID != d.ID || d.Status != domain.DeliveryQueued || d.Event.EventType != domain.EventPing {
 		return fmt.Errorf("test delivery %s: not a queued first attempt of a ping", d.ID)
 	}
-	err := s.db.WriteTx().
-		Put(s.auditPut(audit)).
-		Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)")).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(rec).
+			Put(s.table(schema.WebhookDeliveries).Put(newDeliveryItem(d)).If("attribute_not_exists(delivery_id)"))
+	})
 	if cancelledAt(err, 0) {
 		return domain.ErrDuplicateAction
 	}

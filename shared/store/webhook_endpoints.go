@@ -65,11 +65,12 @@ func (s *Store) CreateEndpoint(ctx context.Context, e domain.Endpoint, audit dom
 	}
 	e.ID, e.Version = id, 1
 	audit.After = map[string]any{"endpoint_id": id, "url": e.URL, "events": e.Events, "active": e.Active}
-	err = s.db.WriteTx().
-		Check(s.table(schema.Accounts).Check("account_id", e.AccountID).Range("sk", skAccount).IfExists()).
-		Put(s.table(schema.WebhookEndpoints).Put(newEndpointItem(e)).If("attribute_not_exists(endpoint_id)")).
-		Put(s.table(schema.Audit).Put(newAuditItem(audit)).If("attribute_not_exists(action_id)")).
-		Run(ctx)
+	err = s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Check(s.table(schema.Accounts).Check("account_id", e.AccountID).Range("sk", skAccount).IfExists()).
+			Put(s.table(schema.WebhookEndpoints).Put(newEndpointItem(e)).If("attribute_not_exists(endpoint_id)")).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 0):
 		return domain.Endpoint{}, domain.Errorf(domain.ECodeNotFound, "Account not found.")
@@ -113,10 +114,11 @@ func (s *Store) Endpoints(ctx context.Context, accountID int64, c domain.Consist
 func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit domain.AuditRecord) (domain.Endpoint, error) {
 	next := e
 	next.Version = e.Version + 1
-	err := s.db.WriteTx().
-		Put(s.table(schema.WebhookEndpoints).Put(newEndpointItem(next)).If("version = ?", e.Version)).
-		Put(s.table(schema.Audit).Put(newAuditItem(audit)).If("attribute_not_exists(action_id)")).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(s.table(schema.WebhookEndpoints).Put(newEndpointItem(next)).If("version = ?", e.Version)).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 1):
 		return domain.Endpoint{}, domain.ErrDuplicateAction
@@ -132,10 +134,11 @@ func (s *Store) UpdateEndpoint(ctx context.Context, e domain.Endpoint, audit dom
 // domain.ErrStale if it changed meanwhile, domain.ErrDuplicateAction if the action id was
 // applied before. Its deliveries stay, for the record.
 func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id, version int64, audit domain.AuditRecord) error {
-	err := s.db.WriteTx().
-		Delete(s.table(schema.WebhookEndpoints).Delete("account_id", accountID).Range("endpoint_id", id).If("version = ?", version)).
-		Put(s.table(schema.Audit).Put(newAuditItem(audit)).If("attribute_not_exists(action_id)")).
-		Run(ctx)
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Delete(s.table(schema.WebhookEndpoints).Delete("account_id", accountID).Range("endpoint_id", id).If("version = ?", version)).
+			Put(rec)
+	})
 	switch {
 	case cancelledAt(err, 1):
 		return domain.ErrDuplicateAction

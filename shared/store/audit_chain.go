@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// Every entity's audit records form a hash chain (shared/auditchain), and
+// so do an account's own actions (entity 0). A chain's head lives in the
+// audit table beside the records, under the reserved action id
+// "HEAD#<entity id>": read with a strongly consistent GetItem (the
+// by_entity_time index is eventual), in the account's partition like its
+// records, and written by the PutItem every writer of audit records holds
+// already (no UpdateItem on the audit table for anyone). The head has no
+// entity_key, so it stays out of the index.
+
+// headPrefix starts the action id of a chain's head; no action may use it.
+const headPrefix = "HEAD#"
+
+// maxChainAttempts bounds the re-reads of a head that concurrent appends
+// keep moving: each round one of them wins, so n appends at once need n.
+const maxChainAttempts = 10
+
+// auditChainFields are an audit item's place in its chain (flattened into
+// auditItem): the canonical form's version, the record's seq, the previous
+// record's hash and its own. Records written before the chain have none.
+type auditChainFields struct {
+	ChainVersion int    `dynamo:"chain_v,omitempty"`
+	Seq          int64  `dynamo:"seq,omitempty"`
+	PrevHash     string `dynamo:"prev_hash,omitempty"`
+	Hash         string `dynamo:"hash,omitempty"`
+}
+
+// auditHeadItem is a chain's head: its last record's seq and hash.
+type auditHeadItem struct {
+	AccountID    int64  `dynamo:"account_id,hash"`
+	ActionID     string `dynamo:"action_id,range"`
+	ChainEntity  int64  `dynamo:"chain_entity"`
+	Seq          int64  `dynamo:"seq"`
+	Hash         string `dynamo:"hash"`
+	LastActionID string `dynamo:"last_action_id"`
+	At           string `dynamo:"at"`
+}
+
+func headKey(entityID int64) string { return fmt.Sprintf("%s%d", headPrefix, entityID) }
+
+func (it auditHeadItem) head() auditchain.Head {
+	return auditchain.Head{Seq: it.Seq, Hash: it.Hash, ActionID: it.LastActionID}
+}
+
+// chainLink is the item's part in the chain's hash.
+func (it auditItem) chainLink() auditchain.Link {
+	return auditchain.Link{Version: it.ChainVersion, AccountID: it.AccountID, EntityID: it.EntityID, Seq: it.Seq,
+		ActionID: it.ActionID, Action: it.Action, OperatorID: it.OperatorID, OperatorName: it.OperatorName,
+		Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID,
+		Reason: it.Reason, Before: it.Before, After: it.After, At: it.At, PrevHash: it.PrevHash, Hash: it.Hash}
+}
+
+// chainHead reads a chain's head strongly (the zero head for a chain with
+// no record yet).
+func (s *Store) chainHead(ctx context.Context, accountID, entityID int64) (auditHeadItem, error) {
+	var it auditHeadItem
+	err := s.table(schema.Audit).Get("account_id", accountID).Range("action_id", dynamo.Equal, headKey(entityID)).
+		Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return auditHeadItem{AccountID: accountID, ActionID: headKey(entityID), ChainEntity: entityID}, nil
+	}
+	return it, wrap(err, "audit chain head of entity %d", entityID)
+}
+
+// auditTx runs, in one transaction, the operations build adds and the
+// audit record a linked to the head of its chain as read: build puts rec
+// where its own cancellation indexes expect it, and the head's Put comes
+// last, conditioned on the head being still the one read. When the
+// transaction fails and the head moved meanwhile (another append won),
+// it reads the head again and retries; otherwise the error is the
+// caller's to map (a duplicate action, a stale review, …).
+func (s *Store) auditTx(ctx context.Context, a domain.AuditRecord, build func(tx *dynamo.WriteTx, rec *dynamo.Put)) error {
+	if strings.HasPrefix(a.ActionID, headPrefix) {
+		return domain.Invalid("action_id", "is reserved")
+	}
+	for attempt := 1; ; attempt++ {
+		head, err := s.chainHead(ctx, a.AccountID, a.EntityID)
+		if err != nil {
+			return err
+		}
+		it := newAuditItem(a)
+		link := it.chainLink()
+		next := auditchain.Next(head.head(), &link)
+		it.ChainVersion, it.Seq, it.PrevHash, it.Hash = link.Version, link.Seq, link.PrevHash, link.Hash
+		nextHead := head
+		nextHead.Seq, nextHead.Hash, nextHead.LastActionID, nextHead.At = next.Seq, next.Hash, next.ActionID, it.At
+
+		tx := s.db.WriteTx()
+		build(tx, s.table(schema.Audit).Put(it).If("attribute_not_exists(action_id)"))
+		hp := s.table(schema.Audit).Put(nextHead)
+		if head.Seq == 0 {
+			hp.If("attribute_not_exists(action_id)")
+		} else {
+			hp.If("seq = ? AND 'hash' = ?", head.Seq, head.Hash)
+		}
+		tx.Put(hp)
+		err = tx.Run(ctx)
+		if err == nil || attempt == maxChainAttempts || !(isTxCondFailed(err) || isTxConflict(err)) {
+			return err
+		}
+		now, rerr := s.chainHead(ctx, a.AccountID, a.EntityID)
+		if rerr != nil || (now.Seq == head.Seq && now.Hash == head.Hash) {
+			// The head held: something else failed, which the caller maps.
+			return err
+		}
+	}
+}
+
+// withoutHeads drops chain heads from a query of the audit table's base.
+func withoutHeads(items []auditItem) []auditItem {
+	out := items[:0]
+	for _, it := range items {
+		if !strings.HasPrefix(it.ActionID, headPrefix) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// auditTxMaybe is auditTx for writes whose record is optional (seed data
+// and tests write none): without one, no chain moves and rec is nil.
+func (s *Store) auditTxMaybe(ctx context.Context, a *domain.AuditRecord, build func(tx *dynamo.WriteTx, rec *dynamo.Put)) error {
+	if a == nil {
+		tx := s.db.WriteTx()
+		build(tx, nil)
+		return tx.Run(ctx)
+	}
+	return s.auditTx(ctx, *a, build)
+}

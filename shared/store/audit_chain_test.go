@@ -1,0 +1,272 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// Tampering with the audit table directly, as someone holding its write
+// rights could, is caught by the chain's check, which names the first
+// broken record (or the head, or the export).
+func TestAuditChainDetectsTampering(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	audit := db.Table(names[schema.Audit])
+	acct := newAccount(t, st)
+	day := t0.Format(time.DateOnly)
+
+	tests := []struct {
+		name string
+		// tamper spoils entity's chain of four records, <entity>-1 … -4.
+		tamper func(t *testing.T, entity int64)
+		// want names the record the check must fail at ("head" or
+		// "export" for those); "" for a chain that holds.
+		want string
+	}{
+		{"intact", func(*testing.T, int64) {}, ""},
+		{"a field altered", func(t *testing.T, e int64) {
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", act(e, 2)).Set("reason", "nothing to see"))
+		}, "2"},
+		{"a middle record removed", func(t *testing.T, e int64) {
+			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 2)))
+		}, "3"},
+		{"the tail removed", func(t *testing.T, e int64) {
+			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
+		}, "head"},
+		{"the head forged", func(t *testing.T, e int64) {
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).Set("hash", strings.Repeat("0", 64)))
+		}, "head"},
+		{"a timestamp moved to reorder", func(t *testing.T, e int64) {
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", act(e, 2)).Set("at", fmtAt(t0.Add(10*time.Minute))))
+		}, "2"},
+		{"the tail removed and the head rewritten after an export", func(t *testing.T, e int64) {
+			if _, err := st.ExportAuditHeads(ctx, acct, day, t0, t0); err != nil {
+				t.Fatal(err)
+			}
+			var third map[string]any
+			if err := audit.Get("account_id", acct).Range("action_id", dynamo.Equal, act(e, 3)).Consistent(true).One(ctx, &third); err != nil {
+				t.Fatal(err)
+			}
+			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
+				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+		}, "export"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entity := int64(100 + i)
+			for n := 1; n <= 4; n++ {
+				a := domain.AuditRecord{AccountID: acct, ActionID: act(entity, n), Action: domain.ActionStart, EntityID: entity,
+					OperatorID: 3, OperatorName: "op", Reason: "r", Before: map[string]any{"n": n - 1}, After: map[string]any{"n": n},
+					At: t0.Add(time.Duration(n) * time.Minute)}
+				if err := st.ApplyDecision(ctx, domain.Decision{Audit: a}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tt.tamper(t, entity)
+			c, err := st.AuditChain(ctx, acct, entity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			brk := c.Verify()
+			switch want := tt.want; {
+			case want == "" && brk != nil:
+				t.Fatalf("check = %v, want the chain to hold", brk)
+			case want == "":
+				if c.Head.Seq != 4 || len(c.Head.Hash) != 64 {
+					t.Fatalf("head = %+v, want seq 4 and a SHA-256", c.Head)
+				}
+			case brk == nil:
+				t.Fatalf("the check held, want it to fail at %s", want)
+			case want == "head" || want == "export":
+				if brk.ActionID != "" || !strings.Contains(brk.Reason, want) {
+					t.Fatalf("check = %v, want a break of the %s", brk, want)
+				}
+			case brk.ActionID != act(entity, int(want[0]-'0')):
+				t.Fatalf("check = %v, want it to name %s", brk, act(entity, int(want[0]-'0')))
+			}
+		})
+	}
+}
+
+// Appends to one chain at once all land, in some order, each linked to
+// the one before: the losers of the head's condition read it again.
+func TestAuditChainConcurrentAppends(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := domain.AuditRecord{AccountID: acct, ActionID: fmt.Sprintf("c-%d", i), Action: domain.ActionStart, EntityID: 9, OperatorName: "op", At: t0}
+			errs[i] = st.ApplyDecision(ctx, domain.Decision{Audit: a})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("append %d: %v", i, err)
+		}
+	}
+	c, err := st.AuditChain(ctx, acct, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brk := c.Verify(); brk != nil || c.Head.Seq != n || len(c.Records) != n {
+		t.Fatalf("chain of %d records, head %+v, check %v; want %d records that hold", len(c.Records), c.Head, brk, n)
+	}
+}
+
+// The account's own actions (no entity) form chain 0, and a repeated
+// action id moves no head.
+func TestAuditChainOfAccountActions(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st)
+	op, err := st.AddOperator(ctx, domain.Operator{AccountID: acct, Name: "Ann", Permissions: []string{domain.PermReviewDecide}, CreatedAt: t0},
+		domain.AuditRecord{AccountID: acct, ActionID: "op-1", Action: domain.ActionOperatorCreate, OperatorName: "admin", At: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.Name = "Ann B"
+	rename := domain.AuditRecord{AccountID: acct, ActionID: "op-2", Action: domain.ActionOperatorUpdate, OperatorName: "admin", At: t0.Add(time.Minute)}
+	if err := st.UpdateOperator(ctx, op, rename); err != nil {
+		t.Fatal(err)
+	}
+	op.Version++
+	if err := st.UpdateOperator(ctx, op, rename); err != domain.ErrDuplicateAction {
+		t.Fatalf("repeated action: %v, want ErrDuplicateAction", err)
+	}
+	c, err := st.AuditChain(ctx, acct, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brk := c.Verify(); brk != nil || c.Head.Seq != 2 || c.Head.ActionID != "op-2" {
+		t.Fatalf("account chain: head %+v, check %v; want op-1 then op-2", c.Head, brk)
+	}
+	if _, err := st.AuditRecord(ctx, acct, "HEAD#0"); err == nil {
+		t.Error("a chain head reads as an audit record")
+	}
+	if all, err := st.AccountAudit(ctx, acct, 0); err != nil || len(all) != 2 {
+		t.Errorf("account audit = %d records, %v; want 2 (no head)", len(all), err)
+	}
+}
+
+// The daily export writes each moved head once per day.
+func TestExportAuditHeads(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st)
+	for i, e := range []int64{1, 2, 2} {
+		a := domain.AuditRecord{AccountID: acct, ActionID: fmt.Sprintf("x-%d", i), Action: domain.ActionStart, EntityID: e, OperatorName: "op", At: t0.Add(time.Duration(i) * time.Hour)}
+		if err := st.ApplyDecision(ctx, domain.Decision{Audit: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name       string
+		day        string
+		since      time.Time
+		wantHeads  int
+		wantExport map[int64]int64 // entity → the seq its latest export holds
+	}{
+		{"only heads moved since", "2026-01-01", t0.Add(90 * time.Minute), 1, map[int64]int64{2: 2}},
+		{"the same day again writes nothing", "2026-01-01", t0, 1, map[int64]int64{1: 1, 2: 2}},
+		{"the next day", "2026-01-02", t0, 2, map[int64]int64{1: 1, 2: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := st.ExportAuditHeads(ctx, acct, tt.day, tt.since, t0)
+			if err != nil || len(got) != tt.wantHeads {
+				t.Fatalf("exported %+v, %v; want %d heads", got, err, tt.wantHeads)
+			}
+			for e, seq := range tt.wantExport {
+				c, err := st.AuditChain(ctx, acct, e)
+				if err != nil || c.Export == nil || c.Export.Seq != seq {
+					t.Fatalf("entity %d: export %+v, %v; want seq %d", e, c.Export, err, seq)
+				}
+				if brk := c.Verify(); brk != nil {
+					t.Fatalf("entity %d: %v", e, brk)
+				}
+			}
+		})
+	}
+}
+
+func act(entity int64, n int) string { return fmt.Sprintf("e%d-%d", entity, n) }
+
+// fmtAt writes a time as the store does.
+func fmtAt(t time.Time) string { return domain.FormatTime(t) }
+
+func mustRun(t *testing.T, op interface{ Run(context.Context) error }) {
+	t.Helper()
+	if err := op.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two operators deciding one review at once: one wins, the other sees
+// domain.ErrStale (the review's version, not the head, decides), and the
+// chain holds the winner's record alone.
+func TestAuditChainRacingDecisions(t *testing.T) {
+	ctx := context.Background()
+	w := devstacktest.NewReviews(t, t0)
+	r := w.Review(t, domain.ReviewInProgress)
+	baseSeq := func() int64 {
+		c, err := w.St.AuditChain(ctx, w.Account, r.EntityID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Head.Seq
+	}
+	before := baseSeq()
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			next := r
+			level := fmt.Sprintf("by operator %d", i+1)
+			next.Escalation = &level
+			d := domain.Decision{Review: &next, Audit: domain.AuditRecord{AccountID: w.Account, ActionID: fmt.Sprintf("race-%d", i),
+				Action: domain.ActionEscalate, OperatorID: int64(i + 1), EntityID: r.EntityID, At: t0.Add(time.Hour)}}
+			errs[i] = w.St.ApplyDecision(ctx, d)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case err != domain.ErrStale:
+			t.Errorf("loser: %v, want ErrStale", err)
+		}
+	}
+	c, err := w.St.AuditChain(ctx, w.Account, r.EntityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if won != 1 || c.Head.Seq != before+1 || c.Verify() != nil {
+		t.Fatalf("%d won, head %+v after seq %d, check %v; want one winner, one record more, a chain that holds", won, c.Head, before, c.Verify())
+	}
+}
