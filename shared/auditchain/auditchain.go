@@ -47,7 +47,11 @@ type Link struct {
 	Before           string
 	After            string
 	At               string
-	PrevHash         string
+	// SeenETag and DossierETag: what the operator saw and what was decided
+	// on (decisions bound to a view), so they cannot be changed unseen.
+	SeenETag    string
+	DossierETag string
+	PrevHash    string
 	// Hash is the stored hash; it is not part of the canonical form.
 	Hash string
 }
@@ -84,6 +88,8 @@ func Canonical(l Link) []byte {
 	field("before", l.Before)
 	field("after", l.After)
 	field("at", l.At)
+	field("seen_etag", l.SeenETag)
+	field("dossier_etag", l.DossierETag)
 	field("prev_hash", l.PrevHash)
 	return b
 }

@@ -21,7 +21,7 @@ func TestSumIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "43aad3726396e5cba1dcb408d2f9e50a9416ff083e5d99d3cdf6a7489d615e78"
+	const want = "ba47c4807399cab4cee175389cc0ccf0121bcc7a23911010239577797561ecdd"
 	if got != want {
 		t.Fatalf("Sum = %s, want %s", got, want)
 	}
