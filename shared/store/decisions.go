@@ -47,6 +47,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 	if e := d.Entity; e != nil {
 		tx.Update(s.entityUpdate(*e))
 	}
+	s.addEvidencePuts(tx, d.NewChecks)
 	err := tx.Run(ctx)
 	switch {
 	case err == nil:

@@ -1,0 +1,98 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// TestEvidenceKeptWithTheChecks: a create keeps each check's answer, byte
+// for byte, under the check's id, in its transaction; the kept answer
+// verifies; one tampered with afterwards does not; an answer too large to
+// keep leaves no item (its check says why).
+func TestEvidenceKeptWithTheChecks(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	acct := newAccount(t, st, "SA")
+
+	bodies := map[string][]byte{
+		"non-UTF-8":    []byte("{\"x\":\"\xff\xfe\x00\"}"),
+		"at the limit": bytes.Repeat([]byte{0xC3}, domain.MaxStoredEvidence),
+		"too large":    bytes.Repeat([]byte("y"), domain.MaxStoredEvidence+1),
+	}
+	order := []string{"non-UTF-8", "at the limit", "too large"}
+	d := sampleEntity(acct, "SA", "7001234567", t0)
+	for _, name := range order {
+		ev := domain.NewEvidence("wathq", "GET", "https://api.wathq.sa/v4/x", 200, bodies[name], t0)
+		d.Checks = append(d.Checks, domain.Check{
+			Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted,
+			Result: map[string]any{"evidence": ev.ResultMap()}, CreatedAt: t0, UpdatedAt: t0, Evidence: ev,
+		})
+	}
+	out, err := st.CreateEntity(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store assigns the ids: find each check by its answer's hash.
+	ids := map[string]int64{}
+	for _, c := range out.Checks {
+		for _, name := range order {
+			if c.Result["evidence"].(map[string]any)["sha256"] == domain.NewEvidence("", "", "", 0, bodies[name], t0).SHA256 {
+				ids[name] = c.ID
+			}
+		}
+	}
+	if len(ids) != len(order) {
+		t.Fatalf("checks %v", ids)
+	}
+
+	tests := []struct {
+		name     string
+		tamper   []byte
+		wantNone bool
+		wantOK   bool
+	}{
+		{name: "non-UTF-8", wantOK: true},
+		{name: "at the limit", wantOK: true},
+		{name: "too large", wantNone: true},
+		{name: "non-UTF-8", tamper: []byte("{\"x\":\"\xff\xfe\x01\"}")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := ids[tt.name]
+			if tt.tamper != nil {
+				if err := db.Table(names[schema.Evidence]).Update("account_id", acct).Range("check_id", id).Set("body", tt.tamper).Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ev, err := st.Evidence(ctx, acct, id)
+			if tt.wantNone {
+				if domain.ErrorCode(err) != domain.ECodeNotFound {
+					t.Fatalf("err = %v, want not_found", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, _ := ev.Verify()
+			if ok != tt.wantOK {
+				t.Fatalf("verifies %v, want %v", ok, tt.wantOK)
+			}
+			if tt.wantOK && !bytes.Equal(ev.Body, bodies[tt.name]) {
+				t.Error("body changed on the way")
+			}
+			if ev.Provider != "wathq" || ev.HTTPStatus != 200 || !ev.ReceivedAt.Equal(t0) || ev.CheckID != id {
+				t.Errorf("metadata %+v", ev)
+			}
+		})
+	}
+}
