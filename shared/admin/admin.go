@@ -1,6 +1,6 @@
 // Package admin is how an owner administers a stage: accounts and their
 // countries, API keys, operators, webhook endpoints, deliveries, the audit
-// trail and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
+// trail, checks' evidence and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
 // "actor": "ops@example.com", "account_id": 1, ...}; the answer is a JSON
 // document or a named refusal (InvalidRequest, NotFound, Forbidden,
 // Conflict). The admin function serves it over the Lambda Invoke API, and
@@ -79,6 +79,8 @@ type Store interface {
 	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
 	// No codes.
 	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
+	// not_found: nothing is kept for the check.
+	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
 }
 
 // Handler runs admin commands.
@@ -153,6 +155,7 @@ func commands() map[string]command {
 		"delivery.get":       {false, (*Handler).deliveryGet},
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
 		"audit.list":         {false, (*Handler).auditList},
+		"evidence.get":       {false, (*Handler).evidenceGet},
 		"portal.link":        {true, (*Handler).portalLink},
 	}
 }

@@ -63,7 +63,7 @@ func (e Evidence) ResultMap() map[string]any {
 	m := map[string]any{
 		"provider":    e.Provider,
 		"request":     map[string]any{"method": e.Method, "url": e.URL},
-		"received_at": e.ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		"received_at": FormatTime(e.ReceivedAt),
 		"http_status": e.HTTPStatus,
 		"sha256":      e.SHA256,
 		"size":        e.Size,
