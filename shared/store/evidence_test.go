@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
@@ -92,6 +93,58 @@ func TestEvidenceKeptWithTheChecks(t *testing.T) {
 			}
 			if ev.Provider != "wathq" || ev.HTTPStatus != 200 || !ev.ReceivedAt.Equal(t0) || ev.CheckID != id {
 				t.Errorf("metadata %+v", ev)
+			}
+		})
+	}
+}
+
+// TestScreeningWebhookEvidence: the webhook's body is kept as its check's
+// evidence in the screening update's transaction; the same webhook again
+// (its receipt seen) writes nothing, even with other bytes.
+func TestScreeningWebhookEvidence(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	created := entityWithChildren(t, st, acct, "7000000202")
+	cs, err := st.EntityChecks(ctx, acct, created.Entity.ID, created.Entity.ChecksCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	tests := []struct {
+		name        string
+		body        []byte
+		wantApplied bool
+	}{
+		{"first delivery", []byte(`{"type":"screening.completed","data":{"reference":"r"}}`), true},
+		{"replayed with other bytes", []byte(`{"type":"screening.completed","data":{"reference":"forged"}}`), false},
+	}
+	first := tests[0].body
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := st.Entity(ctx, acct, created.Entity.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := st.Check(ctx, acct, cs[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied, err := st.ApplyScreening(ctx, domain.ScreeningUpdate{
+				Provider: "opensanctions", WebhookID: "wh-ev", Check: c, Entity: e,
+				Result: map[string]any{"status": "clear"}, ProviderStatus: "200",
+				SanctionsStatus: domain.SanctionsClear, At: at, ReceiptTTL: time.Hour,
+				Evidence: domain.NewEvidence("opensanctions", "POST", "/webhooks/opensanctions", 200, tt.body, at),
+			})
+			if err != nil || applied != tt.wantApplied {
+				t.Fatalf("applied %v, %v; want %v", applied, err, tt.wantApplied)
+			}
+			ev, err := st.Evidence(ctx, acct, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := ev.Verify(); !ok || !bytes.Equal(ev.Body, first) || ev.URL != "/webhooks/opensanctions" {
+				t.Errorf("evidence %s %q, verified %v", ev.URL, ev.Body, ok)
 			}
 		})
 	}
