@@ -39,6 +39,8 @@ commands:
   audit [--entity ID] [--account ID] [--limit N]     the entity's (or the account's) audit trail, one JSON line per record
   audit --verify [--entity ID] [--account ID]        check the entity's (or, without --entity, the account's own) audit
                                                      hash chain; print the head's hash; fail naming the first broken record
+  evidence --check ID [--account ID]                 a check's provider answer as received (raw bytes on stdout),
+                                                     its hash verified; non-zero exit naming a mismatch
   endpoint create --url URL --events E[,E...] [--account ID] [--operator ID] [--description D]
                                                      print "<id>\t<secret>" (the secret is shown this once)
   endpoint list|get|delete [--id ID] / endpoint update --id ID [--url U] [--events E,..] [--active true|false]
@@ -106,6 +108,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdDecide(ctx, rest)
 	case cmd == "audit":
 		return cmdAudit(ctx, rest)
+	case cmd == "evidence":
+		return cmdEvidence(ctx, rest)
 	case cmd == "endpoint" && sub != "":
 		return cmdEndpoint(ctx, sub, rest[1:])
 	case cmd == "deliveries" && sub != "":

@@ -13,7 +13,8 @@ import (
 
 const tablesNote = `------------------------------------------------------------------ tables
 shared/schema's Tables(): on demand, point-in-time recovery, encrypted with
-the AWS managed key, kept when the stack goes or a change would replace
+the AWS managed key (the evidence table with a customer-managed key of its
+own, EvidenceTableKey), kept when the stack goes or a change would replace
 them. Table names are CloudFormation's; the functions read them from their
 environment. Why each key and index is there: shared/schema/schema.go.`
 
@@ -29,8 +30,37 @@ func tables() ([]Pair, error) {
 			p = p.Note(tablesNote)
 		}
 		out = append(out, p)
+		if t.CustomerKey {
+			out = append(out, tableKey(t))
+		}
 	}
 	return out, nil
+}
+
+// tableKey is the customer-managed key of a table with CustomerKey, as
+// infra/stack's newTableKey makes it: rotated yearly, administered by the
+// account through IAM, used by this account's principals only through
+// DynamoDB in this region.
+func tableKey(t schema.Table) Pair {
+	policy := Map(
+		KV("Version", "2012-10-17"),
+		KV("Statement", List(
+			Map(KV("Effect", "Allow"),
+				KV("Principal", Flow(KV("AWS", Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:root")))),
+				KV("Action", "kms:*"), KV("Resource", "*")),
+			Map(KV("Sid", stack.TableKeyUseSid), KV("Effect", "Allow"),
+				KV("Principal", Flow(KV("AWS", "*"))),
+				KV("Action", Strings(stack.TableKeyUseActions())), KV("Resource", "*"),
+				KV("Condition", Map(KV("StringEquals", Map(
+					KV("kms:CallerAccount", Ref("AWS::AccountId")),
+					KV("kms:ViaService", Sub("dynamodb.${AWS::Region}.amazonaws.com"))))))),
+		)),
+	)
+	return resource(stack.TableKeyLogicalID(t.ID), "AWS::KMS::Key", Map(
+		KV("Description", "Encrypts the "+t.ID+" table (customer-managed key)"),
+		KV("EnableKeyRotation", true),
+		KV("KeyPolicy", policy),
+	), KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain"))
 }
 
 func table(t schema.Table) (Pair, error) {
@@ -112,9 +142,13 @@ func table(t schema.Table) (Pair, error) {
 	if t.TTLAttr != "" {
 		props = append(props, KV("TimeToLiveSpecification", Flow(KV("AttributeName", t.TTLAttr), KV("Enabled", true))))
 	}
+	sse := Flow(KV("SSEEnabled", true))
+	if t.CustomerKey {
+		sse = Map(KV("SSEEnabled", true), KV("SSEType", "KMS"), KV("KMSMasterKeyId", GetAtt(stack.TableKeyLogicalID(t.ID), "Arn")))
+	}
 	props = append(props,
 		KV("PointInTimeRecoverySpecification", Flow(KV("PointInTimeRecoveryEnabled", true))),
-		KV("SSESpecification", Flow(KV("SSEEnabled", true))),
+		KV("SSESpecification", sse),
 	)
 	return resource(deploy.TableLogicalID(t.ID), "AWS::DynamoDB::Table", Map(props...),
 		KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")), nil

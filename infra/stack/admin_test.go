@@ -108,6 +108,7 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable",
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable/index/*",
 		"dynamodb:PutItem arn:PortalTokensTable",
+		"dynamodb:GetItem arn:EvidenceTable",
 		"sqs:SendMessage arn:DeliveriesQueue",
 		"logs:CreateLogStream arn:AdminFunctionLogGroup",
 		"logs:PutLogEvents arn:AdminFunctionLogGroup",
@@ -147,6 +148,7 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"WEBHOOK_ALLOWED_NETWORKS": "",
 		"DELIVERIES_QUEUE_URL":     refOf("DeliveriesQueue"),
 		"PORTAL_TOKENS_TABLE":      refOf("PortalTokensTable"),
+		"EVIDENCE_TABLE":           refOf("EvidenceTable"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
 	}
 	if !equal(f.EnvVarNames(), keys(want)) {

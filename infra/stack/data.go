@@ -27,7 +27,8 @@ type Data struct {
 
 // NewData creates every table of schema.Tables() as described there (keys,
 // local and global indexes with their projections, stream, TTL), on demand,
-// with point-in-time recovery and the AWS-managed KMS key, under the logical
+// with point-in-time recovery and the AWS-managed KMS key (a key of its own,
+// newTableKey, for a table with CustomerKey), under the logical
 // id template.yaml uses too (deploy.TableLogicalID). CloudFormation names the
 // tables; functions get the names in their environment.
 func NewData(scope constructs.Construct, id *string, props *DataProps) *Data {
@@ -54,6 +55,10 @@ func newTable(scope constructs.Construct, t schema.Table, retain bool) awsdynamo
 	}
 	if t.SortKey != nil {
 		tp.SortKey = keyAttr(*t.SortKey)
+	}
+	if t.CustomerKey {
+		tp.Encryption = awsdynamodb.TableEncryption_CUSTOMER_MANAGED
+		tp.EncryptionKey = newTableKey(scope, t, retain)
 	}
 	switch t.Stream {
 	case "":

@@ -71,7 +71,8 @@ func attributes(t schema.Table) assertions.Matcher {
 }
 
 // Every table of shared/schema, exactly: keys, indexes, stream, TTL, and the
-// same settings for all (on demand, PITR, AWS-managed encryption); prod
+// same settings for all (on demand, PITR, AWS-managed encryption but for a
+// table with a customer-managed key of its own, rotated); prod
 // retains and deletion-protects them.
 func TestTables(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
@@ -87,6 +88,18 @@ func TestTables(t *testing.T) {
 				if want.TTLAttr != "" {
 					ttl = exactly(m{"AttributeName": want.TTLAttr, "Enabled": true})
 				}
+				// AWS-managed key (alias/aws/dynamodb): SSE on, no key of
+				// ours; or a customer-managed key of the table's own.
+				sse := any(exactly(m{"SSEEnabled": true}))
+				if want.CustomerKey {
+					keyID := stack.TableKeyLogicalID(want.ID)
+					sse = exactly(m{"SSEEnabled": true, "SSEType": "KMS", "KMSMasterKeyId": m{"Fn::GetAtt": []any{keyID, "Arn"}}})
+					hasResource(t, s.Template, keyID, "AWS::KMS::Key", m{
+						"Properties":          like(m{"EnableKeyRotation": true}),
+						"DeletionPolicy":      policy,
+						"UpdateReplacePolicy": policy,
+					})
+				}
 				hasResource(t, s.Template, deploy.TableLogicalID(want.ID), "AWS::DynamoDB::Table", m{
 					"Properties": like(m{
 						"KeySchema":                        keySchema(want.PartitionKey, want.SortKey),
@@ -97,8 +110,7 @@ func TestTables(t *testing.T) {
 						"TimeToLiveSpecification":          ttl,
 						"BillingMode":                      "PAY_PER_REQUEST",
 						"PointInTimeRecoverySpecification": like(m{"PointInTimeRecoveryEnabled": true}),
-						// AWS-managed key (alias/aws/dynamodb): SSE on, no key of ours.
-						"SSESpecification": exactly(m{"SSEEnabled": true}),
+						"SSESpecification":                 sse,
 						// CloudFormation names the tables.
 						"TableName":                 absent(),
 						"DeletionProtectionEnabled": retain,

@@ -1,6 +1,6 @@
 // Package admin is how an owner administers a stage: accounts and their
 // countries, API keys, operators, webhook endpoints, deliveries, the audit
-// trail and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
+// trail, checks' evidence and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
 // "actor": "ops@example.com", "account_id": 1, ...}; the answer is a JSON
 // document or a named refusal (InvalidRequest, NotFound, Forbidden,
 // Conflict). The admin function serves it over the Lambda Invoke API, and
@@ -82,6 +82,8 @@ type Store interface {
 	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
 	// No codes. Entity 0 is the account's own chain.
 	AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error)
+	// not_found: nothing is kept for the check.
+	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
 }
 
 // Handler runs admin commands.
@@ -157,6 +159,7 @@ func commands() map[string]command {
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
 		"audit.list":         {false, (*Handler).auditList},
 		"audit.verify":       {false, (*Handler).auditVerify},
+		"evidence.get":       {false, (*Handler).evidenceGet},
 		"portal.link":        {true, (*Handler).portalLink},
 	}
 }

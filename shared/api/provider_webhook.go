@@ -110,7 +110,9 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	// Once verified, the answer is applied even if the provider hangs up:
 	// it will not necessarily send it again.
 	applied, err := h.Screening.Apply(context.WithoutCancel(r.Context()), provider, webhookID,
-		screening.Answer{Reference: ev.Data.Reference, Dataset: ev.Data.Dataset, Response: *ev.Data.Response})
+		screening.Answer{Reference: ev.Data.Reference, Dataset: ev.Data.Dataset, Response: *ev.Data.Response,
+			// The delivery as received: our path (no query), the 200 we answer.
+			Evidence: domain.NewEvidence(provider, http.MethodPost, r.URL.Path, http.StatusOK, body, h.Clock.Now())})
 	if err != nil {
 		return err
 	}

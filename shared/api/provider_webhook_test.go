@@ -73,6 +73,13 @@ func TestProviderWebhook(t *testing.T) {
 			svc := &mock.ScreeningService{
 				ProvidesFn: func(p string) bool { return p == provider },
 				ApplyFn: func(_ context.Context, p, webhookID string, a screening.Answer) (bool, error) {
+					// The evidence is the delivery as received: the raw body,
+					// our path, the 200 we answer.
+					want := domain.NewEvidence(provider, http.MethodPost, "/webhooks/"+provider, http.StatusOK, []byte(tt.body), at)
+					if !reflect.DeepEqual(a.Evidence, want) {
+						t.Errorf("evidence %+v\nwant     %+v", a.Evidence, want)
+					}
+					a.Evidence = nil
 					calls = append(calls, fmt.Sprintf("Apply(%s,%s,%+v)", p, webhookID, a))
 					return tt.applied, tt.applyErr
 				},

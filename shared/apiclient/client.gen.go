@@ -386,16 +386,79 @@ type Check struct {
 // CheckProviderKey defines model for Check.ProviderKey.
 type CheckProviderKey string
 
+// CheckChange defines model for CheckChange.
+type CheckChange struct {
+	From *string `json:"from,omitempty"`
+	To   *string `json:"to,omitempty"`
+}
+
+// CheckChanges On a re-check (operator-requested), what differs from the previous completed check of the
+// same type for the entity (`previous_check_id`): for a registry lookup, each of
+// `registration_status`, `legal_name` and `expiry_date_hijri` that changed; for a screening,
+// the matches added and removed. Only `previous_check_id` (and empty lists) means nothing
+// changed.
+type CheckChanges struct {
+	ExpiryDateHijri    *CheckChange       `json:"expiry_date_hijri,omitempty"`
+	LegalName          *CheckChange       `json:"legal_name,omitempty"`
+	MatchesAdded       *CheckMatchChanges `json:"matches_added,omitempty"`
+	MatchesRemoved     *CheckMatchChanges `json:"matches_removed,omitempty"`
+	PreviousCheckID    *int               `json:"previous_check_id,omitempty"`
+	RegistrationStatus *CheckChange       `json:"registration_status,omitempty"`
+}
+
+// CheckEvidence Provenance of the provider's answer the check rests on: who sent it, the request that
+// brought it (its URL without credentials; for a screening result brought by the provider's
+// webhook, our webhook path), when, with which HTTP status, and the SHA-256 (hex) and size of
+// exactly the bytes received. The bytes themselves are kept by the service (10 years,
+// encrypted) and shown to administrators, never in this API. `stored` is false, with
+// `stored_reason`, for an answer too large to keep. Absent when nothing was received (a
+// timeout, an unreachable provider).
+type CheckEvidence struct {
+	HTTPStatus *int    `json:"http_status,omitempty"`
+	Provider   *string `json:"provider,omitempty"`
+	ReceivedAt *string `json:"received_at,omitempty"`
+	Request    *struct {
+		Method *string `json:"method,omitempty"`
+		URL    *string `json:"url,omitempty"`
+	} `json:"request,omitempty"`
+	Sha256       *string `json:"sha256,omitempty"`
+	Size         *int    `json:"size,omitempty"`
+	Stored       *bool   `json:"stored,omitempty"`
+	StoredReason *string `json:"stored_reason,omitempty"`
+}
+
+// CheckMatchChanges defines model for CheckMatchChanges.
+type CheckMatchChanges = []struct {
+	ID    *string  `json:"id,omitempty"`
+	Score *float64 `json:"score,omitempty"`
+}
+
 // CheckResult Allow-listed keys only; `{}` when empty. A failed check has `status: failed` and `error`,
 // never a `matches_count`; a missing `matches_count` means the provider has not answered.
 type CheckResult struct {
-	Algorithm       *string `json:"algorithm,omitempty"`
-	CrNumber        *string `json:"cr_number,omitempty"`
-	Dataset         *string `json:"dataset,omitempty"`
-	Error           *string `json:"error,omitempty"`
-	ExpiryDateHijri *string `json:"expiry_date_hijri,omitempty"`
-	LegalName       *string `json:"legal_name,omitempty"`
-	Matched         *bool   `json:"matched,omitempty"`
+	Algorithm *string `json:"algorithm,omitempty"`
+
+	// Changes On a re-check (operator-requested), what differs from the previous completed check of the
+	// same type for the entity (`previous_check_id`): for a registry lookup, each of
+	// `registration_status`, `legal_name` and `expiry_date_hijri` that changed; for a screening,
+	// the matches added and removed. Only `previous_check_id` (and empty lists) means nothing
+	// changed.
+	Changes  *CheckChanges `json:"changes,omitempty"`
+	CrNumber *string       `json:"cr_number,omitempty"`
+	Dataset  *string       `json:"dataset,omitempty"`
+	Error    *string       `json:"error,omitempty"`
+
+	// Evidence Provenance of the provider's answer the check rests on: who sent it, the request that
+	// brought it (its URL without credentials; for a screening result brought by the provider's
+	// webhook, our webhook path), when, with which HTTP status, and the SHA-256 (hex) and size of
+	// exactly the bytes received. The bytes themselves are kept by the service (10 years,
+	// encrypted) and shown to administrators, never in this API. `stored` is false, with
+	// `stored_reason`, for an answer too large to keep. Absent when nothing was received (a
+	// timeout, an unreachable provider).
+	Evidence        *CheckEvidence `json:"evidence,omitempty"`
+	ExpiryDateHijri *string        `json:"expiry_date_hijri,omitempty"`
+	LegalName       *string        `json:"legal_name,omitempty"`
+	Matched         *bool          `json:"matched,omitempty"`
 	Matches         *[]struct {
 		Caption  *string   `json:"caption,omitempty"`
 		Datasets *[]string `json:"datasets,omitempty"`

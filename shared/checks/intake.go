@@ -26,6 +26,10 @@ type Runner struct {
 	Screeners  map[string]Screener // by provider key
 	// Clock stamps the checks and the entity (required).
 	Clock domain.Clock
+	// NoEvidence leaves the providers' answers out of the checks (no
+	// evidence in results, nothing for the store to keep). Only the
+	// benchmark sets it, to weigh what keeping evidence costs a create.
+	NoEvidence bool
 }
 
 // IntakeInput is a new entity as the caller described it.
@@ -129,6 +133,7 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 	var (
 		result         map[string]any
 		providerStatus string
+		ev             *domain.Evidence
 		err            error
 	)
 	switch c.Type {
@@ -139,7 +144,9 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 			break
 		}
 		var rec RegistryRecord
-		if rec, err = reg.Lookup(ctx, in.RegistrationNumber); err == nil {
+		rec, err = reg.Lookup(ctx, in.RegistrationNumber)
+		ev = rec.Evidence
+		if err == nil {
 			providerStatus = rec.StatusID
 			result = RegistryResult(rec)
 		}
@@ -155,7 +162,9 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 			Jurisdiction: in.CountryCode, RegistrationNumber: in.RegistrationNumber,
 			ExcludeEntityIDs: in.ExcludeEntityIDs,
 		}
-		if res, err = sc.Screen(ctx, q); err == nil {
+		res, err = sc.Screen(ctx, q)
+		ev = res.Evidence
+		if err == nil {
 			providerStatus = "200"
 			result = ScreeningResultMap(res)
 		}
@@ -170,14 +179,23 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 		var pe *ProviderError
 		if errors.As(err, &pe) {
 			c.ProviderStatus = pe.Status
+			ev = pe.Evidence
 		}
 		// The message says what went wrong without the provider's URL or
 		// credentials (ProviderError messages carry neither).
-		c.Result = Sanitize(c.Type, map[string]any{"status": "failed", "error": failureMessage(err)})
-		return c
+		result = map[string]any{"status": "failed", "error": failureMessage(err)}
+	} else {
+		c.Status = domain.CheckCompleted
+		c.ProviderStatus = providerStatus
 	}
-	c.Status = domain.CheckCompleted
-	c.ProviderStatus = providerStatus
+	// A provider that answered, even with a failure, leaves its answer as
+	// evidence; a timeout or an unreachable provider leaves none.
+	if ev != nil && !r.NoEvidence {
+		e := *ev
+		e.AccountID, e.CheckID = c.AccountID, c.ID
+		c.Evidence = &e
+		result["evidence"] = e.ResultMap()
+	}
 	c.Result = Sanitize(c.Type, result)
 	return c
 }

@@ -12,6 +12,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // maxProviderBody caps what is read of a provider's answer.
@@ -25,6 +30,10 @@ type ProviderError struct {
 	// "unreachable", or the HTTP status code.
 	Status string
 	Err    error
+	// Evidence is the body of a failed answer (a 503's page, an unreadable
+	// answer), kept like any other; nil when nothing came back (a timeout,
+	// an unreachable provider).
+	Evidence *domain.Evidence
 }
 
 func (e *ProviderError) Error() string {
@@ -34,21 +43,58 @@ func (e *ProviderError) Error() string {
 func (e *ProviderError) Unwrap() error { return e.Err }
 
 // do sends req and reads the body, mapping transport failures and timeouts
-// to ProviderErrors.
-func do(ctx context.Context, client *http.Client, provider string, req *http.Request) (*http.Response, []byte, error) {
+// to ProviderErrors. The evidence is taken here, at the client's edge: the
+// hash is over exactly the bytes read, before anything parses them.
+func do(ctx context.Context, client *http.Client, provider string, req *http.Request) (*http.Response, []byte, *domain.Evidence, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	resp, err := client.Do(req.WithContext(ctx))
 	if err != nil {
-		return nil, nil, transportError(ctx, provider, err)
+		return nil, nil, nil, transportError(ctx, provider, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProviderBody))
 	if err != nil {
-		return nil, nil, transportError(ctx, provider, err)
+		return nil, nil, nil, transportError(ctx, provider, err)
 	}
-	return resp, body, nil
+	ev := domain.NewEvidence(provider, req.Method, RedactURL(req.URL), resp.StatusCode, body, time.Now())
+	return resp, body, ev, nil
+}
+
+// secretParam reports whether a query parameter's name suggests a
+// credential.
+func secretParam(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"key", "token", "secret", "password", "passwd", "auth", "signature", "sig", "credential", "session"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL is u as evidence records it: without user information and
+// without the values of query parameters named like credentials (api_key,
+// token, secret, signature…), which read "REDACTED". Our clients send keys
+// in headers, never in URLs; this guards a base URL configured with one.
+func RedactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User = nil
+	if c.RawQuery != "" {
+		q := c.Query()
+		for name := range q {
+			if secretParam(name) {
+				q[name] = []string{"REDACTED"}
+			}
+		}
+		c.RawQuery = q.Encode()
+	}
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
 }
 
 func transportError(ctx context.Context, provider string, err error) error {
@@ -59,10 +105,10 @@ func transportError(ctx context.Context, provider string, err error) error {
 	return &ProviderError{Provider: provider, Status: "unreachable", Err: err}
 }
 
-func statusError(provider string, code int, body []byte) error {
+func statusError(provider string, code int, body []byte, ev *domain.Evidence) error {
 	snippet := string(body)
 	if len(snippet) > 200 {
 		snippet = snippet[:200]
 	}
-	return &ProviderError{Provider: provider, Status: fmt.Sprint(code), Err: fmt.Errorf("HTTP %d: %s", code, snippet)}
+	return &ProviderError{Provider: provider, Status: fmt.Sprint(code), Err: fmt.Errorf("HTTP %d: %s", code, snippet), Evidence: ev}
 }

@@ -36,6 +36,8 @@ type RegistryRecord struct {
 	StatusID    string
 	ExpiryHijri string
 	Status      domain.RegistrationStatus
+	// Evidence is the register's answer as received.
+	Evidence *domain.Evidence
 }
 
 type wathqInfo struct {
@@ -68,21 +70,22 @@ func (w *Wathq) Lookup(ctx context.Context, number string) (RegistryRecord, erro
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("apiKey", w.APIKey)
-	resp, body, err := do(ctx, w.Client, ProviderWathq, req)
+	resp, body, ev, err := do(ctx, w.Client, ProviderWathq, req)
 	if err != nil {
 		return RegistryRecord{}, err
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return RegistryRecord{StatusID: "not_found", Status: domain.RegistrationInvalid}, nil
+		return RegistryRecord{StatusID: "not_found", Status: domain.RegistrationInvalid, Evidence: ev}, nil
 	case resp.StatusCode != http.StatusOK:
-		return RegistryRecord{}, statusError(ProviderWathq, resp.StatusCode, body)
+		return RegistryRecord{}, statusError(ProviderWathq, resp.StatusCode, body, ev)
 	}
 	var info wathqInfo
 	if err := json.Unmarshal(body, &info); err != nil || info.CRInfo.Status == nil {
-		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err)}
+		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err), Evidence: ev}
 	}
 	rec := RegistryRecord{
+		Evidence:      ev,
 		Found:         true,
 		Name:          strings.TrimSpace(info.CRInfo.Name),
 		CRNumber:      jsonScalar(info.CRInfo.Number),

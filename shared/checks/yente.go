@@ -71,6 +71,8 @@ type ScreeningResult struct {
 	Threshold float64
 	Algorithm string
 	Dataset   string
+	// Evidence is the provider's answer as received (the whole batch's).
+	Evidence *domain.Evidence
 }
 
 type yenteRequest struct {
@@ -155,25 +157,27 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	if y.APIKey != "" {
 		req.Header.Set("Authorization", "ApiKey "+y.APIKey)
 	}
-	resp, raw, err := do(ctx, y.Client, ProviderOpenSanctions, req)
+	resp, raw, ev, err := do(ctx, y.Client, ProviderOpenSanctions, req)
 	if err != nil {
 		return ScreeningResult{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return ScreeningResult{}, statusError(ProviderOpenSanctions, resp.StatusCode, raw)
+		return ScreeningResult{}, statusError(ProviderOpenSanctions, resp.StatusCode, raw, ev)
 	}
 	var out YenteResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err)}
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err), Evidence: ev}
 	}
 	qr, ok := out.Responses[q.Reference]
 	if !ok {
-		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("no response for query %q", q.Reference)}
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: "bad_response", Err: fmt.Errorf("no response for query %q", q.Reference), Evidence: ev}
 	}
 	if qr.Status != 0 && qr.Status != http.StatusOK {
-		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: strconv.Itoa(qr.Status), Err: fmt.Errorf("query failed with status %d", qr.Status)}
+		return ScreeningResult{}, &ProviderError{Provider: ProviderOpenSanctions, Status: strconv.Itoa(qr.Status), Err: fmt.Errorf("query failed with status %d", qr.Status), Evidence: ev}
 	}
-	return y.Read(q.Reference, qr), nil
+	res := y.Read(q.Reference, qr)
+	res.Evidence = ev
+	return res, nil
 }
 
 // Read turns the provider's answer to one query into a result: no result

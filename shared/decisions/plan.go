@@ -169,6 +169,9 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 	for i := range d.Checks {
 		d.Checks[i].EntityID = ent.ID
 	}
+	if err := s.recordChanges(ctx, *ent, d.Checks); err != nil {
+		return nil, err
+	}
 	// What a completed check found replaces what was known; a failed
 	// check changes nothing.
 	for _, c := range d.Checks {

@@ -105,6 +105,8 @@ func Functions() []Function {
 				{Table: schema.Checks, Actions: []string{putItem}},
 				{Table: schema.Reviews, Actions: []string{putItem}},
 				{Table: schema.Idempotency, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+				// The providers' answers, in the create's transaction.
+				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
@@ -117,6 +119,8 @@ func Functions() []Function {
 				{Table: schema.Checks, Actions: []string{getItem, updateItem}},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
+				// The webhook's body, the check's evidence.
+				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
 			Settings: []Setting{settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWebhook()},
@@ -161,6 +165,8 @@ func Functions() []Function {
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.Checks, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+				// queue_checks: the providers' answers.
+				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
@@ -254,6 +260,8 @@ func Functions() []Function {
 				// portal.link mints sign-in links (puts only: it never reads
 				// a link or a session).
 				{Table: schema.PortalTokens, Actions: []string{putItem}},
+				// evidence.get: a check's provider answer.
+				{Table: schema.Evidence, Actions: []string{getItem}},
 			},
 			Settings: []Setting{settingWebhookAllow(), settingSettingsURL()},
 			// Redeliveries.

@@ -175,6 +175,10 @@ type Check struct {
 	CheckedAt *time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Evidence is the provider's raw answer, kept beside the check (in the
+	// evidence table) when it is written; nil when there was no answer (a
+	// timeout, an unreachable provider) or once read back.
+	Evidence *Evidence
 }
 
 // ReviewPurpose says why a review was opened.

@@ -23,6 +23,8 @@ type ScreeningUpdate struct {
 	At              time.Time
 	// ReceiptTTL is how long the webhook id is remembered.
 	ReceiptTTL time.Duration
+	// Evidence is the webhook's raw body, kept as the check's evidence.
+	Evidence *Evidence
 }
 
 // Validate checks what the write relies on: the webhook's identity (its

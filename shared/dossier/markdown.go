@@ -57,7 +57,7 @@ func EntityMarkdown(d domain.EntityDetail, countries *country.Catalogue) string 
 		func(c domain.Check) string {
 			return fmt.Sprintf("%d | %s | %s | %s | %s | %s | %s | %s",
 				c.ID, c.Type, mdCell(c.ProviderKey), c.Status, mdCell(c.ProviderStatus), mdCell(c.TriggeringReason),
-				mdCell(resultSummary(c.Result)), optTimeLabel(c.CheckedAt))
+				mdCell(checkResultCell(c.Result)), optTimeLabel(c.CheckedAt))
 		})
 	writeTable(&b, "Reviews", "No reviews.", d.Reviews,
 		[]string{"ID", "Purpose", "Status", "Outcome", "Reason", "Assignee", "Started", "Completed"},

@@ -59,6 +59,11 @@ type Table struct {
 	Indexes      []Index
 	Stream       StreamView
 	TTLAttr      string
+	// CustomerKey encrypts the table on AWS with a customer-managed KMS key
+	// of its own (rotated yearly) instead of the AWS-managed one, so that
+	// who may decrypt it is the key policy's to say and its use is logged
+	// by CloudTrail under that key.
+	CustomerKey bool
 }
 
 // Logical table ids.
@@ -85,6 +90,8 @@ const (
 	WebhookDeliveries = "webhook_deliveries"
 	// PortalTokens holds the settings area's sign-in links and sessions.
 	PortalTokens = "portal_tokens"
+	// Evidence keeps each check's provider answer as received, by check id.
+	Evidence = "evidence"
 )
 
 // Index names.
@@ -249,6 +256,19 @@ func Tables() []Table {
 			ID: PortalTokens, EnvVar: "PORTAL_TOKENS_TABLE",
 			PartitionKey: Attr{"token_hash", String},
 			TTLAttr:      "expires_at",
+		},
+		{
+			// The provider's raw answer of each check, as received (body,
+			// SHA-256, size, request without credentials, time, HTTP status),
+			// keyed like the check. Kept 10 years after receipt (expires_at,
+			// store.EvidenceRetention): FATF Recommendation 11 asks 5 years
+			// after a relationship ends, the Saudi AML Law (art. 12) 10, and
+			// this service serves Saudi entities first. Encrypted with a
+			// customer-managed key of its own.
+			ID: Evidence, EnvVar: "EVIDENCE_TABLE",
+			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
+			TTLAttr:     "expires_at",
+			CustomerKey: true,
 		},
 		{
 			// webhook-ids of provider webhooks already applied ("<provider>#<id>").

@@ -37,6 +37,9 @@ type Answer struct {
 	// Dataset, when set, names the dataset screened instead of the reader's.
 	Dataset  string
 	Response checks.YenteQueryResponse
+	// Evidence is the webhook's raw body and delivery, kept as the check's
+	// evidence (nil keeps none).
+	Evidence *domain.Evidence
 }
 
 // Service applies answers. Every field is required.
@@ -127,10 +130,18 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 	if a.Dataset != "" {
 		res.Dataset = a.Dataset
 	}
+	result := checks.ScreeningResultMap(res)
+	var ev *domain.Evidence
+	if a.Evidence != nil {
+		e := *a.Evidence
+		e.AccountID, e.CheckID = accountID, checkID
+		ev = &e
+		result["evidence"] = e.ResultMap()
+	}
 	applied, err := s.Store.ApplyScreening(ctx, domain.ScreeningUpdate{
 		Provider: provider, WebhookID: webhookID, Reference: a.Reference,
-		Check: c, Entity: e,
-		Result:          checks.Sanitize(domain.CheckOrganizationScreening, checks.ScreeningResultMap(res)),
+		Check: c, Entity: e, Evidence: ev,
+		Result:          checks.Sanitize(domain.CheckOrganizationScreening, result),
 		ProviderStatus:  "200",
 		SanctionsStatus: res.Status,
 		Score:           checks.ScoreAfterScreening(e),

@@ -137,24 +137,37 @@ func TestApply(t *testing.T) {
 // TestApplyWrites: the update written is the answer as the reader read it,
 // over the check and entity as read, scored afresh, at the clock's time.
 func TestApplyWrites(t *testing.T) {
+	delivered := domain.NewEvidence(provider, "POST", "/webhooks/"+provider, 200, []byte(`{"raw":"body"}`), at)
 	tests := []struct {
 		name, dataset, wantDataset string
+		evidence                   *domain.Evidence
 	}{
 		{name: "the reader's dataset", wantDataset: "default"},
 		{name: "the webhook's dataset", dataset: "sanctions", wantDataset: "sanctions"},
+		{name: "the webhook's body as evidence", wantDataset: "default", evidence: delivered},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := world{check: check, entity: entity}
-			answer := screening.Answer{Reference: ref, Dataset: tt.dataset}
+			answer := screening.Answer{Reference: ref, Dataset: tt.dataset, Evidence: tt.evidence}
 			answer.Response.Total.Value = 3
 			if _, err := w.service().Apply(context.Background(), provider, "msg_1", answer); err != nil {
 				t.Fatal(err)
 			}
 			read := checks.ScreeningResult{Reference: ref, Status: domain.SanctionsHit, Matched: true, Total: 3, Dataset: tt.wantDataset}
+			result := checks.ScreeningResultMap(read)
+			var ev *domain.Evidence
+			if tt.evidence != nil {
+				// Keyed by the reference's account and check; its metadata
+				// (never the body) in the result.
+				e := *tt.evidence
+				e.AccountID, e.CheckID = check.AccountID, check.ID
+				ev = &e
+				result["evidence"] = e.ResultMap()
+			}
 			want := domain.ScreeningUpdate{
-				Provider: provider, WebhookID: "msg_1", Reference: ref, Check: check, Entity: entity,
-				Result:         checks.Sanitize(domain.CheckOrganizationScreening, checks.ScreeningResultMap(read)),
+				Provider: provider, WebhookID: "msg_1", Reference: ref, Check: check, Entity: entity, Evidence: ev,
+				Result:         checks.Sanitize(domain.CheckOrganizationScreening, result),
 				ProviderStatus: "200", SanctionsStatus: domain.SanctionsHit,
 				Score: checks.ScoreAfterScreening(entity), At: at, ReceiptTTL: screening.ReceiptTTL,
 			}

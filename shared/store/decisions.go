@@ -62,6 +62,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 			tx.Check(s.table(schema.Reviews).Check("account_id", r.AccountID).Range("review_id", r.ID).
 				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
 		}
+		s.addEvidencePuts(tx, d.NewChecks)
 	})
 	switch {
 	case err == nil:

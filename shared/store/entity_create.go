@@ -119,8 +119,8 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 
 // createTx is the commit. Its items, in order (cancellation reasons name
 // them by index): 0 the account's counters, which also ends the turn, 1 the
-// registration guard, 2 the entity, then the checks, the reviews and the
-// Idempotency-Key's answer.
+// registration guard, 2 the entity, then the checks, the reviews, the
+// Idempotency-Key's answer and the checks' evidence.
 func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
 	e := d.Entity
 	countrySeq := t.acct.CountryCounts[e.CountryCode] + 1
@@ -159,6 +159,8 @@ func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, r
 		}
 		tx.Update(s.completeIdempotent(e.AccountID, a.Key, a.RequestHash, a.Status, string(body)))
 	}
+	// Last: the providers' answers, kept with their checks.
+	s.addEvidencePuts(tx, checks)
 	return tx, nil
 }
 

@@ -19,7 +19,7 @@ type webhookReceiptItem struct {
 
 // ApplyScreening writes, in one transaction, the webhook's receipt, the
 // check's new result and the entity's new sanctions status, score and
-// updated_at. A webhook id seen before changes nothing (applied false).
+// updated_at, and the webhook's body as the check's evidence. A webhook id seen before changes nothing (applied false).
 func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (applied bool, err error) {
 	if err := u.Validate(); err != nil {
 		return false, err
@@ -36,7 +36,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	if u.Score != nil {
 		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", scoreComponentItems(u.Score.Breakdown))
 	}
-	err = s.db.WriteTx().
+	tx := s.db.WriteTx().
 		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix())).
 		Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
 			Set("status", string(domain.CheckCompleted)).
@@ -45,8 +45,13 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 			Set("checked_at", at).
 			Set("updated_at", at).
 			If("updated_at = ?", fmtTime(c.UpdatedAt))).
-		Update(entityUpdate).
-		Run(ctx)
+		Update(entityUpdate)
+	// Last (index 3): the webhook's body, kept as the check's evidence in
+	// the same transaction; a replayed webhook (its receipt seen) writes none.
+	if u.Evidence != nil {
+		s.addEvidencePuts(tx, []domain.Check{{AccountID: c.AccountID, ID: c.ID, Evidence: u.Evidence}})
+	}
+	err = tx.Run(ctx)
 	switch {
 	case err == nil:
 		return true, nil

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// TestEvidenceCommand: evidence prints a check's kept answer byte for byte
+// and verifies it; once the stored bytes are tampered with it fails naming
+// the mismatch; a check with nothing kept is not found.
+func TestEvidenceCommand(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	now := domain.Now()
+	acct, err := st.CreateAccount(ctx, "Evidence CLI", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("{\"cr_info\":{\"cr_name\":\"\xd8\xb4\xd8\xb1\xd9\x83\xd8\xa9\"}}\xff")
+	ev := domain.NewEvidence("wathq", "GET", "https://api.wathq.sa/v4/commercialregistration/info/7001234567", 200, body, now)
+	out, err := st.CreateEntity(ctx, domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct.ID, RegistrationNumber: "7001234567", LegalName: "Al Noor", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityDraft, RegistrationStatus: domain.RegistrationUnknown, SanctionsStatus: domain.SanctionsNotRun, CreatedAt: now, UpdatedAt: now},
+		Checks: []domain.Check{{Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted,
+			Result: map[string]any{"evidence": ev.ResultMap()}, CreatedAt: now, UpdatedAt: now, Evidence: ev}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkID := out.Checks[0].ID
+
+	tests := []struct {
+		name    string
+		check   int64
+		tamper  bool
+		wantErr string // "" when it verifies
+	}{
+		{name: "kept and verified", check: checkID},
+		{name: "nothing kept", check: checkID + 100, wantErr: "NotFound"},
+		{name: "tampered", check: checkID, tamper: true, wantErr: "sha256 mismatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.tamper {
+				if err := db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).Set("body", append([]byte("X"), body[1:]...)).Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stdout, stderr, err := runCaptured(t, "evidence", "--check", strconv.FormatInt(tt.check, 10), "--account", strconv.FormatInt(acct.ID, 10))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if stdout != string(body) {
+				t.Errorf("stdout %q, want the bytes received %q", stdout, body)
+			}
+			if !strings.Contains(stderr, "verified") || !strings.Contains(stderr, ev.SHA256) || !strings.Contains(stderr, ev.URL) {
+				t.Errorf("stderr: %s", stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package admin
+
+import (
+	"context"
+	"encoding/base64"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// EvidenceView is a check's kept provider answer: the bytes as received
+// (base64, as a JSON document cannot hold arbitrary bytes), how they came,
+// the hash recorded on receipt and whether the bytes still hash to it.
+type EvidenceView struct {
+	AccountID  int64           `json:"account_id"`
+	CheckID    int64           `json:"check_id"`
+	Provider   string          `json:"provider"`
+	Request    EvidenceRequest `json:"request"`
+	ReceivedAt string          `json:"received_at"`
+	HTTPStatus int             `json:"http_status"`
+	SHA256     string          `json:"sha256"`
+	Size       int             `json:"size"`
+	BodyBase64 string          `json:"body_base64"`
+	// Verified says whether the stored bytes hash to SHA256 with Size
+	// bytes; ComputedSHA256 is their hash now.
+	Verified       bool   `json:"verified"`
+	ComputedSHA256 string `json:"computed_sha256"`
+}
+
+// EvidenceRequest is the request that brought the answer (its URL without
+// credentials).
+type EvidenceRequest struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+}
+
+// evidenceGet answers a check's kept provider answer, verified. A body that
+// no longer verifies is answered, not refused (verified false): the
+// operator sees what is stored and the command line fails on it.
+func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		common
+		AccountID int64 `json:"account_id"`
+		CheckID   int64 `json:"check_id"`
+	}
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if p.CheckID <= 0 {
+		return nil, domain.Invalid("check_id", "must be a positive check id")
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	ev, err := h.Store.Evidence(ctx, p.AccountID, p.CheckID)
+	if err != nil {
+		return nil, err
+	}
+	ok, got := ev.Verify()
+	return map[string]any{"evidence": EvidenceView{
+		AccountID: ev.AccountID, CheckID: ev.CheckID, Provider: ev.Provider,
+		Request:    EvidenceRequest{Method: ev.Method, URL: ev.URL},
+		ReceivedAt: domain.FormatTime(ev.ReceivedAt), HTTPStatus: ev.HTTPStatus,
+		SHA256: ev.SHA256, Size: ev.Size, BodyBase64: base64.StdEncoding.EncodeToString(ev.Body),
+		Verified: ok, ComputedSHA256: got,
+	}}, nil
+}

@@ -1,0 +1,45 @@
+package store
+
+import (
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// EvidenceRetention is how long a provider's answer is kept after it was
+// received (10 years: see the evidence table in shared/schema).
+const EvidenceRetention = 10 * 365 * 24 * time.Hour
+
+// evidenceItem is a provider's answer as the evidence table stores it. The
+// body is a binary attribute: the bytes as received, never re-encoded.
+type evidenceItem struct {
+	AccountID  int64  `dynamo:"account_id,hash"`
+	CheckID    int64  `dynamo:"check_id,range"`
+	Provider   string `dynamo:"provider"`
+	Method     string `dynamo:"method"`
+	URL        string `dynamo:"url"`
+	ReceivedAt string `dynamo:"received_at"`
+	HTTPStatus int    `dynamo:"http_status"`
+	SHA256     string `dynamo:"sha256"`
+	Size       int    `dynamo:"size"`
+	Body       []byte `dynamo:"body,allowempty"`
+	ExpiresAt  int64  `dynamo:"expires_at"` // TTL, Unix seconds
+}
+
+func newEvidenceItem(e domain.Evidence) evidenceItem {
+	return evidenceItem{
+		AccountID: e.AccountID, CheckID: e.CheckID, Provider: e.Provider,
+		Method: e.Method, URL: e.URL, ReceivedAt: fmtTime(e.ReceivedAt),
+		HTTPStatus: e.HTTPStatus, SHA256: e.SHA256, Size: e.Size, Body: e.Body,
+		ExpiresAt: e.ReceivedAt.Add(EvidenceRetention).Unix(),
+	}
+}
+
+func (it evidenceItem) domain() domain.Evidence {
+	return domain.Evidence{
+		AccountID: it.AccountID, CheckID: it.CheckID, Provider: it.Provider,
+		Method: it.Method, URL: it.URL, ReceivedAt: parseTime(it.ReceivedAt),
+		HTTPStatus: it.HTTPStatus, SHA256: it.SHA256, Size: it.Size, Body: it.Body,
+		Stored: true,
+	}
+}

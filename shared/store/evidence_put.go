@@ -1,0 +1,27 @@
+package store
+
+import (
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// addEvidencePuts adds to tx, after every other item (cancellation reasons
+// name the others by index), one put per check that carries an answer to
+// keep, keyed by the check's final id. It rides in the check's own
+// transaction: a check is never written without its evidence, nor evidence
+// without its check. At most 350 KB each (domain.MaxStoredEvidence) and two
+// per create, it stays well within a transaction's 4 MB. A put of the same
+// check again writes the same bytes (idempotent by check id).
+func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
+	for _, c := range checks {
+		ev := c.Evidence
+		if ev == nil || !ev.Stored {
+			continue
+		}
+		e := *ev
+		e.AccountID, e.CheckID = c.AccountID, c.ID
+		tx.Put(s.table(schema.Evidence).Put(newEvidenceItem(e)))
+	}
+}

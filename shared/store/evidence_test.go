@@ -1,0 +1,151 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+// TestEvidenceKeptWithTheChecks: a create keeps each check's answer, byte
+// for byte, under the check's id, in its transaction; the kept answer
+// verifies; one tampered with afterwards does not; an answer too large to
+// keep leaves no item (its check says why).
+func TestEvidenceKeptWithTheChecks(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	acct := newAccount(t, st, "SA")
+
+	bodies := map[string][]byte{
+		"non-UTF-8":    []byte("{\"x\":\"\xff\xfe\x00\"}"),
+		"at the limit": bytes.Repeat([]byte{0xC3}, domain.MaxStoredEvidence),
+		"too large":    bytes.Repeat([]byte("y"), domain.MaxStoredEvidence+1),
+	}
+	order := []string{"non-UTF-8", "at the limit", "too large"}
+	d := sampleEntity(acct, "SA", "7001234567", t0)
+	for _, name := range order {
+		ev := domain.NewEvidence("wathq", "GET", "https://api.wathq.sa/v4/x", 200, bodies[name], t0)
+		d.Checks = append(d.Checks, domain.Check{
+			Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted,
+			Result: map[string]any{"evidence": ev.ResultMap()}, CreatedAt: t0, UpdatedAt: t0, Evidence: ev,
+		})
+	}
+	out, err := st.CreateEntity(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store assigns the ids: find each check by its answer's hash.
+	ids := map[string]int64{}
+	for _, c := range out.Checks {
+		for _, name := range order {
+			if c.Result["evidence"].(map[string]any)["sha256"] == domain.NewEvidence("", "", "", 0, bodies[name], t0).SHA256 {
+				ids[name] = c.ID
+			}
+		}
+	}
+	if len(ids) != len(order) {
+		t.Fatalf("checks %v", ids)
+	}
+
+	tests := []struct {
+		name     string
+		tamper   []byte
+		wantNone bool
+		wantOK   bool
+	}{
+		{name: "non-UTF-8", wantOK: true},
+		{name: "at the limit", wantOK: true},
+		{name: "too large", wantNone: true},
+		{name: "non-UTF-8", tamper: []byte("{\"x\":\"\xff\xfe\x01\"}")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := ids[tt.name]
+			if tt.tamper != nil {
+				if err := db.Table(names[schema.Evidence]).Update("account_id", acct).Range("check_id", id).Set("body", tt.tamper).Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ev, err := st.Evidence(ctx, acct, id)
+			if tt.wantNone {
+				if domain.ErrorCode(err) != domain.ECodeNotFound {
+					t.Fatalf("err = %v, want not_found", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, _ := ev.Verify()
+			if ok != tt.wantOK {
+				t.Fatalf("verifies %v, want %v", ok, tt.wantOK)
+			}
+			if tt.wantOK && !bytes.Equal(ev.Body, bodies[tt.name]) {
+				t.Error("body changed on the way")
+			}
+			if ev.Provider != "wathq" || ev.HTTPStatus != 200 || !ev.ReceivedAt.Equal(t0) || ev.CheckID != id {
+				t.Errorf("metadata %+v", ev)
+			}
+		})
+	}
+}
+
+// TestScreeningWebhookEvidence: the webhook's body is kept as its check's
+// evidence in the screening update's transaction; the same webhook again
+// (its receipt seen) writes nothing, even with other bytes.
+func TestScreeningWebhookEvidence(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	created := entityWithChildren(t, st, acct, "7000000202")
+	cs, err := st.EntityChecks(ctx, acct, created.Entity.ID, created.Entity.ChecksCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	tests := []struct {
+		name        string
+		body        []byte
+		wantApplied bool
+	}{
+		{"first delivery", []byte(`{"type":"screening.completed","data":{"reference":"r"}}`), true},
+		{"replayed with other bytes", []byte(`{"type":"screening.completed","data":{"reference":"forged"}}`), false},
+	}
+	first := tests[0].body
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := st.Entity(ctx, acct, created.Entity.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := st.Check(ctx, acct, cs[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied, err := st.ApplyScreening(ctx, domain.ScreeningUpdate{
+				Provider: "opensanctions", WebhookID: "wh-ev", Check: c, Entity: e,
+				Result: map[string]any{"status": "clear"}, ProviderStatus: "200",
+				SanctionsStatus: domain.SanctionsClear, At: at, ReceiptTTL: time.Hour,
+				Evidence: domain.NewEvidence("opensanctions", "POST", "/webhooks/opensanctions", 200, tt.body, at),
+			})
+			if err != nil || applied != tt.wantApplied {
+				t.Fatalf("applied %v, %v; want %v", applied, err, tt.wantApplied)
+			}
+			ev, err := st.Evidence(ctx, acct, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := ev.Verify(); !ok || !bytes.Equal(ev.Body, first) || ev.URL != "/webhooks/opensanctions" {
+				t.Errorf("evidence %s %q, verified %v", ev.URL, ev.Body, ok)
+			}
+		})
+	}
+}
