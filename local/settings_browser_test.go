@@ -7,13 +7,11 @@ package main
 // -artifacts -outputdir DIR.
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -24,60 +22,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
-	"github.com/evs-kyb/evs/shared/webhooks/receiver"
 )
-
-// browserReceiver is a subscriber whose secret is learnt from the page that
-// shows it once, and which can be told to fail.
-type browserReceiver struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	secret   string
-	status   int // 0: verify and answer 204
-	body     string
-	verified []receiver.Event
-	requests int
-}
-
-func newBrowserReceiver(t *testing.T) *browserReceiver {
-	r := &browserReceiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		r.requests++
-		status, body, secret := r.status, r.body, r.secret
-		r.mu.Unlock()
-		if status != 0 {
-			w.WriteHeader(status)
-			w.Write([]byte(body))
-			return
-		}
-		v := &receiver.Verifier{Secrets: [][]byte{[]byte(secret)}, Log: quietLogger()}
-		receiver.Handler(v, func(_ context.Context, ev receiver.Event, _ string) error {
-			r.mu.Lock()
-			r.verified = append(r.verified, ev)
-			r.mu.Unlock()
-			return nil
-		}).ServeHTTP(w, req)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *browserReceiver) set(f func(r *browserReceiver)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	f(r)
-}
-
-func (r *browserReceiver) verifiedKinds() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, ev := range r.verified {
-		out = append(out, ev.EventType)
-	}
-	return out
-}
 
 // TestSettingsInABrowser: an operator signs in by portal link, adds an
 // endpoint pointing at a local receiver (its secret shown once), a decision
@@ -111,7 +56,7 @@ func TestSettingsInABrowser(t *testing.T) {
 		}
 		return u
 	}
-	rcv := newBrowserReceiver(t)
+	rcv := newTestReceiver(t, "")
 	review := f.review()
 	base := srv.URL + "/settings"
 
@@ -132,7 +77,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	// Add an endpoint: the secret is shown once.
 	b.Do("add endpoint",
 		chromedp.Navigate(base+"/endpoints/new"), chromedp.WaitVisible(chromedp.ID("url")),
-		chromedp.SetValue(chromedp.ID("url"), rcv.srv.URL+"/hooks/evs"),
+		chromedp.SetValue(chromedp.ID("url"), rcv.url()),
 		chromedp.Click(chromedp.CSS(`input[value="entity_review.assigned"]`)),
 		chromedp.Click(chromedp.CSS(`input[value="entity_review.escalated"]`)),
 		chromedp.SetValue(chromedp.ID("description"), "Browser test receiver"),
@@ -143,7 +88,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	if !strings.HasPrefix(secret, "evs_whsk_") {
 		t.Fatalf("secret shown: %q", secret)
 	}
-	rcv.set(func(r *browserReceiver) { r.secret = secret })
+	rcv.setSecret(secret)
 	b.Screenshot("03-secret-once")
 	eps, err := f.st.Endpoints(f.ctx, f.acct, domain.ReadStrong)
 	if err != nil || len(eps) != 1 {
@@ -157,7 +102,7 @@ func TestSettingsInABrowser(t *testing.T) {
 
 	// A decision is delivered and shows.
 	f.decide(domain.ActionAssign, review.ID, func(q *decisions.Request) { q.AssigneeID = f.op.ID })
-	waitUntil(t, "the assignment reaches the receiver", func() bool { return slices.Contains(rcv.verifiedKinds(), "entity_review.assigned") })
+	waitUntil(t, "the assignment reaches the receiver", func() bool { return slices.Contains(rcv.kinds(), "entity_review.assigned") })
 	waitForDeliveries(t, f, 1, domain.DeliveryDelivered)
 	b.Do("deliveries", chromedp.Navigate(base+"/deliveries"), chromedp.WaitVisible(chromedp.CSS("table")))
 	if list := text("table"); !strings.Contains(list, "delivered") || !strings.Contains(list, "entity_review.assigned") {
@@ -167,9 +112,7 @@ func TestSettingsInABrowser(t *testing.T) {
 
 	// The receiver fails: the failure shows with its status and body,
 	// escaped.
-	rcv.set(func(r *browserReceiver) {
-		r.status, r.body = http.StatusBadGateway, `<b>receiver down</b> for maintenance`
-	})
+	rcv.answer(http.StatusBadGateway, `<b>receiver down</b> for maintenance`)
 	f.decide(domain.ActionEscalate, review.ID, nil)
 	failed := waitForDeliveries(t, f, 2, domain.DeliveryFailed)
 	b.Do("failed delivery", chromedp.Navigate(base+"/deliveries/"+failed.ID), chromedp.WaitVisible(chromedp.ID("reason")))
@@ -182,10 +125,10 @@ func TestSettingsInABrowser(t *testing.T) {
 	b.Screenshot("05-delivery-failed")
 
 	// Redeliver once the receiver is back.
-	rcv.set(func(r *browserReceiver) { r.status, r.body = 0, "" })
+	rcv.answer(0, "")
 	b.Do("redeliver", chromedp.SetValue(chromedp.ID("reason"), "receiver back after maintenance"), chromedp.Click(chromedp.CSS("button.primary")),
 		chromedp.WaitVisible(chromedp.CSS("h1")))
-	waitUntil(t, "the redelivery reaches the receiver", func() bool { return slices.Contains(rcv.verifiedKinds(), "entity_review.escalated") })
+	waitUntil(t, "the redelivery reaches the receiver", func() bool { return slices.Contains(rcv.kinds(), "entity_review.escalated") })
 	again := waitForDeliveries(t, f, 3, domain.DeliveryDelivered)
 	if again.OriginalID != failed.OriginalID || again.Attempt != 2 {
 		t.Errorf("redelivery %+v is not attempt 2 of %s", again, failed.OriginalID)
@@ -200,7 +143,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	b.Do("send test event", chromedp.Navigate(fmt.Sprintf("%s/endpoints/%d", base, ep.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`form[action$="/test"] button`)),
 		chromedp.Click(chromedp.CSS(`form[action$="/test"] button`)), chromedp.WaitVisible(chromedp.CSS("h1")))
-	waitUntil(t, "the ping reaches the receiver", func() bool { return slices.Contains(rcv.verifiedKinds(), string(domain.EventPing)) })
+	waitUntil(t, "the ping reaches the receiver", func() bool { return slices.Contains(rcv.kinds(), string(domain.EventPing)) })
 	b.Screenshot("07-test-event")
 
 	// A form without its CSRF token is refused, and changes nothing.

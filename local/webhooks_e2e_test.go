@@ -180,9 +180,12 @@ func (f *flowFixture) deliveries(n int, filter domain.DeliveryFilter) []domain.D
 
 // testReceiver is a subscriber built on the receiver kit: it records every
 // verified event and every request, and answers status (204 by default).
+// Its secret may be learnt later (setSecret), as from the settings page that
+// shows it once.
 type testReceiver struct {
 	srv      *httptest.Server
 	mu       sync.Mutex
+	secret   string
 	verified []receiver.Event
 	requests int
 	refused  int
@@ -192,27 +195,27 @@ type testReceiver struct {
 }
 
 func newTestReceiver(t testing.TB, secret string) *testReceiver {
-	r := &testReceiver{notify: make(chan receiver.Event, 1000)}
-	v := &receiver.Verifier{Secrets: [][]byte{[]byte(secret)}, Log: quietLogger()}
-	kit := receiver.Handler(v, func(ctx context.Context, ev receiver.Event, deliveryID string) error {
+	r := &testReceiver{secret: secret, notify: make(chan receiver.Event, 1000)}
+	record := func(ctx context.Context, ev receiver.Event, deliveryID string) error {
 		r.mu.Lock()
 		r.verified = append(r.verified, ev)
 		r.mu.Unlock()
 		r.notify <- ev
 		return nil
-	})
+	}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests++
-		status, body := r.status, r.body
+		status, body, secret := r.status, r.body, r.secret
 		r.mu.Unlock()
 		if status != 0 {
 			w.WriteHeader(status)
 			w.Write([]byte(body))
 			return
 		}
+		v := &receiver.Verifier{Secrets: [][]byte{[]byte(secret)}, Log: quietLogger()}
 		rec := httptest.NewRecorder()
-		kit.ServeHTTP(rec, req)
+		receiver.Handler(v, record).ServeHTTP(rec, req)
 		if rec.Code == http.StatusUnauthorized {
 			r.mu.Lock()
 			r.refused++
@@ -223,6 +226,32 @@ func newTestReceiver(t testing.TB, secret string) *testReceiver {
 	}))
 	t.Cleanup(r.srv.Close)
 	return r
+}
+
+// setSecret sets the secret deliveries are verified with.
+func (r *testReceiver) setSecret(secret string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secret = secret
+}
+
+// answer makes the receiver answer status and body to everything (0: verify
+// and answer 204 again).
+func (r *testReceiver) answer(status int, body string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status, r.body = status, body
+}
+
+// kinds lists the event kinds verified so far, in order.
+func (r *testReceiver) kinds() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ev := range r.verified {
+		out = append(out, ev.EventType)
+	}
+	return out
 }
 
 func (r *testReceiver) url() string { return r.srv.URL + "/hooks/evs" }
@@ -292,7 +321,7 @@ func (f *flowFixture) mustUpdateURL(ep domain.Endpoint, url string) domain.Endpo
 func TestFailingReceiverIsRecordedAndNotRetried(t *testing.T) {
 	f := newFlowFixture(t)
 	rcv := newTestReceiver(t, "")
-	rcv.status, rcv.body = http.StatusInternalServerError, `{"error":"database down"}`
+	rcv.answer(http.StatusInternalServerError, `{"error":"database down"}`)
 	ep := f.endpoint(rcv.url(), domain.EventApproved)
 
 	r := f.review()
@@ -443,18 +472,14 @@ func TestRedeliveryIsANewAuditedAttempt(t *testing.T) {
 	f := newFlowFixture(t)
 	rcv := newTestReceiver(t, "")
 	ep := f.endpoint(rcv.url(), domain.EventApproved)
-	rcv.mu.Lock()
-	rcv.status, rcv.body = http.StatusServiceUnavailable, "maintenance"
-	rcv.mu.Unlock()
+	rcv.answer(http.StatusServiceUnavailable, "maintenance")
 
 	r := f.review()
 	f.approve(r.ID)
 	failed := f.deliveries(1, domain.DeliveryFilter{EndpointID: ep.ID, Status: domain.DeliveryFailed})[0]
 
 	// The receiver is back; an operator redelivers.
-	rcv.mu.Lock()
-	rcv.status = 0
-	rcv.mu.Unlock()
+	rcv.answer(0, "")
 	rcv2 := newTestReceiver(t, ep.Secret)
 	f.mustUpdateURL(ep, rcv2.url())
 	// The service itself, not the admin function: the test reads the
