@@ -322,10 +322,9 @@ func BenchmarkConcurrentCreates(b *testing.B) {
 
 // BenchmarkETag measures what a conditional get-one saves: the p50 of a 304
 // (If-None-Match naming the current tag) over the p50 of a 200 for the same
-// entity (target: at most 0.8), for JSON and Markdown. A 304 reads the same
-// records as a 200 (the tag is of the representation, so it must be built
-// to be known): the ratio measures what is not sent (the body, its
-// marshalling to the client), not saved reads.
+// entity (target: at most 0.8), for JSON and Markdown. The tag is of the
+// dossier's revision (dossier.ETag), so a 304 reads the entity's item alone,
+// where a 200 reads it, the checks and reviews, and the item again.
 func BenchmarkETag(b *testing.B) {
 	ctx := context.Background()
 	st := devstacktest.Store(b)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -40,7 +39,7 @@ func TestDecideSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	current := dossier.ETag(d, country.ISO())
+	current := dossier.ETag(d.Entity, dossier.FormMarkdown)
 	for _, tc := range []struct {
 		name, seen, actionID, wantErr string
 	}{

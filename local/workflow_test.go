@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -110,7 +109,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		current := dossier.ETag(detail, country.ISO())
+		current := dossier.ETag(detail.Entity, dossier.FormMarkdown)
 		start := func(id, seen string) decisions.Request {
 			return decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Seen: seen}
 		}

@@ -150,12 +150,17 @@ type AuditView struct {
 	Before           map[string]any `json:"before"`
 	After            map[string]any `json:"after"`
 	SecondApproverID *int64         `json:"second_approver_id"`
+	// What the operator saw and what was decided on (decisions only).
+	SeenETag      string `json:"seen_etag,omitempty"`
+	DossierETag   string `json:"dossier_etag,omitempty"`
+	DossierSHA256 string `json:"dossier_sha256,omitempty"`
 }
 
 func viewAudit(a domain.AuditRecord) AuditView {
 	return AuditView{At: domain.FormatTime(a.At), Action: a.Action, ActionID: a.ActionID, AccountID: a.AccountID, OperatorID: a.OperatorID,
 		OperatorName: a.OperatorName, Actor: a.Actor, RequestID: a.RequestID, ReviewID: a.ReviewID, EntityID: a.EntityID,
-		Reason: a.Reason, Before: a.Before, After: a.After, SecondApproverID: a.SecondApproverID}
+		Reason: a.Reason, Before: a.Before, After: a.After, SecondApproverID: a.SecondApproverID,
+		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256}
 }
 
 func optTime(t *time.Time) *string {

@@ -245,11 +245,20 @@ func FuzzParsePathID(f *testing.F) {
 // fixedDetailer knows entity 7 alone.
 type fixedDetailer struct{}
 
-func (fixedDetailer) EntityDetail(_ context.Context, _ int64, id int64) (domain.EntityDetail, error) {
+func (fixedDetailer) EntityDetail(ctx context.Context, accountID int64, id int64) (domain.EntityDetail, error) {
+	e, err := fixedDetailer{}.Entity(ctx, accountID, id)
+	return domain.EntityDetail{Entity: e}, err
+}
+
+func (fixedDetailer) Entity(_ context.Context, _ int64, id int64) (domain.Entity, error) {
 	if id != 7 {
-		return domain.EntityDetail{}, errEntityNotFound()
+		return domain.Entity{}, errEntityNotFound()
 	}
-	return domain.EntityDetail{Entity: domain.Entity{ID: 7, UpdatedAt: time.Unix(0, 0)}}, nil
+	return domain.Entity{ID: 7, UpdatedAt: time.Unix(0, 0), DossierRev: 1}, nil
+}
+
+func (fixedDetailer) Dossier(_ context.Context, e domain.Entity) (domain.EntityDetail, error) {
+	return domain.EntityDetail{Entity: e}, nil
 }
 
 // FuzzMatchPath: a match rebuilds the path from the resource and its

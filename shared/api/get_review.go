@@ -18,31 +18,28 @@ type ReviewReader interface {
 }
 
 // NewGetReview serves GET /api/v1/entity_reviews/{id} and its Markdown form.
+// Its ETag is of the exact bytes: a review's two reads (the review, then its
+// entity) are needed to know either the body or a revision, so a tag of a
+// revision would save nothing.
 func NewGetReview(store ReviewReader, countries *country.Catalogue) http.Handler {
-	read := func(ctx context.Context, accountID, id int64) (reviewOfEntity, error) {
+	return getOne("get-review", errReviewNotFound, func(ctx context.Context, accountID, id int64, f dossier.Form, ifNoneMatch string) (representation, error) {
 		rev, err := store.Review(ctx, accountID, id)
 		if err != nil {
-			return reviewOfEntity{}, err
+			return representation{}, err
 		}
 		e, err := store.Entity(ctx, accountID, rev.EntityID)
 		if err != nil {
 			// A review always has its entity; losing it is a fault, not a 404.
 			if domain.ErrorCode(err) == domain.ECodeNotFound {
-				return reviewOfEntity{}, errInconsistent{review: rev.ID}
+				return representation{}, errInconsistent{review: rev.ID}
 			}
-			return reviewOfEntity{}, err
+			return representation{}, err
 		}
-		return reviewOfEntity{rev, e}, nil
-	}
-	return getOne("get-review", errReviewNotFound, read,
-		func(v reviewOfEntity) any { return reviewDetailView(v.review, v.entity) },
-		func(v reviewOfEntity) string { return dossier.ReviewMarkdown(v.review, v.entity, countries) })
-}
-
-// reviewOfEntity is a review with the entity it decides on.
-type reviewOfEntity struct {
-	review domain.Review
-	entity domain.Entity
+		if f == dossier.FormMarkdown {
+			return ofBytes([]byte(dossier.ReviewMarkdown(rev, e, countries)), ifNoneMatch), nil
+		}
+		return ofBytes(marshalBody(reviewDetailView(rev, e)), ifNoneMatch), nil
+	})
 }
 
 func errReviewNotFound() error { return domain.Errorf(domain.ECodeNotFound, "Review not found.") }

@@ -21,8 +21,9 @@ import (
 
 // Version is the canonical form's version. Each record stores the version
 // it was hashed with, so a later version may add fields without
-// invalidating the records hashed before it.
-const Version = 1
+// invalidating the records hashed before it. Version 2 added
+// dossier_sha256; version 1 records are still checked as they were hashed.
+const Version = 2
 
 // Genesis is the PrevHash of a chain's first record.
 const Genesis = ""
@@ -51,7 +52,9 @@ type Link struct {
 	// on (decisions bound to a view), so they cannot be changed unseen.
 	SeenETag    string
 	DossierETag string
-	PrevHash    string
+	// DossierSHA256 is the hash of the dossier decided on (version 2 on).
+	DossierSHA256 string
+	PrevHash      string
 	// Hash is the stored hash; it is not part of the canonical form.
 	Hash string
 }
@@ -90,15 +93,18 @@ func Canonical(l Link) []byte {
 	field("at", l.At)
 	field("seen_etag", l.SeenETag)
 	field("dossier_etag", l.DossierETag)
+	if l.Version >= 2 {
+		field("dossier_sha256", l.DossierSHA256)
+	}
 	field("prev_hash", l.PrevHash)
 	return b
 }
 
 // Sum returns the hex SHA-256 of the record's canonical form.
 func Sum(l Link) (string, error) {
-	if l.Version != Version {
-		// Only one version exists; an unknown one is a record this code
-		// cannot check (or an altered version field).
+	if l.Version < 1 || l.Version > Version {
+		// An unknown version is a record this code cannot check (or an
+		// altered version field).
 		return "", fmt.Errorf("audit chain: unknown canonical form version %d", l.Version)
 	}
 	h := sha256.Sum256(Canonical(l))

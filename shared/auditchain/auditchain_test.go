@@ -11,19 +11,40 @@ func sample() Link {
 	return Link{Version: Version, AccountID: 1, EntityID: 1000000150, Seq: 3, ActionID: "act-1", Action: "approve",
 		OperatorID: 5, OperatorName: "Ann", Actor: "ops", RequestID: "req-1", SecondApproverID: &two, ReviewID: &seven,
 		Reason: "ok", Before: `{"status":"in_review"}`, After: `{"status":"approved"}`,
-		At: "2026-11-23T10:00:00.000000000Z", PrevHash: "ab"}
+		At: "2026-11-23T10:00:00.000000000Z", DossierSHA256: "cd", PrevHash: "ab"}
 }
 
 // The hash is part of the stored data: a change to the encoding must be a
-// new Version, never an edit, so this pins one value.
+// new Version, never an edit, so this pins one value per version (records
+// hashed by an earlier version are still checked as they were).
 func TestSumIsStable(t *testing.T) {
-	got, err := Sum(sample())
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		version int
+		want    string
+	}{
+		{1, "ba47c4807399cab4cee175389cc0ccf0121bcc7a23911010239577797561ecdd"},
+		{2, "792fdd2a5f7ed187595f3c283f831943bef900aec739bf0cd2ac133fcc561157"},
+	} {
+		l := sample()
+		l.Version = tc.version
+		got, err := Sum(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("Sum of version %d = %s, want %s", tc.version, got, tc.want)
+		}
 	}
-	const want = "ba47c4807399cab4cee175389cc0ccf0121bcc7a23911010239577797561ecdd"
-	if got != want {
-		t.Fatalf("Sum = %s, want %s", got, want)
+}
+
+// Version 1 did not hash dossier_sha256: such records keep verifying.
+func TestVersionOneIgnoresTheSnapshot(t *testing.T) {
+	l := sample()
+	l.Version, l.DossierSHA256 = 1, ""
+	before, _ := Sum(l)
+	l.DossierSHA256 = "ff"
+	if after, _ := Sum(l); after != before {
+		t.Fatal("a version 1 hash changed with a field it never covered")
 	}
 }
 
@@ -77,7 +98,7 @@ func TestCanonicalIsUnambiguous(t *testing.T) {
 
 func TestUnknownVersion(t *testing.T) {
 	l := sample()
-	l.Version = 2
+	l.Version = Version + 1
 	if _, err := Sum(l); err == nil {
 		t.Fatal("Sum accepted an unknown version")
 	}

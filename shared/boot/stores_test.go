@@ -18,7 +18,7 @@ import (
 var (
 	_ admin.Store              = (*store.Store)(nil)
 	_ api.EntityCreator        = (*store.Store)(nil)
-	_ api.EntityDetailer       = (*store.Store)(nil)
+	_ api.DossierReader        = (*store.Store)(nil)
 	_ api.EntityLister         = (*store.Store)(nil)
 	_ api.ReviewReader         = (*store.Store)(nil)
 	_ screening.Store          = (*store.Store)(nil)

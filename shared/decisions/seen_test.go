@@ -67,7 +67,7 @@ func TestSeen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			current := dossier.ETag(detail, country.ISO())
+			current := dossier.ETag(detail.Entity, dossier.FormMarkdown)
 			request := func(seen string) decisions.Request {
 				req := w.req(action, r.ID, l.operator(w))
 				if l.edit != nil {
@@ -119,37 +119,49 @@ func TestUnseen(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
-	if err != nil || rec.SeenETag != "" || rec.DossierETag != dossier.ETag(detail, country.ISO()) {
+	if err != nil || rec.SeenETag != "" || rec.DossierETag != dossier.ETag(detail.Entity, dossier.FormMarkdown) {
 		t.Errorf("audit seen %q dossier %q (%v)", rec.SeenETag, rec.DossierETag, err)
+	}
+	// The snapshot is of the Markdown as decided on, before the decision.
+	if want := dossier.SHA256(detail, country.ISO()); rec.DossierSHA256 != want {
+		t.Errorf("audit dossier_sha256 %q, want %q", rec.DossierSHA256, want)
 	}
 }
 
-// TestPinnedEntity: the store refuses a decision whose pinned entity moved
-// (its updated_at, as a screening result moves it) or one of whose pinned
-// reviews moved (its version) between the read and the write, and writes
-// nothing.
-func TestPinnedEntity(t *testing.T) {
+// TestPinnedDossier: the store refuses a decision bound to a view whose
+// entity's dossier moved past the revision read, and writes nothing: after
+// a write to the entity, and after a decision that changed only a review
+// (the decided one or another), which writes the entity's revision too.
+func TestPinnedDossier(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
-	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
-	moved := e
-	moved.UpdatedAt = e.UpdatedAt.Add(-1)
-	movedReview := r
-	movedReview.Version++
 	for _, tc := range []struct {
-		name    string
-		pinned  domain.Entity
-		reviews []domain.Review
-		want    error
+		name  string
+		moved func(t *testing.T, e domain.Entity, r domain.Review) // a write between the read and the decision
+		want  error
 	}{
-		{"entity moved", moved, []domain.Review{r}, domain.ErrStale},
-		{"review moved", e, []domain.Review{movedReview}, domain.ErrStale},
-		{"as read", e, []domain.Review{r}, nil},
+		{"as read", func(*testing.T, domain.Entity, domain.Review) {}, nil},
+		{"its review changed alone", func(t *testing.T, _ domain.Entity, r domain.Review) {
+			req := w.req(domain.ActionAssign, r.ID, w.assigner)
+			req.AssigneeID = w.second
+			if _, err := w.svc.Apply(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}, domain.ErrStale},
+		{"the entity changed", func(t *testing.T, e domain.Entity, r domain.Review) {
+			req := w.req(domain.ActionUpdateProfile, r.ID, w.edit)
+			req.WebsiteURL = new("https://moved.example.sa")
+			if _, err := w.svc.Apply(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}, domain.ErrStale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pinned := tc.pinned
+			e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
+			tc.moved(t, e, r)
+			pinned := e
 			d := domain.Decision{Audit: domain.AuditRecord{AccountID: w.account, ActionID: "pin-" + strings.ReplaceAll(tc.name, " ", "-"), Action: domain.ActionStart,
-				OperatorID: w.decider, ReviewID: &r.ID, EntityID: e.ID, At: t0}, Pinned: &pinned, PinnedReviews: tc.reviews}
+				OperatorID: w.decider, ReviewID: &r.ID, EntityID: e.ID, At: t0}, Pinned: &pinned}
 			if err := w.st.ApplyDecision(ctx, d); !errors.Is(err, tc.want) && (err != nil || tc.want != nil) {
 				t.Fatalf("ApplyDecision = %v, want %v", err, tc.want)
 			}

@@ -29,6 +29,9 @@ type Store interface {
 	EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error)
 	// No codes. want is the entity's ChecksCount, as for EntityReviews.
 	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
+	// No codes; domain.ErrStale if the entity's dossier moved past the
+	// revision read.
+	Dossier(ctx context.Context, e domain.Entity) (domain.EntityDetail, error)
 	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// No codes.
@@ -110,7 +113,7 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 	}
 	// Refused here already, so a stale view never waits for a second
 	// approver; Apply compares again, as the dossier may change meanwhile.
-	if _, _, err := s.dossierETag(ctx, req, st); err != nil {
+	if err := seenCurrent(req, st); err != nil {
 		return Validation{}, err
 	}
 	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req.Action)}, nil
@@ -315,7 +318,13 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		}
 		approver = &second.ID
 	}
-	tag, reviews, err := s.dossierETag(ctx, req, st)
+	if err := seenCurrent(req, st); err != nil {
+		return domain.Review{}, err
+	}
+	snapshot, err := s.dossierSnapshot(ctx, st)
+	if errors.Is(err, domain.ErrStale) {
+		return domain.Review{}, stale(req)
+	}
 	if err != nil {
 		return domain.Review{}, err
 	}
@@ -324,17 +333,13 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		return domain.Review{}, err
 	}
 	d.Audit.SecondApproverID = approver
-	d.Audit.SeenETag, d.Audit.DossierETag = req.Seen, tag
+	d.Audit.SeenETag, d.Audit.DossierETag, d.Audit.DossierSHA256 = req.Seen, dossier.ETag(st.entity, dossier.FormMarkdown), snapshot
 	if req.Seen != "" {
-		// The tag compared is of the entity as read: the write must find it
-		// unchanged, or it would be decided on another dossier.
+		// The write finds the dossier at the revision read, or fails: the
+		// dossier decided on is the one the operator saw, and the one the
+		// audit record's tag and snapshot name.
 		pinned := st.entity
 		d.Pinned = &pinned
-		for _, r := range reviews {
-			if r.ID != req.ReviewID { // the decided review's own write is conditioned already
-				d.PinnedReviews = append(d.PinnedReviews, r)
-			}
-		}
 	}
 	switch err := s.Store.ApplyDecision(ctx, d); {
 	case errors.Is(err, domain.ErrDuplicateAction):
@@ -343,12 +348,8 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 			return domain.Review{}, err
 		}
 		return s.replay(ctx, rec)
-	case errors.Is(err, domain.ErrStale) && req.Seen != "":
-		// The review and the entity are in the dossier: either moving made
-		// the view the operator named stale.
-		return domain.Review{}, domain.Errorf(domain.ECodeStaleView, "review %d or its entity changed while %s was applied: the dossier seen (%s) is no longer current; reload it and decide again", req.ReviewID, req.Action, req.Seen)
 	case errors.Is(err, domain.ErrStale):
-		return domain.Review{}, domain.Errorf(domain.ECodeConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
+		return domain.Review{}, stale(req)
 	case err != nil:
 		return domain.Review{}, err
 	}
@@ -361,28 +362,44 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	return result, nil
 }
 
-// dossierETag is the ETag of the entity's dossier as read for the decision,
-// the one GET /api/v1/entities/{id} gives its Markdown; a StaleView refusal
-// when the request names another as seen. It returns the reviews it read,
-// which a bound decision pins.
-func (s *Service) dossierETag(ctx context.Context, req Request, st state) (string, []domain.Review, error) {
-	d := domain.EntityDetail{Entity: st.entity}
-	var err error
-	if d.Checks, err = s.Store.EntityChecks(ctx, req.AccountID, st.entity.ID, st.entity.ChecksCount); err != nil {
-		return "", nil, err
+// stale is the refusal of an action whose review or entity changed while it
+// was applied: StaleView for a decision bound to a view (the review and the
+// entity are in the dossier, so either moving made the view stale), a
+// conflict otherwise.
+func stale(req Request) error {
+	if req.Seen != "" {
+		return domain.Errorf(domain.ECodeStaleView, "review %d or its entity changed while %s was applied: the dossier seen (%s) is no longer current; reload it and decide again", req.ReviewID, req.Action, req.Seen)
 	}
-	if d.Reviews, err = s.Store.EntityReviews(ctx, req.AccountID, st.entity.ID, st.entity.ReviewsCount); err != nil {
-		return "", nil, err
+	return domain.Errorf(domain.ECodeConflict, "review %d or its entity changed while %s was applied (another operator acted first); reload and decide again", req.ReviewID, req.Action)
+}
+
+// seenCurrent refuses with StaleView a request bound to a view (Seen) that
+// is not the entity's dossier as read for the decision: the tag is of the
+// dossier's revision, so comparing needs only the entity's item.
+func seenCurrent(req Request, st state) error {
+	if req.Seen == "" {
+		return nil
+	}
+	if tag := dossier.ETag(st.entity, dossier.FormMarkdown); !etag.Same(req.Seen, tag) {
+		return domain.Errorf(domain.ECodeStaleView, "entity %d's dossier changed since it was seen (%s, now %s); reload it and decide again", st.entity.ID, req.Seen, tag)
+	}
+	return nil
+}
+
+// dossierSnapshot is the SHA-256 of the entity's dossier (its Markdown) at
+// the revision the decision read, which its audit record keeps. A dossier
+// that moved meanwhile is a conflict like any other (the write would fail
+// on the revision anyway).
+func (s *Service) dossierSnapshot(ctx context.Context, st state) (string, error) {
+	d, err := s.Store.Dossier(ctx, st.entity)
+	if err != nil {
+		return "", err
 	}
 	countries := s.Countries
 	if countries == nil {
 		countries = country.ISO()
 	}
-	tag := dossier.ETag(d, countries)
-	if req.Seen != "" && !etag.Same(req.Seen, tag) {
-		return "", nil, domain.Errorf(domain.ECodeStaleView, "entity %d's dossier changed since it was seen (%s, now %s); reload it and decide again", st.entity.ID, req.Seen, tag)
-	}
-	return tag, d.Reviews, nil
+	return dossier.SHA256(d, countries), nil
 }
 
 // replay answers a repeated action with the review as it stands.

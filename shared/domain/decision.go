@@ -4,7 +4,9 @@ import "errors"
 
 // Decision is everything one operator action writes. Review and Entity are
 // the new states of records read at the versions they carry; the write
-// fails with ErrStale if either changed meanwhile.
+// fails with ErrStale if either changed meanwhile. A decision that changes
+// a review, a check or the entity moves the dossier of the entity it is on
+// (Audit.EntityID) to its next revision.
 type Decision struct {
 	Audit AuditRecord
 	// Review is the changed review (nil when the action changes none).
@@ -14,14 +16,11 @@ type Decision struct {
 	// NewReview is a review the action opens (nil for none).
 	NewReview *Review
 	// Pinned is the entity as read for a decision bound to a view
-	// (decisions.Request.Seen): the write fails with ErrStale if its version
-	// or updated_at moved since (another decision, a screening result), so
-	// the dossier compared is the one decided on.
+	// (decisions.Request.Seen): the write fails with ErrStale if its dossier
+	// moved past the revision read (another decision, a screening result, a
+	// change to any of its reviews or checks), so the dossier compared is the
+	// one decided on.
 	Pinned *Entity
-	// PinnedReviews are the entity's other reviews as read for a decision
-	// bound to a view: the write fails with ErrStale if any moved (a
-	// decision on one of them changes neither this review nor the entity).
-	PinnedReviews []Review
 	// NewChecks are checks the action ran, with ids reserved beforehand
 	// (they were named to providers before being written).
 	NewChecks []Check
@@ -32,6 +31,9 @@ type Decision struct {
 func (d Decision) Validate() error {
 	if d.Audit.AccountID == 0 || d.Audit.ActionID == "" {
 		return errors.New("decision: the audit record needs an account and an action id")
+	}
+	if d.Audit.EntityID == 0 && (d.Review != nil || d.NewReview != nil || len(d.NewChecks) > 0 || d.Pinned != nil) {
+		return errors.New("decision: the audit record must name the entity whose dossier it changes")
 	}
 	for _, c := range d.NewChecks {
 		if c.ID == 0 {

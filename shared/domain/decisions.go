@@ -108,7 +108,9 @@ type AuditRecord struct {
 	// SeenETag is the dossier's ETag the operator named as seen, if any;
 	// DossierETag the dossier's ETag as the decision read it (empty for
 	// actions on no entity). Equal when the operator decided on what was
-	// current.
-	SeenETag    string
-	DossierETag string
+	// current. DossierSHA256 is the hex SHA-256 of the dossier's Markdown
+	// at that revision: the snapshot, checkable without the revision scheme.
+	SeenETag      string
+	DossierETag   string
+	DossierSHA256 string
 }

@@ -115,6 +115,11 @@ type Entity struct {
 	// Version increases with every operator change: concurrent decisions
 	// are told apart by it.
 	Version int64
+	// DossierRev increases with every write that changes what the entity's
+	// dossier shows (the entity, any of its checks or reviews, its score):
+	// 1 when created. The dossier's ETags are of it (dossier.ETag), so a
+	// client's If-None-Match is answered from the entity's item alone.
+	DossierRev int64
 }
 
 // CheckStatus is where a verification check stands.

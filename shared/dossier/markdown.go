@@ -1,5 +1,5 @@
 // Package dossier renders the Markdown views of entities and reviews, the
-// form an operator reads and decides on, and the dossier's ETag.
+// form an operator reads and decides on, and gives the dossier's ETags.
 package dossier
 
 import (
@@ -12,7 +12,6 @@ import (
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/etag"
 )
 
 // The Markdown views are for people: an operator pastes one into a ticket, an
@@ -20,14 +19,6 @@ import (
 // ("Markdown views"); fields print as "- Label: value" lines so that, for
 // example, "Risk level: Not assessed" reads the same in the source and
 // rendered.
-
-// ETag is the dossier's entity tag: the tag of EntityMarkdown's bytes, as
-// GET /api/v1/entities/{id} answers it for the Markdown form. Decisions
-// compare it with the tag the operator saw (decisions.Request.Seen), so the
-// API and decisions must compute it here, the one way.
-func ETag(d domain.EntityDetail, countries *country.Catalogue) string {
-	return etag.Of([]byte(EntityMarkdown(d, countries)))
-}
 
 // ReviewPath is the API path of a review, which the entity's Markdown links.
 func ReviewPath(id int64) string {

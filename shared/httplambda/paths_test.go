@@ -98,9 +98,17 @@ func (s *stores) Review(_ context.Context, _, id int64) (domain.Review, error) {
 	return domain.Review{ID: 7, EntityID: 7, UpdatedAt: time.Unix(0, 0)}, nil
 }
 
-func (s *stores) Entity(context.Context, int64, int64) (domain.Entity, error) {
+func (s *stores) Entity(_ context.Context, _, id int64) (domain.Entity, error) {
 	s.calls++
-	return domain.Entity{ID: 7, UpdatedAt: time.Unix(0, 0)}, nil
+	if id != 7 {
+		return domain.Entity{}, domain.Errorf(domain.ECodeNotFound, "Entity not found.")
+	}
+	return domain.Entity{ID: 7, UpdatedAt: time.Unix(0, 0), DossierRev: 1}, nil
+}
+
+func (s *stores) Dossier(_ context.Context, e domain.Entity) (domain.EntityDetail, error) {
+	s.calls++
+	return domain.EntityDetail{Entity: e}, nil
 }
 
 func (s *stores) Check(context.Context, int64, int64) (domain.Check, error) {

@@ -38,6 +38,8 @@ type auditItem struct {
 	// The dossier's ETag the operator saw and the one decided on.
 	SeenETag    string `dynamo:"seen_etag,omitempty"`
 	DossierETag string `dynamo:"dossier_etag,omitempty"`
+	// The SHA-256 of the dossier's Markdown decided on.
+	DossierSHA256 string `dynamo:"dossier_sha256,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {
@@ -54,7 +56,7 @@ func newAuditItem(a domain.AuditRecord) auditItem {
 		Actor: a.Actor, RequestID: a.RequestID,
 		SecondApproverID: a.SecondApproverID, ReviewID: a.ReviewID, EntityID: a.EntityID, Reason: a.Reason,
 		Before: string(before), After: string(after), At: fmtTime(a.At),
-		SeenETag: a.SeenETag, DossierETag: a.DossierETag,
+		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256,
 	}
 }
 
@@ -63,6 +65,7 @@ func (it auditItem) domain() domain.AuditRecord {
 		AccountID: it.AccountID, ActionID: it.ActionID, Action: domain.Action(it.Action), OperatorID: it.OperatorID,
 		OperatorName: it.OperatorName, Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID, EntityID: it.EntityID,
 		Reason: it.Reason, At: parseTime(it.At), SeenETag: it.SeenETag, DossierETag: it.DossierETag,
+		DossierSHA256: it.DossierSHA256,
 	}
 	json.Unmarshal([]byte(it.Before), &a.Before)
 	json.Unmarshal([]byte(it.After), &a.After)

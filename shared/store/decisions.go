@@ -47,20 +47,8 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 			tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
 				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
 		}
-		switch e, pin := d.Entity, d.Pinned; {
-		case e != nil && pin != nil:
-			// One operation per item in a transaction: the pin's updated_at
-			// joins the update's version condition.
-			tx.Update(s.entityUpdate(*e).If("updated_at = ?", fmtTime(pin.UpdatedAt)))
-		case e != nil:
-			tx.Update(s.entityUpdate(*e))
-		case pin != nil:
-			tx.Check(s.table(schema.Entities).Check("account_id", pin.AccountID).Range("entity_id", pin.ID).
-				If("updated_at = ? AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", fmtTime(pin.UpdatedAt), pin.Version, pin.Version, int64(0)))
-		}
-		for _, r := range d.PinnedReviews {
-			tx.Check(s.table(schema.Reviews).Check("account_id", r.AccountID).Range("review_id", r.ID).
-				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+		if u := s.dossierUpdate(d); u != nil {
+			tx.Update(u)
 		}
 		s.addEvidencePuts(tx, d.NewChecks)
 	})
@@ -79,10 +67,34 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 	}
 }
 
+// dossierUpdate is the decision's write to the entity's item: a decision
+// that changes the entity's dossier (a review, a check or the entity) moves
+// it to its next revision, and a changed entity is written at its next
+// version; a decision bound to a view (Pinned) finds the dossier at the
+// revision that view showed, or fails. nil for a decision that changes
+// nothing shown and is bound to no view (an audit record alone).
+func (s *Store) dossierUpdate(d domain.Decision) *dynamo.Update {
+	changes := d.Entity != nil || d.Review != nil || d.NewReview != nil || len(d.NewChecks) > 0
+	if !changes && d.Pinned == nil {
+		return nil
+	}
+	var u *dynamo.Update
+	if e := d.Entity; e != nil {
+		u = s.entityUpdate(*e)
+	} else {
+		u = nextDossierRev(s.table(schema.Entities).Update("account_id", d.Audit.AccountID).Range("entity_id", d.Audit.EntityID)).
+			If("attribute_exists(entity_id)")
+	}
+	if pin := d.Pinned; pin != nil {
+		u.If("(dossier_rev = ? OR (attribute_not_exists(dossier_rev) AND ? = ?))", pin.DossierRev, pin.DossierRev, int64(0))
+	}
+	return u
+}
+
 // entityUpdate sets every field an operator action may change, at the
-// entity's next version.
+// entity's next version and dossier revision.
 func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
-	u := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), fmtTime(e.UpdatedAt)).
+	u := nextDossierRev(setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), fmtTime(e.UpdatedAt))).
 		Set("status", string(e.Status)).
 		Set("legal_name", e.LegalName).
 		Set("registration_status", string(e.RegistrationStatus)).

@@ -65,6 +65,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		return domain.EntityDetail{}, err
 	}
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
+	e.DossierRev = 1 // the dossier's first revision
 
 	for attempt := 0; ; attempt++ {
 		t, end, err := s.takeTurn(ctx, e.AccountID, createLease)

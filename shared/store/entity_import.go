@@ -90,6 +90,7 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 			ri++
 		}
 		e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
+		e.DossierRev = 1
 		linkChildren(&e, checks, reviews)
 		counts[e.CountryCode]++
 		items[schema.Entities] = append(items[schema.Entities], newEntityItem(e, counts[e.CountryCode]))

@@ -38,6 +38,10 @@ type entityItem struct {
 	CreatedAt          string               `dynamo:"created_at"`
 	UpdatedAt          string               `dynamo:"updated_at"`
 	Version            int64                `dynamo:"version,omitempty"`
+	// DossierRev is added 1 by every write to the entity, its checks or its
+	// reviews (domain.Entity.DossierRev); absent on items written before it
+	// existed, which read as 0.
+	DossierRev int64 `dynamo:"dossier_rev,omitempty"`
 }
 
 // countryKey is the partition key of the per-country indexes.
@@ -50,6 +54,14 @@ func countryKey(accountID int64, country string) string {
 // through here.
 func setUpdatedAt(u *dynamo.Update, at string) *dynamo.Update {
 	return u.Set("updated_at", at)
+}
+
+// nextDossierRev moves an entity's dossier to its next revision: every write
+// that changes the entity, one of its checks or one of its reviews adds it
+// to the entity's item in the same transaction, so the ETags of the
+// dossier's representations (dossier.ETag) change with what they show.
+func nextDossierRev(u *dynamo.Update) *dynamo.Update {
+	return u.Add("dossier_rev", 1)
 }
 
 func (it entityItem) domain() domain.Entity {
@@ -68,6 +80,7 @@ func (it entityItem) domain() domain.Entity {
 		ActivitySummary:    it.ActivitySummary,
 		DismissedMatches:   it.DismissedMatches,
 		Version:            it.Version,
+		DossierRev:         it.DossierRev,
 		RelationshipsCount: it.RelationshipsCount,
 		ReviewsCount:       it.ReviewsCount,
 		DocumentsCount:     it.DocumentsCount,
@@ -103,6 +116,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		ActivitySummary:    e.ActivitySummary,
 		DismissedMatches:   e.DismissedMatches,
 		Version:            e.Version,
+		DossierRev:         e.DossierRev,
 		RelationshipsCount: e.RelationshipsCount,
 		ReviewsCount:       e.ReviewsCount,
 		DocumentsCount:     e.DocumentsCount,

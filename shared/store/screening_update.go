@@ -18,8 +18,8 @@ type webhookReceiptItem struct {
 }
 
 // ApplyScreening writes, in one transaction, the webhook's receipt, the
-// check's new result and the entity's new sanctions status, score and
-// updated_at, and the webhook's body as the check's evidence. A webhook id seen before changes nothing (applied false).
+// check's new result and the entity's new sanctions status, score,
+// updated_at and dossier revision, and the webhook's body as the check's evidence. A webhook id seen before changes nothing (applied false).
 func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (applied bool, err error) {
 	if err := u.Validate(); err != nil {
 		return false, err
@@ -30,7 +30,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	}
 	at := fmtTime(u.At)
 	c, e := u.Check, u.Entity
-	entityUpdate := setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), at).
+	entityUpdate := nextDossierRev(setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), at)).
 		Set("sanctions_status", string(u.SanctionsStatus)).
 		If("updated_at = ?", fmtTime(e.UpdatedAt))
 	if u.Score != nil {
