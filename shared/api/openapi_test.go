@@ -106,7 +106,7 @@ func TestOpenAPIEnumsAreTheDomains(t *testing.T) {
 		{"ReviewPurpose", names(domain.ReviewPurposes())},
 		{"ReviewStatus", names(domain.ReviewStatuses())},
 		{"EventType", names(domain.EventTypes())},
-		{"TriggeringReason", strs(domain.TriggerIntake, domain.TriggerOperatorRequested, domain.TriggerPeriodicReview)},
+		{"TriggeringReason", strs(domain.TriggerIntake, domain.TriggerOperatorRequested, domain.TriggerPeriodicReview, domain.TriggerProviderUpdate)},
 		{"ReviewOutcome", strs(domain.OutcomeApproved, domain.OutcomeRejected)},
 	}
 	for _, c := range cases {

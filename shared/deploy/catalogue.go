@@ -116,7 +116,11 @@ func Functions() []Function {
 			Description: "POST /webhooks/{provider}: signed screening results",
 			MemoryMB:    256, TimeoutSeconds: 10,
 			Grants: []Grant{
-				{Table: schema.Checks, Actions: []string{getItem, updateItem}},
+				// A later answer for a complete check is a check of its own
+				// (put, its id from the account's check sequence), with the
+				// changes against the entity's earlier checks (read).
+				{Table: schema.Accounts, Actions: []string{updateItem}},
+				{Table: schema.Checks, Actions: []string{getItem, updateItem, putItem, query, batchGetItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
 				// The webhook's body, the check's evidence.

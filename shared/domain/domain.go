@@ -157,6 +157,10 @@ const (
 	TriggerIntake            = "intake"
 	TriggerOperatorRequested = "operator_requested"
 	TriggerPeriodicReview    = "periodic_review"
+	// TriggerProviderUpdate: a provider's later answer for a check that was
+	// already complete (a re-screen), kept as a check of its own so the
+	// answer the earlier one rested on is never overwritten.
+	TriggerProviderUpdate = "provider_update"
 )
 
 // Check is one verification run against an external provider.

@@ -25,6 +25,11 @@ type ScreeningUpdate struct {
 	ReceiptTTL time.Duration
 	// Evidence is the webhook's raw body, kept as the check's evidence.
 	Evidence *Evidence
+	// New, for an answer to a check already complete, is the check the
+	// answer is written as (its id reserved, the result, the changes against
+	// the previous one): Check is left as it was, evidence and all, and the
+	// entity counts one check more.
+	New *Check
 }
 
 // Validate checks what the write relies on: the webhook's identity (its
@@ -35,6 +40,8 @@ func (u ScreeningUpdate) Validate() error {
 		return errors.New("screening update: provider and webhook id are required")
 	case u.Check.ID == 0 || u.Entity.ID == 0:
 		return errors.New("screening update: the check and the entity are required")
+	case u.New != nil && (u.New.ID == 0 || u.New.ID == u.Check.ID):
+		return errors.New("screening update: a new check needs an id of its own (ReserveCheckIDs)")
 	}
 	return nil
 }

@@ -17,9 +17,19 @@ var (
 
 // ScreeningStore is what applying a screening answer needs from the store.
 type ScreeningStore struct {
-	CheckFn          func(ctx context.Context, accountID, id int64) (domain.Check, error)
-	EntityFn         func(ctx context.Context, accountID, id int64) (domain.Entity, error)
-	ApplyScreeningFn func(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
+	CheckFn           func(ctx context.Context, accountID, id int64) (domain.Check, error)
+	EntityFn          func(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	ApplyScreeningFn  func(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
+	EntityChecksFn    func(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
+	ReserveCheckIDsFn func(ctx context.Context, accountID int64, n int) ([]int64, error)
+}
+
+func (s *ScreeningStore) EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error) {
+	return s.EntityChecksFn(ctx, accountID, entityID, want)
+}
+
+func (s *ScreeningStore) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
+	return s.ReserveCheckIDsFn(ctx, accountID, n)
 }
 
 func (s *ScreeningStore) Check(ctx context.Context, accountID, id int64) (domain.Check, error) {

@@ -23,6 +23,10 @@ type Store interface {
 	// No codes; domain.ErrStale if the check or the entity changed since read;
 	// applied false for a webhook id seen before.
 	ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
+	// No codes. want is the entity's ChecksCount.
+	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
+	// No codes.
+	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
 }
 
 // Reader reads a provider's answer as check results.
@@ -131,25 +135,66 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		res.Dataset = a.Dataset
 	}
 	result := checks.ScreeningResultMap(res)
-	var ev *domain.Evidence
 	if a.Evidence != nil {
-		e := *a.Evidence
-		e.AccountID, e.CheckID = accountID, checkID
-		ev = &e
-		result["evidence"] = e.ResultMap()
+		result["evidence"] = a.Evidence.ResultMap()
 	}
-	applied, err := s.Store.ApplyScreening(ctx, domain.ScreeningUpdate{
+	now := s.Clock.Now()
+	u := domain.ScreeningUpdate{
 		Provider: provider, WebhookID: webhookID, Reference: a.Reference,
-		Check: c, Entity: e, Evidence: ev,
+		Check: c, Entity: e,
 		Result:          checks.Sanitize(domain.CheckOrganizationScreening, result),
 		ProviderStatus:  "200",
 		SanctionsStatus: res.Status,
 		Score:           checks.ScoreAfterScreening(e),
-		At:              s.Clock.Now(),
+		At:              now,
 		ReceiptTTL:      ReceiptTTL,
-	})
+	}
+	if c.Status == domain.CheckCompleted {
+		if u.New, err = s.rescreen(ctx, c, e, u.Result, now); err != nil {
+			return false, err
+		}
+	}
+	if a.Evidence != nil {
+		ev := *a.Evidence // keyed by the check it is written for
+		ev.AccountID, ev.CheckID = accountID, checkID
+		if u.New != nil {
+			ev.CheckID = u.New.ID
+		}
+		u.Evidence = &ev
+	}
+	applied, err := s.Store.ApplyScreening(ctx, u)
 	if err != nil {
 		return false, fmt.Errorf("screening: apply webhook %s to check %d: %w", webhookID, checkID, err)
 	}
 	return applied, nil
+}
+
+// rescreen is the new check a later answer for the complete check c is
+// written as (a re-screen): c keeps the answer, and the evidence, that an
+// operator may have decided on. Its changes are against the previous
+// complete screening of the entity, as a re-check's are.
+func (s *Service) rescreen(ctx context.Context, c domain.Check, e domain.Entity, result map[string]any, now time.Time) (*domain.Check, error) {
+	ids, err := s.Store.ReserveCheckIDs(ctx, c.AccountID, 1)
+	if err != nil {
+		return nil, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)
+	}
+	earlier, err := s.Store.EntityChecks(ctx, c.AccountID, e.ID, e.ChecksCount)
+	if err != nil {
+		return nil, fmt.Errorf("screening: checks of entity %d: %w", e.ID, err)
+	}
+	n := domain.Check{AccountID: c.AccountID, ID: ids[0], EntityID: c.EntityID, Type: c.Type, ProviderKey: c.ProviderKey,
+		Status: domain.CheckCompleted, ProviderStatus: "200", TriggeringReason: domain.TriggerProviderUpdate,
+		SubjectType: c.SubjectType, SubjectID: c.SubjectID, SubjectDisplayName: c.SubjectDisplayName,
+		Result: result, CheckedAt: &now, CreatedAt: now, UpdatedAt: now}
+	if prev, ok := checks.PreviousOf(n, earlier); ok {
+		if ch := checks.Changes(prev, n); ch != nil {
+			r := make(map[string]any, len(result)+1)
+			for k, v := range result {
+				r[k] = v
+			}
+			r["changes"] = ch
+			n.Result = checks.Sanitize(n.Type, r)
+		}
+	}
+	return &n, nil
 }

@@ -12,8 +12,9 @@ import (
 // keep, keyed by the check's final id. It rides in the check's own
 // transaction: a check is never written without its evidence, nor evidence
 // without its check. At most 350 KB each (domain.MaxStoredEvidence) and two
-// per create, it stays well within a transaction's 4 MB. A put of the same
-// check again writes the same bytes (idempotent by check id).
+// per create, it stays well within a transaction's 4 MB. Evidence is never
+// overwritten: a put for a check that has some fails the transaction (a
+// provider's later answer is a check of its own, ApplyScreening).
 func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
 	for _, c := range checks {
 		ev := c.Evidence
@@ -22,6 +23,6 @@ func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
 		}
 		e := *ev
 		e.AccountID, e.CheckID = c.AccountID, c.ID
-		tx.Put(s.table(schema.Evidence).Put(newEvidenceItem(e)))
+		tx.Put(s.table(schema.Evidence).Put(newEvidenceItem(e)).If("attribute_not_exists(check_id)"))
 	}
 }

@@ -149,3 +149,81 @@ func TestScreeningWebhookEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestLaterAnswerKeepsTheEarlierEvidence: a provider's answer for a check
+// already complete is written as a new check with its own evidence; the
+// complete check, its result and its evidence stay byte for byte, and the
+// entity counts the new check. Evidence is never overwritten: a second
+// answer aimed at the new check's id is refused whole.
+func TestLaterAnswerKeepsTheEarlierEvidence(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	created := entityWithChildren(t, st, acct, "7000000203")
+	id := created.Entity.ID
+	screen := func(webhookID string, c domain.Check, body []byte, n *domain.Check) error {
+		t.Helper()
+		e, err := st.Entity(ctx, acct, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := t0.Add(time.Minute)
+		_, err = st.ApplyScreening(ctx, domain.ScreeningUpdate{
+			Provider: "opensanctions", WebhookID: webhookID, Check: c, Entity: e, New: n,
+			Result: map[string]any{"status": "clear"}, ProviderStatus: "200",
+			SanctionsStatus: domain.SanctionsClear, At: at, ReceiptTTL: time.Hour,
+			Evidence: domain.NewEvidence("opensanctions", "POST", "/webhooks/opensanctions", 200, body, at),
+		})
+		return err
+	}
+	pending := created.Checks[0]
+	first := []byte(`{"answer":"first"}`)
+	if err := screen("wh-first", pending, first, nil); err != nil {
+		t.Fatal(err)
+	}
+	complete, err := st.Check(ctx, acct, pending.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := st.ReserveCheckIDs(ctx, acct, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(2 * time.Minute)
+	later := domain.Check{AccountID: acct, ID: ids[0], EntityID: id, Type: complete.Type, ProviderKey: complete.ProviderKey,
+		Status: domain.CheckCompleted, TriggeringReason: domain.TriggerProviderUpdate, Result: map[string]any{"status": "possible_match"},
+		CheckedAt: &at, CreatedAt: at, UpdatedAt: at}
+	second := []byte(`{"answer":"second"}`)
+	if err := screen("wh-second", complete, second, &later); err != nil {
+		t.Fatal(err)
+	}
+
+	kept, err := st.Check(ctx, acct, complete.ID)
+	if err != nil || kept.UpdatedAt != complete.UpdatedAt || kept.Result["status"] != complete.Result["status"] {
+		t.Errorf("the complete check changed: %+v, %v", kept, err)
+	}
+	for _, c := range []struct {
+		check int64
+		body  []byte
+	}{{complete.ID, first}, {later.ID, second}} {
+		ev, err := st.Evidence(ctx, acct, c.check)
+		if ok, _ := ev.Verify(); err != nil || !ok || !bytes.Equal(ev.Body, c.body) {
+			t.Errorf("check %d's evidence %q (verified %v, %v), want %q", c.check, ev.Body, ok, err, c.body)
+		}
+	}
+	e, err := st.Entity(ctx, acct, id)
+	if err != nil || e.ChecksCount != created.Entity.ChecksCount+1 {
+		t.Errorf("entity counts %d checks (%v), want %d", e.ChecksCount, err, created.Entity.ChecksCount+1)
+	}
+
+	// The same new check again, by another webhook: its evidence exists, so
+	// nothing of the answer is written.
+	again := later
+	again.Result = map[string]any{"status": "forged"}
+	if err := screen("wh-third", complete, []byte(`{"answer":"third"}`), &again); err == nil {
+		t.Fatal("an answer overwriting a check's evidence was applied")
+	}
+	if ev, _ := st.Evidence(ctx, acct, later.ID); !bytes.Equal(ev.Body, second) {
+		t.Errorf("evidence overwritten: %q", ev.Body)
+	}
+}

@@ -19,7 +19,11 @@ type webhookReceiptItem struct {
 
 // ApplyScreening writes, in one transaction, the webhook's receipt, the
 // check's new result and the entity's new sanctions status, score,
-// updated_at and dossier revision, and the webhook's body as the check's evidence. A webhook id seen before changes nothing (applied false).
+// updated_at and dossier revision, and the webhook's body as the check's
+// evidence. An answer for a check already complete (u.New) is written as a
+// new check instead, the earlier one and its evidence left as they were,
+// and the entity counts it. A webhook id seen before changes nothing
+// (applied false).
 func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (applied bool, err error) {
 	if err := u.Validate(); err != nil {
 		return false, err
@@ -36,20 +40,28 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	if u.Score != nil {
 		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", scoreComponentItems(u.Score.Breakdown))
 	}
+	// Items by index (cancellation reasons name them): 0 the receipt, 1 the
+	// check, 2 the entity, 3 the evidence.
 	tx := s.db.WriteTx().
-		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix())).
-		Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
+		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix()))
+	evidenceOf := c
+	if n := u.New; n != nil {
+		tx.Put(s.table(schema.Checks).Put(newCheckItem(*n)).If("attribute_not_exists(check_id)"))
+		entityUpdate.Add("checks_count", 1)
+		evidenceOf = *n
+	} else {
+		tx.Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
 			Set("status", string(domain.CheckCompleted)).
 			Set("provider_status", u.ProviderStatus).
 			Set("result", u.Result).
 			Set("checked_at", at).
 			Set("updated_at", at).
-			If("updated_at = ?", fmtTime(c.UpdatedAt))).
-		Update(entityUpdate)
-	// Last (index 3): the webhook's body, kept as the check's evidence in
-	// the same transaction; a replayed webhook (its receipt seen) writes none.
+			If("updated_at = ?", fmtTime(c.UpdatedAt)))
+	}
+	tx.Update(entityUpdate)
+	// A replayed webhook (its receipt seen) writes none.
 	if u.Evidence != nil {
-		s.addEvidencePuts(tx, []domain.Check{{AccountID: c.AccountID, ID: c.ID, Evidence: u.Evidence}})
+		s.addEvidencePuts(tx, []domain.Check{{AccountID: evidenceOf.AccountID, ID: evidenceOf.ID, Evidence: u.Evidence}})
 	}
 	err = tx.Run(ctx)
 	switch {
