@@ -3,6 +3,7 @@ package httplambda_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -114,6 +115,16 @@ func (s *stores) Dossier(_ context.Context, e domain.Entity) (domain.EntityDetai
 func (s *stores) Check(context.Context, int64, int64) (domain.Check, error) {
 	s.calls++
 	return domain.Check{}, domain.Errorf(domain.ECodeNotFound, "Check not found.")
+}
+
+func (s *stores) EntityChecks(context.Context, int64, int64, int) ([]domain.Check, error) {
+	s.calls++
+	return nil, nil
+}
+
+func (s *stores) ReserveCheckIDs(context.Context, int64, int) ([]int64, error) {
+	s.calls++
+	return nil, errors.New("no check is reserved here")
 }
 
 func (s *stores) ApplyScreening(context.Context, domain.ScreeningUpdate) (bool, error) {
