@@ -195,16 +195,23 @@ func cmdAudit(ctx context.Context, args []string) error {
 	return nil
 }
 
-// auditVerify prints the chain's check as one JSON line, then the head's
-// hash, and fails naming the first broken record when the chain does not
-// hold.
+// auditVerify prints every record verified (one JSON line each, in chain
+// order: the trail to hand over), then the check as one JSON line and the
+// head's hash, and fails naming the first broken record when the chain does
+// not hold.
 func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 	var out admin.AuditChainView
 	doc := map[string]any{"command": "audit.verify", "account_id": acct, "entity_id": entity}
 	if err := c.send(ctx, doc, &out); err != nil {
 		return err
 	}
+	for _, l := range out.Trail {
+		printLine(l)
+	}
+	trail := out.Trail
+	out.Trail = nil // printed above
 	printLine(out)
+	out.Trail = trail
 	fmt.Printf("head of entity %d's chain: seq %d hash %s\n", entity, out.Head.Seq, out.Head.Hash)
 	if out.Broken != nil {
 		return errors.New(out.Broken.Message)

@@ -2,7 +2,11 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
+
+	"github.com/evs-kyb/evs/shared/auditchain"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -55,13 +59,58 @@ func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 // the latest export), how many records it holds, and, when it fails, the
 // first record (or the head or export) that breaks it.
 type AuditChainView struct {
-	AccountID int64           `json:"account_id"`
-	EntityID  int64           `json:"entity_id"`
-	Records   int             `json:"records"`
+	AccountID int64 `json:"account_id"`
+	EntityID  int64 `json:"entity_id"`
+	Records   int   `json:"records"`
+	// Trail is every record verified, in chain order, as hashed: the trail
+	// to hand over is this one, not a listing (which a misfiled record
+	// could leave out).
+	Trail []AuditLinkView `json:"trail"`
+	// Unchained counts the entity's records without a hash (written before
+	// the chain existed; one dated after it began breaks the check).
+	Unchained int             `json:"unchained"`
 	Head      AuditHeadView   `json:"head"`
 	Export    *AuditHeadView  `json:"export"`
 	Intact    bool            `json:"intact"`
 	Broken    *AuditBreakView `json:"broken,omitempty"`
+}
+
+// AuditLinkView is one chained record as hashed (auditchain.Link): the
+// before and after documents as stored.
+type AuditLinkView struct {
+	Seq              int64           `json:"seq"`
+	At               string          `json:"at"`
+	Action           string          `json:"action"`
+	ActionID         string          `json:"action_id"`
+	OperatorID       int64           `json:"operator_id"`
+	OperatorName     string          `json:"operator_name"`
+	Actor            string          `json:"actor,omitempty"`
+	RequestID        string          `json:"request_id,omitempty"`
+	SecondApproverID *int64          `json:"second_approver_id"`
+	ReviewID         *int64          `json:"review_id"`
+	Reason           string          `json:"reason"`
+	Before           json.RawMessage `json:"before"`
+	After            json.RawMessage `json:"after"`
+	SeenETag         string          `json:"seen_etag,omitempty"`
+	DossierETag      string          `json:"dossier_etag,omitempty"`
+	DossierSHA256    string          `json:"dossier_sha256,omitempty"`
+	Version          int             `json:"chain_v"`
+	PrevHash         string          `json:"prev_hash"`
+	Hash             string          `json:"hash"`
+}
+
+func viewLink(l auditchain.Link) AuditLinkView {
+	raw := func(doc string) json.RawMessage {
+		if json.Valid([]byte(doc)) {
+			return json.RawMessage(doc)
+		}
+		b, _ := json.Marshal(doc) // an altered document shows as the string it is
+		return b
+	}
+	return AuditLinkView{Seq: l.Seq, At: l.At, Action: l.Action, ActionID: l.ActionID, OperatorID: l.OperatorID,
+		OperatorName: l.OperatorName, Actor: l.Actor, RequestID: l.RequestID, SecondApproverID: l.SecondApproverID,
+		ReviewID: l.ReviewID, Reason: l.Reason, Before: raw(l.Before), After: raw(l.After), SeenETag: l.SeenETag,
+		DossierETag: l.DossierETag, DossierSHA256: l.DossierSHA256, Version: l.Version, PrevHash: l.PrevHash, Hash: l.Hash}
 }
 
 // AuditHeadView is a chain's head, or its export (with the export's day).
@@ -103,8 +152,13 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := AuditChainView{AccountID: p.AccountID, EntityID: p.EntityID, Records: len(ch.Records),
-		Head: AuditHeadView{Seq: ch.Head.Seq, Hash: ch.Head.Hash, LastActionID: ch.Head.ActionID}}
+	v := AuditChainView{AccountID: p.AccountID, EntityID: p.EntityID, Records: len(ch.Records), Unchained: len(ch.Unchained),
+		Head: AuditHeadView{Seq: ch.Head.Seq, Hash: ch.Head.Hash, LastActionID: ch.Head.ActionID}, Trail: []AuditLinkView{}}
+	links := append([]auditchain.Link(nil), ch.Records...)
+	sort.SliceStable(links, func(i, j int) bool { return links[i].Seq < links[j].Seq })
+	for _, l := range links {
+		v.Trail = append(v.Trail, viewLink(l))
+	}
 	if e := ch.Export; e != nil {
 		v.Export = &AuditHeadView{Seq: e.Seq, Hash: e.Hash, LastActionID: e.ActionID, Day: e.Day}
 	}

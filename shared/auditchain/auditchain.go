@@ -210,6 +210,13 @@ type Chain struct {
 	Records   []Link
 	Head      Head
 	Export    *Export
+	// Misfiled are chained records whose listing keys (which place them in
+	// an entity's trail and order it, and are not hashed) no longer match
+	// their hashed fields: moved out of a listing, or reordered in it.
+	Misfiled []Link
+	// Unchained are the entity's records that carry no hash: records
+	// written before the chain existed, or records added beside it.
+	Unchained []Link
 }
 
 // Export is a head as the daily export recorded it.
@@ -220,11 +227,31 @@ type Export struct {
 	Day string
 }
 
-// Verify checks the chain (see Verify).
+// Verify checks the chain (see Verify), and that what a listing shows is
+// what the chain holds: no chained record misfiled, and no unchained record
+// dated at or after the chain's first (one written before the chain existed
+// is older than every chained record; a later one was added beside it).
 func (c Chain) Verify() *Break {
 	var e *Head
 	if c.Export != nil {
 		e = &c.Export.Head
 	}
-	return Verify(c.Records, c.Head, e)
+	if brk := Verify(c.Records, c.Head, e); brk != nil {
+		return brk
+	}
+	for _, r := range c.Misfiled {
+		return &Break{ActionID: r.ActionID, Seq: r.Seq, Reason: "its listing keys (entity_key, at_key) no longer match its hashed entity and time: moved out of the trail, or reordered in it"}
+	}
+	first := ""
+	for _, r := range c.Records {
+		if first == "" || r.At < first {
+			first = r.At
+		}
+	}
+	for _, u := range c.Unchained {
+		if first != "" && u.At >= first {
+			return &Break{ActionID: u.ActionID, Reason: fmt.Sprintf("a record without a hash dated %s, after the chain began (%s): added beside the chain", u.At, first)}
+		}
+	}
+	return nil
 }

@@ -53,6 +53,20 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 		{"a timestamp moved to reorder", func(t *testing.T, e int64) {
 			mustRun(t, audit.Update("account_id", acct).Range("action_id", act(e, 2)).Set("at", fmtAt(t0.Add(10*time.Minute))))
 		}, "2"},
+		{"a record moved out of the trail's listing", func(t *testing.T, e int64) {
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", act(e, 2)).Remove("entity_key"))
+		}, "2"},
+		{"a record reordered in the trail's listing", func(t *testing.T, e int64) {
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", act(e, 2)).Set("at_key", fmtAt(t0.Add(10*time.Minute))+"#"+act(e, 2)))
+		}, "2"},
+		{"a record added beside the chain", func(t *testing.T, e int64) {
+			// As a record from before the chain looks (no chain_v), but
+			// dated among the chained ones.
+			at := fmtAt(t0.Add(150 * time.Second))
+			mustRun(t, audit.Put(map[string]any{"account_id": acct, "action_id": act(e, 9), "entity_id": e,
+				"entity_key": fmt.Sprintf("%d#%d", acct, e), "at": at, "at_key": at + "#" + act(e, 9),
+				"action": "approve", "operator_id": 3, "operator_name": "op", "reason": "backdated", "before": "{}", "after": "{}"}))
+		}, "9"},
 		{"the tail removed and the head rewritten after an export", func(t *testing.T, e int64) {
 			if _, err := st.ExportAuditHeads(ctx, acct, day, t0, t0); err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -15,19 +16,29 @@ import (
 // records from the audit table's base (a query of the account's partition
 // filtered on the entity: by_entity_time is eventual, and a record missing
 // from it would look removed), the head, and the latest daily export.
-// Records written before the chain existed carry no hash and are left out.
-// Entity 0 is the account's own chain.
+// Records without a hash (written before the chain existed) are returned
+// apart (Unchained), and chained records whose listing keys no longer match
+// what is hashed are named (Misfiled): the trail a listing shows must be the
+// chain verified. Entity 0 is the account's own chain.
 func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error) {
 	c := auditchain.Chain{AccountID: accountID, EntityID: entityID}
 	var items []auditItem
 	err := s.table(schema.Audit).Get("account_id", accountID).
-		Filter("entity_id = ? AND attribute_exists(chain_v)", entityID).
+		Filter("entity_id = ?", entityID).
 		Consistent(true).All(ctx, &items)
 	if err != nil {
 		return c, wrap(err, "audit chain of entity %d", entityID)
 	}
 	for _, it := range withoutHeads(items) {
-		c.Records = append(c.Records, it.chainLink())
+		switch {
+		case it.ChainVersion == 0:
+			c.Unchained = append(c.Unchained, it.chainLink())
+		case !it.filedAsHashed():
+			c.Records = append(c.Records, it.chainLink())
+			c.Misfiled = append(c.Misfiled, it.chainLink())
+		default:
+			c.Records = append(c.Records, it.chainLink())
+		}
 	}
 	head, err := s.chainHead(ctx, accountID, entityID)
 	if err != nil {
@@ -50,3 +61,10 @@ func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (audi
 // exportPrefix starts an entity's export keys; the fixed width keeps
 // entity 1's prefix from matching entity 10's.
 func exportPrefix(entityID int64) string { return fmt.Sprintf("%020d#", entityID) }
+
+// filedAsHashed reports whether the record's listing keys are those its
+// hashed fields give (newAuditItem's): by_entity_time lists a trail by them.
+func (it auditItem) filedAsHashed() bool {
+	want := newAuditItem(domain.AuditRecord{AccountID: it.AccountID, ActionID: it.ActionID, EntityID: it.EntityID, At: parseTime(it.At)})
+	return it.EntityKey == want.EntityKey && it.AtKey == want.AtKey
+}
