@@ -42,12 +42,16 @@ type Answer struct {
 	Evidence *domain.Evidence
 }
 
-// Service applies answers. Every field is required.
+// Service applies answers. Every field is required but Blobs.
 type Service struct {
 	Store Store
 	// Readers by provider key: the providers that may post results.
 	Readers map[string]Reader
 	Clock   domain.Clock
+	// Blobs keeps a webhook body too large for its evidence item
+	// (checks.KeepEvidence); nil keeps none of them (stored false, with
+	// why).
+	Blobs checks.BlobPutter
 }
 
 // ReceiptTTL is how long a webhook id is remembered: well beyond any
@@ -135,6 +139,12 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 	if a.Evidence != nil {
 		e := *a.Evidence
 		e.AccountID, e.CheckID = accountID, checkID
+		// Before the transaction (S3 cannot join it). A failed write fails
+		// the webhook: the provider sends it again, and the retry writes
+		// the same key with the same bytes.
+		if err := checks.KeepEvidence(ctx, s.Blobs, &e); err != nil {
+			return false, fmt.Errorf("screening: %w", err)
+		}
 		ev = &e
 		result["evidence"] = e.ResultMap()
 	}
