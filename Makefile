@@ -239,6 +239,15 @@ generate: tools ## regenerate the Go API client shared/apiclient from shared/api
 	@$(GO) run ./shared/apiclient/internal/clientgen/cmd/genclient -o shared/apiclient/client.gen.go
 	@echo "wrote shared/apiclient/client.gen.go"
 
+# moto's S3 server, pinned in local/moto/install.sh, is installed by it into
+# ~/.cache/evs/moto-<version>, outside the clone (a no-op once installed);
+# only shared/blob's S3 test runs it, on a free port of its own.
+.PHONY: moto-install
+moto-install: ## install moto's S3 server (pinned) into ~/.cache/evs (once), for shared/blob's S3 test
+	@local/moto/install.sh
+
+test: moto-install
+
 .PHONY: sam-install sam-validate sam-build
 sam-install: $(SAM_STAMP) $(SAM_HOME)/metadata.json ## install the SAM CLI (pinned) into .tools/sam-venv (once)
 

@@ -94,14 +94,15 @@ func adminFor(ctx context.Context, t targetFlags) (adminTarget, error) {
 // localAdmin is the admin handler over the local store, built by boot's
 // table as functions/admin/main.go builds it; its redeliveries go to
 // ElasticMQ, whose queues are made the first time one is sent; its sign-in
-// links lead to the local gateway.
+// links lead to the local gateway; it reads evidence bodies over 350 KB
+// from the local evidence directory.
 func localAdmin(e *env) (boot.AdminHandler, error) {
 	allow, err := localAllowList()
 	if err != nil {
 		return nil, err
 	}
 	return boot.As[boot.AdminHandler]("admin", boot.Deps{Store: e.store, Log: e.log, Clock: domain.SystemClock, Deliveries: &lazyQueue{}, Allow: allow,
-		SettingsURL: localSettingsURL()})
+		SettingsURL: localSettingsURL(), Blobs: localBlobs()})
 }
 
 // lazyQueue finds the local deliveries queue when first used.

@@ -10,9 +10,11 @@ import (
 
 	"github.com/evs-kyb/evs/local/gateway"
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/blob"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
@@ -38,7 +40,14 @@ type providers struct {
 	intake         api.IntakeRunner
 	screening      screening.Reader
 	webhookSecrets map[string][]webhooks.Secret
+	// blobs keeps the answers over 350 KB (the evidence bucket's
+	// stand-in); nil keeps none (stored false, with why).
+	blobs boot.Blobs
 }
+
+// localBlobs is the evidence bucket's local stand-in: a directory under
+// the local stack's data (devstack.EvidenceDir).
+func localBlobs() blob.Dir { return blob.Dir{Root: devstack.EvidenceDir()} }
 
 // simulatorProviders points the provider clients at the local simulator,
 // as a deployment points them at Wathq and yente.
@@ -56,6 +65,7 @@ func simulatorProviders(baseURL string) providers {
 		},
 		screening:      yente,
 		webhookSecrets: map[string][]webhooks.Secret{checks.ProviderOpenSanctions: secrets},
+		blobs:          localBlobs(),
 	}
 }
 
@@ -69,6 +79,12 @@ func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 	if p.screening == nil {
 		p.screening = &checks.Yente{}
 	}
+	if r, ok := p.intake.(*checks.Runner); ok && p.blobs != nil {
+		// As boot.FromEnv gives the runner the evidence bucket.
+		withBlobs := *r
+		withBlobs.Blobs = p.blobs
+		p.intake = &withBlobs
+	}
 	// The settings area sends redeliveries and test events to the local
 	// deliveries queue (found when first used) and checks endpoint URLs by
 	// the local allow list; an unparseable WEBHOOK_ALLOWED_NETWORKS allows
@@ -79,6 +95,7 @@ func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 		Readers:    map[string]screening.Reader{checks.ProviderOpenSanctions: p.screening},
 		Deliveries: &lazyQueue{},
 		Allow:      allow,
+		Blobs:      p.blobs,
 	}
 }
 

@@ -154,6 +154,12 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 	for _, q := range deploy.Queues() {
 		queues[q.EnvVar] = deps.queues[q.ID]
 	}
+	// A bucket's name only: the emulated functions write no answer over
+	// 350 KB, so no S3 is reached (shared/blob's tests run one).
+	buckets := map[string]string{}
+	for _, b := range deploy.Buckets() {
+		buckets[b.EnvVar] = "evs-local-" + b.ID
+	}
 	// Secrets, by value: boot.Secret reads the variable without _SECRET_ARN.
 	secrets := map[string]string{
 		"WATHQ_API_KEY_SECRET_ARN":                localWathqKey,
@@ -170,6 +176,10 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 			continue
 		}
 		if v, ok := queues[name]; ok {
+			env = append(env, name+"="+v)
+			continue
+		}
+		if v, ok := buckets[name]; ok {
 			env = append(env, name+"="+v)
 			continue
 		}

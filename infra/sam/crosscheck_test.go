@@ -70,6 +70,20 @@ func TestMatchesCDKStack(t *testing.T) {
 				mayBeEmpty: !strings.HasPrefix(k, "Key") && k != "AttributeDefinitions"})
 		}
 	}
+	// The buckets property for property (less the stack's tags, CDK's
+	// alone), their TLS-only policies, their outputs.
+	cdkBuckets, samBuckets := resourcesOfType(cdk, "AWS::S3::Bucket"), resourcesOfType(sam, "AWS::S3::Bucket")
+	tests = append(tests, check{name: "bucket ids", cdk: func() any { return sortedKeys(cdkBuckets) }, sam: func() any { return sortedKeys(samBuckets) }})
+	for _, b := range deploy.Buckets() {
+		tests = append(tests,
+			check{name: b.LogicalID + " properties", cdk: func() any { return without(cdkBuckets[b.LogicalID], "Tags") }, sam: func() any { return samBuckets[b.LogicalID] }},
+			check{name: b.LogicalID + " retained", cdk: func() any { return attrs(cdk, b.LogicalID) }, sam: func() any { return attrs(sam, b.LogicalID) }},
+			check{name: b.LogicalID + " policy", cdk: func() any { return resourcesOfType(cdk, "AWS::S3::BucketPolicy")[stack.BucketPolicyLogicalID(b)] },
+				sam: func() any { return resourcesOfType(sam, "AWS::S3::BucketPolicy")[stack.BucketPolicyLogicalID(b)] }},
+			check{name: b.LogicalID + " output", cdk: func() any { return cdk["Outputs"].(obj)[stack.BucketOutput(b)] },
+				sam: func() any { return sam["Outputs"].(obj)[stack.BucketOutput(b)] }},
+		)
+	}
 	// SAM's log groups (the functions' are Lambda's own there) keep their
 	// events as long as the CDK stack's of the same id.
 	cdkLogs := resourcesOfType(cdk, "AWS::Logs::LogGroup")
@@ -194,7 +208,8 @@ func toAny(s []string) []any {
 	return out
 }
 
-// permissions flattens statements into sorted "sid effect action resource",
+// permissions flattens statements into sorted "sid effect action resource"
+// (and " if <condition>" for a conditioned one),
 // leaving out what only one tool adds: X-Ray actions (CDK's tracing) and the
 // CDK role's own log group.
 func permissions(statements []any) []string {
@@ -215,7 +230,11 @@ func permissions(statements []any) []string {
 				continue
 			}
 			for _, r := range list(st["Resource"]) {
-				out = append(out, fmt.Sprintf("%v %v %v %s", st["Sid"], st["Effect"], a, render(r)))
+				p := fmt.Sprintf("%v %v %v %s", st["Sid"], st["Effect"], a, render(r))
+				if c, ok := st["Condition"]; ok {
+					p += " if " + canonical(c)
+				}
+				out = append(out, p)
 			}
 		}
 	}
@@ -468,4 +487,21 @@ func atParameters(t *testing.T, tmpl obj, v any, params map[string]string) strin
 		return atParameters(t, tmpl, args[2], params)
 	}
 	return render(v)
+}
+
+// without is props less some keys.
+func without(props obj, keys ...string) obj {
+	out := obj{}
+	for k, v := range props {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// attrs are a resource's DeletionPolicy and UpdateReplacePolicy.
+func attrs(tmpl obj, id string) string {
+	r, _ := tmpl["Resources"].(obj)[id].(obj)
+	return fmt.Sprint(r["DeletionPolicy"], " ", r["UpdateReplacePolicy"])
 }

@@ -94,6 +94,10 @@ func environment(f deploy.Function) (*yaml.Node, error) {
 		}
 		values[t.EnvVar] = Ref(deploy.TableLogicalID(id))
 	}
+	for _, id := range f.BucketIDs() {
+		b := deploy.MustBucket(id)
+		values[b.EnvVar] = Ref(b.LogicalID)
+	}
 	for _, s := range f.Settings {
 		if r, routed := f.Route(); routed && s.DefaultsToStageURL {
 			// The API's definition names the function: a cycle.
@@ -131,12 +135,15 @@ type Statement struct {
 	Sid       string
 	Actions   []string
 	Resources []*yaml.Node
+	// Condition, when set, is the statement's Condition block.
+	Condition *yaml.Node
 }
 
 // Statements are a function's permissions in the order and shape of the
 // CDK stack's (stack.Statements), less what SAM adds by itself (its logs,
 // X-Ray): per Grant, its actions on its table (and <arn>/index/* with
-// Indexes); GetSecretValue on its secrets; sending to each queue of
+// Indexes); per ObjectGrant, its actions on the bucket's objects and the
+// bucket key's KMS actions, conditioned; GetSecretValue on its secrets; sending to each queue of
 // SendsTo; with a Stream source, reading that stream and sending to its
 // OnFailure queue; with a Queue source, consuming it.
 func Statements(f deploy.Function) ([]Statement, error) {
@@ -155,6 +162,21 @@ func Statements(f deploy.Function) ([]Statement, error) {
 			resources = append(resources, Sub("${"+id+".Arn}/index/*"))
 		}
 		add(stack.GrantSid(g.Table), g.Actions, resources...)
+	}
+	for _, g := range f.Objects {
+		b, ok := deploy.LookupBucket(g.Bucket)
+		if !ok {
+			return nil, fmt.Errorf("grant on bucket %q, which is not in deploy.Buckets()", g.Bucket)
+		}
+		add(stack.ObjectsSid(b), g.Actions, Sub("${"+b.LogicalID+".Arn}/*"))
+		// The bucket's key, as S3 uses it for the caller: only through S3
+		// in this region, only for this bucket (stack.BucketKeyCondition).
+		cond := stack.BucketKeyCondition(Sub("s3.${AWS::Region}.amazonaws.com"), GetAtt(b.LogicalID, "Arn"))["StringEquals"].(map[string]any)
+		add(stack.KeyForObjectsSid(b), g.KeyActions(), GetAtt(stack.TableKeyLogicalID(b.KeyOfTable), "Arn"))
+		out[len(out)-1].Condition = Map(KV("StringEquals", Map(
+			KV("kms:EncryptionContext:aws:s3:arn", cond["kms:EncryptionContext:aws:s3:arn"]),
+			KV("kms:ViaService", cond["kms:ViaService"]),
+		)))
 	}
 	if len(f.Secrets) > 0 {
 		var resources []*yaml.Node
@@ -212,11 +234,15 @@ func statementList(statements []Statement) *yaml.Node {
 		if s.Sid != "" { // as CDK writes the statements it adds itself
 			st = append(st, KV("Sid", s.Sid))
 		}
-		out.Content = append(out.Content, Map(append(st,
+		st = append(st,
 			KV("Effect", "Allow"),
 			KV("Action", s.Actions),
 			KV("Resource", FlowList(resources...)),
-		)...))
+		)
+		if s.Condition != nil {
+			st = append(st, KV("Condition", s.Condition))
+		}
+		out.Content = append(out.Content, Map(st...))
 	}
 	return out
 }

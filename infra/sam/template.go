@@ -55,7 +55,7 @@ func Generate() ([]byte, error) {
 // Template builds the whole template.
 func Template() (*yaml.Node, error) {
 	var resources []Pair
-	for _, part := range []func() ([]Pair, error){tables, secrets, queues, functions, workflow, alarms, api} {
+	for _, part := range []func() ([]Pair, error){tables, buckets, secrets, queues, functions, workflow, alarms, api} {
 		pairs, err := part()
 		if err != nil {
 			return nil, err
@@ -167,6 +167,9 @@ func outputs() ([]Pair, error) {
 	)
 	for _, q := range deploy.Queues() {
 		out = append(out, output(q.LogicalID+"Url", "URL of "+q.Description+".", Ref(q.LogicalID)))
+	}
+	for _, b := range deploy.Buckets() {
+		out = append(out, output(stack.BucketOutput(b), stack.BucketOutputDescription(b), Ref(b.LogicalID)))
 	}
 	return append(out,
 		output("AlarmTopicArn", "Every alarm notifies this topic; subscribe whoever answers them.", Ref(alarmTopicID)),

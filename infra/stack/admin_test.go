@@ -109,6 +109,10 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable/index/*",
 		"dynamodb:PutItem arn:PortalTokensTable",
 		"dynamodb:GetItem arn:EvidenceTable",
+		// evidence.get: a body kept in the evidence bucket, and the
+		// bucket key's decryption (only through S3, for that bucket).
+		"s3:GetObject arn:EvidenceBucket/*",
+		"kms:Decrypt arn:EvidenceTableKey",
 		"sqs:SendMessage arn:DeliveriesQueue",
 		"logs:CreateLogStream arn:AdminFunctionLogGroup",
 		"logs:PutLogEvents arn:AdminFunctionLogGroup",
@@ -149,6 +153,7 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"DELIVERIES_QUEUE_URL":     refOf("DeliveriesQueue"),
 		"PORTAL_TOKENS_TABLE":      refOf("PortalTokensTable"),
 		"EVIDENCE_TABLE":           refOf("EvidenceTable"),
+		"EVIDENCE_BUCKET":          refOf("EvidenceBucket"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
 	}
 	if !equal(f.EnvVarNames(), keys(want)) {

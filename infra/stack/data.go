@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -23,6 +24,8 @@ type Data struct {
 	constructs.Construct
 	// Tables maps schema table ids (schema.Entities, …) to their tables.
 	Tables map[string]awsdynamodb.Table
+	// Keys maps the ids of tables with CustomerKey to their keys.
+	Keys map[string]awskms.Key
 }
 
 // NewData creates every table of schema.Tables() as described there (keys,
@@ -35,14 +38,18 @@ func NewData(scope constructs.Construct, id *string, props *DataProps) *Data {
 	if props == nil {
 		props = &DataProps{}
 	}
-	d := &Data{Construct: constructs.NewConstruct(scope, id), Tables: map[string]awsdynamodb.Table{}}
+	d := &Data{Construct: constructs.NewConstruct(scope, id), Tables: map[string]awsdynamodb.Table{}, Keys: map[string]awskms.Key{}}
 	for _, t := range schema.Tables() {
-		d.Tables[t.ID] = newTable(d.Construct, t, props.Retain)
+		table, key := newTable(d.Construct, t, props.Retain)
+		d.Tables[t.ID] = table
+		if key != nil {
+			d.Keys[t.ID] = key
+		}
 	}
 	return d
 }
 
-func newTable(scope constructs.Construct, t schema.Table, retain bool) awsdynamodb.Table {
+func newTable(scope constructs.Construct, t schema.Table, retain bool) (awsdynamodb.Table, awskms.Key) {
 	tp := &awsdynamodb.TableProps{
 		PartitionKey: keyAttr(t.PartitionKey),
 		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
@@ -56,9 +63,11 @@ func newTable(scope constructs.Construct, t schema.Table, retain bool) awsdynamo
 	if t.SortKey != nil {
 		tp.SortKey = keyAttr(*t.SortKey)
 	}
+	var key awskms.Key
 	if t.CustomerKey {
+		key = newTableKey(scope, t, retain)
 		tp.Encryption = awsdynamodb.TableEncryption_CUSTOMER_MANAGED
-		tp.EncryptionKey = newTableKey(scope, t, retain)
+		tp.EncryptionKey = key
 	}
 	switch t.Stream {
 	case "":
@@ -96,7 +105,7 @@ func newTable(scope constructs.Construct, t schema.Table, retain bool) awsdynamo
 	}
 
 	table.Node().DefaultChild().(awsdynamodb.CfnTable).OverrideLogicalId(jsii.String(deploy.TableLogicalID(t.ID)))
-	return table
+	return table, key
 }
 
 func projectionOf(t schema.Table, ix schema.Index) (awsdynamodb.ProjectionType, *[]*string) {

@@ -11,8 +11,10 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -36,6 +38,11 @@ type FunctionsProps struct {
 	AssetRoot string
 	// Tables maps schema table ids to their tables (Data.Tables).
 	Tables map[string]awsdynamodb.Table
+	// Buckets maps deploy.Bucket.ID to its bucket (Buckets.Buckets).
+	Buckets map[string]awss3.Bucket
+	// Keys maps table ids to their customer-managed keys (Data.Keys): the
+	// buckets' keys, which S3 uses as the caller.
+	Keys map[string]awskms.Key
 	// Secrets maps deploy.Secret.SecretID to its secret (Secrets.Secrets).
 	Secrets map[string]awssecretsmanager.Secret
 	// Queues maps deploy.Queue.ID to its queue (Queues.Queues): the queues
@@ -138,7 +145,7 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 		Description: jsii.String("Role of " + spec.Name + ": only its own tables, secrets, queues, event source and log group"),
 	})
 	role.Node().DefaultChild().(awsiam.CfnRole).OverrideLogicalId(jsii.String(spec.LogicalID + "Role"))
-	for _, s := range Statements(spec, props.Tables, props.Secrets, props.Queues, logs) {
+	for _, s := range Statements(spec, Resources{Tables: props.Tables, Buckets: props.Buckets, Keys: props.Keys, Secrets: props.Secrets, Queues: props.Queues}, logs) {
 		role.AddToPrincipalPolicy(s)
 	}
 
@@ -150,7 +157,7 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(root, spec.Name)), nil),
 		MemorySize:   jsii.Number(float64(spec.MemoryMB)),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(spec.TimeoutSeconds))),
-		Environment:  Environment(spec, props.Tables, props.Secrets, props.Queues, props.Settings),
+		Environment:  Environment(spec, Resources{Tables: props.Tables, Buckets: props.Buckets, Secrets: props.Secrets, Queues: props.Queues}, props.Settings),
 		Tracing:      awslambda.Tracing_ACTIVE,
 		LogGroup:     logs,
 		Role:         role,
@@ -181,16 +188,46 @@ func StreamReadActions() []string {
 	return []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
 }
 
+// Resources are the stack's resources a function's permissions and
+// environment name.
+type Resources struct {
+	Tables  map[string]awsdynamodb.Table
+	Buckets map[string]awss3.Bucket
+	Keys    map[string]awskms.Key
+	Secrets map[string]awssecretsmanager.Secret
+	Queues  map[string]awssqs.Queue
+}
+
+// BucketKeyCondition is the condition of a statement granting the use of a
+// bucket's key: only by S3 in this region (kms:ViaService) and only for
+// that bucket's objects (with an S3 Bucket Key, the encryption context S3
+// gives KMS is the bucket's ARN).
+func BucketKeyCondition(region, bucketArn any) map[string]any {
+	return map[string]any{"StringEquals": map[string]any{
+		"kms:ViaService":                   region,
+		"kms:EncryptionContext:aws:s3:arn": bucketArn,
+	}}
+}
+
 // Statements are the permissions a function's role is given by hand:
 // per Grant, its actions on its table's ARN (and <arn>/index/* with
-// Indexes); secretsmanager:GetSecretValue on the function's secrets;
+// Indexes); per ObjectGrant, its actions on the bucket's objects
+// (<arn>/*) and the KMS actions S3 takes with the bucket's key as the
+// caller (ObjectGrant.KeyActions) on that key, conditioned
+// (BucketKeyCondition); secretsmanager:GetSecretValue on the function's secrets;
 // QueueSendActions() on each queue of SendsTo; with a Stream source,
 // StreamReadActions() on that table's stream ARN (the stream, not every
 // stream of the table or the account) and QueueSendActions() on its
 // OnFailure queue (Lambda sends the failed batches' descriptions as the
 // function's role); with a Queue source, QueueConsumeActions() on that queue;
 // and logs:CreateLogStream, logs:PutLogEvents on its own log group.
-func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, logs awslogs.LogGroup) []awsiam.PolicyStatement {
+//
+// No KMS statement for the tables: the key policy of a table's own key
+// already lets this account's principals use it through DynamoDB
+// (newTableKey), as the AWS-managed key's does, so the table grants alone
+// decide who reads or writes the table.
+func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []awsiam.PolicyStatement {
+	tables, secrets, queues := res.Tables, res.Secrets, res.Queues
 	var out []awsiam.PolicyStatement
 	statement := func(sid string, actions []string, resources ...*string) {
 		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
@@ -220,6 +257,23 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
 		}
 		statement(sids.Unique(GrantSid(g.Table)), g.Actions, resources...)
+	}
+	for _, g := range spec.Objects {
+		b, known := deploy.LookupBucket(g.Bucket)
+		bucket, ok := res.Buckets[g.Bucket]
+		key, hasKey := res.Keys[b.KeyOfTable]
+		if !known || !ok || !hasKey {
+			panic(fmt.Sprintf("infra: %s: grant on bucket %q, which the stack does not have (or not its key)", spec.Name, g.Bucket))
+		}
+		statement(sids.Unique(ObjectsSid(b)), g.Actions, bucket.ArnForObjects(jsii.String("*")))
+		cond := BucketKeyCondition(s3ViaService(), bucket.BucketArn())
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String(sids.Unique(KeyForObjectsSid(b))),
+			Effect:     awsiam.Effect_ALLOW,
+			Actions:    jsii.Strings(g.KeyActions()...),
+			Resources:  &[]*string{key.KeyArn()},
+			Conditions: &cond,
+		}))
 	}
 	if len(spec.Secrets) > 0 {
 		var resources []*string
@@ -258,12 +312,13 @@ func Statements(spec deploy.Function, tables map[string]awsdynamodb.Table, secre
 }
 
 // Environment is a function's environment: each table it uses → the
-// table's name, each setting → its value (or Default, until
+// table's name, each bucket → the bucket's name, each setting → its value (or Default, until
 // Functions.DefaultToStageURL gives a setting that defaults to the stage's
 // URL that URL), each secret's
 // variable → the secret's ARN, each queue it sends to → the queue's URL,
 // and LOG_LEVEL. Its keys are exactly spec.EnvVarNames().
-func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secrets map[string]awssecretsmanager.Secret, queues map[string]awssqs.Queue, settings map[string]string) *map[string]*string {
+func Environment(spec deploy.Function, res Resources, settings map[string]string) *map[string]*string {
+	tables, secrets, queues := res.Tables, res.Secrets, res.Queues
 	env := map[string]*string{deploy.LogLevelVar: jsii.String(LogLevel)}
 	for _, g := range spec.Grants {
 		t, ok := tables[g.Table]
@@ -271,6 +326,13 @@ func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secr
 			panic(fmt.Sprintf("infra: %s: no table %q", spec.Name, g.Table))
 		}
 		env[envVarOfTable(g.Table)] = t.TableName()
+	}
+	for _, id := range spec.BucketIDs() {
+		b, ok := res.Buckets[id]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s: no bucket %q", spec.Name, id))
+		}
+		env[deploy.MustBucket(id).EnvVar] = b.BucketName()
 	}
 	for _, s := range spec.Settings {
 		v := s.Default
@@ -295,6 +357,11 @@ func Environment(spec deploy.Function, tables map[string]awsdynamodb.Table, secr
 		env[qs.EnvVar] = q.QueueUrl()
 	}
 	return &env
+}
+
+// s3ViaService is kms:ViaService for S3 in the stack's region.
+func s3ViaService() *string {
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("s3."), awscdk.Aws_REGION(), jsii.String(".amazonaws.com")})
 }
 
 func envVarOfTable(id string) string {

@@ -51,6 +51,10 @@ func environment(t *testing.T, f deploy.Function, s *stacktest.Synthesized) m {
 		tb, _ := schema.Lookup(id)
 		env[tb.EnvVar] = refOf(deploy.TableLogicalID(id))
 	}
+	for _, id := range f.BucketIDs() {
+		b := deploy.MustBucket(id)
+		env[b.EnvVar] = refOf(b.LogicalID)
+	}
 	for _, set := range f.Settings {
 		env[set.EnvVar] = set.Default
 		if set.DefaultsToStageURL {
@@ -116,7 +120,8 @@ func allowedExtras(f deploy.Function) []string {
 }
 
 // wantPermissions is a function's catalogue entry as "action resource"
-// pairs: its grants, its secrets, sending to the queues of SendsTo, reading
+// pairs: its grants, its bucket grants (the objects, and the bucket key's
+// KMS actions: TestKeyPermissions pins them), its secrets, sending to the queues of SendsTo, reading
 // its stream (the stream's ARN) and sending to its on-failure queue, or
 // consuming its queue. TestPipelinePermissions spells out the last three
 // for the functions that have them.
@@ -129,6 +134,15 @@ func wantPermissions(f deploy.Function) []string {
 			if g.Indexes {
 				out = append(out, a+" "+arn+"/index/*")
 			}
+		}
+	}
+	for _, g := range f.Objects {
+		b := deploy.MustBucket(g.Bucket)
+		for _, a := range g.Actions {
+			out = append(out, a+" arn:"+b.LogicalID+"/*")
+		}
+		for _, a := range g.KeyActions() {
+			out = append(out, a+" arn:"+stack.TableKeyLogicalID(b.KeyOfTable))
 		}
 	}
 	for _, s := range f.Secrets {

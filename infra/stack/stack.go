@@ -69,6 +69,7 @@ type ServiceStack struct {
 	Stack         awscdk.Stack
 	Stage         string
 	Data          *Data
+	Buckets       *Buckets
 	Secrets       *Secrets
 	Queues        *Queues
 	Functions     *Functions
@@ -120,7 +121,8 @@ func StackName(stage string) string { return "evs-" + stage }
 // OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml),
 // SettingsUrl (SettingsURLOutput: the stage URL + /settings/), per
 // table <TableLogicalID>Name (its physical name), per queue
-// <QueueLogicalID>Url, DecisionStateMachineArn, DecisionApprovalTopicArn,
+// <QueueLogicalID>Url, per bucket <BucketLogicalID>Name (BucketOutput),
+// DecisionStateMachineArn, DecisionApprovalTopicArn,
 // AlarmTopicArn and AdminFunctionName (AdminFunctionOutput).
 func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStackProps) *ServiceStack {
 	if props == nil {
@@ -144,11 +146,14 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(stage), nil)
 
 	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
+	buckets := NewBuckets(st, jsii.String("Buckets"), &BucketsProps{Keys: data.Keys})
 	secrets := NewSecrets(st, jsii.String("Secrets"), &SecretsProps{Retain: retain})
 	queues := NewQueues(st, jsii.String("Queues"), &QueuesProps{Retain: retain})
 	fns := NewFunctions(st, jsii.String("Functions"), &FunctionsProps{
 		AssetRoot: props.AssetRoot,
 		Tables:    data.Tables,
+		Buckets:   buckets.Buckets,
+		Keys:      data.Keys,
 		Secrets:   secrets.Secrets,
 		Queues:    queues.Queues,
 		Settings:  props.Settings,
@@ -194,6 +199,9 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	for _, q := range deploy.Queues() {
 		output(st, q.LogicalID+"Url", queues.Queues[q.ID].QueueUrl(), "URL of the "+q.ID+" queue")
 	}
+	for _, b := range deploy.Buckets() {
+		output(st, BucketOutput(b), buckets.Buckets[b.ID].BucketName(), BucketOutputDescription(b))
+	}
 	output(st, "DecisionStateMachineArn", workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
 	output(st, "DecisionApprovalTopicArn", workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
 	output(st, "AlarmTopicArn", obs.Topic.TopicArn(), "Every alarm notifies this topic; subscribe whoever answers them")
@@ -203,7 +211,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	}
 	output(st, AdminFunctionOutput, admin.Function.FunctionName(), AdminFunctionOutputDescription)
 
-	return &ServiceStack{Stack: st, Stage: stage, Data: data, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
+	return &ServiceStack{Stack: st, Stage: stage, Data: data, Buckets: buckets, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
 		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
 }
 

@@ -298,7 +298,14 @@ func rolePermissions(t *testing.T, tmpl assertions.Template, roleID string) []st
 	var got []string
 	for id, pol := range find(t, tmpl, "AWS::IAM::Policy", m{"Roles": arrayWith(refOf(roleID))}) {
 		for _, st := range pol["Properties"].(m)["PolicyDocument"].(m)["Statement"].([]any) {
-			matches(t, id+" statement", st, plainAllow)
+			if b, ok := bucketKeyStatement(st.(m)); ok {
+				// The one conditioned statement: a bucket's key, only
+				// through S3 and only for that bucket.
+				matches(t, id+" statement", st, like(m{"Effect": "Allow", "NotAction": absent(), "NotResource": absent(), "Principal": absent(),
+					"Condition": exactly(m{"StringEquals": exactly(bucketKeyCondition(b))})}))
+			} else {
+				matches(t, id+" statement", st, plainAllow)
+			}
 			for _, a := range strs(st.(m)["Action"]) {
 				for _, r := range strs(st.(m)["Resource"]) {
 					got = append(got, a+" "+r)

@@ -73,6 +73,10 @@ type Simulator struct {
 	// Latency added to every answer, per provider (for benchmarks).
 	RegistryLatency  time.Duration
 	ScreeningLatency time.Duration
+	// RegistryPadding, when set, adds a field of that many bytes to every
+	// registry answer (as a register's long history would): an answer over
+	// the 350 KB an evidence item holds, for the evidence's blob store.
+	RegistryPadding int
 
 	mu    sync.Mutex
 	calls map[string]int // by provider
@@ -156,7 +160,7 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
 	case Suspended:
 		statusID, name = "suspended", "السجل التجاري موقوف"
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cr_info": map[string]any{
+	answer := map[string]any{"cr_info": map[string]any{
 		"cr_name":         legalName(id),
 		"cr_number":       crNumber(id),
 		"cr_entity_no":    id,
@@ -168,7 +172,11 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
 		"cr_cancellation": nil,
 		"cr_location":     map[string]any{"id": "1010", "name": "الرياض"},
 		"activities":      map[string]any{"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}},
-	}})
+	}}
+	if s.RegistryPadding > 0 {
+		answer["cr_history"] = strings.Repeat("-", s.RegistryPadding)
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // legalName invents a stable name for a registration number.

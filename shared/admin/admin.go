@@ -100,6 +100,16 @@ type Handler struct {
 	// which portal.link builds its sign-in links; without it portal.link
 	// fails and mints nothing.
 	SettingsURL string
+	// Blobs reads the bodies of evidence kept outside its item (over
+	// domain.MaxInlineEvidence); without it evidence.get fails on them.
+	Blobs BlobGetter
+}
+
+// BlobGetter reads an object of the evidence blob store (blob.S3 on AWS,
+// blob.Dir locally); a key that holds nothing is an error that is
+// fs.ErrNotExist.
+type BlobGetter interface {
+	Get(ctx context.Context, key string) ([]byte, error)
 }
 
 // MaxDocument bounds a command document (Lambda's own limit is 6 MB).

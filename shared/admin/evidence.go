@@ -3,6 +3,9 @@ package admin
 import (
 	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -19,7 +22,10 @@ type EvidenceView struct {
 	HTTPStatus int             `json:"http_status"`
 	SHA256     string          `json:"sha256"`
 	Size       int             `json:"size"`
-	BodyBase64 string          `json:"body_base64"`
+	// BodyKey is where the body is kept when not in the evidence item: its
+	// object's key in the evidence bucket (bodies over 350 KB).
+	BodyKey    string `json:"body_key,omitempty"`
+	BodyBase64 string `json:"body_base64"`
 	// Verified says whether the stored bytes hash to SHA256 with Size
 	// bytes; ComputedSHA256 is their hash now.
 	Verified       bool   `json:"verified"`
@@ -55,12 +61,26 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ev.BodyKey != "" {
+		// The body is verified below exactly as one kept in the item.
+		if h.Blobs == nil {
+			return nil, fmt.Errorf("evidence of check %d: its body is in the evidence bucket (%s), and no blob store is configured", p.CheckID, ev.BodyKey)
+		}
+		body, err := h.Blobs.Get(ctx, ev.BodyKey)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, domain.Errorf(domain.ECodeNotFound, "The body of check %d's evidence is missing from the evidence bucket (%s).", p.CheckID, ev.BodyKey)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("evidence of check %d: %w", p.CheckID, err)
+		}
+		ev.Body = body
+	}
 	ok, got := ev.Verify()
 	return map[string]any{"evidence": EvidenceView{
 		AccountID: ev.AccountID, CheckID: ev.CheckID, Provider: ev.Provider,
 		Request:    EvidenceRequest{Method: ev.Method, URL: ev.URL},
 		ReceivedAt: domain.FormatTime(ev.ReceivedAt), HTTPStatus: ev.HTTPStatus,
-		SHA256: ev.SHA256, Size: ev.Size, BodyBase64: base64.StdEncoding.EncodeToString(ev.Body),
+		SHA256: ev.SHA256, Size: ev.Size, BodyKey: ev.BodyKey, BodyBase64: base64.StdEncoding.EncodeToString(ev.Body),
 		Verified: ok, ComputedSHA256: got,
 	}}, nil
 }

@@ -49,6 +49,12 @@ type Deps struct {
 	// SettingsURL is the settings area's base URL: admin's sign-in links
 	// start with it (none: portal.link fails).
 	SettingsURL string
+	// Blobs is the evidence blob store (the evidence bucket in AWS, a
+	// directory locally): where create-entity, decision and
+	// provider-webhook put the answers over 350 KB, and admin reads them.
+	// Without it a large answer is not kept (stored false, with why) and
+	// evidence.get fails on one kept.
+	Blobs Blobs
 	// Clock is every handler's clock (required): domain.SystemClock in AWS,
 	// a fixed or stepping one in tests.
 	Clock domain.Clock
@@ -65,6 +71,7 @@ const (
 	needAllow                     // Allow
 	needMetrics                   // Metrics
 	needSettings                  // SettingsURL
+	needBlobs                     // Blobs
 	// storeless: the function reads no table (api-description), so
 	// FromEnv builds no store and Handler does not ask for one.
 	storeless

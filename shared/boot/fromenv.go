@@ -26,8 +26,8 @@ func Start(name string) {
 // FromEnv builds the Deps of the function deployed as name from its Lambda
 // environment, reading only what the function uses: the tables named in
 // its environment (none for a storeless one), its providers' settings (YENTE_*, WATHQ_*) and secrets
-// (Secrets Manager), the deliveries queue's URL, WEBHOOK_ALLOWED_NETWORKS,
-// SETTINGS_BASE_URL.
+// (Secrets Manager), the evidence bucket (EVIDENCE_BUCKET), the deliveries
+// queue's URL, WEBHOOK_ALLOWED_NETWORKS, SETTINGS_BASE_URL.
 // It makes the function's JSON logger slog's default first, so an init
 // failure is logged as JSON.
 func FromEnv(ctx context.Context, name string) (Deps, error) {
@@ -46,11 +46,17 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 			return Deps{}, err
 		}
 	}
+	if fn.needs.has(needBlobs) {
+		if d.Blobs, err = EvidenceBucket(cfg); err != nil {
+			return Deps{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if fn.needs.has(needIntake) {
 		runner, err := Intake(ctx, cfg, d.Clock)
 		if err != nil {
 			return Deps{}, fmt.Errorf("%s: intake providers: %w", name, err)
 		}
+		runner.Blobs = d.Blobs
 		d.Intake = runner
 	}
 	if fn.needs.has(needInbound) {

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/blob"
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -22,6 +24,9 @@ func lambdaEnv(t *testing.T) {
 	}
 	for _, tb := range schema.Tables() {
 		t.Setenv(tb.EnvVar, "boot-test-"+tb.ID)
+	}
+	for _, b := range deploy.Buckets() {
+		t.Setenv(b.EnvVar, "boot-test-"+b.ID)
 	}
 }
 
@@ -40,7 +45,7 @@ func TestFromEnv(t *testing.T) {
 		wantErr        string
 	}{
 		{name: "reader", function: "list-entities", check: func(t *testing.T, d Deps) {
-			if d.Store == nil || d.Log == nil || d.Intake != nil || d.Deliveries != nil || d.Metrics != nil || d.Readers != nil {
+			if d.Store == nil || d.Log == nil || d.Intake != nil || d.Deliveries != nil || d.Metrics != nil || d.Readers != nil || d.Blobs != nil {
 				t.Errorf("Deps = %+v, want the store and the logger only", d)
 			}
 			if d.Clock == nil {
@@ -55,7 +60,13 @@ func TestFromEnv(t *testing.T) {
 			if ok && r.Clock == nil {
 				t.Error("Intake has no clock")
 			}
+			// Answers over 350 KB go to the evidence bucket.
+			if s3, isS3 := d.Blobs.(blob.S3); !isS3 || s3.Bucket != "boot-test-evidence" || !ok || r.Blobs == nil {
+				t.Errorf("Blobs = %#v, the runner's %v: want the evidence bucket in both", d.Blobs, r.Blobs)
+			}
 		}},
+		{name: "no evidence bucket", function: "provider-webhook", env: map[string]string{"EVIDENCE_BUCKET": ""},
+			wantErr: "provider-webhook: boot: EVIDENCE_BUCKET is not set"},
 		{name: "intake without its provider", function: "decision", env: map[string]string{"YENTE_BASE_URL": "http://127.0.0.1:9"},
 			wantErr: "decision: intake providers: boot: WATHQ_BASE_URL is not set"},
 		{name: "webhook secret", function: "provider-webhook",

@@ -66,17 +66,17 @@ func functions() map[string]function {
 			return (&auth.Authorizer{Keys: d.Store, Clock: d.Clock}).Handle
 		}),
 		"list-entities": httpEntry(0, func(d Deps) http.Handler { return api.NewListEntities(d.Store, country.ISO()) }),
-		"create-entity": httpEntry(needIntake, func(d Deps) http.Handler {
+		"create-entity": httpEntry(needIntake|needBlobs, func(d Deps) http.Handler {
 			return api.NewCreateEntity(api.CreateEntity{Store: d.Store, Intake: d.Intake, Countries: country.ISO(), Clock: d.Clock})
 		}),
 		"get-entity": httpEntry(0, func(d Deps) http.Handler { return api.NewGetEntity(d.Store, country.ISO()) }),
 		"get-review": httpEntry(0, func(d Deps) http.Handler { return api.NewGetReview(d.Store, country.ISO()) }),
-		"provider-webhook": httpEntry(needInbound, func(d Deps) http.Handler {
-			svc := &screening.Service{Store: d.Store, Readers: d.Readers, Clock: d.Clock}
+		"provider-webhook": httpEntry(needInbound|needBlobs, func(d Deps) http.Handler {
+			svc := &screening.Service{Store: d.Store, Readers: d.Readers, Clock: d.Clock, Blobs: d.Blobs}
 			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Screening: svc, Clock: d.Clock})
 		}),
 		"api-description": httpEntry(storeless, func(Deps) http.Handler { return api.NewDescription() }),
-		"decision": entry(needIntake, func(d Deps, _ deploy.Function) DecisionHandler {
+		"decision": entry(needIntake|needBlobs, func(d Deps, _ deploy.Function) DecisionHandler {
 			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO()}).Handle
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
@@ -108,8 +108,8 @@ func functions() map[string]function {
 				Log:        d.log(),
 			})
 		}),
-		"admin": entry(needQueue|needAllow|needSettings, func(d Deps, _ deploy.Function) AdminHandler {
-			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL}).Handle
+		"admin": entry(needQueue|needAllow|needSettings|needBlobs, func(d Deps, _ deploy.Function) AdminHandler {
+			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs}).Handle
 		}),
 	}
 }

@@ -20,13 +20,16 @@ func hexSum(b []byte) string {
 }
 
 // TestEvidenceAtTheEdge: a provider fake answers known bytes; the evidence
-// is their hash and size exactly (non-UTF-8 and large bodies included),
-// with the request's method and a URL that carries no credential, for an
-// answer, a refusal with a body, and an unreadable answer; a timeout has
-// none.
+// is their hash and size exactly (non-UTF-8 and large bodies included, up
+// to the 4 MiB read of an answer), with the request's method and a URL that
+// carries no credential, for an answer, a refusal with a body, and an
+// unreadable answer; a timeout has none; an answer past 4 MiB records the
+// hash and size of the bytes read (4 MiB and one), not stored, and why.
 func TestEvidenceAtTheEdge(t *testing.T) {
 	nonUTF8 := []byte("{\"cr_info\":\xff\xfe\x00 not json")
-	large := bytes.Repeat([]byte("x"), domain.MaxStoredEvidence+1)
+	large := bytes.Repeat([]byte("x"), domain.MaxInlineEvidence+1)
+	atLimit := bytes.Repeat([]byte{0xC3}, domain.MaxEvidence)
+	pastLimit := bytes.Repeat([]byte("z"), domain.MaxEvidence+100)
 	wathqBody := []byte(wathqActive)
 	yenteBody := []byte(`{"responses":{"evs-1-2":{"status":200,"results":[],"total":{"value":0}}}}`)
 	tests := []struct {
@@ -43,7 +46,9 @@ func TestEvidenceAtTheEdge(t *testing.T) {
 		{"wathq not found", ProviderWathq, 404, []byte(`{"code":"404"}`), 0, "", false, true},
 		{"wathq 503 with a body", ProviderWathq, 503, []byte("<html>down</html>"), 0, "503", false, true},
 		{"wathq non-UTF-8", ProviderWathq, 200, nonUTF8, 0, "bad_response", false, true},
-		{"wathq larger than kept", ProviderWathq, 503, large, 0, "503", false, false},
+		{"wathq larger than an item", ProviderWathq, 503, large, 0, "503", false, true},
+		{"wathq at the read limit", ProviderWathq, 503, atLimit, 0, "503", false, true},
+		{"wathq past the read limit", ProviderWathq, 503, pastLimit, 0, "503", false, false},
 		{"wathq timeout", ProviderWathq, 200, wathqBody, 300 * time.Millisecond, "timeout", true, false},
 		{"yente answer", ProviderOpenSanctions, 200, yenteBody, 0, "", false, true},
 		{"yente 503 with a body", ProviderOpenSanctions, 503, []byte("busy\x00\x01"), 0, "503", false, true},
@@ -95,8 +100,12 @@ func TestEvidenceAtTheEdge(t *testing.T) {
 			if ev == nil {
 				t.Fatal("no evidence")
 			}
-			if ev.SHA256 != hexSum(tt.body) || ev.Size != len(tt.body) {
-				t.Errorf("sha256 %s size %d, want %s %d", ev.SHA256, ev.Size, hexSum(tt.body), len(tt.body))
+			read := tt.body
+			if len(read) > domain.MaxEvidence {
+				read = read[:domain.MaxEvidence+1] // where reading stopped
+			}
+			if ev.SHA256 != hexSum(read) || ev.Size != len(read) {
+				t.Errorf("sha256 %s size %d, want %s %d", ev.SHA256, ev.Size, hexSum(read), len(read))
 			}
 			if ev.Stored != tt.wantStored {
 				t.Errorf("stored %v (%s), want %v", ev.Stored, ev.StoredReason, tt.wantStored)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
 )
 
 // Registry looks registration numbers up in a commercial register.
@@ -30,7 +31,14 @@ type Runner struct {
 	// evidence in results, nothing for the store to keep). Only the
 	// benchmark sets it, to weigh what keeping evidence costs a create.
 	NoEvidence bool
+	// Blobs keeps the answers too large for their evidence item
+	// (KeepEvidence); nil keeps none of them (stored false, with why).
+	Blobs BlobPutter
 }
+
+// blobTimeout bounds the write of one answer to the blob store, on its own
+// clock: the provider may have used most of the check's timeout.
+const blobTimeout = 5 * time.Second
 
 // IntakeInput is a new entity as the caller described it.
 type IntakeInput struct {
@@ -193,11 +201,27 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 	if ev != nil && !r.NoEvidence {
 		e := *ev
 		e.AccountID, e.CheckID = c.AccountID, c.ID
+		r.keep(ctx, &e)
 		c.Evidence = &e
 		result["evidence"] = e.ResultMap()
 	}
 	c.Result = Sanitize(c.Type, result)
 	return c
+}
+
+// keep writes a large answer to the blob store. The intake cannot fail on
+// it (a create has no way to ask again for a provider's answer): a write
+// that fails leaves the answer not kept, the check saying so in its
+// evidence, and the error in the log (never the body).
+func (r *Runner) keep(ctx context.Context, e *domain.Evidence) {
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), blobTimeout)
+	defer cancel()
+	if err := KeepEvidence(bctx, r.Blobs, e); err != nil {
+		logging.From(ctx).Error("evidence not kept: the blob store refused the answer",
+			"check_id", e.CheckID, "provider", e.Provider, "size", e.Size, "error", err.Error())
+		e.Body, e.Stored = nil, false
+		e.StoredReason = "the answer is larger than the 350 KB kept in the evidence table and could not be written to the evidence bucket; its hash and size are recorded, its bytes are not"
+	}
 }
 
 // RegistryResult is the stored result of a registry lookup.

@@ -19,8 +19,11 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-// maxProviderBody caps what is read of a provider's answer.
-const maxProviderBody = 4 << 20
+// maxProviderBody caps what is read of a provider's answer: the largest
+// body evidence keeps (domain.MaxEvidence). One byte more is read, so that
+// an answer that goes on past it is known for what it is (its evidence not
+// stored, and why), never taken for a whole answer of 4 MiB.
+const maxProviderBody = domain.MaxEvidence
 
 // ProviderError is a provider's failure to answer: a transport error, a
 // timeout, or a status that is not an answer.
@@ -54,7 +57,7 @@ func do(ctx context.Context, client *http.Client, provider string, req *http.Req
 		return nil, nil, nil, transportError(ctx, provider, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProviderBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProviderBody+1))
 	if err != nil {
 		return nil, nil, nil, transportError(ctx, provider, err)
 	}

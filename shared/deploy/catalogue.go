@@ -108,6 +108,8 @@ func Functions() []Function {
 				// The providers' answers, in the create's transaction.
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
+			// Answers over 350 KB, written before the transaction.
+			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 		},
@@ -126,6 +128,7 @@ func Functions() []Function {
 				// The webhook's body, the check's evidence.
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
+			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
 			Settings: []Setting{settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWebhook()},
 		},
@@ -172,6 +175,7 @@ func Functions() []Function {
 				// queue_checks: the providers' answers.
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
+			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 			// A refused action (IllegalTransition, Conflict, …) fails the
@@ -267,6 +271,8 @@ func Functions() []Function {
 				// evidence.get: a check's provider answer.
 				{Table: schema.Evidence, Actions: []string{getItem}},
 			},
+			// evidence.get: a body kept as an object (reads only).
+			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3GetObject}}},
 			Settings: []Setting{settingWebhookAllow(), settingSettingsURL()},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},

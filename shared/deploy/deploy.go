@@ -49,8 +49,10 @@ type Function struct {
 	MemoryMB       int
 	TimeoutSeconds int
 	Grants         []Grant
-	Settings       []Setting
-	Secrets        []Secret
+	// Objects are its grants on buckets' objects (and on their keys).
+	Objects  []ObjectGrant
+	Settings []Setting
+	Secrets  []Secret
 	// SendsTo lists the queues it sends to (their URLs in its environment).
 	SendsTo []string
 	// Stream or Queue is its event source, if it has one.
@@ -119,12 +121,30 @@ func (f Function) TableIDs() []string {
 	return out
 }
 
+// BucketIDs lists the buckets whose objects the function may use, sorted.
+func (f Function) BucketIDs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range f.Objects {
+		if !seen[g.Bucket] {
+			seen[g.Bucket] = true
+			out = append(out, g.Bucket)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // EnvVarNames lists the environment variables the function is given: one per
-// table it uses, its settings, its secrets' ARNs, and the log level.
+// table it uses, one per bucket, its settings, its secrets' ARNs, and the
+// log level.
 func (f Function) EnvVarNames() []string {
 	out := []string{LogLevelVar}
 	for _, id := range f.TableIDs() {
 		out = append(out, schema.MustTable(id).EnvVar)
+	}
+	for _, id := range f.BucketIDs() {
+		out = append(out, MustBucket(id).EnvVar)
 	}
 	for _, s := range f.Settings {
 		out = append(out, s.EnvVar)

@@ -1,10 +1,14 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -176,5 +180,53 @@ func TestAuditTablesAreAppendOnly(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The evidence bucket's grants: each function that writes evidence items
+// may put objects (a large body goes there first), and nothing else of the
+// bucket; only the admin function reads objects, and writes none; no one
+// lists, deletes or touches versions. Each object action brings the one KMS
+// action S3 takes as its caller on the bucket's key. The bucket uses the
+// evidence table's customer-managed key and keeps objects as long as the
+// table keeps items.
+func TestEvidenceObjectGrants(t *testing.T) {
+	want := map[string][]string{
+		"create-entity":    {s3PutObject},
+		"decision":         {s3PutObject},
+		"provider-webhook": {s3PutObject},
+		"admin":            {s3GetObject},
+	}
+	wantKMS := map[string][]string{s3PutObject: {"kms:GenerateDataKey"}, s3GetObject: {"kms:Decrypt"}}
+	for _, f := range Functions() {
+		var got []string
+		for _, g := range f.Objects {
+			if _, ok := LookupBucket(g.Bucket); !ok {
+				t.Errorf("%s: grant on bucket %q, which is not in Buckets()", f.Name, g.Bucket)
+			}
+			got = append(got, g.Actions...)
+			for _, a := range g.Actions {
+				if k := g.KeyActions(); len(g.Actions) == 1 && fmt.Sprint(k) != fmt.Sprint(wantKMS[a]) {
+					t.Errorf("%s: %s brings %v on the key, want %v", f.Name, a, k, wantKMS[a])
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[f.Name]) {
+			t.Errorf("%s may %v on the evidence bucket's objects, want %v", f.Name, got, want[f.Name])
+		}
+		writesEvidence := false
+		for _, g := range f.Grants {
+			writesEvidence = writesEvidence || g.Table == schema.Evidence && slices.Contains(g.Actions, putItem)
+		}
+		if writesEvidence != slices.Contains(got, s3PutObject) {
+			t.Errorf("%s: writes evidence items %v, may put objects %v", f.Name, writesEvidence, !writesEvidence)
+		}
+	}
+	b := MustBucket(BucketEvidence)
+	if tb, ok := schema.Lookup(b.KeyOfTable); !ok || !tb.CustomerKey || tb.ID != schema.Evidence {
+		t.Errorf("the evidence bucket is encrypted with the key of %q, want the evidence table's own", b.KeyOfTable)
+	}
+	if time.Duration(b.ExpireDays)*24*time.Hour != domain.EvidenceRetention || b.NoncurrentDays <= 0 {
+		t.Errorf("objects expire after %d days (noncurrent %d), want the evidence's %v", b.ExpireDays, b.NoncurrentDays, domain.EvidenceRetention)
 	}
 }

@@ -150,3 +150,27 @@ func UniquePrefix(label string) string {
 	}
 	return "t-" + label + "-" + hex.EncodeToString(b[:]) + "-"
 }
+
+// EvidenceDir is the local evidence blob store's directory (blob.Dir), the
+// stand-in for the evidence bucket: EVS_EVIDENCE_DIR; else, when DynamoDB
+// Local keeps its tables on disk (DYNAMODB_DATA_DIR, as make local does),
+// evidence beside that directory (.local/data/evidence), so the two are
+// kept and wiped together; else evidence under the stack's state directory
+// (EVS_STACK_DIR, default <repo>/.local/stack), which outlives an
+// in-memory DynamoDB Local: an object no item names is harmless.
+func EvidenceDir() string {
+	if v := os.Getenv("EVS_EVIDENCE_DIR"); v != "" {
+		return v
+	}
+	if v := os.Getenv("DYNAMODB_DATA_DIR"); v != "" {
+		return filepath.Join(filepath.Dir(filepath.Clean(v)), "evidence")
+	}
+	if v := os.Getenv("EVS_STACK_DIR"); v != "" {
+		return filepath.Join(v, "evidence")
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		root = "."
+	}
+	return filepath.Join(root, ".local", "stack", "evidence")
+}

@@ -46,12 +46,16 @@ type Answer struct {
 	Evidence *domain.Evidence
 }
 
-// Service applies answers. Every field is required.
+// Service applies answers. Every field is required but Blobs.
 type Service struct {
 	Store Store
 	// Readers by provider key: the providers that may post results.
 	Readers map[string]Reader
 	Clock   domain.Clock
+	// Blobs keeps a webhook body too large for its evidence item
+	// (checks.KeepEvidence); nil keeps none of them (stored false, with
+	// why).
+	Blobs checks.BlobPutter
 }
 
 // ReceiptTTL is how long a webhook id is remembered: well beyond any
@@ -135,13 +139,33 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		res.Dataset = a.Dataset
 	}
 	result := checks.ScreeningResultMap(res)
+	// An answer for a check already complete is a check of its own, whose
+	// id the evidence is kept under.
+	target := checkID
+	if c.Status == domain.CheckCompleted {
+		ids, err := s.Store.ReserveCheckIDs(ctx, accountID, 1)
+		if err != nil {
+			return false, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)
+		}
+		target = ids[0]
+	}
+	var ev *domain.Evidence
 	if a.Evidence != nil {
-		result["evidence"] = a.Evidence.ResultMap()
+		e := *a.Evidence
+		e.AccountID, e.CheckID = accountID, target
+		// Before the transaction (S3 cannot join it). A failed write fails
+		// the webhook: the provider sends it again, and the retry writes
+		// the same key with the same bytes.
+		if err := checks.KeepEvidence(ctx, s.Blobs, &e); err != nil {
+			return false, fmt.Errorf("screening: %w", err)
+		}
+		ev = &e
+		result["evidence"] = e.ResultMap()
 	}
 	now := s.Clock.Now()
 	u := domain.ScreeningUpdate{
 		Provider: provider, WebhookID: webhookID, Reference: a.Reference,
-		Check: c, Entity: e,
+		Check: c, Entity: e, Evidence: ev,
 		Result:          checks.Sanitize(domain.CheckOrganizationScreening, result),
 		ProviderStatus:  "200",
 		SanctionsStatus: res.Status,
@@ -149,18 +173,10 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		At:              now,
 		ReceiptTTL:      ReceiptTTL,
 	}
-	if c.Status == domain.CheckCompleted {
-		if u.New, err = s.rescreen(ctx, c, e, u.Result, now); err != nil {
+	if target != checkID {
+		if u.New, err = s.rescreen(ctx, c, e, target, u.Result, now); err != nil {
 			return false, err
 		}
-	}
-	if a.Evidence != nil {
-		ev := *a.Evidence // keyed by the check it is written for
-		ev.AccountID, ev.CheckID = accountID, checkID
-		if u.New != nil {
-			ev.CheckID = u.New.ID
-		}
-		u.Evidence = &ev
 	}
 	applied, err := s.Store.ApplyScreening(ctx, u)
 	if err != nil {
@@ -173,16 +189,12 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 // written as (a re-screen): c keeps the answer, and the evidence, that an
 // operator may have decided on. Its changes are against the previous
 // complete screening of the entity, as a re-check's are.
-func (s *Service) rescreen(ctx context.Context, c domain.Check, e domain.Entity, result map[string]any, now time.Time) (*domain.Check, error) {
-	ids, err := s.Store.ReserveCheckIDs(ctx, c.AccountID, 1)
-	if err != nil {
-		return nil, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)
-	}
+func (s *Service) rescreen(ctx context.Context, c domain.Check, e domain.Entity, id int64, result map[string]any, now time.Time) (*domain.Check, error) {
 	earlier, err := s.Store.EntityChecks(ctx, c.AccountID, e.ID, e.ChecksCount)
 	if err != nil {
 		return nil, fmt.Errorf("screening: checks of entity %d: %w", e.ID, err)
 	}
-	n := domain.Check{AccountID: c.AccountID, ID: ids[0], EntityID: c.EntityID, Type: c.Type, ProviderKey: c.ProviderKey,
+	n := domain.Check{AccountID: c.AccountID, ID: id, EntityID: c.EntityID, Type: c.Type, ProviderKey: c.ProviderKey,
 		Status: domain.CheckCompleted, ProviderStatus: "200", TriggeringReason: domain.TriggerProviderUpdate,
 		SubjectType: c.SubjectType, SubjectID: c.SubjectID, SubjectDisplayName: c.SubjectDisplayName,
 		Result: result, CheckedAt: &now, CreatedAt: now, UpdatedAt: now}

@@ -1,17 +1,18 @@
 package store
 
 import (
-	"time"
-
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // EvidenceRetention is how long a provider's answer is kept after it was
-// received (10 years: see the evidence table in shared/schema).
-const EvidenceRetention = 10 * 365 * 24 * time.Hour
+// received (10 years: see the evidence table in shared/schema); the
+// evidence bucket's lifecycle keeps a body's object as long.
+const EvidenceRetention = domain.EvidenceRetention
 
 // evidenceItem is a provider's answer as the evidence table stores it. The
-// body is a binary attribute: the bytes as received, never re-encoded.
+// body is a binary attribute: the bytes as received, never re-encoded; or,
+// for a body over domain.MaxInlineEvidence, no body and body_key, the key
+// of its object in the evidence blob store.
 type evidenceItem struct {
 	AccountID  int64  `dynamo:"account_id,hash"`
 	CheckID    int64  `dynamo:"check_id,range"`
@@ -23,16 +24,22 @@ type evidenceItem struct {
 	SHA256     string `dynamo:"sha256"`
 	Size       int    `dynamo:"size"`
 	Body       []byte `dynamo:"body,allowempty"`
+	BodyKey    string `dynamo:"body_key,omitempty"`
 	ExpiresAt  int64  `dynamo:"expires_at"` // TTL, Unix seconds
 }
 
 func newEvidenceItem(e domain.Evidence) evidenceItem {
-	return evidenceItem{
+	it := evidenceItem{
 		AccountID: e.AccountID, CheckID: e.CheckID, Provider: e.Provider,
 		Method: e.Method, URL: e.URL, ReceivedAt: fmtTime(e.ReceivedAt),
 		HTTPStatus: e.HTTPStatus, SHA256: e.SHA256, Size: e.Size, Body: e.Body,
 		ExpiresAt: e.ReceivedAt.Add(EvidenceRetention).Unix(),
 	}
+	if e.BodyKey != "" {
+		// Where the body is, never the body too: an item holds 400 KB.
+		it.Body, it.BodyKey = nil, e.BodyKey
+	}
+	return it
 }
 
 func (it evidenceItem) domain() domain.Evidence {
@@ -40,6 +47,6 @@ func (it evidenceItem) domain() domain.Evidence {
 		AccountID: it.AccountID, CheckID: it.CheckID, Provider: it.Provider,
 		Method: it.Method, URL: it.URL, ReceivedAt: parseTime(it.ReceivedAt),
 		HTTPStatus: it.HTTPStatus, SHA256: it.SHA256, Size: it.Size, Body: it.Body,
-		Stored: true,
+		BodyKey: it.BodyKey, Stored: true,
 	}
 }

@@ -11,10 +11,13 @@ import (
 // name the others by index), one put per check that carries an answer to
 // keep, keyed by the check's final id. It rides in the check's own
 // transaction: a check is never written without its evidence, nor evidence
-// without its check. At most 350 KB each (domain.MaxStoredEvidence) and two
-// per create, it stays well within a transaction's 4 MB. Evidence is never
-// overwritten: a put for a check that has some fails the transaction (a
-// provider's later answer is a check of its own, ApplyScreening).
+// without its check. A body over domain.MaxInlineEvidence is not in the
+// item: its object was written to the blob store before (checks.KeepEvidence;
+// S3 cannot join a DynamoDB transaction) and the item holds its key. So each
+// item stays under 400 KB, and two per create well within a transaction's
+// 4 MB. Evidence is never overwritten: a put for a check that has some fails
+// the transaction (a provider's later answer is a check of its own,
+// ApplyScreening).
 func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
 	for _, c := range checks {
 		ev := c.Evidence

@@ -15,8 +15,10 @@ import (
 
 // TestEvidenceKeptWithTheChecks: a create keeps each check's answer, byte
 // for byte, under the check's id, in its transaction; the kept answer
-// verifies; one tampered with afterwards does not; an answer too large to
-// keep leaves no item (its check says why).
+// verifies; one tampered with afterwards does not; an answer whose body is
+// in the blob store (checks.KeepEvidence) leaves an item with its key and
+// no body; an answer not kept (past the read limit) leaves no item (its
+// check says why).
 func TestEvidenceKeptWithTheChecks(t *testing.T) {
 	ctx := context.Background()
 	db := devstack.DB()
@@ -25,14 +27,19 @@ func TestEvidenceKeptWithTheChecks(t *testing.T) {
 	acct := newAccount(t, st, "SA")
 
 	bodies := map[string][]byte{
-		"non-UTF-8":    []byte("{\"x\":\"\xff\xfe\x00\"}"),
-		"at the limit": bytes.Repeat([]byte{0xC3}, domain.MaxStoredEvidence),
-		"too large":    bytes.Repeat([]byte("y"), domain.MaxStoredEvidence+1),
+		"non-UTF-8":     []byte("{\"x\":\"\xff\xfe\x00\"}"),
+		"at the limit":  bytes.Repeat([]byte{0xC3}, domain.MaxInlineEvidence),
+		"in the bucket": bytes.Repeat([]byte("b"), domain.MaxInlineEvidence+1),
+		"not kept":      bytes.Repeat([]byte("y"), domain.MaxEvidence+1),
 	}
-	order := []string{"non-UTF-8", "at the limit", "too large"}
+	const bucketKey = "evidence/1/2/in-the-bucket"
+	order := []string{"non-UTF-8", "at the limit", "in the bucket", "not kept"}
 	d := sampleEntity(acct, "SA", "7001234567", t0)
 	for _, name := range order {
 		ev := domain.NewEvidence("wathq", "GET", "https://api.wathq.sa/v4/x", 200, bodies[name], t0)
+		if name == "in the bucket" {
+			ev.Body, ev.BodyKey = nil, bucketKey // as checks.KeepEvidence leaves it
+		}
 		d.Checks = append(d.Checks, domain.Check{
 			Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted,
 			Result: map[string]any{"evidence": ev.ResultMap()}, CreatedAt: t0, UpdatedAt: t0, Evidence: ev,
@@ -60,10 +67,12 @@ func TestEvidenceKeptWithTheChecks(t *testing.T) {
 		tamper   []byte
 		wantNone bool
 		wantOK   bool
+		wantKey  string
 	}{
 		{name: "non-UTF-8", wantOK: true},
 		{name: "at the limit", wantOK: true},
-		{name: "too large", wantNone: true},
+		{name: "in the bucket", wantKey: bucketKey},
+		{name: "not kept", wantNone: true},
 		{name: "non-UTF-8", tamper: []byte("{\"x\":\"\xff\xfe\x01\"}")},
 	}
 	for _, tt := range tests {
@@ -83,6 +92,13 @@ func TestEvidenceKeptWithTheChecks(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.wantKey != "" {
+				// Where the body is, and no body: the reader fetches it.
+				if ev.BodyKey != tt.wantKey || len(ev.Body) != 0 || ev.Size != len(bodies[tt.name]) || !ev.Stored {
+					t.Errorf("key %q, %d bytes inline, size %d", ev.BodyKey, len(ev.Body), ev.Size)
+				}
+				return
 			}
 			ok, _ := ev.Verify()
 			if ok != tt.wantOK {

@@ -1,0 +1,129 @@
+package stack_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/infra/stack/stacktest"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// bucketKeyStatement reports whether a role's statement is one granting a
+// bucket's key (by its Sid), and which bucket.
+func bucketKeyStatement(st m) (deploy.Bucket, bool) {
+	for _, b := range deploy.Buckets() {
+		if sid, _ := st["Sid"].(string); strings.HasPrefix(sid, stack.KeyForObjectsSid(b)) {
+			return b, true
+		}
+	}
+	return deploy.Bucket{}, false
+}
+
+// bucketKeyCondition is what such a statement must be conditioned on: S3 in
+// the stack's region, and the bucket's ARN as the encryption context (an
+// S3 Bucket Key's).
+func bucketKeyCondition(b deploy.Bucket) m {
+	return m{
+		"kms:ViaService":                   m{"Fn::Join": []any{"", []any{"s3.", refOf("AWS::Region"), ".amazonaws.com"}}},
+		"kms:EncryptionContext:aws:s3:arn": arnOf(b.LogicalID),
+	}
+}
+
+// Each bucket of the catalogue, in both stacks: private (every public
+// access block on, ACLs off), SSE-KMS with its table's customer-managed key
+// and an S3 Bucket Key, versioned, objects expiring after the evidence's
+// retention and replaced versions after NoncurrentDays, retained (prod and
+// dev alike), and a policy refusing every request not made over TLS.
+func TestBuckets(t *testing.T) {
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		countIs(t, s.Template, "AWS::S3::Bucket", len(deploy.Buckets()))
+		for _, b := range deploy.Buckets() {
+			t.Run(b.ID, func(t *testing.T) {
+				if tb, ok := schema.Lookup(b.KeyOfTable); !ok || !tb.CustomerKey {
+					t.Fatalf("bucket %s: table %q has no customer-managed key", b.ID, b.KeyOfTable)
+				}
+				hasResource(t, s.Template, b.LogicalID, "AWS::S3::Bucket", m{
+					"Properties": exactly(m{
+						"PublicAccessBlockConfiguration": exactly(m{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true}),
+						"OwnershipControls":              exactly(m{"Rules": arrayOf(exactly(m{"ObjectOwnership": "BucketOwnerEnforced"}))}),
+						"BucketEncryption": exactly(m{"ServerSideEncryptionConfiguration": arrayOf(exactly(m{
+							"BucketKeyEnabled": true,
+							"ServerSideEncryptionByDefault": exactly(m{"SSEAlgorithm": "aws:kms",
+								"KMSMasterKeyID": arnOf(stack.TableKeyLogicalID(b.KeyOfTable))}),
+						}))}),
+						"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
+						"LifecycleConfiguration": exactly(m{"Rules": arrayOf(exactly(m{
+							"Id": "ExpireAfterRetention", "Status": "Enabled",
+							"ExpirationInDays":            b.ExpireDays,
+							"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays}),
+						}))}),
+						"Tags": assertions.Match_AnyValue(), // the stack's service and stage tags
+					}),
+					"DeletionPolicy":      "Retain",
+					"UpdateReplacePolicy": "Retain",
+				})
+				hasResource(t, s.Template, stack.BucketPolicyLogicalID(b), "AWS::S3::BucketPolicy", m{
+					"Properties": exactly(m{
+						"Bucket": refOf(b.LogicalID),
+						"PolicyDocument": like(m{"Statement": arrayOf(exactly(m{
+							"Action": "s3:*", "Effect": "Deny",
+							"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
+							"Principal": exactly(m{"AWS": "*"}),
+							"Resource":  arrayOf(arnOf(b.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}),
+						}))}),
+					}),
+				})
+				hasOutput(t, s.Template, stack.BucketOutput(b), m{"Value": refOf(b.LogicalID)})
+			})
+		}
+	})
+}
+
+// The KMS permissions of every role, pinned: a function granted a bucket's
+// objects may use the bucket's key for exactly what S3 does with it as the
+// caller — a PutObject kms:GenerateDataKey, a GetObject kms:Decrypt —
+// only through S3 for that bucket (rolePermissions checks the condition);
+// no function holds any other KMS action, nor one on any other key. The
+// evidence table's key needs none in IAM: its key policy lets this
+// account's principals use it through DynamoDB in this region (the
+// statement DynamoDB's documentation gives, as the AWS-managed key has),
+// and its root statement lets IAM policies grant the rest.
+func TestKeyPermissions(t *testing.T) {
+	tmpl := dev(t).Template
+	want := map[string][]string{
+		"create-entity":    {"kms:GenerateDataKey arn:EvidenceTableKey"},
+		"decision":         {"kms:GenerateDataKey arn:EvidenceTableKey"},
+		"provider-webhook": {"kms:GenerateDataKey arn:EvidenceTableKey"},
+		"admin":            {"kms:Decrypt arn:EvidenceTableKey"},
+	}
+	for _, f := range deploy.Functions() {
+		t.Run(f.Name, func(t *testing.T) {
+			var got []string
+			for _, p := range rolePermissions(t, tmpl, f.LogicalID+"Role") {
+				if strings.HasPrefix(p, "kms:") {
+					got = append(got, p)
+				}
+			}
+			if !equal(got, want[f.Name]) {
+				t.Errorf("KMS permissions: %s", diff(got, want[f.Name]))
+			}
+		})
+	}
+	for _, tb := range schema.Tables() {
+		if !tb.CustomerKey {
+			continue
+		}
+		hasProps(t, tmpl, stack.TableKeyLogicalID(tb.ID), "AWS::KMS::Key", m{"KeyPolicy": like(m{"Statement": arrayWith(
+			like(m{"Principal": exactly(m{"AWS": m{"Fn::Join": []any{"", []any{"arn:", refOf("AWS::Partition"), ":iam::", refOf("AWS::AccountId"), ":root"}}}}), "Action": "kms:*"}),
+			like(m{"Sid": stack.TableKeyUseSid, "Principal": exactly(m{"AWS": "*"}), "Action": listOf(sorted(stack.TableKeyUseActions())...), // CDK sorts them
+				"Condition": exactly(m{"StringEquals": exactly(m{
+					"kms:CallerAccount": refOf("AWS::AccountId"),
+					"kms:ViaService":    m{"Fn::Join": []any{"", []any{"dynamodb.", refOf("AWS::Region"), ".amazonaws.com"}}},
+				})})}),
+		)})})
+	}
+}

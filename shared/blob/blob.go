@@ -1,0 +1,45 @@
+// Package blob keeps opaque objects by key: the evidence blob store, where a
+// provider's answer too large for its DynamoDB item is kept (README,
+// Evidence). S3 is the store on AWS; Dir, a directory, stands in for it
+// locally. Both are written once per key by content-addressed keys
+// (domain.EvidenceObjectKey): a retried write writes the same bytes.
+//
+// Callers define the small interface they use (checks.BlobPutter,
+// admin.BlobGetter); this package knows nothing of evidence.
+package blob
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// ErrNotFound is wrapped by Get's error for a key that holds nothing. It
+// is fs.ErrNotExist too, so that a caller tells it without importing this
+// package (and S3's client with it).
+var ErrNotFound = fmt.Errorf("blob: no such object (%w)", fs.ErrNotExist)
+
+// MaxGet bounds what Get reads of one object: twice the largest body kept
+// (domain.MaxEvidence), so that an object replaced by something far larger
+// is an error rather than a Lambda out of memory.
+const MaxGet = 8 << 20
+
+// checkKey refuses what is no key of ours: empty, absolute, with empty,
+// "." or ".." segments, or with bytes a path or a URL would read otherwise.
+func checkKey(key string) error {
+	if key == "" || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") {
+		return fmt.Errorf("blob: bad key %q", key)
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return fmt.Errorf("blob: bad key %q", key)
+		}
+	}
+	for _, r := range key {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/-_.", r)
+		if !ok {
+			return fmt.Errorf("blob: bad key %q", key)
+		}
+	}
+	return nil
+}

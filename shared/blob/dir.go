@@ -1,0 +1,97 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Dir keeps objects as files under Root, one per key (its slashes are
+// folders): the local stand-in for S3 (under the local stack's data
+// directory: devstack.EvidenceDir). Nothing encrypts them.
+type Dir struct {
+	Root string
+}
+
+// Put writes body under key. The file appears whole or not at all (written
+// beside it, synced, then renamed), so a reader never sees half an object;
+// a second Put of the key replaces it, as S3 does.
+func (d Dir) Put(ctx context.Context, key string, body []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("blob: put %s: %w", key, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".put-*")
+	if err != nil {
+		return fmt.Errorf("blob: put %s: %w", key, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	_, err = io.Copy(tmp, bytes.NewReader(body))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("blob: put %s: %w", key, err)
+	}
+	return nil
+}
+
+// Get reads the object under key (at most MaxGet bytes); a key that holds
+// nothing is ErrNotFound.
+func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("blob: get %s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("blob: get %s: %w", key, err)
+	}
+	defer f.Close()
+	return readCapped(f, key)
+}
+
+func (d Dir) path(key string) (string, error) {
+	if d.Root == "" {
+		return "", errors.New("blob: Dir has no Root")
+	}
+	if err := checkKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
+}
+
+// readCapped reads r whole, refusing more than MaxGet bytes.
+func readCapped(r io.Reader, key string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxGet+1))
+	if err != nil {
+		return nil, fmt.Errorf("blob: get %s: %w", key, err)
+	}
+	if len(b) > MaxGet {
+		return nil, fmt.Errorf("blob: get %s: the object is larger than the %d bytes read of one", key, MaxGet)
+	}
+	return b, nil
+}
