@@ -166,6 +166,7 @@ func cmdAudit(ctx context.Context, args []string) error {
 	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
 	limit := c.fs.Int("limit", 0, "without --entity: at most this many records (default 100)")
 	verify := c.fs.Bool("verify", false, "check the entity's (or the account's own) audit hash chain against its head and latest export")
+	dossierOf := c.fs.String("dossier", "", "print the dossier (Markdown) the decision with this action id was taken on, and check its hash")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
@@ -175,6 +176,9 @@ func cmdAudit(ctx context.Context, args []string) error {
 	}
 	if *verify {
 		return auditVerify(ctx, c, acct, *entity)
+	}
+	if *dossierOf != "" {
+		return auditDossier(ctx, c, acct, *dossierOf)
 	}
 	doc := map[string]any{"command": "audit.list", "account_id": acct}
 	if *entity > 0 {
@@ -217,6 +221,27 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 		return errors.New(out.Broken.Message)
 	}
 	fmt.Printf("the chain holds: %d records\n", out.Records)
+	return nil
+}
+
+// auditDossier prints the dossier a decision was taken on, as its audit
+// record keeps it, to standard output, and its check to standard error;
+// it fails when the Markdown no longer hashes to the recorded SHA-256 (which
+// the hash chain covers: audit --verify) or was not kept.
+func auditDossier(ctx context.Context, c *adminCmd, acct int64, actionID string) error {
+	var out admin.AuditDossierView
+	doc := map[string]any{"command": "audit.dossier", "account_id": acct, "action_id": actionID}
+	if err := c.send(ctx, doc, &out); err != nil {
+		return err
+	}
+	fmt.Print(out.Markdown)
+	switch {
+	case !out.Kept:
+		return fmt.Errorf("the dossier of %s was not kept (larger than %d bytes); its SHA-256 was %s", actionID, domain.MaxKeptDossier, out.DossierSHA256)
+	case !out.Verified:
+		return fmt.Errorf("MISMATCH: the dossier kept for %s hashes to %s, but the audit record says %s", actionID, out.ComputedSHA256, out.DossierSHA256)
+	}
+	fmt.Fprintf(os.Stderr, "verified: the dossier of %s (entity %d, %s) hashes to %s, as its audit record says\n", actionID, out.EntityID, out.DossierETag, out.DossierSHA256)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -66,5 +67,21 @@ func TestDecideSeen(t *testing.T) {
 				t.Errorf("audit seen %q dossier %q (%v)", rec.SeenETag, rec.DossierETag, recErr)
 			}
 		})
+	}
+
+	// audit --dossier prints the dossier the decision was taken on, byte for
+	// byte, and checks it against the hash the chain covers; a Markdown
+	// altered in the table fails naming the mismatch.
+	want, _ := dossier.Snapshot(d, country.ISO())
+	stdout, stderr, err := runCaptured(t, "audit", "--account", strconv.FormatInt(acct.ID, 10), "--dossier", "cli-seen")
+	if err != nil || stdout != want || !strings.Contains(stderr, "verified") {
+		t.Fatalf("audit --dossier: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if err := db.Table(names[schema.Audit]).Update("account_id", acct.ID).Range("action_id", "cli-seen").
+		Set("dossier_md", strings.Replace(want, "Registration status", "Registration state", 1)).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := runCaptured(t, "audit", "--account", strconv.FormatInt(acct.ID, 10), "--dossier", "cli-seen"); err == nil || !strings.Contains(err.Error()+stderr, "MISMATCH") {
+		t.Fatalf("audit --dossier of an altered dossier: %v %s", err, stderr)
 	}
 }

@@ -80,6 +80,8 @@ type Store interface {
 	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
 	// No codes.
 	AccountAudit(ctx context.Context, accountID int64, limit int) ([]domain.AuditRecord, error)
+	// not_found: no action with this id in the account.
+	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
 	// No codes. Entity 0 is the account's own chain.
 	AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error)
 	// not_found: nothing is kept for the check.
@@ -169,6 +171,7 @@ func commands() map[string]command {
 		"delivery.redeliver": {true, (*Handler).deliveryRedeliver},
 		"audit.list":         {false, (*Handler).auditList},
 		"audit.verify":       {false, (*Handler).auditVerify},
+		"audit.dossier":      {false, (*Handler).auditDossier},
 		"evidence.get":       {false, (*Handler).evidenceGet},
 		"portal.link":        {true, (*Handler).portalLink},
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/dossier"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -166,6 +167,55 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 		v.Broken = &AuditBreakView{ActionID: brk.ActionID, Seq: brk.Seq, Reason: brk.Reason, Message: brk.Error()}
 	} else {
 		v.Intact = true
+	}
+	return v, nil
+}
+
+// AuditDossierView is the dossier a decision was taken on, as its audit
+// record keeps it, checked against the hash the chain covers.
+type AuditDossierView struct {
+	AccountID      int64  `json:"account_id"`
+	ActionID       string `json:"action_id"`
+	EntityID       int64  `json:"entity_id"`
+	DossierETag    string `json:"dossier_etag"`
+	DossierSHA256  string `json:"dossier_sha256"`
+	Kept           bool   `json:"kept"`
+	Markdown       string `json:"markdown,omitempty"`
+	Verified       bool   `json:"verified"`
+	ComputedSHA256 string `json:"computed_sha256,omitempty"`
+}
+
+// auditDossier answers the dossier a decision (action_id) was taken on: the
+// Markdown its audit record keeps, with its hash recomputed. A Markdown that
+// no longer matches is answered, not refused (verified false), as evidence
+// is; the chain's check (audit.verify) vouches for the recorded hash.
+func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		common
+		AccountID int64  `json:"account_id"`
+		ActionID  string `json:"action_id"`
+	}
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if p.ActionID == "" {
+		return nil, domain.Invalid("action_id", "name the decision's action id (audit --entity lists them)")
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	rec, err := h.Store.AuditRecord(ctx, p.AccountID, p.ActionID)
+	if err != nil {
+		return nil, err
+	}
+	if rec.DossierSHA256 == "" {
+		return nil, domain.Errorf(domain.ECodeNotFound, "Action %s recorded no dossier: it is not a decision on an entity, or it predates dossier snapshots.", p.ActionID)
+	}
+	v := AuditDossierView{AccountID: rec.AccountID, ActionID: rec.ActionID, EntityID: rec.EntityID, DossierETag: rec.DossierETag,
+		DossierSHA256: rec.DossierSHA256, Kept: rec.DossierMarkdown != "", Markdown: rec.DossierMarkdown}
+	if v.Kept {
+		v.ComputedSHA256 = dossier.SHA256(rec.DossierMarkdown)
+		v.Verified = v.ComputedSHA256 == rec.DossierSHA256
 	}
 	return v, nil
 }

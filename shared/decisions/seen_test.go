@@ -122,9 +122,10 @@ func TestUnseen(t *testing.T) {
 	if err != nil || rec.SeenETag != "" || rec.DossierETag != dossier.ETag(detail.Entity, dossier.FormMarkdown) {
 		t.Errorf("audit seen %q dossier %q (%v)", rec.SeenETag, rec.DossierETag, err)
 	}
-	// The snapshot is of the Markdown as decided on, before the decision.
-	if want := dossier.SHA256(detail, country.ISO()); rec.DossierSHA256 != want {
-		t.Errorf("audit dossier_sha256 %q, want %q", rec.DossierSHA256, want)
+	// The snapshot is of the Markdown as decided on, before the decision,
+	// and kept with its hash.
+	if md, want := dossier.Snapshot(detail, country.ISO()); rec.DossierSHA256 != want || rec.DossierMarkdown != md {
+		t.Errorf("audit dossier_sha256 %q with %d bytes kept, want %q with %d", rec.DossierSHA256, len(rec.DossierMarkdown), want, len(md))
 	}
 }
 

@@ -321,7 +321,7 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	if err := seenCurrent(req, st); err != nil {
 		return domain.Review{}, err
 	}
-	snapshot, err := s.dossierSnapshot(ctx, st)
+	snapshot, markdown, err := s.dossierSnapshot(ctx, st)
 	if errors.Is(err, domain.ErrStale) {
 		return domain.Review{}, stale(req)
 	}
@@ -334,6 +334,9 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	}
 	d.Audit.SecondApproverID = approver
 	d.Audit.SeenETag, d.Audit.DossierETag, d.Audit.DossierSHA256 = req.Seen, dossier.ETag(st.entity, dossier.FormMarkdown), snapshot
+	if len(markdown) <= domain.MaxKeptDossier {
+		d.Audit.DossierMarkdown = markdown
+	}
 	if req.Seen != "" {
 		// The write finds the dossier at the revision read, or fails: the
 		// dossier decided on is the one the operator saw, and the one the
@@ -386,20 +389,21 @@ func seenCurrent(req Request, st state) error {
 	return nil
 }
 
-// dossierSnapshot is the SHA-256 of the entity's dossier (its Markdown) at
-// the revision the decision read, which its audit record keeps. A dossier
+// dossierSnapshot is the entity's dossier (its Markdown) at the revision the
+// decision read, and its SHA-256, which its audit record keeps. A dossier
 // that moved meanwhile is a conflict like any other (the write would fail
 // on the revision anyway).
-func (s *Service) dossierSnapshot(ctx context.Context, st state) (string, error) {
+func (s *Service) dossierSnapshot(ctx context.Context, st state) (sum, markdown string, err error) {
 	d, err := s.Store.Dossier(ctx, st.entity)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	countries := s.Countries
 	if countries == nil {
 		countries = country.ISO()
 	}
-	return dossier.SHA256(d, countries), nil
+	markdown, sum = dossier.Snapshot(d, countries)
+	return sum, markdown, nil
 }
 
 // replay answers a repeated action with the review as it stands.

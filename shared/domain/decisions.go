@@ -113,4 +113,12 @@ type AuditRecord struct {
 	SeenETag      string
 	DossierETag   string
 	DossierSHA256 string
+	// DossierMarkdown is the dossier's Markdown as decided on, kept beside
+	// the record (empty past MaxKeptDossier): its hash is DossierSHA256,
+	// which the chain covers, so it is checked without being hashed twice.
+	DossierMarkdown string
 }
+
+// MaxKeptDossier bounds the dossier Markdown an audit record keeps, well
+// inside DynamoDB's 400 KB item; a larger one keeps its hash alone.
+const MaxKeptDossier = 300 << 10

@@ -39,11 +39,17 @@ func ETag(e domain.Entity, f Form) string {
 	return etag.Of(fmt.Appendf(nil, "evs-dossier/v%d\n%s\n%d\n%d\n%d", RenderVersion, f, e.AccountID, e.ID, e.DossierRev))
 }
 
-// SHA256 is the lower-case hex SHA-256 of the dossier's Markdown: the
-// snapshot of what an operator decided on, which a decision's audit record
-// keeps beside the ETag so the dossier can be shown to be the one decided
-// on without trusting the revision counter.
-func SHA256(d domain.EntityDetail, countries *country.Catalogue) string {
-	sum := sha256.Sum256([]byte(EntityMarkdown(d, countries)))
+// Snapshot is the dossier's Markdown and its lower-case hex SHA-256: what
+// an operator decided on, which a decision's audit record keeps beside the
+// ETag, so the dossier can be shown to be the one decided on without
+// trusting the revision counter.
+func Snapshot(d domain.EntityDetail, countries *country.Catalogue) (markdown, sum string) {
+	markdown = EntityMarkdown(d, countries)
+	return markdown, SHA256(markdown)
+}
+
+// SHA256 is the lower-case hex SHA-256 of a dossier's Markdown as kept.
+func SHA256(markdown string) string {
+	sum := sha256.Sum256([]byte(markdown))
 	return hex.EncodeToString(sum[:])
 }

@@ -38,8 +38,9 @@ type auditItem struct {
 	// The dossier's ETag the operator saw and the one decided on.
 	SeenETag    string `dynamo:"seen_etag,omitempty"`
 	DossierETag string `dynamo:"dossier_etag,omitempty"`
-	// The SHA-256 of the dossier's Markdown decided on.
+	// The SHA-256 of the dossier's Markdown decided on, and the Markdown.
 	DossierSHA256 string `dynamo:"dossier_sha256,omitempty"`
+	DossierMD     string `dynamo:"dossier_md,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {
@@ -56,7 +57,7 @@ func newAuditItem(a domain.AuditRecord) auditItem {
 		Actor: a.Actor, RequestID: a.RequestID,
 		SecondApproverID: a.SecondApproverID, ReviewID: a.ReviewID, EntityID: a.EntityID, Reason: a.Reason,
 		Before: string(before), After: string(after), At: fmtTime(a.At),
-		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256,
+		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256, DossierMD: a.DossierMarkdown,
 	}
 }
 
@@ -65,7 +66,7 @@ func (it auditItem) domain() domain.AuditRecord {
 		AccountID: it.AccountID, ActionID: it.ActionID, Action: domain.Action(it.Action), OperatorID: it.OperatorID,
 		OperatorName: it.OperatorName, Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID, EntityID: it.EntityID,
 		Reason: it.Reason, At: parseTime(it.At), SeenETag: it.SeenETag, DossierETag: it.DossierETag,
-		DossierSHA256: it.DossierSHA256,
+		DossierSHA256: it.DossierSHA256, DossierMarkdown: it.DossierMD,
 	}
 	json.Unmarshal([]byte(it.Before), &a.Before)
 	json.Unmarshal([]byte(it.After), &a.After)
