@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,9 +360,28 @@ func TestProviderWebhook(t *testing.T) {
 	if after["sanctions_status"] != "hit" || after["updated_at"] == m["updated_at"] {
 		t.Errorf("entity after the webhook: sanctions %v, updated_at %v", after["sanctions_status"], after["updated_at"])
 	}
-	res := checksByType(t, after)["organization_screening"]["result"].(map[string]any)
-	if res["matched"] != true || res["matches_count"] != 1.0 || res["status"] != "hit" {
-		t.Errorf("check result after the webhook: %v", res)
+	// The screening completed at the create: the later answer is a check of
+	// its own (newest first), the first left as it was, evidence and all.
+	var later, first map[string]any
+	for _, c := range after["checks"].([]any) {
+		cm := c.(map[string]any)
+		switch {
+		case cm["check_type"] != "organization_screening":
+		case later == nil:
+			later = cm
+		case int64(cm["id"].(float64)) == checkID:
+			first = cm
+		}
+	}
+	if later == nil || first == nil || later["triggering_reason"] != "provider_update" {
+		t.Fatalf("screening checks after the webhook: later %v, first %v", later, first)
+	}
+	res := later["result"].(map[string]any)
+	if res["matched"] != true || res["matches_count"] != 1.0 || res["status"] != "hit" || res["changes"] == nil {
+		t.Errorf("the later answer's check: %v", res)
+	}
+	if !reflect.DeepEqual(first, screening) {
+		t.Errorf("the first screening changed:\n%v\nwas\n%v", first, screening)
 	}
 
 	// The same webhook-id again: 200, and nothing changes.

@@ -339,6 +339,7 @@ const (
 	TriggeringReasonIntake            TriggeringReason = "intake"
 	TriggeringReasonOperatorRequested TriggeringReason = "operator_requested"
 	TriggeringReasonPeriodicReview    TriggeringReason = "periodic_review"
+	TriggeringReasonProviderUpdate    TriggeringReason = "provider_update"
 )
 
 // Valid indicates whether the value is a known member of the TriggeringReason enum.
@@ -349,6 +350,8 @@ func (e TriggeringReason) Valid() bool {
 	case TriggeringReasonOperatorRequested:
 		return true
 	case TriggeringReasonPeriodicReview:
+		return true
+	case TriggeringReasonProviderUpdate:
 		return true
 	default:
 		return false
