@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -37,10 +38,11 @@ func renderingFixtures() []domain.EntityDetail {
 		Checks: []domain.Check{
 			{AccountID: 1, ID: 1000000021, EntityID: 1000000005, ReviewID: &review, Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions",
 				Status: domain.CheckCompleted, ProviderStatus: "done", TriggeringReason: "periodic_review",
-				Result: map[string]any{"status": "possible_match", "matched": true, "matches_count": 1,
+				// As read back from DynamoDB: numbers are float64.
+				Result: readBack(map[string]any{"status": "possible_match", "matched": true, "matches_count": 1,
 					"matches":  []any{map[string]any{"id": "NK-1", "name": "Smith Holdings", "score": 0.91}},
-					"changes":  []any{map[string]any{"field": "matches", "added": []any{map[string]any{"id": "NK-1", "score": 0.91}}}},
-					"evidence": ev.ResultMap()},
+					"changes":  map[string]any{"previous_check_id": 1000000017, "matches_added": []any{map[string]any{"id": "NK-1", "score": 0.91}}},
+					"evidence": ev.ResultMap()}),
 				CheckedAt: &later, CreatedAt: later, UpdatedAt: later},
 			{AccountID: 1, ID: 1000000020, EntityID: 1000000005, Type: domain.CheckType("party_screening"), ProviderKey: "opensanctions",
 				Status: domain.CheckPending, SubjectType: &subjectType, SubjectID: &party, SubjectDisplayName: &subjectName,
@@ -61,6 +63,20 @@ func renderingFixtures() []domain.EntityDetail {
 	unknownCountry := bare
 	unknownCountry.Entity.CountryCode, unknownCountry.Entity.CountryID = "ZZ", 0
 	return []domain.EntityDetail{rich, bare, unknownCountry}
+}
+
+// readBack is a result as the store reads it back: through JSON-like
+// decoding, so every number is a float64.
+func readBack(m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // rendering is every fixture in both forms, and every review of them in

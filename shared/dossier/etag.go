@@ -23,8 +23,9 @@ const (
 // records (a field added, a label, the layout) must come with a new
 // RenderVersion, or clients would keep the old bytes under a tag that still
 // matches: TestRenderVersionPinsTheRendering (shared/api) fails until it
-// does.
-const RenderVersion = 1
+// does. Version 2: whole numbers in check results (read back as float64)
+// print as integers, not in exponent form.
+const RenderVersion = 2
 
 // ETag is the strong entity tag of the entity's dossier in form f: a digest
 // of the account, the entity, its dossier revision (domain.Entity.DossierRev,

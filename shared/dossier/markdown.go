@@ -163,7 +163,7 @@ func resultSummary(m map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s: %v", k, m[k]))
+		parts = append(parts, fmt.Sprintf("%s: %v", k, plainNumbers(m[k])))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -2,6 +2,7 @@ package dossier
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -21,10 +22,10 @@ func checkResultCell(m map[string]any) string {
 	if len(rest) > 0 {
 		parts = append(parts, resultSummary(rest))
 	}
-	if ch, ok := m["changes"].(map[string]any); ok {
+	if ch, ok := plainNumbers(m["changes"]).(map[string]any); ok {
 		parts = append(parts, "changes: "+changesText(ch))
 	}
-	if ev, ok := m["evidence"].(map[string]any); ok {
+	if ev, ok := plainNumbers(m["evidence"]).(map[string]any); ok {
 		parts = append(parts, fmt.Sprintf("evidence: %v HTTP %v, %v bytes, sha256 %v", ev["provider"], ev["http_status"], ev["size"], ev["sha256"]))
 	}
 	if len(parts) == 0 {
@@ -58,4 +59,30 @@ func changesText(ch map[string]any) string {
 		out = append(out, "none")
 	}
 	return fmt.Sprintf("since check %v: %s", ch["previous_check_id"], strings.Join(out, ", "))
+}
+
+// plainNumbers returns v with every whole number read back as float64 (as
+// a result is, from DynamoDB or JSON) made an int64, so that ids and sizes
+// print as 1000000021, not 1.000000021e+09; maps and lists are copied.
+func plainNumbers(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainNumbers(e)
+		}
+		return out
+	}
+	return v
 }

@@ -45,3 +45,21 @@ func TestCheckChangesInMarkdown(t *testing.T) {
 		})
 	}
 }
+
+// Numbers read back from DynamoDB are float64: ids, sizes and counts must
+// still print as the integers they are.
+func TestCheckCellPrintsWholeNumbers(t *testing.T) {
+	cell := checkResultCell(map[string]any{
+		"matches_count": float64(1234567),
+		"changes":       map[string]any{"previous_check_id": float64(1000000021), "matches_added": []any{map[string]any{"id": "NK-1", "score": 0.91}}},
+		"evidence":      map[string]any{"provider": "wathq", "http_status": float64(200), "size": float64(1234567), "sha256": "ab"},
+	})
+	for _, want := range []string{"matches_count: 1234567", "since check 1000000021", "NK-1 (0.91)", "HTTP 200, 1234567 bytes"} {
+		if !strings.Contains(cell, want) {
+			t.Errorf("cell lacks %q: %s", want, cell)
+		}
+	}
+	if strings.Contains(cell, "e+") {
+		t.Errorf("a number in exponent form: %s", cell)
+	}
+}
