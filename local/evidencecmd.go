@@ -52,7 +52,7 @@ func runEvidence(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := verifyEvidence(ev, body); err != nil {
 		return fmt.Errorf("evidence of check %d: %w", *check, err)
 	}
-	fmt.Fprintln(stderr, "verified: the bytes hash to the sha256 recorded when they were received")
+	fmt.Fprintln(stderr, "verified: the bytes hash to the sha256 recorded when they were received, in the evidence and in the check's result")
 	return nil
 }
 
@@ -68,6 +68,8 @@ func verifyEvidence(ev admin.EvidenceView, body []byte) error {
 		return fmt.Errorf("does not verify: size mismatch: recorded %d bytes, stored %d", ev.Size, len(body))
 	case !ev.Verified:
 		return fmt.Errorf("does not verify: the admin function computed sha256 %s, recorded %s", ev.ComputedSHA256, ev.SHA256)
+	case !ev.MatchesCheck:
+		return fmt.Errorf("does not verify: the check's result recorded sha256 %s and %d bytes, the evidence item %s and %d: the evidence was replaced", ev.CheckSHA256, ev.CheckSize, ev.SHA256, ev.Size)
 	}
 	return nil
 }

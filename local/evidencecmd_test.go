@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,17 +45,27 @@ func TestEvidenceCommand(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   int64
-		tamper  bool
+		tamper  func() error
 		wantErr string // "" when it verifies
 	}{
 		{name: "kept and verified", check: checkID},
 		{name: "nothing kept", check: checkID + 100, wantErr: "NotFound"},
-		{name: "tampered", check: checkID, tamper: true, wantErr: "sha256 mismatch"},
+		{name: "tampered", check: checkID, tamper: func() error {
+			return db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).Set("body", append([]byte("X"), body[1:]...)).Run(ctx)
+		}, wantErr: "sha256 mismatch"},
+		// Body, hash and size replaced together in the evidence table: the
+		// check's own result still records the hash received.
+		{name: "replaced whole", check: checkID, tamper: func() error {
+			forged := []byte(`{"cr_info":{"cr_name":"someone else"}}`)
+			sum := sha256.Sum256(forged)
+			return db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).
+				Set("body", forged).Set("sha256", hex.EncodeToString(sum[:])).Set("size", len(forged)).Run(ctx)
+		}, wantErr: "the evidence was replaced"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.tamper {
-				if err := db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).Set("body", append([]byte("X"), body[1:]...)).Run(ctx); err != nil {
+			if tt.tamper != nil {
+				if err := tt.tamper(); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -86,6 +86,8 @@ type Store interface {
 	AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error)
 	// not_found: nothing is kept for the check.
 	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
+	// not_found: no such check in the account.
+	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
 }
 
 // Handler runs admin commands.

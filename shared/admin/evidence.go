@@ -30,6 +30,13 @@ type EvidenceView struct {
 	// bytes; ComputedSHA256 is their hash now.
 	Verified       bool   `json:"verified"`
 	ComputedSHA256 string `json:"computed_sha256"`
+	// CheckSHA256 and CheckSize are the hash and size the check's own result
+	// recorded (another table, written in the same transaction):
+	// MatchesCheck says the evidence item agrees with them, so replacing
+	// the body, hash and size in the evidence table together is caught too.
+	CheckSHA256  string `json:"check_sha256"`
+	CheckSize    int    `json:"check_size"`
+	MatchesCheck bool   `json:"matches_check"`
 }
 
 // EvidenceRequest is the request that brought the answer (its URL without
@@ -76,11 +83,33 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 		ev.Body = body
 	}
 	ok, got := ev.Verify()
+	chk, err := h.Store.Check(ctx, p.AccountID, p.CheckID)
+	if err != nil {
+		return nil, fmt.Errorf("evidence of check %d: the check: %w", p.CheckID, err)
+	}
+	recorded, _ := chk.Result["evidence"].(map[string]any)
+	checkSum, _ := recorded["sha256"].(string)
+	checkSize := wholeNumber(recorded["size"])
 	return map[string]any{"evidence": EvidenceView{
+		CheckSHA256: checkSum, CheckSize: checkSize, MatchesCheck: checkSum == ev.SHA256 && checkSize == ev.Size,
 		AccountID: ev.AccountID, CheckID: ev.CheckID, Provider: ev.Provider,
 		Request:    EvidenceRequest{Method: ev.Method, URL: ev.URL},
 		ReceivedAt: domain.FormatTime(ev.ReceivedAt), HTTPStatus: ev.HTTPStatus,
 		SHA256: ev.SHA256, Size: ev.Size, BodyKey: ev.BodyKey, BodyBase64: base64.StdEncoding.EncodeToString(ev.Body),
 		Verified: ok, ComputedSHA256: got,
 	}}, nil
+}
+
+// wholeNumber reads a count from a result as stored (a float64 once read
+// back, an int before); -1 when absent.
+func wholeNumber(v any) int {
+	switch n := v.(type) {
+	case float64:
+		return int(n)
+	case int:
+		return n
+	case int64:
+		return int(n)
+	}
+	return -1
 }

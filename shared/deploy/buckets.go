@@ -43,8 +43,8 @@ func Buckets() []Bucket {
 		// The evidence table's own key: one key, one key policy and one
 		// CloudTrail trail for a check's evidence wherever it is kept.
 		KeyOfTable: schema.Evidence,
-		// As long as the evidence item's TTL (store.EvidenceRetention).
-		ExpireDays: int(domain.EvidenceRetention.Hours() / 24),
+		// At least as long as the evidence item's TTL (domain.EvidenceExpiry).
+		ExpireDays: domain.EvidenceRetentionDays,
 		// A version replaced (a retried write: the same bytes; or bytes
 		// changed behind the service's back) or expired is kept a year, time
 		// to find and restore a tampered body, then goes.

@@ -268,8 +268,10 @@ func Functions() []Function {
 				// portal.link mints sign-in links (puts only: it never reads
 				// a link or a session).
 				{Table: schema.PortalTokens, Actions: []string{putItem}},
-				// evidence.get: a check's provider answer.
+				// evidence.get: a check's provider answer, and the check, whose
+				// result recorded the answer's hash and size too.
 				{Table: schema.Evidence, Actions: []string{getItem}},
+				{Table: schema.Checks, Actions: []string{getItem}},
 			},
 			// evidence.get: a body kept as an object (reads only).
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3GetObject}}},

@@ -46,10 +46,21 @@ const MaxInlineEvidence = 350 << 10
 // recorded, with stored false and the reason.
 const MaxEvidence = 4 << 20
 
-// EvidenceRetention is how long a provider's answer is kept after it was
-// received, item and object alike: 10 years (the evidence table's TTL and
-// the evidence bucket's lifecycle; README, Evidence).
-const EvidenceRetention = 10 * 365 * 24 * time.Hour
+// EvidenceRetentionYears is how long a provider's answer is kept after it
+// was received, item and object alike: 10 calendar years (the Saudi AML
+// law's figure; README, Evidence), counted by EvidenceExpiry.
+const EvidenceRetentionYears = 10
+
+// EvidenceRetentionDays is the evidence bucket's lifecycle: the longest
+// span of EvidenceRetentionYears calendar years (three leap days at most),
+// so an object is never deleted before its item's TTL.
+const EvidenceRetentionDays = EvidenceRetentionYears*365 + 3
+
+// EvidenceExpiry is when evidence received at t may go: the same day and
+// time EvidenceRetentionYears later (the evidence table's TTL).
+func EvidenceExpiry(t time.Time) time.Time {
+	return t.AddDate(EvidenceRetentionYears, 0, 0)
+}
 
 // NewEvidence records body as received now, its hash and size computed
 // over exactly these bytes. A body over MaxEvidence is the start of an

@@ -261,7 +261,7 @@ func Tables() []Table {
 			// The provider's raw answer of each check, as received (body,
 			// SHA-256, size, request without credentials, time, HTTP status),
 			// keyed like the check. Kept 10 years after receipt (expires_at,
-			// store.EvidenceRetention): FATF Recommendation 11 asks 5 years
+			// domain.EvidenceExpiry): FATF Recommendation 11 asks 5 years
 			// after a relationship ends, the Saudi AML Law (art. 12) 10, and
 			// this service serves Saudi entities first. Encrypted with a
 			// customer-managed key of its own.

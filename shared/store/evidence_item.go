@@ -4,11 +4,6 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-// EvidenceRetention is how long a provider's answer is kept after it was
-// received (10 years: see the evidence table in shared/schema); the
-// evidence bucket's lifecycle keeps a body's object as long.
-const EvidenceRetention = domain.EvidenceRetention
-
 // evidenceItem is a provider's answer as the evidence table stores it. The
 // body is a binary attribute: the bytes as received, never re-encoded; or,
 // for a body over domain.MaxInlineEvidence, no body and body_key, the key
@@ -33,7 +28,7 @@ func newEvidenceItem(e domain.Evidence) evidenceItem {
 		AccountID: e.AccountID, CheckID: e.CheckID, Provider: e.Provider,
 		Method: e.Method, URL: e.URL, ReceivedAt: fmtTime(e.ReceivedAt),
 		HTTPStatus: e.HTTPStatus, SHA256: e.SHA256, Size: e.Size, Body: e.Body,
-		ExpiresAt: e.ReceivedAt.Add(EvidenceRetention).Unix(),
+		ExpiresAt: domain.EvidenceExpiry(e.ReceivedAt).Unix(), // 10 calendar years
 	}
 	if e.BodyKey != "" {
 		// Where the body is, never the body too: an item holds 400 KB.
