@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -181,5 +182,33 @@ func TestIntakeResultEvidence(t *testing.T) {
 		if c.Evidence.CheckID != 5 || c.Evidence.AccountID != 1 {
 			t.Errorf("evidence keyed %d/%d", c.Evidence.AccountID, c.Evidence.CheckID)
 		}
+	}
+}
+
+// TestEvidenceIsOfTheBytesSent: the answer is asked for uncompressed, so the
+// hash is of what the provider sent, not of bytes Go's transport inflated
+// from a gzip answer it asked for unseen. (The fake compresses whenever it
+// is allowed to, as a CDN in front of a provider would.)
+func TestEvidenceIsOfTheBytesSent(t *testing.T) {
+	body := []byte(wathqActive)
+	var asked string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = r.Header.Get("Accept-Encoding")
+		if strings.Contains(asked, "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			gz := gzip.NewWriter(w)
+			_, _ = gz.Write(body)
+			_ = gz.Close()
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	rec, err := (&Wathq{BaseURL: srv.URL, APIKey: "wathq-key", Clock: domain.SystemClock}).Lookup(context.Background(), "7001234567")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != "identity" || rec.Evidence == nil || rec.Evidence.SHA256 != hexSum(body) || rec.Evidence.Size != len(body) {
+		t.Fatalf("Accept-Encoding %q; evidence %+v, want the hash of the %d bytes sent", asked, rec.Evidence, len(body))
 	}
 }

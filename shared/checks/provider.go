@@ -47,10 +47,16 @@ func (e *ProviderError) Unwrap() error { return e.Err }
 
 // do sends req and reads the body, mapping transport failures and timeouts
 // to ProviderErrors. The evidence is taken here, at the client's edge: the
-// hash is over exactly the bytes read, before anything parses them.
+// hash is over exactly the bytes read, before anything parses them. The
+// answer is asked for uncompressed: Go's transport would otherwise ask for
+// gzip and inflate it unseen, and the hash would be of bytes no provider
+// sent.
 func do(ctx context.Context, client *http.Client, provider string, req *http.Request) (*http.Response, []byte, *domain.Evidence, error) {
 	if client == nil {
 		client = http.DefaultClient
+	}
+	if req.Header.Get("Accept-Encoding") == "" {
+		req.Header.Set("Accept-Encoding", "identity")
 	}
 	resp, err := client.Do(req.WithContext(ctx))
 	if err != nil {
