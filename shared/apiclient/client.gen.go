@@ -401,9 +401,12 @@ type CheckChange struct {
 // the matches added and removed. Only `previous_check_id` (and empty lists) means nothing
 // changed.
 type CheckChanges struct {
-	ExpiryDateHijri    *CheckChange       `json:"expiry_date_hijri,omitempty"`
-	LegalName          *CheckChange       `json:"legal_name,omitempty"`
-	MatchesAdded       *CheckMatchChanges `json:"matches_added,omitempty"`
+	ExpiryDateHijri *CheckChange       `json:"expiry_date_hijri,omitempty"`
+	LegalName       *CheckChange       `json:"legal_name,omitempty"`
+	MatchesAdded    *CheckMatchChanges `json:"matches_added,omitempty"`
+
+	// MatchesDismissed Matches of the previous check that an operator dismissed as false positives: the re-screen leaves them out on purpose, so they are not among those removed.
+	MatchesDismissed   *CheckMatchChanges `json:"matches_dismissed,omitempty"`
 	MatchesRemoved     *CheckMatchChanges `json:"matches_removed,omitempty"`
 	PreviousCheckID    *int               `json:"previous_check_id,omitempty"`
 	RegistrationStatus *CheckChange       `json:"registration_status,omitempty"`

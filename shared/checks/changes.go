@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -17,10 +18,13 @@ func changedFields() []string {
 // completed check of its type for the entity: for a registry lookup each of
 // registration status, legal name and expiry that differs ({"from", "to"},
 // a missing value being ""); for a screening the matches added and removed
-// (their ids and scores). previous_check_id names prev, so an empty set of
-// changes says "checked against prev: nothing changed". Nil when next did
-// not complete or the types differ.
-func Changes(prev, next domain.Check) map[string]any {
+// (their ids and scores). A match of prev that an operator dismissed (a false
+// positive, in dismissed) is left out of the re-screen on purpose, so its
+// absence is listed apart, as matches_dismissed, not as removed by the
+// provider. previous_check_id names prev, so an empty set of changes says
+// "checked against prev: nothing changed". Nil when next did not complete or
+// the types differ.
+func Changes(prev, next domain.Check, dismissed []string) map[string]any {
 	if next.Status != domain.CheckCompleted || prev.Type != next.Type {
 		return nil
 	}
@@ -36,7 +40,19 @@ func Changes(prev, next domain.Check) map[string]any {
 	case domain.CheckOrganizationScreening:
 		before, after := matchScores(prev.Result["matches"]), matchScores(next.Result["matches"])
 		out["matches_added"] = missingFrom(after, before)
-		out["matches_removed"] = missingFrom(before, after)
+		gone := missingFrom(before, after)
+		var removed, excluded []any
+		for _, m := range gone {
+			if slices.Contains(dismissed, m.(map[string]any)["id"].(string)) {
+				excluded = append(excluded, m)
+			} else {
+				removed = append(removed, m)
+			}
+		}
+		out["matches_removed"] = append([]any{}, removed...)
+		if len(excluded) > 0 {
+			out["matches_dismissed"] = excluded
+		}
 	default:
 		return nil
 	}

@@ -57,11 +57,15 @@ func TestChanges(t *testing.T) {
 		{"one added, one removed, one kept", screening(3, map[string]any{"id": "A", "score": 0.8}, map[string]any{"id": "B", "score": 0.75}),
 			screening(4, map[string]any{"id": "B", "score": 0.77}, map[string]any{"id": "C", "score": 0.91}),
 			map[string]any{"previous_check_id": int64(3), "matches_added": []any{map[string]any{"id": "C", "score": 0.91}}, "matches_removed": []any{map[string]any{"id": "A", "score": 0.8}}}},
+		{"a dismissed match left out is not removed", screening(3, map[string]any{"id": "A", "score": 0.8}, map[string]any{"id": "FP", "score": 0.95}),
+			screening(4),
+			map[string]any{"previous_check_id": int64(3), "matches_added": []any{}, "matches_removed": []any{map[string]any{"id": "A", "score": 0.8}},
+				"matches_dismissed": []any{map[string]any{"id": "FP", "score": 0.95}}}},
 		{"different types", registry(1, domain.CheckCompleted, base), screening(4), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Changes(tt.prev, tt.next)
+			got := Changes(tt.prev, tt.next, []string{"FP"})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %#v\nwant %#v", got, tt.want)
 			}

@@ -96,7 +96,7 @@ func sanitizeEvidence(v any) any {
 // changeKeys is the allow-list of a result's changes (what a re-check found
 // different from the previous check of its type).
 func changeKeys() []string {
-	return []string{"previous_check_id", "registration_status", "legal_name", "expiry_date_hijri", "matches_added", "matches_removed"}
+	return []string{"previous_check_id", "registration_status", "legal_name", "expiry_date_hijri", "matches_added", "matches_removed", "matches_dismissed"}
 }
 
 func sanitizeChanges(v any) any {
@@ -112,7 +112,7 @@ func sanitizeChanges(v any) any {
 			delete(out, k)
 		}
 	}
-	for _, k := range []string{"matches_added", "matches_removed"} {
+	for _, k := range []string{"matches_added", "matches_removed", "matches_dismissed"} {
 		if _, ok := out[k]; ok {
 			var ms []any
 			switch l := out[k].(type) {

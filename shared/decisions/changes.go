@@ -20,7 +20,7 @@ func (s *Service) recordChanges(ctx context.Context, ent domain.Entity, rerun []
 		if !ok {
 			continue
 		}
-		if ch := checks.Changes(prev, c); ch != nil {
+		if ch := checks.Changes(prev, c, ent.DismissedMatches); ch != nil {
 			r := make(map[string]any, len(c.Result)+1)
 			for k, v := range c.Result {
 				r[k] = v

@@ -42,7 +42,7 @@ func changesText(ch map[string]any) string {
 			out = append(out, fmt.Sprintf("%s %q → %q", strings.ReplaceAll(k, "_", " "), f["from"], f["to"]))
 		}
 	}
-	for _, k := range []string{"matches_added", "matches_removed"} {
+	for _, k := range []string{"matches_added", "matches_removed", "matches_dismissed"} {
 		ms, _ := ch[k].([]any)
 		var ids []string
 		for _, e := range ms {

@@ -199,7 +199,7 @@ func (s *Service) rescreen(ctx context.Context, c domain.Check, e domain.Entity,
 		SubjectType: c.SubjectType, SubjectID: c.SubjectID, SubjectDisplayName: c.SubjectDisplayName,
 		Result: result, CheckedAt: &now, CreatedAt: now, UpdatedAt: now}
 	if prev, ok := checks.PreviousOf(n, earlier); ok {
-		if ch := checks.Changes(prev, n); ch != nil {
+		if ch := checks.Changes(prev, n, e.DismissedMatches); ch != nil {
 			r := make(map[string]any, len(result)+1)
 			for k, v := range result {
 				r[k] = v
