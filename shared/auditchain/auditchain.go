@@ -176,18 +176,24 @@ func Verify(records []Link, head Head, export *Head) *Break {
 			head.Seq, short(head.Hash), prev.Seq, short(prev.Hash))}
 	}
 	if export != nil {
-		// The chain must still hold the exported record, unchanged.
-		if export.Seq > prev.Seq {
-			return &Break{Reason: fmt.Sprintf("the latest export names seq %d but the chain ends at seq %d: records removed from the tail", export.Seq, prev.Seq)}
+		return checkExport(rs, prev, *export)
+	}
+	return nil
+}
+
+// checkExport checks that the chain (rs, sorted, ending at last) still
+// holds the exported record, unchanged.
+func checkExport(rs []Link, last Head, export Head) *Break {
+	if export.Seq > last.Seq {
+		return &Break{Reason: fmt.Sprintf("an export names seq %d but the chain ends at seq %d: records removed from the tail", export.Seq, last.Seq)}
+	}
+	for _, r := range rs {
+		if r.Seq == export.Seq && r.Hash != export.Hash {
+			return &Break{ActionID: r.ActionID, Seq: r.Seq, Reason: "its hash is not the one exported (the chain was rewritten since)"}
 		}
-		for _, r := range rs {
-			if r.Seq == export.Seq && r.Hash != export.Hash {
-				return &Break{ActionID: r.ActionID, Seq: r.Seq, Reason: "its hash is not the one exported (the chain was rewritten since)"}
-			}
-		}
-		if export.Seq == 0 && export.Hash != Genesis {
-			return &Break{Reason: "the export names an empty chain with a hash"}
-		}
+	}
+	if export.Seq == 0 && export.Hash != Genesis {
+		return &Break{Reason: "an export names an empty chain with a hash"}
 	}
 	return nil
 }
@@ -210,6 +216,10 @@ type Chain struct {
 	Records   []Link
 	Head      Head
 	Export    *Export
+	// Exports are every daily export of the chain, oldest first (Export is
+	// the last): each must still be in the chain, so one forged export
+	// cannot stand in for the real ones.
+	Exports []Export
 	// Misfiled are chained records whose listing keys (which place them in
 	// an entity's trail and order it, and are not hashed) no longer match
 	// their hashed fields: moved out of a listing, or reordered in it.
@@ -238,6 +248,18 @@ func (c Chain) Verify() *Break {
 	}
 	if brk := Verify(c.Records, c.Head, e); brk != nil {
 		return brk
+	}
+	rs := append([]Link(nil), c.Records...)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Seq < rs[j].Seq })
+	last := Head{Hash: Genesis}
+	if n := len(rs); n > 0 {
+		last = Head{Seq: rs[n-1].Seq, Hash: rs[n-1].Hash}
+	}
+	for _, x := range c.Exports {
+		if brk := checkExport(rs, last, x.Head); brk != nil {
+			brk.Reason += fmt.Sprintf(" (the export of %s)", x.Day)
+			return brk
+		}
 	}
 	for _, r := range c.Misfiled {
 		return &Break{ActionID: r.ActionID, Seq: r.Seq, Reason: "its listing keys (entity_key, at_key) no longer match its hashed entity and time: moved out of the trail, or reordered in it"}

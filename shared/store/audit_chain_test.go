@@ -79,6 +79,20 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
 				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
 		}, "export"},
+		{"the same, with a later export forged to match", func(t *testing.T, e int64) {
+			if _, err := st.ExportAuditHeads(ctx, acct, day, t0, t0); err != nil {
+				t.Fatal(err)
+			}
+			var third map[string]any
+			if err := audit.Get("account_id", acct).Range("action_id", dynamo.Equal, act(e, 3)).Consistent(true).One(ctx, &third); err != nil {
+				t.Fatal(err)
+			}
+			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
+			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
+				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+			mustRun(t, db.Table(names[schema.AuditExports]).Put(map[string]any{"account_id": acct, "export_key": fmt.Sprintf("%020d#9999-12-31", e),
+				"entity_id": e, "day": "9999-12-31", "seq": 3, "hash": third["hash"], "last_action_id": act(e, 3), "exported_at": fmtAt(t0)}))
+		}, "export"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,15 +45,20 @@ func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (audi
 		return c, err
 	}
 	c.Head = head.head()
+	// Every export of the chain (at most one a day), oldest first: each must
+	// still be in it, so a forged one cannot stand in for the real ones.
 	var ex []auditExportItem
 	err = s.table(schema.AuditExports).Get("account_id", accountID).
 		Range("export_key", dynamo.BeginsWith, exportPrefix(entityID)).
-		Order(dynamo.Descending).Limit(1).Consistent(true).All(ctx, &ex)
+		Consistent(true).All(ctx, &ex)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return c, wrap(err, "audit export of entity %d", entityID)
+		return c, wrap(err, "audit exports of entity %d", entityID)
 	}
-	if len(ex) > 0 {
-		c.Export = &auditchain.Export{Head: auditchain.Head{Seq: ex[0].Seq, Hash: ex[0].Hash, ActionID: ex[0].LastActionID}, Day: ex[0].Day}
+	for _, x := range ex {
+		c.Exports = append(c.Exports, auditchain.Export{Head: auditchain.Head{Seq: x.Seq, Hash: x.Hash, ActionID: x.LastActionID}, EntityID: entityID, Day: x.Day})
+	}
+	if n := len(c.Exports); n > 0 {
+		c.Export = &c.Exports[n-1]
 	}
 	return c, nil
 }
