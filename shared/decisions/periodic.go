@@ -28,15 +28,12 @@ type SchedulerStore interface {
 }
 
 // HeadExporter writes the day's audit chain heads to their export
-// (shared/auditchain): the heads that moved since since, each once per day.
+// (shared/auditchain): the heads that moved since the last run that
+// exported them all, each once per day.
 type HeadExporter interface {
 	// No codes.
-	ExportAuditHeads(ctx context.Context, accountID int64, day string, since, at time.Time) ([]auditchain.Export, error)
+	ExportAuditHeads(ctx context.Context, accountID int64, day string, at time.Time) ([]auditchain.Export, error)
 }
-
-// exportWindow is how far back a run looks for heads that moved: two days,
-// so a run that failed or came late leaves no head unexported.
-const exportWindow = 48 * time.Hour
 
 // SchedulerName is who the audit trail names for scheduled reviews.
 const SchedulerName = "periodic-review scheduler"
@@ -116,7 +113,7 @@ func (s *Scheduler) exportHeads(ctx context.Context, accountID int64, now time.T
 		return 0, nil
 	}
 	day := now.UTC().Format(time.DateOnly)
-	out, err := s.Heads.ExportAuditHeads(ctx, accountID, day, now.Add(-exportWindow), now)
+	out, err := s.Heads.ExportAuditHeads(ctx, accountID, day, now)
 	for _, h := range out {
 		logging.From(ctx).Info("audit head exported", "account_id", accountID, "entity_id", h.EntityID,
 			"day", h.Day, "seq", h.Seq, "hash", h.Hash, "last_action_id", h.ActionID)

@@ -201,7 +201,8 @@ func Functions() []Function {
 				// write it. The export's log lines are the copy no role of
 				// the service can rewrite (README, the audit trail's hash
 				// chain).
-				{Table: schema.AuditExports, Actions: []string{putItem}},
+				// The last complete run's marker is read back (Query).
+				{Table: schema.AuditExports, Actions: []string{query, putItem}},
 			},
 		},
 		{

@@ -68,7 +68,7 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 				"action": "approve", "operator_id": 3, "operator_name": "op", "reason": "backdated", "before": "{}", "after": "{}"}))
 		}, "9"},
 		{"the tail removed and the head rewritten after an export", func(t *testing.T, e int64) {
-			if _, err := st.ExportAuditHeads(ctx, acct, day, t0, t0); err != nil {
+			if _, err := st.ExportAuditHeads(ctx, acct, day, t0); err != nil {
 				t.Fatal(err)
 			}
 			var third map[string]any
@@ -80,7 +80,7 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
 		}, "export"},
 		{"the same, with a later export forged to match", func(t *testing.T, e int64) {
-			if _, err := st.ExportAuditHeads(ctx, acct, day, t0, t0); err != nil {
+			if _, err := st.ExportAuditHeads(ctx, acct, day, t0); err != nil {
 				t.Fatal(err)
 			}
 			var third map[string]any
@@ -198,31 +198,43 @@ func TestAuditChainOfAccountActions(t *testing.T) {
 	}
 }
 
-// The daily export writes each moved head once per day.
+// The daily export writes each moved head once per day: the first run all
+// heads; a run again the same day nothing; a later run the heads moved
+// since the last complete run, however many days passed between them (runs
+// that failed or never came leave nothing out).
 func TestExportAuditHeads(t *testing.T) {
 	ctx := context.Background()
 	st := devstacktest.Store(t)
 	acct := newAccount(t, st)
-	for i, e := range []int64{1, 2, 2} {
-		a := domain.AuditRecord{AccountID: acct, ActionID: fmt.Sprintf("x-%d", i), Action: domain.ActionStart, EntityID: e, OperatorName: "op", At: t0.Add(time.Duration(i) * time.Hour)}
+	record := func(i int, e int64, at time.Time) {
+		t.Helper()
+		a := domain.AuditRecord{AccountID: acct, ActionID: fmt.Sprintf("x-%d", i), Action: domain.ActionStart, EntityID: e, OperatorName: "op", At: at}
 		if err := st.ApplyDecision(ctx, domain.Decision{Audit: a}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	for i, e := range []int64{1, 2, 2} {
+		record(i, e, t0.Add(time.Duration(i)*time.Hour))
+	}
 	tests := []struct {
 		name       string
+		before     func() // writes between runs
 		day        string
-		since      time.Time
+		at         time.Time
 		wantHeads  int
 		wantExport map[int64]int64 // entity → the seq its latest export holds
 	}{
-		{"only heads moved since", "2026-01-01", t0.Add(90 * time.Minute), 1, map[int64]int64{2: 2}},
-		{"the same day again writes nothing", "2026-01-01", t0, 1, map[int64]int64{1: 1, 2: 2}},
-		{"the next day", "2026-01-02", t0, 2, map[int64]int64{1: 1, 2: 2}},
+		{"the first run: every head", nil, "2026-01-01", t0.Add(4 * time.Hour), 2, map[int64]int64{1: 1, 2: 2}},
+		{"the same day again writes nothing", nil, "2026-01-01", t0.Add(4*time.Hour + time.Minute), 0, map[int64]int64{1: 1, 2: 2}},
+		{"five days later, after runs that never came: what moved since", func() { record(3, 1, t0.Add(6*time.Hour)) },
+			"2026-01-06", t0.Add(5 * 24 * time.Hour), 1, map[int64]int64{1: 2, 2: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := st.ExportAuditHeads(ctx, acct, tt.day, tt.since, t0)
+			if tt.before != nil {
+				tt.before()
+			}
+			got, err := st.ExportAuditHeads(ctx, acct, tt.day, tt.at)
 			if err != nil || len(got) != tt.wantHeads {
 				t.Fatalf("exported %+v, %v; want %d heads", got, err, tt.wantHeads)
 			}
