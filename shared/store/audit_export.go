@@ -32,9 +32,9 @@ const exportRunPrefix = "RUN#"
 
 // exportRunItem marks a day's export run that exported every moved head.
 type exportRunItem struct {
-	AccountID  int64  `dynamo:"account_id,hash"`
-	ExportKey  string `dynamo:"export_key,range"` // exportRunPrefix + day
-	Day        string `dynamo:"day"`
+	AccountID int64  `dynamo:"account_id,hash"`
+	ExportKey string `dynamo:"export_key,range"` // exportRunPrefix + day
+	Day       string `dynamo:"day"`
 	StartedAt string `dynamo:"started_at"`
 	Heads     int    `dynamo:"heads"`
 }
