@@ -28,7 +28,9 @@ const (
 const RenderVersion = 2
 
 // ETag is the strong entity tag of the entity's dossier in form f: a digest
-// of the account, the entity, its dossier revision (domain.Entity.DossierRev,
+// of the account, the entity (and its creation time, so an id used again
+// after an import was undone starts a tag sequence of its own), its dossier
+// revision (domain.Entity.DossierRev,
 // which every write to the entity, its checks or its reviews moves), the form
 // and RenderVersion. Every input of the rendering is named by these, so one
 // tag never stands for two different bodies, and a GET answers
@@ -37,7 +39,7 @@ const RenderVersion = 2
 // decisions compare the Markdown one with the tag an operator saw
 // (decisions.Request.Seen): both compute it here, the one way.
 func ETag(e domain.Entity, f Form) string {
-	return etag.Of(fmt.Appendf(nil, "evs-dossier/v%d\n%s\n%d\n%d\n%d", RenderVersion, f, e.AccountID, e.ID, e.DossierRev))
+	return etag.Of(fmt.Appendf(nil, "evs-dossier/v%d\n%s\n%d\n%d\n%s\n%d", RenderVersion, f, e.AccountID, e.ID, domain.FormatTime(e.CreatedAt), e.DossierRev))
 }
 
 // Snapshot is the dossier's Markdown and its lower-case hex SHA-256: what

@@ -142,7 +142,8 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 	// An answer for a check already complete is a check of its own, whose
 	// id the evidence is kept under.
 	target := checkID
-	if c.Status == domain.CheckCompleted {
+	if c.Status != domain.CheckPending && c.Status != domain.CheckRunning {
+		// Complete or failed: its answer (or failure) and evidence stay.
 		ids, err := s.Store.ReserveCheckIDs(ctx, accountID, 1)
 		if err != nil {
 			return false, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)

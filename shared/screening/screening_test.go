@@ -197,38 +197,50 @@ func sameError(err, want error) bool {
 	return errors.Is(err, want)
 }
 
-// TestLaterAnswerIsACheckOfItsOwn: an answer for a check already complete
-// (a re-screen) never overwrites it: it is written as a new check (its id
-// reserved, triggered provider_update, the same type, provider and
-// subject), with the changes against the entity's previous screening, and
-// the webhook's body is that new check's evidence.
+// TestLaterAnswerIsACheckOfItsOwn: an answer for a check no longer waiting
+// (complete, or failed with the provider's error body as its evidence) never
+// overwrites it: it is written as a new check (its id reserved, triggered
+// provider_update, the same type, provider and subject), with the changes
+// against the entity's previous complete screening, and the webhook's body
+// is that new check's evidence.
 func TestLaterAnswerIsACheckOfItsOwn(t *testing.T) {
-	done := check
-	done.Status = domain.CheckCompleted
-	done.Result = map[string]any{"status": "clear", "matched": false, "matches_count": 0}
-	w := world{check: done, entity: entity, earlier: []domain.Check{done}}
-	delivered := domain.NewEvidence(provider, "POST", "/webhooks/"+provider, 200, []byte(`{"re":"screen"}`), at)
-	answer := screening.Answer{Reference: ref, Evidence: delivered}
-	answer.Response.Total.Value = 1
-	if _, err := w.service().Apply(context.Background(), provider, "msg_2", answer); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.updates) != 1 {
-		t.Fatalf("%d updates", len(w.updates))
-	}
-	u := w.updates[0]
-	n := u.New
-	if n == nil || n.ID != 50 || n.Type != done.Type || n.ProviderKey != provider || n.EntityID != done.EntityID ||
-		n.TriggeringReason != domain.TriggerProviderUpdate || n.Status != domain.CheckCompleted {
-		t.Fatalf("new check %+v", n)
-	}
-	if u.Check.ID != done.ID || !reflect.DeepEqual(u.Check.Result, done.Result) {
-		t.Errorf("the complete check changed: %+v", u.Check)
-	}
-	if u.Evidence == nil || u.Evidence.CheckID != 50 || u.Evidence.SHA256 != delivered.SHA256 {
-		t.Errorf("evidence %+v, want the new check's", u.Evidence)
-	}
-	if ch, ok := n.Result["changes"].(map[string]any); !ok || ch["previous_check_id"] != done.ID {
-		t.Errorf("changes %v, want against check %d", n.Result["changes"], done.ID)
+	previous := check
+	previous.ID, previous.Status = 41, domain.CheckCompleted
+	previous.Result = map[string]any{"status": "clear", "matched": false, "matches_count": 0}
+	for _, status := range []domain.CheckStatus{domain.CheckCompleted, domain.CheckFailed} {
+		t.Run(string(status), func(t *testing.T) {
+			done := check
+			done.Status = status
+			done.Result = map[string]any{"status": "clear", "matched": false, "matches_count": 0}
+			w := world{check: done, entity: entity, earlier: []domain.Check{done, previous}}
+			delivered := domain.NewEvidence(provider, "POST", "/webhooks/"+provider, 200, []byte(`{"re":"screen"}`), at)
+			answer := screening.Answer{Reference: ref, Evidence: delivered}
+			answer.Response.Total.Value = 1
+			if _, err := w.service().Apply(context.Background(), provider, "msg_2", answer); err != nil {
+				t.Fatal(err)
+			}
+			if len(w.updates) != 1 {
+				t.Fatalf("%d updates", len(w.updates))
+			}
+			u := w.updates[0]
+			n := u.New
+			if n == nil || n.ID != 50 || n.Type != done.Type || n.ProviderKey != provider || n.EntityID != done.EntityID ||
+				n.TriggeringReason != domain.TriggerProviderUpdate || n.Status != domain.CheckCompleted {
+				t.Fatalf("new check %+v", n)
+			}
+			if u.Check.ID != done.ID || !reflect.DeepEqual(u.Check.Result, done.Result) {
+				t.Errorf("the earlier check changed: %+v", u.Check)
+			}
+			if u.Evidence == nil || u.Evidence.CheckID != 50 || u.Evidence.SHA256 != delivered.SHA256 {
+				t.Errorf("evidence %+v, want the new check's", u.Evidence)
+			}
+			wantPrev := done.ID
+			if status != domain.CheckCompleted {
+				wantPrev = previous.ID // a failed check is no screening to compare with
+			}
+			if ch, ok := n.Result["changes"].(map[string]any); !ok || ch["previous_check_id"] != wantPrev {
+				t.Errorf("changes %v, want against check %d", n.Result["changes"], wantPrev)
+			}
+		})
 	}
 }

@@ -228,6 +228,12 @@ func TestExportAuditHeads(t *testing.T) {
 		{"the same day again writes nothing", nil, "2026-01-01", t0.Add(4*time.Hour + time.Minute), 0, map[int64]int64{1: 1, 2: 2}},
 		{"five days later, after runs that never came: what moved since", func() { record(3, 1, t0.Add(6*time.Hour)) },
 			"2026-01-06", t0.Add(5 * 24 * time.Hour), 1, map[int64]int64{1: 2, 2: 2}},
+		// A head moved after the day's export, then a second run the same
+		// day: it cannot export it under that day, so it leaves no marker,
+		// and the next day's run still looks back to the last complete run.
+		{"moved after the day's export, run again the same day", func() { record(4, 1, t0.Add(5*24*time.Hour+time.Hour)) },
+			"2026-01-06", t0.Add(5*24*time.Hour + 3*time.Hour), 0, map[int64]int64{1: 2, 2: 2}},
+		{"the next day exports it", nil, "2026-01-07", t0.Add(6 * 24 * time.Hour), 1, map[int64]int64{1: 3, 2: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

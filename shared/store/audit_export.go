@@ -71,20 +71,31 @@ func (s *Store) ExportAuditHeads(ctx context.Context, accountID int64, day strin
 		return nil, wrap(err, "audit heads of account %d", accountID)
 	}
 	var out []auditchain.Export
+	complete := true
 	for _, h := range heads {
 		if parseTime(h.At).Before(since) {
 			continue
 		}
 		it := auditExportItem{AccountID: accountID, ExportKey: exportPrefix(h.ChainEntity) + day, EntityID: h.ChainEntity, Day: day,
 			Seq: h.Seq, Hash: h.Hash, LastActionID: h.LastActionID, ExportedAt: fmtTime(at)}
-		err := s.table(schema.AuditExports).Put(it).If("attribute_not_exists(export_key)").Run(ctx)
-		if isCondFailed(err) {
-			continue
-		}
+		var had auditExportItem
+		wrote, err := s.table(schema.AuditExports).Put(it).If("attribute_not_exists(export_key)").CurrentValue(ctx, &had)
 		if err != nil {
 			return out, wrap(err, "export audit head of entity %d", h.ChainEntity)
 		}
+		if !wrote {
+			// Exported today already; if the head moved since, this day
+			// cannot hold it, so the run is not complete: the next one
+			// looks back past it and exports the head then.
+			if had.Seq != h.Seq || had.Hash != h.Hash {
+				complete = false
+			}
+			continue
+		}
 		out = append(out, auditchain.Export{Head: h.head(), EntityID: h.ChainEntity, Day: day})
+	}
+	if !complete {
+		return out, nil
 	}
 	run := exportRunItem{AccountID: accountID, ExportKey: exportRunPrefix + day, Day: day, StartedAt: fmtTime(at), Heads: len(out)}
 	err = s.table(schema.AuditExports).Put(run).If("attribute_not_exists(export_key)").Run(ctx)

@@ -70,8 +70,8 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 // dossierUpdate is the decision's write to the entity's item: a decision
 // that changes the entity's dossier (a review, a check or the entity) moves
 // it to its next revision, and a changed entity is written at its next
-// version; a decision bound to a view (Pinned) finds the dossier at the
-// revision that view showed, or fails. nil for a decision that changes
+// version, on the revision it was read at; a decision bound to a view
+// (Pinned) finds the dossier at the revision that view showed, or fails. nil for a decision that changes
 // nothing shown and is bound to no view (an audit record alone).
 func (s *Store) dossierUpdate(d domain.Decision) *dynamo.Update {
 	changes := d.Entity != nil || d.Review != nil || d.NewReview != nil || len(d.NewChecks) > 0
@@ -85,7 +85,16 @@ func (s *Store) dossierUpdate(d domain.Decision) *dynamo.Update {
 		u = nextDossierRev(s.table(schema.Entities).Update("account_id", d.Audit.AccountID).Range("entity_id", d.Audit.EntityID)).
 			If("attribute_exists(entity_id)")
 	}
-	if pin := d.Pinned; pin != nil {
+	// A changed entity is written whole from the entity as read (status,
+	// counts, score): it must find the dossier as read, or a screening
+	// result that landed meanwhile (which moves neither the version nor the
+	// decision's review) would be written over. A bound decision pins it
+	// even when it changes only a review.
+	pin := d.Pinned
+	if pin == nil {
+		pin = d.Entity
+	}
+	if pin != nil {
 		u.If("(dossier_rev = ? OR (attribute_not_exists(dossier_rev) AND ? = ?))", pin.DossierRev, pin.DossierRev, int64(0))
 	}
 	return u

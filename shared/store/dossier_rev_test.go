@@ -115,3 +115,35 @@ func TestEveryDossierWriteMovesTheRevision(t *testing.T) {
 		})
 	}
 }
+
+// TestDecisionDoesNotWriteOverAScreening: a decision writes the entity it
+// read whole (status, counts, score), so a screening result that landed
+// between its read and its write (moving neither the entity's version nor
+// the review) fails it, bound to a view or not, instead of being written
+// over with the values read before it.
+func TestDecisionDoesNotWriteOverAScreening(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	created := entityWithChildren(t, st, acct, "7000000122")
+	id := created.Entity.ID
+	read, err := st.Entity(ctx, acct, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	if _, err := st.ApplyScreening(ctx, domain.ScreeningUpdate{Provider: "opensanctions", WebhookID: "over-1", Check: created.Checks[0], Entity: read,
+		Result: map[string]any{"status": "possible_match", "matches_count": 1}, ProviderStatus: "200",
+		SanctionsStatus: domain.SanctionsHit, At: at, ReceiptTTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	next := read
+	next.Status, next.UpdatedAt = domain.EntityApproved, at
+	err = st.ApplyDecision(ctx, domain.Decision{Audit: domain.AuditRecord{AccountID: acct, ActionID: "over-approve", Action: domain.ActionApprove, EntityID: id, At: at}, Entity: &next})
+	if !errors.Is(err, domain.ErrStale) {
+		t.Fatalf("a decision on the entity as read before a screening: %v, want ErrStale", err)
+	}
+	if e, _ := st.Entity(ctx, acct, id); e.SanctionsStatus != domain.SanctionsHit {
+		t.Errorf("the screening's result was written over: sanctions %s", e.SanctionsStatus)
+	}
+}

@@ -47,11 +47,16 @@ func (s *Store) EntityDetail(ctx context.Context, accountID, id int64) (domain.E
 // e's item again: it returns them with e if e's dossier is still at the
 // revision read, and domain.ErrStale if a write moved it meanwhile. Every
 // write to a check or review moves the entity's revision in its own
-// transaction, and the reads are strongly consistent and follow the first
-// read of e, so what it returns is exactly the dossier at e.DossierRev,
-// never a mix of two: the body a revision's ETag names. A list the by_entity
-// index shows short of the entity's count (a write it has not caught up
-// with) is read again, waiting for it.
+// transaction, and every read is strongly consistent and follows the first
+// read of e, so what it returns is the dossier at e.DossierRev: the body a
+// revision's ETag names. (Each item read is serializable with transactions;
+// BatchGetItem is not as a whole, so a transaction still committing while
+// the children are read is caught by the second read of e in practice, not
+// by a guarantee: TransactGetItems of the entity and its children would make
+// it one, up to 100 items.) A list the by_entity index shows short of the
+// entity's count (a write it has not caught up with) is read again, waiting
+// for it; still short after that, the read is unavailable rather than a
+// partial dossier under a whole one's tag.
 func (s *Store) Dossier(ctx context.Context, e domain.Entity) (domain.EntityDetail, error) {
 	d := domain.EntityDetail{Entity: e}
 	g, gctx := errgroup.WithContext(ctx)
@@ -62,6 +67,10 @@ func (s *Store) Dossier(ctx context.Context, e domain.Entity) (domain.EntityDeta
 	})
 	if err := g.Wait(); err != nil {
 		return domain.EntityDetail{}, err
+	}
+	if len(d.Checks) < e.ChecksCount || len(d.Reviews) < e.ReviewsCount {
+		return domain.EntityDetail{}, domain.Errorf(domain.ECodeUnavailable, "entity %d's checks or reviews are not all indexed yet (%d of %d checks, %d of %d reviews); try again shortly",
+			e.ID, len(d.Checks), e.ChecksCount, len(d.Reviews), e.ReviewsCount)
 	}
 	now, err := s.Entity(ctx, e.AccountID, e.ID)
 	if err != nil {

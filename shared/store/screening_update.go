@@ -69,7 +69,9 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 		return true, nil
 	case cancelledAt(err, 0):
 		return false, nil
-	case cancelledAt(err, 1), cancelledAt(err, 2), isTxConflict(err):
+	case cancelledAt(err, 1), cancelledAt(err, 2), cancelledAt(err, 3), isTxConflict(err):
+		// The check, the entity, or the evidence (one already kept for the
+		// check: never overwritten) is not as read.
 		return false, domain.ErrStale
 	default:
 		return false, fmt.Errorf("apply screening for check %d: %w", c.ID, err)
