@@ -111,6 +111,15 @@ const (
 	DeliveriesByStatus   = "by_status"
 )
 
+// AuditListedAttrs are an audit record's attributes a listing or a chain's
+// check reads (its keys aside): all but dossier_md, the dossier Markdown a
+// decision keeps, which only audit.dossier reads, by its key.
+func AuditListedAttrs() []string {
+	return []string{"action", "operator_id", "operator_name", "actor", "request_id", "second_approver_id", "review_id",
+		"entity_id", "reason", "before", "after", "at", "seen_etag", "dossier_etag", "dossier_sha256",
+		"chain_v", "seq", "prev_hash", "hash"}
+}
+
 // accountID is the partition key of every tenant's table.
 func accountID() Attr { return Attr{"account_id", Number} }
 
@@ -206,8 +215,9 @@ func Tables() []Table {
 			Indexes: []Index{
 				// An entity's trail in order: entity_key, then "<time>#<action id>".
 				// Only operators read it, so eventually consistent is enough,
-				// and it copies the whole records (written once, never changed).
-				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectAll},
+				// and it copies the records (written once, never changed) but
+				// for the dossier Markdown a decision keeps (up to 300 KB).
+				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectInclude, NonKeyAttrs: AuditListedAttrs()},
 			},
 		},
 		{

@@ -25,6 +25,7 @@ func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (audi
 	var items []auditItem
 	err := s.table(schema.Audit).Get("account_id", accountID).
 		Filter("entity_id = ?", entityID).
+		Project(auditListed()...).
 		Consistent(true).All(ctx, &items)
 	if err != nil {
 		return c, wrap(err, "audit chain of entity %d", entityID)
@@ -72,4 +73,10 @@ func exportPrefix(entityID int64) string { return fmt.Sprintf("%020d#", entityID
 func (it auditItem) filedAsHashed() bool {
 	want := newAuditItem(domain.AuditRecord{AccountID: it.AccountID, ActionID: it.ActionID, EntityID: it.EntityID, At: parseTime(it.At)})
 	return it.EntityKey == want.EntityKey && it.AtKey == want.AtKey
+}
+
+// auditListed is what a listing or a chain's check reads of a record: its
+// keys, the index's, and schema.AuditListedAttrs (not the dossier Markdown).
+func auditListed() []string {
+	return append([]string{"account_id", "action_id", "entity_key", "at_key"}, schema.AuditListedAttrs()...)
 }
