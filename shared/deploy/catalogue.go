@@ -124,7 +124,8 @@ func Functions() []Function {
 				{Table: schema.Accounts, Actions: []string{updateItem}},
 				{Table: schema.Checks, Actions: []string{getItem, updateItem, putItem, query, batchGetItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
-				{Table: schema.InboundWebhooks, Actions: []string{putItem}},
+				// A replay is known by its receipt before anything is kept.
+				{Table: schema.InboundWebhooks, Actions: []string{getItem, putItem}},
 				// The webhook's body, the check's evidence.
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},

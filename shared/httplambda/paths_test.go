@@ -122,6 +122,11 @@ func (s *stores) EntityChecks(context.Context, int64, int64, int) ([]domain.Chec
 	return nil, nil
 }
 
+func (s *stores) WebhookSeen(context.Context, string, string, time.Time) (bool, error) {
+	s.calls++
+	return false, nil
+}
+
 func (s *stores) ReserveCheckIDs(context.Context, int64, int) ([]int64, error) {
 	s.calls++
 	return nil, errors.New("no check is reserved here")

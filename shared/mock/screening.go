@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/checks"
@@ -22,6 +23,15 @@ type ScreeningStore struct {
 	ApplyScreeningFn  func(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
 	EntityChecksFn    func(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	ReserveCheckIDsFn func(ctx context.Context, accountID int64, n int) ([]int64, error)
+	// WebhookSeenFn nil: no webhook was seen before.
+	WebhookSeenFn func(ctx context.Context, provider, webhookID string, at time.Time) (bool, error)
+}
+
+func (s *ScreeningStore) WebhookSeen(ctx context.Context, provider, webhookID string, at time.Time) (bool, error) {
+	if s.WebhookSeenFn == nil {
+		return false, nil
+	}
+	return s.WebhookSeenFn(ctx, provider, webhookID, at)
 }
 
 func (s *ScreeningStore) EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error) {

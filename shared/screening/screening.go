@@ -27,6 +27,9 @@ type Store interface {
 	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	// No codes.
 	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+	// No codes: whether the webhook id was applied (and is still
+	// remembered) at.
+	WebhookSeen(ctx context.Context, provider, webhookID string, at time.Time) (bool, error)
 }
 
 // Reader reads a provider's answer as check results.
@@ -101,8 +104,18 @@ func (s *Service) Apply(ctx context.Context, provider, webhookID string, a Answe
 	if !ok {
 		return false, UnknownReference()
 	}
+	// A replay is answered before anything is reserved or kept: its receipt
+	// (checked again in the write) is read first.
+	if seen, err := s.Store.WebhookSeen(ctx, provider, webhookID, s.Clock.Now()); err != nil {
+		return false, fmt.Errorf("screening: webhook %s: %w", webhookID, err)
+	} else if seen {
+		return false, nil
+	}
+	// The id a later answer is written as is reserved once, whatever the
+	// retries: a retry keeps the same id, so the same evidence key.
+	var reserved int64
 	for attempt := 0; ; attempt++ {
-		applied, err := s.apply(ctx, provider, reader, webhookID, a, accountID, checkID)
+		applied, err := s.apply(ctx, provider, reader, webhookID, a, accountID, checkID, &reserved)
 		if errors.Is(err, domain.ErrStale) && attempt < staleRetries {
 			continue
 		}
@@ -114,7 +127,7 @@ func (s *Service) Apply(ctx context.Context, provider, webhookID string, a Answe
 }
 
 // apply is one read-compute-write attempt.
-func (s *Service) apply(ctx context.Context, provider string, reader Reader, webhookID string, a Answer, accountID, checkID int64) (bool, error) {
+func (s *Service) apply(ctx context.Context, provider string, reader Reader, webhookID string, a Answer, accountID, checkID int64, reserved *int64) (bool, error) {
 	c, err := s.Store.Check(ctx, accountID, checkID)
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
 		return false, UnknownReference()
@@ -144,11 +157,14 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 	target := checkID
 	if c.Status != domain.CheckPending && c.Status != domain.CheckRunning {
 		// Complete or failed: its answer (or failure) and evidence stay.
-		ids, err := s.Store.ReserveCheckIDs(ctx, accountID, 1)
-		if err != nil {
-			return false, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)
+		if *reserved == 0 {
+			ids, err := s.Store.ReserveCheckIDs(ctx, accountID, 1)
+			if err != nil {
+				return false, fmt.Errorf("screening: reserve a check for a later answer to check %d: %w", c.ID, err)
+			}
+			*reserved = ids[0]
 		}
-		target = ids[0]
+		target = *reserved
 	}
 	var ev *domain.Evidence
 	if a.Evidence != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,5 +243,34 @@ func TestLaterAnswerIsACheckOfItsOwn(t *testing.T) {
 				t.Errorf("changes %v, want against check %d", n.Result["changes"], wantPrev)
 			}
 		})
+	}
+}
+
+// TestReplayKeepsNothing: a webhook id already applied is answered from its
+// receipt before the check is read, an id reserved or evidence kept; and a
+// later answer retried after a stale write keeps the one id it reserved.
+func TestReplayKeepsNothing(t *testing.T) {
+	w := world{check: check, entity: entity}
+	svc := w.service()
+	svc.Store.(*mock.ScreeningStore).WebhookSeenFn = func(context.Context, string, string, time.Time) (bool, error) { return true, nil }
+	applied, err := svc.Apply(context.Background(), provider, "msg_seen", screening.Answer{Reference: ref})
+	if err != nil || applied || len(w.calls) != 0 {
+		t.Fatalf("a replay: applied %v, %v, calls %v; want nothing done", applied, err, w.calls)
+	}
+
+	done := check
+	done.Status = domain.CheckCompleted
+	w = world{check: done, entity: entity, earlier: []domain.Check{done}, applies: []error{domain.ErrStale, domain.ErrStale}}
+	if _, err := w.service().Apply(context.Background(), provider, "msg_3", screening.Answer{Reference: ref}); err != nil {
+		t.Fatal(err)
+	}
+	reserved := 0
+	for _, c := range w.calls {
+		if strings.HasPrefix(c, "ReserveCheckIDs") {
+			reserved++
+		}
+	}
+	if reserved != 1 || len(w.updates) != 3 || w.updates[0].New.ID != w.updates[2].New.ID {
+		t.Errorf("%d reservations over %d attempts (ids %d, %d); want one id for all", reserved, len(w.updates), w.updates[0].New.ID, w.updates[len(w.updates)-1].New.ID)
 	}
 }

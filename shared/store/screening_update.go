@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -76,6 +78,20 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	default:
 		return false, fmt.Errorf("apply screening for check %d: %w", c.ID, err)
 	}
+}
+
+// WebhookSeen reports whether the provider's webhook id was applied and is
+// still remembered at at (its receipt, kept ReceiptTTL).
+func (s *Store) WebhookSeen(ctx context.Context, provider, webhookID string, at time.Time) (bool, error) {
+	var r webhookReceiptItem
+	err := s.table(schema.InboundWebhooks).Get("receipt_id", provider+"#"+webhookID).Consistent(true).One(ctx, &r)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap(err, "webhook receipt %s", webhookID)
+	}
+	return r.ExpiresAt > at.Unix(), nil
 }
 
 // Check returns one check of the account.
