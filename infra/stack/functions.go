@@ -132,8 +132,12 @@ func (fs *Functions) DefaultToStageURL(url *string) {
 }
 
 func newFunction(scope constructs.Construct, spec deploy.Function, root string, props *FunctionsProps) *Function {
+	retention := logRetention()
+	if spec.LogRetentionDays > 0 {
+		retention = retentionDays(spec.LogRetentionDays)
+	}
 	logs := awslogs.NewLogGroup(scope, jsii.String(spec.LogicalID+"LogGroup"), &awslogs.LogGroupProps{
-		Retention:     logRetention(),
+		Retention:     retention,
 		RemovalPolicy: removal(props.Retain),
 	})
 	logs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(spec.LogicalID + "LogGroup"))

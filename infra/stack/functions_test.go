@@ -33,8 +33,13 @@ func TestFunctions(t *testing.T) {
 					"Environment":   exactly(m{"Variables": exactly(env)}),
 					"LoggingConfig": like(m{"LogGroup": refOf(f.LogicalID + "LogGroup")}),
 				})
-				// Its own log group, kept a month.
-				hasProps(t, s.Template, f.LogicalID+"LogGroup", "AWS::Logs::LogGroup", m{"RetentionInDays": 30})
+				// Its own log group, kept a month — the periodic function's
+				// (the audit heads' exported copy) ten years.
+				days := 30
+				if f.Name == "periodic-reviews" {
+					days = 3653
+				}
+				hasProps(t, s.Template, f.LogicalID+"LogGroup", "AWS::Logs::LogGroup", m{"RetentionInDays": days})
 			})
 		}
 	})

@@ -272,11 +272,15 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 const LogRetentionDays = 30
 
 // logRetention is LogRetentionDays as CDK spells it.
-func logRetention() awslogs.RetentionDays {
-	days := map[int]awslogs.RetentionDays{7: awslogs.RetentionDays_ONE_WEEK, 30: awslogs.RetentionDays_ONE_MONTH, 90: awslogs.RetentionDays_THREE_MONTHS}
-	r, ok := days[LogRetentionDays]
+func logRetention() awslogs.RetentionDays { return retentionDays(LogRetentionDays) }
+
+// retentionDays is a number of days as CDK spells a log retention.
+func retentionDays(n int) awslogs.RetentionDays {
+	days := map[int]awslogs.RetentionDays{7: awslogs.RetentionDays_ONE_WEEK, 30: awslogs.RetentionDays_ONE_MONTH, 90: awslogs.RetentionDays_THREE_MONTHS,
+		3653: awslogs.RetentionDays_TEN_YEARS}
+	r, ok := days[n]
 	if !ok {
-		panic(fmt.Sprintf("infra: no awslogs.RetentionDays for %d days", LogRetentionDays))
+		panic(fmt.Sprintf("infra: no awslogs.RetentionDays for %d days", n))
 	}
 	return r
 }

@@ -187,6 +187,10 @@ func Functions() []Function {
 			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
 			Description: "Daily (EventBridge): opens the periodic reviews that are due, exports the audit chains' heads",
 			MemoryMB:    256, TimeoutSeconds: 300,
+			// Its "audit head exported" lines are the copy of the chains'
+			// heads no role of the service can rewrite: kept as long as
+			// the evidence (10 years, CloudWatch's 3,653 days).
+			LogRetentionDays: 3653,
 			Grants: []Grant{
 				// Every account's settings: a scan, once a day; the
 				// account's review sequence.

@@ -58,6 +58,9 @@ type Function struct {
 	// Stream or Queue is its event source, if it has one.
 	Stream *StreamSource
 	Queue  *QueueSource
+	// LogRetentionDays, when set, keeps its log group's events that long
+	// instead of the stack's default (a CloudWatch Logs retention value).
+	LogRetentionDays int
 	// RefusesWithErrors: the function answers a refused request (an
 	// invalid, forbidden or conflicting one) with a named Lambda function
 	// error by design, logged at INFO, so its Lambda Errors count refusals
