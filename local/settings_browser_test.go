@@ -142,7 +142,10 @@ func TestSettingsInABrowser(t *testing.T) {
 	// A test event, from the endpoint's page.
 	b.Do("send test event", chromedp.Navigate(fmt.Sprintf("%s/endpoints/%d", base, ep.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`form[action$="/test"] button`)),
-		chromedp.Click(chromedp.CSS(`form[action$="/test"] button`)), chromedp.WaitVisible(chromedp.CSS("h1")))
+		chromedp.Click(chromedp.CSS(`form[action$="/test"] button`)),
+		// The old page's h1 stays visible until the POST's redirect lands:
+		// wait for what only the test event's delivery page has.
+		chromedp.WaitVisible(`//h2[normalize-space()="Request"]`))
 	waitUntil(t, "the ping reaches the receiver", func() bool { return slices.Contains(rcv.kinds(), string(domain.EventPing)) })
 	b.Screenshot("07-test-event")
 
