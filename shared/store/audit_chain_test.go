@@ -29,6 +29,23 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 	acct := newAccount(t, st)
 	day := t0.Format(time.DateOnly)
 
+	// exportThenRewriteTail exports entity e's head, then removes its last
+	// record and rewrites the head to match the one before: it returns that
+	// record (the third) as stored.
+	exportThenRewriteTail := func(t *testing.T, e int64) map[string]any {
+		t.Helper()
+		if _, err := st.ExportAuditHeads(ctx, acct, day, t0); err != nil {
+			t.Fatal(err)
+		}
+		var third map[string]any
+		if err := audit.Get("account_id", acct).Range("action_id", dynamo.Equal, act(e, 3)).Consistent(true).One(ctx, &third); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
+		mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
+			Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+		return third
+	}
 	tests := []struct {
 		name string
 		// tamper spoils entity's chain of four records, <entity>-1 … -4.
@@ -68,28 +85,10 @@ func TestAuditChainDetectsTampering(t *testing.T) {
 				"action": "approve", "operator_id": 3, "operator_name": "op", "reason": "backdated", "before": "{}", "after": "{}"}))
 		}, "9"},
 		{"the tail removed and the head rewritten after an export", func(t *testing.T, e int64) {
-			if _, err := st.ExportAuditHeads(ctx, acct, day, t0); err != nil {
-				t.Fatal(err)
-			}
-			var third map[string]any
-			if err := audit.Get("account_id", acct).Range("action_id", dynamo.Equal, act(e, 3)).Consistent(true).One(ctx, &third); err != nil {
-				t.Fatal(err)
-			}
-			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
-			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
-				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+			exportThenRewriteTail(t, e)
 		}, "export"},
 		{"the same, with a later export forged to match", func(t *testing.T, e int64) {
-			if _, err := st.ExportAuditHeads(ctx, acct, day, t0); err != nil {
-				t.Fatal(err)
-			}
-			var third map[string]any
-			if err := audit.Get("account_id", acct).Range("action_id", dynamo.Equal, act(e, 3)).Consistent(true).One(ctx, &third); err != nil {
-				t.Fatal(err)
-			}
-			mustRun(t, audit.Delete("account_id", acct).Range("action_id", act(e, 4)))
-			mustRun(t, audit.Update("account_id", acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)).
-				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+			third := exportThenRewriteTail(t, e)
 			mustRun(t, db.Table(names[schema.AuditExports]).Put(map[string]any{"account_id": acct, "export_key": fmt.Sprintf("%020d#9999-12-31", e),
 				"entity_id": e, "day": "9999-12-31", "seq": 3, "hash": third["hash"], "last_action_id": act(e, 3), "exported_at": fmtAt(t0)}))
 		}, "export"},
