@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/evs-kyb/evs/shared/country"
@@ -36,7 +37,7 @@ func NewGetEntity(store DossierReader, countries *country.Catalogue) http.Handle
 			return representation{tag: tag}, nil
 		}
 		d, err := store.Dossier(ctx, e)
-		if err == domain.ErrStale {
+		if errors.Is(err, domain.ErrStale) {
 			// A write landed while it was read: the whole read again, at the
 			// new revision (answered whole, even if that one was named).
 			d, err = store.EntityDetail(ctx, accountID, id)

@@ -59,6 +59,29 @@ func Changes(prev, next domain.Check, dismissed []string) map[string]any {
 	return out
 }
 
+// WithChanges returns c with its result's changes against the previous
+// completed check of its type among earlier (PreviousOf, Changes), the
+// result copied and sanitised; c as it is when there is none to compare
+// with. A re-check (queue_checks) and a provider's later answer both record
+// what changed this way.
+func WithChanges(c domain.Check, earlier []domain.Check, dismissed []string) domain.Check {
+	prev, ok := PreviousOf(c, earlier)
+	if !ok {
+		return c
+	}
+	ch := Changes(prev, c, dismissed)
+	if ch == nil {
+		return c
+	}
+	r := make(map[string]any, len(c.Result)+1)
+	for k, v := range c.Result {
+		r[k] = v
+	}
+	r["changes"] = ch
+	c.Result = Sanitize(c.Type, r)
+	return c
+}
+
 // PreviousOf is the newest completed check of c's type among earlier, other
 // than c itself (the highest id: ids grow in the order checks are made).
 func PreviousOf(c domain.Check, earlier []domain.Check) (domain.Check, bool) {

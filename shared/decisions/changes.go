@@ -16,18 +16,7 @@ func (s *Service) recordChanges(ctx context.Context, ent domain.Entity, rerun []
 		return err
 	}
 	for i, c := range rerun {
-		prev, ok := checks.PreviousOf(c, earlier)
-		if !ok {
-			continue
-		}
-		if ch := checks.Changes(prev, c, ent.DismissedMatches); ch != nil {
-			r := make(map[string]any, len(c.Result)+1)
-			for k, v := range c.Result {
-				r[k] = v
-			}
-			r["changes"] = ch
-			rerun[i].Result = checks.Sanitize(c.Type, r)
-		}
+		rerun[i] = checks.WithChanges(c, earlier, ent.DismissedMatches)
 	}
 	return nil
 }

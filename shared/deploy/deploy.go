@@ -8,6 +8,7 @@ package deploy
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/schema"
@@ -112,30 +113,26 @@ func must[T any](v T, err error) T {
 
 // TableIDs lists the tables the function uses, sorted.
 func (f Function) TableIDs() []string {
-	seen := map[string]bool{}
 	var out []string
 	for _, g := range f.Grants {
-		if !seen[g.Table] {
-			seen[g.Table] = true
-			out = append(out, g.Table)
-		}
+		out = append(out, g.Table)
 	}
-	sort.Strings(out)
-	return out
+	return sortedUnique(out)
 }
 
 // BucketIDs lists the buckets whose objects the function may use, sorted.
 func (f Function) BucketIDs() []string {
-	seen := map[string]bool{}
 	var out []string
 	for _, g := range f.Objects {
-		if !seen[g.Bucket] {
-			seen[g.Bucket] = true
-			out = append(out, g.Bucket)
-		}
+		out = append(out, g.Bucket)
 	}
-	sort.Strings(out)
-	return out
+	return sortedUnique(out)
+}
+
+// sortedUnique sorts ids and drops repeats.
+func sortedUnique(ids []string) []string {
+	sort.Strings(ids)
+	return slices.Compact(ids)
 }
 
 // EnvVarNames lists the environment variables the function is given: one per

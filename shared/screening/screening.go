@@ -215,15 +215,6 @@ func (s *Service) rescreen(ctx context.Context, c domain.Check, e domain.Entity,
 		Status: domain.CheckCompleted, ProviderStatus: "200", TriggeringReason: domain.TriggerProviderUpdate,
 		SubjectType: c.SubjectType, SubjectID: c.SubjectID, SubjectDisplayName: c.SubjectDisplayName,
 		Result: result, CheckedAt: &now, CreatedAt: now, UpdatedAt: now}
-	if prev, ok := checks.PreviousOf(n, earlier); ok {
-		if ch := checks.Changes(prev, n, e.DismissedMatches); ch != nil {
-			r := make(map[string]any, len(result)+1)
-			for k, v := range result {
-				r[k] = v
-			}
-			r["changes"] = ch
-			n.Result = checks.Sanitize(n.Type, r)
-		}
-	}
+	n = checks.WithChanges(n, earlier, e.DismissedMatches)
 	return &n, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/guregu/dynamo/v2"
@@ -36,7 +37,7 @@ func (s *Store) EntityDetail(ctx context.Context, accountID, id int64) (domain.E
 			return domain.EntityDetail{}, err
 		}
 		d, err := s.Dossier(ctx, e)
-		if err != domain.ErrStale {
+		if !errors.Is(err, domain.ErrStale) {
 			return d, err
 		}
 	}
