@@ -1,0 +1,474 @@
+// Package strictjson reads the documents the service takes from operators,
+// administrators and the workflow: one reading, the same for whoever reads
+// it after. Go's encoding/json matches keys case-insensitively, keeps the
+// last of a repeated key and turns invalid UTF-8 into U+FFFD, so a document
+// can say one thing to a person (or a log, or a policy) and another to the
+// handler. Decode refuses all of that, by name, before the handler sees a
+// value.
+//
+// Go 1.26's encoding/json/v2 would do part of this, but only behind
+// GOEXPERIMENT=jsonv2; this is a walk of encoding/json's token stream
+// alongside the target's type instead, and encoding/json then fills the
+// value from a document known to be unambiguous.
+package strictjson
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds how deeply a document Decode reads nests; Check takes
+// what encoding/json takes (10,000 levels).
+const MaxDepth = 32
+
+const checkDepth = 10000
+
+// Kind is what is wrong with a document.
+type Kind int
+
+// The kinds of refusal.
+const (
+	Syntax    Kind = iota + 1 // not JSON, or data after the value
+	Encoding                  // not valid UTF-8
+	Duplicate                 // a key given twice in one object
+	Unknown                   // a key the target does not take (keys are case-sensitive)
+	Type                      // a value of the wrong JSON type, or null where a value is needed
+	Range                     // a number out of the field's range
+	Depth                     // nested deeper than MaxDepth
+)
+
+// Error is a refused document. Path names the value, as dotted keys and
+// [indexes] ("countries[1].code"); it is empty for the document as a whole.
+type Error struct {
+	Kind Kind
+	Path string
+	// Problem says what is wrong, to follow the path in a sentence: "is
+	// given twice", "must be a whole number".
+	Problem string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return "the document " + e.Problem
+	}
+	return e.Path + " " + e.Problem
+}
+
+// Field is the top-level key the refusal is about ("" for the document).
+func (e *Error) Field() string {
+	if i := strings.IndexAny(e.Path, ".["); i >= 0 {
+		return e.Path[:i]
+	}
+	return e.Path
+}
+
+// Decode reads doc into v, a pointer. Besides what encoding/json checks it
+// refuses invalid UTF-8, data after the value, a key given twice, a key
+// that is not the exact (case-sensitive) name of a field of a struct, null
+// for a value that cannot be absent (anything but a pointer, slice, map or
+// interface), a fraction or exponent for an integer, a number out of its
+// type's range, and a number outside a field's `strict` range:
+//
+//	`strict:"id"`            a positive integer (an id)
+//	`strict:"min=0,max=10"`  an integer within the bounds given
+//
+// A field left out is not checked: required fields are the caller's.
+// A type with its own UnmarshalJSON is still walked as its struct's
+// fields when the value is an object. Every refusal is an *Error.
+func Decode(doc []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("strictjson: Decode needs a non-nil pointer, not %T", v)
+	}
+	if err := walkDocument(doc, rv.Type().Elem(), MaxDepth, true); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(doc, v); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+		// The walk saw every value's type; what is left is a type's own
+		// UnmarshalJSON refusing, which names its own problem.
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return &Error{Kind: Type, Path: ute.Field, Problem: "must be " + jsonKind(ute.Type)}
+		}
+		return err
+	}
+	return nil
+}
+
+// Check reads doc as any JSON value, refusing what Decode refuses that does
+// not depend on a target: bad syntax, data after the value, a key given
+// twice, nesting past 10,000 levels. It is for documents whose unknown keys
+// a contract says to ignore and whose strings it judges field by field, so
+// it leaves invalid UTF-8 to the caller (encoding/json reads it as U+FFFD).
+func Check(doc []byte) error {
+	return walkDocument(doc, nil, checkDepth, false)
+}
+
+func walkDocument(doc []byte, t reflect.Type, maxDepth int, wantUTF8 bool) error {
+	if wantUTF8 && !utf8.Valid(doc) {
+		return &Error{Kind: Encoding, Problem: "is not valid UTF-8"}
+	}
+	w := &walker{dec: json.NewDecoder(bytes.NewReader(doc)), maxDepth: maxDepth}
+	w.dec.UseNumber()
+	if err := w.value(t, "", tag{}, 0); err != nil {
+		return err
+	}
+	if _, err := w.dec.Token(); err != io.EOF {
+		return &Error{Kind: Syntax, Problem: "has data after its value"}
+	}
+	return nil
+}
+
+type walker struct {
+	dec      *json.Decoder
+	maxDepth int
+}
+
+// token reads the next token; a syntax error or an early end is Syntax.
+func (w *walker) token() (json.Token, error) {
+	tok, err := w.dec.Token()
+	if err == io.EOF {
+		return nil, &Error{Kind: Syntax, Problem: "is not valid JSON: it ends early"}
+	}
+	if err != nil {
+		return nil, &Error{Kind: Syntax, Problem: "is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	return tok, nil
+}
+
+var (
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// value reads one value as t would take it; a nil t (or an interface, or a
+// RawMessage) takes any value, whose objects are still checked for
+// repeated keys.
+func (w *walker) value(t reflect.Type, path string, tg tag, depth int) error {
+	if depth > w.maxDepth {
+		return &Error{Kind: Depth, Path: path, Problem: fmt.Sprintf("nests deeper than %d levels", w.maxDepth)}
+	}
+	tok, err := w.token()
+	if err != nil {
+		return err
+	}
+	nullable := t == nil || t.Kind() == reflect.Pointer
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessageType || (t != nil && t.Kind() == reflect.Interface) {
+		t = nil
+	}
+	if t == nil || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		// Through a pointer, or for a slice or map, null is absence;
+		// anywhere else encoding/json would leave the zero value standing
+		// for it.
+		nullable = true
+	}
+	if tok == nil {
+		if !nullable {
+			return &Error{Kind: Type, Path: path, Problem: "must not be null"}
+		}
+		return nil
+	}
+	if d, ok := tok.(json.Delim); ok {
+		return w.container(d, t, path, depth)
+	}
+	if t == nil || custom(t) {
+		return nil
+	}
+	return scalar(tok, t, path, tg)
+}
+
+// custom reports whether t reads its own scalar form.
+func custom(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType)
+}
+
+func (w *walker) container(d json.Delim, t reflect.Type, path string, depth int) error {
+	switch d {
+	case '{':
+		switch {
+		case t == nil:
+			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
+		case t.Kind() == reflect.Struct:
+			fields := fieldsOf(t)
+			return w.object(path, depth, func(key string) (reflect.Type, tag, bool) {
+				f, ok := fields.byName[key]
+				if !ok {
+					return nil, tag{}, false
+				}
+				return f.typ, f.tag, true
+			}, fields.suggest)
+		case t.Kind() == reflect.Map && !custom(t):
+			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return t.Elem(), tag{}, true })
+		case custom(t):
+			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
+		}
+		return &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+	case '[':
+		var elem reflect.Type
+		if t != nil && !custom(t) {
+			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+				return &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+			}
+			elem = t.Elem()
+		}
+		for i := 0; w.dec.More(); i++ {
+			if err := w.value(elem, fmt.Sprintf("%s[%d]", path, i), tag{}, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := w.token() // ]
+		return err
+	}
+	return &Error{Kind: Syntax, Path: path, Problem: "is not valid JSON"}
+}
+
+// object reads an object's members; field says what a key takes, and false
+// for a key that is not a field.
+func (w *walker) object(path string, depth int, field func(string) (reflect.Type, tag, bool), suggest ...func(string) string) error {
+	seen := map[string]bool{}
+	for w.dec.More() {
+		tok, err := w.token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		at := join(path, key)
+		if seen[key] {
+			return &Error{Kind: Duplicate, Path: at, Problem: "is given twice"}
+		}
+		seen[key] = true
+		t, tg, ok := field(key)
+		if !ok {
+			problem := "is not a field"
+			if len(suggest) > 0 {
+				if exact := suggest[0](key); exact != "" {
+					problem = fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", exact)
+				}
+			}
+			return &Error{Kind: Unknown, Path: at, Problem: problem}
+		}
+		if err := w.value(t, at, tg, depth+1); err != nil {
+			return err
+		}
+	}
+	_, err := w.token() // }
+	return err
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// scalar checks a string, number or boolean token against t and its tag.
+func scalar(tok json.Token, t reflect.Type, path string, tg tag) error {
+	bad := &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+	switch t.Kind() {
+	case reflect.String:
+		if _, ok := tok.(string); !ok {
+			return bad
+		}
+	case reflect.Bool:
+		if _, ok := tok.(bool); !ok {
+			return bad
+		}
+	case reflect.Float32, reflect.Float64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			return bad
+		}
+		if f, err := strconv.ParseFloat(string(n), t.Bits()); err != nil || math.IsInf(f, 0) {
+			return &Error{Kind: Range, Path: path, Problem: "is out of range"}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			return bad
+		}
+		if strings.ContainsAny(string(n), ".eE") {
+			return &Error{Kind: Type, Path: path, Problem: "must be a whole number"}
+		}
+		i, err := strconv.ParseInt(string(n), 10, t.Bits())
+		if err != nil {
+			return &Error{Kind: Range, Path: path, Problem: fmt.Sprintf("is out of range (at most %d)", int64(1)<<(t.Bits()-1)-1)}
+		}
+		return tg.check(i, path)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			return bad
+		}
+		if _, err := strconv.ParseUint(string(n), 10, t.Bits()); err != nil {
+			return &Error{Kind: Range, Path: path, Problem: "must be a whole number from 0 to " + strconv.FormatUint(1<<t.Bits()-1, 10)}
+		}
+	default:
+		return bad
+	}
+	return nil
+}
+
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "of another type"
+}
+
+// tag is a field's `strict` range.
+type tag struct {
+	min, max *int64
+}
+
+func (tg tag) check(i int64, path string) error {
+	switch {
+	case tg.min != nil && *tg.min == 1 && tg.max == nil && i < 1:
+		return &Error{Kind: Range, Path: path, Problem: "must be a positive id"}
+	case tg.min != nil && i < *tg.min, tg.max != nil && i > *tg.max:
+		return &Error{Kind: Range, Path: path, Problem: "must be " + tg.describe()}
+	}
+	return nil
+}
+
+func (tg tag) describe() string {
+	switch {
+	case tg.min != nil && tg.max != nil:
+		return fmt.Sprintf("from %d to %d", *tg.min, *tg.max)
+	case tg.min != nil:
+		return fmt.Sprintf("at least %d", *tg.min)
+	default:
+		return fmt.Sprintf("at most %d", *tg.max)
+	}
+}
+
+// parseTag reads `strict:"id"` or `strict:"min=0,max=3650"`; a malformed
+// tag is a programming error, found by the package's tests of every
+// decoded type.
+func parseTag(s string) tag {
+	var tg tag
+	for part := range strings.SplitSeq(s, ",") {
+		if part == "" {
+			continue
+		}
+		if part == "id" {
+			one := int64(1)
+			tg.min = &one
+			continue
+		}
+		name, val, ok := strings.Cut(part, "=")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if !ok || err != nil || (name != "min" && name != "max") {
+			panic(fmt.Sprintf("strictjson: bad strict tag %q", s))
+		}
+		if name == "min" {
+			tg.min = &n
+		} else {
+			tg.max = &n
+		}
+	}
+	return tg
+}
+
+type field struct {
+	typ reflect.Type
+	tag tag
+}
+
+type structFields struct {
+	byName map[string]field
+	// folded finds the field a key names in another case.
+	folded map[string]string
+}
+
+func (f structFields) suggest(key string) string { return f.folded[strings.ToLower(key)] }
+
+var fieldCache sync.Map // reflect.Type → structFields; types are fixed at build time
+
+// fieldsOf lists the JSON names a struct takes, as encoding/json does:
+// the tag's name or the Go name, exported fields only, "-" left out,
+// embedded structs' fields promoted (the outer one wins a clash).
+func fieldsOf(t reflect.Type) structFields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(structFields)
+	}
+	out := structFields{byName: map[string]field{}, folded: map[string]string{}}
+	collect(t, out, 0)
+	for name := range out.byName {
+		out.folded[strings.ToLower(name)] = name
+	}
+	fieldCache.Store(t, out)
+	return out
+}
+
+func collect(t reflect.Type, out structFields, depth int) {
+	var embedded []reflect.StructField
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if sf.Anonymous && name == "" {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, sf)
+				continue
+			}
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if _, taken := out.byName[name]; taken {
+			continue
+		}
+		out.byName[name] = field{typ: sf.Type, tag: parseTag(sf.Tag.Get("strict"))}
+	}
+	// Outer fields first: they win over promoted ones, as in encoding/json.
+	for _, sf := range embedded {
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		collect(ft, out, depth+1)
+	}
+}
