@@ -91,7 +91,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if warned.Load() {
 		return
 	}
-	g.Log.Info("gateway", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "status", status, "ms", time.Since(start).Milliseconds())
+	// The path is the client's: bounded, so that no request costs the log
+	// more than a line of a few hundred bytes (an unknown path of 100 KB).
+	g.Log.Info("gateway", "request_id", reqID, "method", logging.Bounded(r.Method), "path", logging.Bounded(r.URL.Path), "status", status, "ms", time.Since(start).Milliseconds())
 }
 
 // notingHandler passes records on and notes whether one at warning level or

@@ -79,23 +79,23 @@ func errorResponse(r *http.Request, err error) (int, any) {
 	if errors.Is(err, context.DeadlineExceeded) && domain.ErrorCode(err) == domain.ECodeInternal {
 		// The request's deadline ran out waiting for a dependency: say so,
 		// rather than hang until API Gateway gives up.
-		logging.From(r.Context()).Error("request ran out of time", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		logging.From(r.Context()).Error("request ran out of time", "method", logging.Bounded(r.Method), "path", logging.Bounded(r.URL.Path), "error", err.Error())
 		err = domain.Errorf(domain.ECodeUnavailable, "The service could not answer in time; retry shortly.")
 	}
 	if unreachable(err) && domain.ErrorCode(err) == domain.ECodeInternal {
 		// The database could not be reached at all (DynamoDB Local
 		// restarting, a network fault): the request is fine and worth
 		// retrying, so say so with a 503 and Retry-After, not a 500.
-		logging.From(r.Context()).Error("dependency unreachable", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		logging.From(r.Context()).Error("dependency unreachable", "method", logging.Bounded(r.Method), "path", logging.Bounded(r.URL.Path), "error", err.Error())
 		err = domain.Errorf(domain.ECodeUnavailable, "The service is briefly unavailable; retry shortly.")
 	}
 	code := domain.ErrorCode(err)
 	status := StatusOf(code)
 	log := logging.From(r.Context())
 	if code == domain.ECodeInternal {
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		log.Error("request failed", "method", logging.Bounded(r.Method), "path", logging.Bounded(r.URL.Path), "error", err.Error())
 	} else {
-		log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "code", code)
+		log.Info("request refused", "method", logging.Bounded(r.Method), "path", logging.Bounded(r.URL.Path), "status", status, "code", code)
 	}
 	if code == domain.ECodeInvalid {
 		return status, ValidationBody{Errors: domain.ErrorFields(err)}

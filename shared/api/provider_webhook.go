@@ -65,10 +65,18 @@ func NewProviderWebhook(h ProviderWebhook) http.Handler {
 func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params map[string]string) error {
 	provider := params["provider"]
 	if !h.Screening.Provides(provider) {
-		return screening.UnknownProvider()
+		return screening.UnknownProvider() // writeError logs the path bounded
 	}
-	webhookID := r.Header.Get(webhooks.HeaderID)
-	log := logging.From(r.Context()).With("provider", provider, "webhook_id", webhookID)
+	webhookID, timestamp, signatures := r.Header.Get(webhooks.HeaderID), r.Header.Get(webhooks.HeaderTimestamp), r.Header.Get(webhooks.HeaderSignature)
+	secrets := h.Secrets[provider]
+	// The headers' limits hold before anything else is done with the
+	// request: before the body is read, the signature computed, or the id
+	// looked up (a long id would be a DynamoDB key too large: a 500 the
+	// provider would retry forever).
+	if err := webhooks.CheckStandardHeaders(secrets, webhookID, timestamp, signatures); err != nil {
+		h.refuse(w, r, provider, webhookID, err)
+		return nil
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
 	if err != nil || len(body) > maxWebhookBody {
 		return domain.Errorf(domain.ECodeTooLarge, "The webhook body is larger than %d bytes.", maxWebhookBody)
@@ -77,22 +85,12 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	if tolerance == 0 {
 		tolerance = webhooks.DefaultTolerance
 	}
-	err = webhooks.VerifyStandard(h.Secrets[provider], webhookID, r.Header.Get(webhooks.HeaderTimestamp),
-		r.Header.Get(webhooks.HeaderSignature), body, h.Clock.Now(), tolerance)
-	if err != nil {
-		// One line per refused webhook, with its reason: the answer is
-		// written here, not returned to writeError, whose "request refused"
-		// line would only repeat it without the reason. Anyone can post a
-		// forged webhook; each must cost one line, not three.
-		refusal := domain.Errorf(domain.ECodeUnauthorized, "The webhook signature could not be verified: %v.", err)
-		if errors.Is(err, webhooks.ErrNoSecret) {
-			log.Error("provider webhook refused: no signing secret is configured", "status", http.StatusUnauthorized)
-		} else {
-			log.Warn("provider webhook refused", "reason", err.Error(), "status", http.StatusUnauthorized)
-		}
-		writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: ErrorDetail{Code: domain.ECodeUnauthorized, Message: domain.ErrorMessage(refusal)}})
+	if err := webhooks.VerifyStandard(secrets, webhookID, timestamp, signatures, body, h.Clock.Now(), tolerance); err != nil {
+		h.refuse(w, r, provider, webhookID, err)
 		return nil
 	}
+	// Verified, so within MaxIDBytes of printable ASCII: logged as it is.
+	log := logging.From(r.Context()).With("provider", provider, "webhook_id", webhookID)
 
 	var ev ScreeningEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
@@ -100,7 +98,7 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	}
 	if ev.Type != ScreeningEventCompleted {
 		// Tolerate event types added later: acknowledged, nothing changes.
-		log.Info("provider webhook ignored", "type", ev.Type)
+		log.Info("provider webhook ignored", "type", logging.Bounded(ev.Type))
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ignored"})
 		return nil
 	}
@@ -125,4 +123,27 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 	log.Info("provider webhook", "status", status, "account_id", acct, "check_id", check)
 	writeJSON(w, http.StatusOK, map[string]string{"status": status})
 	return nil
+}
+
+// refuse answers a webhook refused by webhooks.CheckStandardHeaders or
+// VerifyStandard: 400 bad_request for a header over its limit (or an id
+// that is not printable ASCII), 401 unauthorized for the rest. It writes
+// one log line with the reason, and the id as logging.Bounded renders it:
+// anyone can post a forged webhook, with any headers; each must cost one
+// bounded line, not three (the answer is written here, not returned to
+// writeError, whose "request refused" line would only repeat it).
+func (h ProviderWebhook) refuse(w http.ResponseWriter, r *http.Request, provider, webhookID string, err error) {
+	log := logging.From(r.Context()).With("provider", provider, "webhook_id", logging.Bounded(webhookID))
+	refusal := domain.Errorf(domain.ECodeUnauthorized, "The webhook signature could not be verified: %v.", err)
+	if errors.Is(err, webhooks.ErrMalformedHeader) {
+		refusal = domain.Errorf(domain.ECodeBadRequest, "The webhook headers are malformed: %v.", err)
+	}
+	code := domain.ErrorCode(refusal)
+	status := StatusOf(code)
+	if errors.Is(err, webhooks.ErrNoSecret) {
+		log.Error("provider webhook refused: no signing secret is configured", "status", status)
+	} else {
+		log.Warn("provider webhook refused", "reason", err.Error(), "status", status)
+	}
+	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: domain.ErrorMessage(refusal)}})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,6 +42,15 @@ func TestVerifyStandard(t *testing.T) {
 		{"timestamp in milliseconds", []Secret{secret}, "msg_1", ts + "000", good, body, now, ErrOutsideTolerance},
 		{"bad timestamp", []Secret{secret}, "msg_1", "yesterday", good, body, now, ErrBadTimestamp},
 		{"missing signature", []Secret{secret}, "msg_1", ts, "", body, now, ErrMissingHeaders},
+		// The limits hold before the signature is looked at: a signed
+		// request over a limit is refused as one that is not.
+		{"signed, id over its limit", []Secret{secret}, strings.Repeat("i", MaxIDBytes+1), ts,
+			StandardSignature(secret, strings.Repeat("i", MaxIDBytes+1), now.Unix(), body), body, now, ErrMalformedHeader},
+		{"signed, id at its limit", []Secret{secret}, strings.Repeat("i", MaxIDBytes), ts,
+			StandardSignature(secret, strings.Repeat("i", MaxIDBytes), now.Unix(), body), body, now, nil},
+		{"signed, id with a control byte", []Secret{secret}, "msg\x001", ts, StandardSignature(secret, "msg\x001", now.Unix(), body), body, now, ErrMalformedHeader},
+		{"no secret, id over its limit", nil, strings.Repeat("i", MaxIDBytes+1), ts, good, body, now, ErrNoSecret},
+		{"missing signature, id over its limit", []Secret{secret}, strings.Repeat("i", 100<<10), ts, "", body, now, ErrMissingHeaders},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,4 +85,69 @@ func TestStandardVector(t *testing.T) {
 	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
 		t.Errorf("signature = %s, want %s", got, want)
 	}
+}
+
+// TestCheckStandardHeaders: each header at its limit and one byte over it,
+// and the bytes an id may hold; the refusal names the header and the rule,
+// never the value.
+func TestCheckStandardHeaders(t *testing.T) {
+	secrets := []Secret{Secret("k")}
+	const id, ts, sig = "msg_1", "1700000000", "v1,AAAA"
+	type headers struct{ id, ts, sig string }
+	tests := []struct {
+		name string
+		h    headers
+		want string // the refusal's message; "" for none
+	}{
+		{"ordinary", headers{id, ts, sig}, ""},
+		{"id at 256 bytes", headers{strings.Repeat("a", 256), ts, sig}, ""},
+		{"id at 257 bytes", headers{strings.Repeat("a", 257), ts, sig}, "webhook-id is longer than 256 bytes"},
+		{"id of 100 KB", headers{strings.Repeat("a", 100<<10), ts, sig}, "webhook-id is longer than 256 bytes"},
+		{"timestamp at 32 bytes", headers{id, strings.Repeat("1", 32), sig}, ""},
+		{"timestamp at 33 bytes", headers{id, strings.Repeat("1", 33), sig}, "webhook-timestamp is longer than 32 bytes"},
+		{"signature at 4096 bytes", headers{id, ts, strings.Repeat("s", 4096)}, ""},
+		{"signature at 4097 bytes", headers{id, ts, strings.Repeat("s", 4097)}, "webhook-signature is longer than 4096 bytes"},
+		{"id with every printable byte", headers{printable(), ts, sig}, ""},
+		{"id with NUL", headers{"msg\x00", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		{"id with a newline", headers{"msg\n1", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		{"id with a tab", headers{"msg\t1", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		{"id with DEL", headers{"msg\x7f", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		{"id with UTF-8", headers{"msg_é", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		{"id of invalid UTF-8", headers{"msg_\xff", ts, sig}, "webhook-id must be printable ASCII (0x20 to 0x7E)"},
+		// Only the id is stored and logged: the timestamp's and the
+		// signatures' bytes are judged by parsing and comparing them.
+		{"signature with a byte over 0x7E", headers{id, ts, "v1,AAAA v1,\xff"}, ""},
+		{"timestamp with a newline", headers{id, ts + "\n", sig}, ""},
+		{"id missing, signature over its limit", headers{"", ts, strings.Repeat("s", 4097)}, ErrMissingHeaders.Error()},
+		// The first header over its limit is the one named.
+		{"all over their limits", headers{strings.Repeat("a", 257), strings.Repeat("1", 33), strings.Repeat("s", 4097)}, "webhook-id is longer than 256 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckStandardHeaders(secrets, tt.h.id, tt.h.ts, tt.h.sig)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("err = %q, want %q", got, tt.want)
+			}
+			var he *HeaderError
+			if malformed := errors.As(err, &he); malformed != errors.Is(err, ErrMalformedHeader) || malformed != (tt.want != "" && tt.want != ErrMissingHeaders.Error()) {
+				t.Errorf("err %v: a *HeaderError %v, ErrMalformedHeader %v", err, malformed, errors.Is(err, ErrMalformedHeader))
+			}
+		})
+	}
+	if err := CheckStandardHeaders(nil, strings.Repeat("a", 257), ts, sig); !errors.Is(err, ErrNoSecret) {
+		t.Errorf("no secret: %v, want ErrNoSecret first", err)
+	}
+}
+
+// printable is every byte from 0x20 to 0x7E.
+func printable() string {
+	var b []byte
+	for c := byte(0x20); c <= 0x7e; c++ {
+		b = append(b, c)
+	}
+	return string(b)
 }
