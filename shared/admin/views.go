@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"slices"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -8,6 +9,24 @@ import (
 
 // The records as commands answer them: every time RFC 3339 UTC with
 // milliseconds, absent values null, never a key's hash or a secret.
+
+// changeAnswer is the answer of a command that changes one record in place
+// (account.update, operator.update, operator.disable, endpoint.update): the
+// record as it now is under its name, and "changed", false when the
+// command found the record already as it asked, and so wrote nothing (no
+// item, no audit record).
+func changeAnswer(name string, view any, changed bool) map[string]any {
+	return map[string]any{name: view, "changed": changed}
+}
+
+// sameSet reports whether two lists hold the same strings, in any order
+// (DynamoDB returns a string set in an order of its own).
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
 
 // AccountView is an account with its settings and, where read, countries.
 type AccountView struct {

@@ -260,6 +260,11 @@ type Account struct {
 	Name      string
 	CreatedAt time.Time
 	Settings  AccountSettings
+	// Version increases with every change of the account's name, policies
+	// or countries (an item written before versions reads as 0): an update
+	// is conditioned on the version it read, so of two concurrent updates
+	// the later is refused instead of overwriting the earlier.
+	Version int64
 }
 
 // AccountSettings are an account's review policies.

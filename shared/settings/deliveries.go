@@ -3,17 +3,16 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -22,9 +21,7 @@ const (
 	listLimit = 100
 	// maxAttemptsShown bounds the attempts read for one delivery's page.
 	maxAttemptsShown = 50
-	// maxReason bounds a redelivery's reason, as the admin commands do.
-	maxReason  = 500
-	dateLayout = "2006-01-02"
+	dateLayout       = "2006-01-02"
 )
 
 // deliveryIDPattern is a delivery attempt's id: "dlv_" and the digest, and
@@ -202,10 +199,8 @@ func (h *handler) redeliver(c *call) {
 	switch {
 	case form.Reason == "":
 		form.Errors = map[string][]string{"reason": {"is required: say why the delivery is made again"}}
-	case len(form.Reason) > maxReason:
-		form.Errors = map[string][]string{"reason": {fmt.Sprintf("is longer than %d characters", maxReason)}}
-	case strings.IndexFunc(form.Reason, unicode.IsControl) >= 0:
-		form.Errors = map[string][]string{"reason": {"contains control characters"}}
+	case freetext.Problem(form.Reason, freetext.Reason) != "":
+		form.Errors = map[string][]string{"reason": {freetext.Problem(form.Reason, freetext.Reason)}}
 	}
 	if form.Errors != nil {
 		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/settings"
 )
 
@@ -172,7 +173,7 @@ func TestRedeliver(t *testing.T) {
 	for _, tc := range []struct{ name, reason, says string }{
 		{"no reason", "", "is required"},
 		{"a blank reason", "   ", "is required"},
-		{"a long reason", strings.Repeat("r", 501), "longer than 500"},
+		{"a long reason", strings.Repeat("r", freetext.Reason.Max+1), fmt.Sprintf("longer than %d", freetext.Reason.Max)},
 		{"a control character", "tab\there", "control characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

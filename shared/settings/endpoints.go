@@ -8,16 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
-
-// maxDescription bounds an endpoint's description, as the admin commands do.
-const maxDescription = 500
 
 // endpointRow is an endpoint in the list, with its latest delivery (nil
 // when none, or when the operator may not see deliveries).
@@ -198,9 +195,14 @@ func (h *handler) endpointUpdate(c *call) {
 	if !sameEvents(f.Events, cur.Events) {
 		ch.Events = f.Events
 	}
-	_, err = h.d.Endpoints.Update(c.r.Context(), c.actor(), id, ch)
+	// A form that changes nothing writes nothing, and the page says so.
+	_, changed, err := h.d.Endpoints.UpdateChanged(c.r.Context(), c.actor(), id, ch)
 	if err != nil {
 		c.refusedForm(err, title, f)
+		return
+	}
+	if !changed {
+		redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
 		return
 	}
 	c.log.Info("webhook endpoint updated", "endpoint_id", id)
@@ -215,8 +217,14 @@ func (h *handler) endpointActive(active bool) func(*call) {
 		if !ok {
 			return
 		}
-		if _, err := h.d.Endpoints.Update(c.r.Context(), c.actor(), id, subscriptions.Changes{Active: &active}); err != nil {
+		_, changed, err := h.d.Endpoints.UpdateChanged(c.r.Context(), c.actor(), id, subscriptions.Changes{Active: &active})
+		if err != nil {
 			c.fail(err)
+			return
+		}
+		if !changed {
+			// Already so: nothing written.
+			redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
 			return
 		}
 		c.log.Info("webhook endpoint "+done, "endpoint_id", id)
@@ -312,11 +320,8 @@ func readEndpointForm(c *call) endpointForm {
 	for _, e := range pf["events"] {
 		f.Events = append(f.Events, domain.EventType(e))
 	}
-	switch {
-	case len(f.Description) > maxDescription:
-		f.Errors = map[string][]string{"description": {fmt.Sprintf("is longer than %d characters", maxDescription)}}
-	case strings.IndexFunc(f.Description, unicode.IsControl) >= 0:
-		f.Errors = map[string][]string{"description": {"contains control characters"}}
+	if p := freetext.Problem(f.Description, freetext.Description); p != "" {
+		f.Errors = map[string][]string{"description": {p}}
 	}
 	return f
 }
@@ -354,6 +359,8 @@ func notice(r *http.Request) string {
 	switch r.URL.Query().Get("done") {
 	case "updated":
 		return "The endpoint was updated."
+	case "unchanged":
+		return "Nothing was changed: the endpoint was already so."
 	case "enabled":
 		return "The endpoint was enabled: it receives new events again."
 	case "disabled":

@@ -249,6 +249,17 @@ func (w *world) endpoint(t *testing.T, rawURL, description string) domain.Endpoi
 	return ep
 }
 
+// deactivate turns the endpoint off, as an operator would.
+func (w *world) deactivate(t *testing.T, ep domain.Endpoint) {
+	t.Helper()
+	svc := &subscriptions.Service{Store: w.st, Clock: domain.FixedClock(t0)}
+	off := false
+	if _, err := svc.Update(context.Background(), domain.Actor{AccountID: w.account.ID, OperatorID: w.ops[roleAll].ID, ActionID: fmt.Sprintf("seed-%d", w.seq.Add(1))},
+		ep.ID, subscriptions.Changes{Active: &off}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // deliver records a finished first attempt to the endpoint, as the
 // delivery function would: the receiver answered status and body.
 func (w *world) deliver(t *testing.T, endpointID int64, status int, body, failure string) domain.Delivery {

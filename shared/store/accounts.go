@@ -35,6 +35,10 @@ type accountItem struct {
 	// Review policies.
 	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
 	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
+	// Version moves with every change of the name, the policies or the
+	// countries (account_update.go); absent (items from before it) is 0.
+	// Creates never move it.
+	Version int64 `dynamo:"version,omitempty"`
 }
 
 // sequenceLength is how many entities the account's sequence holds, or,
@@ -129,34 +133,6 @@ func (s *Store) AccountOpenedBy(ctx context.Context, actionID string) (int64, er
 	return it.OpenedAccount, nil
 }
 
-// UpdateAccount writes an account's name and review policies, creates or
-// replaces the given country configurations and records the audit, in one
-// transaction.
-func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error {
-	u := s.table(schema.Accounts).Update("account_id", a.ID).Range("sk", skAccount).
-		Set("name", a.Name).Set("review_interval_days", a.Settings.ReviewIntervalDays).If("attribute_exists(account_id)")
-	if len(a.Settings.FourEyes) > 0 {
-		u.SetSet("four_eyes", a.Settings.FourEyes)
-	} else {
-		u.Remove("four_eyes")
-	}
-	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
-		tx.Update(u)
-		for _, c := range countries {
-			c.AccountID = a.ID
-			tx.Put(s.table(schema.Accounts).Put(newCountryItem(c)))
-		}
-		tx.Put(rec)
-	})
-	switch {
-	case cancelledAt(err, 0):
-		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
-	case cancelledAt(err, len(countries)+1):
-		return domain.ErrDuplicateAction
-	}
-	return wrap(err, "update account %d", a.ID)
-}
-
 // Account returns one account.
 func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
 	it, err := s.accountItem(ctx, id)
@@ -168,13 +144,15 @@ func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
 
 func (it accountItem) account() domain.Account {
 	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt),
-		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays}}
+		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays}, Version: it.Version}
 }
 
-// PutAccountSettings replaces an account's review policies.
+// PutAccountSettings replaces an account's review policies (seed data and
+// tests), unconditionally; it moves the version, so an UpdateAccount read
+// before it is refused.
 func (s *Store) PutAccountSettings(ctx context.Context, accountID int64, set domain.AccountSettings) error {
 	u := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
-		Set("review_interval_days", set.ReviewIntervalDays).If("attribute_exists(account_id)")
+		Set("review_interval_days", set.ReviewIntervalDays).Add("version", 1).If("attribute_exists(account_id)")
 	if len(set.FourEyes) > 0 {
 		u.SetSet("four_eyes", set.FourEyes)
 	} else {
@@ -239,10 +217,12 @@ func newCountryItem(c domain.CountryConfig) countryItem {
 	}
 }
 
-// CountryConfigs returns every country configured for the account, by code.
+// CountryConfigs returns every country configured for the account, by code,
+// read strongly: the account's updates compare them with what they ask
+// (an update that changes nothing writes nothing) and write them back.
 func (s *Store) CountryConfigs(ctx context.Context, accountID int64) ([]domain.CountryConfig, error) {
 	var items []countryItem
-	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skCountryPrefix).All(ctx, &items)
+	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skCountryPrefix).Consistent(true).All(ctx, &items)
 	if err != nil {
 		return nil, fmt.Errorf("list countries of account %d: %w", accountID, err)
 	}

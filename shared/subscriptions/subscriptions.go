@@ -46,6 +46,10 @@ type Store interface {
 	// No codes; domain.ErrStale if it changed since read,
 	// domain.ErrDuplicateAction if the action id was applied before.
 	DeleteEndpoint(ctx context.Context, accountID, id, version int64, audit domain.AuditRecord) error
+	// not_found: no action with this id in the account. An update that
+	// changes nothing writes nothing, and asks it whether its action id
+	// named an earlier change.
+	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
 }
 
 // Service manages endpoints.
@@ -129,8 +133,21 @@ func (s *Service) Get(ctx context.Context, a Actor, id int64) (domain.Endpoint, 
 // (messages already queued are recorded failed, not posted); activating
 // resumes them for new events. Only what changes is checked: an endpoint
 // whose URL today's allow-list would refuse can still be deactivated.
+// An update that changes nothing writes nothing (see UpdateChanged).
 func (s *Service) Update(ctx context.Context, a Actor, id int64, c Changes) (domain.Endpoint, error) {
-	out, err := s.change(ctx, a, id, domain.ActionEndpointUpdate, func(e *domain.Endpoint, now time.Time) error {
+	out, _, err := s.UpdateChanged(ctx, a, id, c)
+	return out, err
+}
+
+// UpdateChanged is Update, and says whether anything changed. When the
+// changes leave the endpoint as it is stored (the same URL, events, active
+// flag and description; deactivating an inactive endpoint), nothing is
+// written, no item and no audit record, and the endpoint is answered as it
+// is, with changed false; an action id that named an earlier change is
+// still refused (Conflict), so a repeat reads the same whether or not its
+// first try changed something.
+func (s *Service) UpdateChanged(ctx context.Context, a Actor, id int64, c Changes) (ep domain.Endpoint, changed bool, err error) {
+	out, changed, err := s.change(ctx, a, id, domain.ActionEndpointUpdate, sameSettings, func(e *domain.Endpoint, now time.Time) error {
 		if c.URL != nil {
 			if err := s.validateURL(*c.URL); err != nil {
 				return err
@@ -151,7 +168,7 @@ func (s *Service) Update(ctx context.Context, a Actor, id int64, c Changes) (dom
 		}
 		return nil
 	})
-	return Redacted(out), err
+	return Redacted(out), changed, err
 }
 
 // Rotate gives the endpoint a new secret (returned once). The old one keeps
@@ -169,11 +186,12 @@ func (s *Service) Rotate(ctx context.Context, a Actor, id int64, overlap time.Du
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
-	return s.change(ctx, a, id, domain.ActionEndpointRotate, func(e *domain.Endpoint, now time.Time) error {
+	out, _, err := s.change(ctx, a, id, domain.ActionEndpointRotate, nil, func(e *domain.Endpoint, now time.Time) error {
 		until := now.Add(overlap)
 		e.PreviousSecret, e.PreviousExpiresAt, e.Secret = e.Secret, &until, secret
 		return nil
 	})
+	return out, err
 }
 
 // Delete removes an endpoint; its delivery records stay.
@@ -197,28 +215,68 @@ func (s *Service) Delete(ctx context.Context, a Actor, id int64) error {
 	return err
 }
 
-func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.Action, apply func(*domain.Endpoint, time.Time) error) (domain.Endpoint, error) {
+// change applies a change to the endpoint as read and writes it with its
+// audit record, conditioned on the version read. When same (nil: every
+// change changes something) finds the result equal to what was read,
+// nothing is written and the endpoint is answered as read, changed false.
+func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.Action, same func(before, after domain.Endpoint) bool,
+	apply func(*domain.Endpoint, time.Time) error) (domain.Endpoint, bool, error) {
 	op, err := s.actor(ctx, a)
 	if err != nil {
-		return domain.Endpoint{}, err
+		return domain.Endpoint{}, false, err
 	}
 	e, err := s.Store.Endpoint(ctx, a.AccountID, id)
 	if err != nil {
-		return domain.Endpoint{}, err
+		return domain.Endpoint{}, false, err
 	}
 	before, now := e, s.Clock.Now()
 	if err := apply(&e, now); err != nil {
-		return domain.Endpoint{}, err
+		return domain.Endpoint{}, false, err
+	}
+	if same != nil && same(before, e) {
+		if err := s.unusedActionID(ctx, a); err != nil {
+			return domain.Endpoint{}, false, err
+		}
+		return before, false, nil
 	}
 	e.UpdatedAt = now
 	out, err := s.Store.UpdateEndpoint(ctx, e, s.audit(a, op, action, now, snapshot(before), snapshot(e)))
 	if errors.Is(err, domain.ErrDuplicateAction) {
-		return domain.Endpoint{}, usedActionID(a)
+		return domain.Endpoint{}, false, usedActionID(a)
 	}
 	if errors.Is(err, domain.ErrStale) {
-		return domain.Endpoint{}, domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
+		return domain.Endpoint{}, false, domain.Errorf(domain.ECodeConflict, "Webhook endpoint %d changed meanwhile: look again.", id)
 	}
-	return out, err
+	if err != nil {
+		return domain.Endpoint{}, false, err
+	}
+	return out, true, nil
+}
+
+// unusedActionID refuses, as a change would, an action id that named an
+// earlier change, for a change that writes nothing.
+func (s *Service) unusedActionID(ctx context.Context, a Actor) error {
+	_, err := s.Store.AuditRecord(ctx, a.AccountID, a.ActionID)
+	switch {
+	case err == nil:
+		return usedActionID(a)
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return nil
+	}
+	return err
+}
+
+// sameSettings reports whether an update left what it may change (URL,
+// events, active flag, description) as it was: events as a set.
+func sameSettings(before, after domain.Endpoint) bool {
+	return before.URL == after.URL && before.Active == after.Active && before.Description == after.Description &&
+		slices.Equal(sortedEvents(before.Events), sortedEvents(after.Events))
+}
+
+func sortedEvents(ts []domain.EventType) []domain.EventType {
+	out := dedupe(ts)
+	slices.Sort(out)
+	return out
 }
 
 // readPerms are the permissions of which an operator needs one to read
