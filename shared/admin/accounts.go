@@ -12,14 +12,12 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
 // one transaction with the account and its audit record.
 const maxCountries = 50
-
-// maxReviewIntervalDays bounds review_interval_days (ten years).
-const maxReviewIntervalDays = 3650
 
 // CountryInput enables (or, with "active": false, disables) a country for
 // an account. "SA" alone is short for {"code": "SA"}: the country's default
@@ -52,10 +50,10 @@ func (ci *CountryInput) UnmarshalJSON(b []byte) error {
 
 type accountFields struct {
 	common
-	AccountID          int64          `json:"account_id"`
+	AccountID          int64          `json:"account_id" strict:"id"`
 	Name               *string        `json:"name"`
 	Countries          []CountryInput `json:"countries"`
-	ReviewIntervalDays *int           `json:"review_interval_days"`
+	ReviewIntervalDays *int           `json:"review_interval_days" strict:"min=0,max=3650"`
 	FourEyes           *[]string      `json:"four_eyes"`
 }
 
@@ -142,7 +140,11 @@ func (h *Handler) accountGet(ctx context.Context, c *call) (any, error) {
 
 // accountUpdate changes what the command names and leaves the rest: the
 // name, the review policies, and each country listed (enabled, disabled or
-// given a rule); countries not listed stay as they are.
+// given a rule); countries not listed stay as they are, and so do listed
+// ones already as asked (only the others are written, and audited).
+// The write is conditioned on the account's version as read: an update
+// that landed meanwhile makes this one a Conflict. An update that changes
+// nothing writes nothing and answers the account with "changed": false.
 func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 	var p accountFields
 	if err := decode(c, &p); err != nil {
@@ -156,13 +158,21 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	read := a
 	before := accountSnapshot(a, existing)
 	if err := applyAccountFields(&a, p); err != nil {
 		return nil, err
 	}
-	changed, err := countryConfigs(a.ID, p.Countries, existing, c)
+	listed, err := countryConfigs(a.ID, p.Countries, existing, c)
 	if err != nil {
 		return nil, err
+	}
+	changed := changedCountries(listed, existing)
+	if len(changed) == 0 && sameAccount(read, a) {
+		if err := h.unusedActionID(ctx, c, a.ID); err != nil {
+			return nil, err
+		}
+		return changeAnswer("account", viewAccount(read, existing), false), nil
 	}
 	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, accountSnapshot(a, changed))); err != nil {
 		return nil, err
@@ -171,22 +181,59 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"account": viewAccount(a, all)}, nil
+	return changeAnswer("account", viewAccount(a, all), true), nil
+}
+
+// sameAccount reports whether an update left the account's name and
+// review policies as they were.
+func sameAccount(a, b domain.Account) bool {
+	return a.Name == b.Name && a.Settings.ReviewIntervalDays == b.Settings.ReviewIntervalDays &&
+		sameSet(a.Settings.FourEyes, b.Settings.FourEyes)
+}
+
+// changedCountries are the configurations listed that differ from the
+// account's: a country it has not, or one enabled, disabled or given a
+// rule other than its own.
+func changedCountries(listed, existing []domain.CountryConfig) []domain.CountryConfig {
+	var out []domain.CountryConfig
+	for _, cfg := range listed {
+		i := slices.IndexFunc(existing, func(e domain.CountryConfig) bool { return e.CountryCode == cfg.CountryCode })
+		if i >= 0 {
+			e := existing[i]
+			if e.Active == cfg.Active && e.RegistrationPattern == cfg.RegistrationPattern && e.RegistrationMessage == cfg.RegistrationMessage {
+				continue
+			}
+		}
+		out = append(out, cfg)
+	}
+	return out
+}
+
+// unusedActionID refuses, as a write would (domain.ErrDuplicateAction, a
+// Conflict), an action id that named an earlier change, for a command
+// that writes nothing because nothing changes: a repeat answers the same
+// whether or not its first try changed something.
+func (h *Handler) unusedActionID(ctx context.Context, c *call, accountID int64) error {
+	_, err := h.Store.AuditRecord(ctx, accountID, c.ActionID)
+	switch {
+	case err == nil:
+		return domain.ErrDuplicateAction
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return nil
+	}
+	return err
 }
 
 // applyAccountFields validates and sets the name and review policies given.
 func applyAccountFields(a *domain.Account, p accountFields) error {
 	if p.Name != nil {
 		name := strings.TrimSpace(*p.Name)
-		if err := checkText("name", name, 200, true); err != nil {
+		if err := freetext.Check("name", name, freetext.Name, true); err != nil {
 			return err
 		}
 		a.Name = name
 	}
-	if p.ReviewIntervalDays != nil {
-		if *p.ReviewIntervalDays < 0 || *p.ReviewIntervalDays > maxReviewIntervalDays {
-			return domain.Invalid("review_interval_days", fmt.Sprintf("must be between 0 (no periodic reviews) and %d", maxReviewIntervalDays))
-		}
+	if p.ReviewIntervalDays != nil { // 0 (no periodic reviews) to ten years: its strict tag
 		a.Settings.ReviewIntervalDays = *p.ReviewIntervalDays
 	}
 	if p.FourEyes != nil {
@@ -271,7 +318,7 @@ func checkRule(code, pattern, message string) error {
 	if _, err := regexp.Compile(pattern); err != nil {
 		return domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern is not a regular expression: %v", code, err))
 	}
-	return checkText("countries", message, 200, true)
+	return freetext.Check("countries", message, freetext.Description, true)
 }
 
 // accountSnapshot is an account in the audit trail.

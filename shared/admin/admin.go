@@ -13,7 +13,6 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,7 +20,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -29,8 +27,10 @@ import (
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/strictjson"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -88,6 +88,10 @@ type Store interface {
 	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
 	// not_found: no such check in the account.
 	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
+	// not_found: no such entity in the account.
+	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	// not_found: no such review in the account.
+	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
 }
 
 // Handler runs admin commands.
@@ -189,6 +193,10 @@ func Commands() []string {
 	return out
 }
 
+// Changes reports whether the command changes something (and so takes an
+// action_id naming the change).
+func Changes(command string) bool { return commands()[command].change }
+
 // Handle is the admin function's Lambda handler: it runs the command
 // document and answers its result as JSON, or fails with a named error
 // (errorType InvalidRequest, NotFound, Forbidden or Conflict) that the
@@ -219,12 +227,8 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 	if len(c.doc) > MaxDocument {
 		return nil, domain.Invalid("command", fmt.Sprintf("the document is over %d bytes", MaxDocument))
 	}
-	if err := json.Unmarshal(c.doc, &c.common); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && (ute.Field == "command" || ute.Field == "actor" || ute.Field == "action_id") {
-			return nil, domain.Invalid(ute.Field, "must be a string")
-		}
-		return nil, domain.Invalid("command", "the document must be a JSON object such as {\"command\": \"account.list\", \"actor\": \"you@example.com\"}")
+	if err := c.readCommon(); err != nil {
+		return nil, err
 	}
 	cmd, ok := commands()[c.Command]
 	if !ok {
@@ -233,8 +237,13 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 		}
 		return nil, domain.Invalid("command", fmt.Sprintf("%q is not a command; one of %s", c.Command, strings.Join(Commands(), ", ")))
 	}
-	if err := checkText("actor", c.Actor, 200, true); err != nil {
+	if err := freetext.Check("actor", c.Actor, freetext.Actor, true); err != nil {
 		return nil, err
+	}
+	if !cmd.change && c.ActionID != "" && c.Command != "audit.dossier" {
+		// A command that reads names no change; audit.dossier's action_id
+		// is the decision it shows, a field of its own.
+		return nil, domain.Invalid("action_id", "is not a field of "+c.Command+": it changes nothing")
 	}
 	if cmd.change {
 		if c.ActionID == "" {
@@ -243,7 +252,7 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 			}
 			c.ActionID = "adm-" + c.requestID
 		}
-		if err := checkText("action_id", c.ActionID, 200, true); err != nil {
+		if err := freetext.Check("action_id", c.ActionID, freetext.ActionID, true); err != nil {
 			return nil, err
 		}
 	}
@@ -257,45 +266,61 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 	return json.Marshal(out)
 }
 
-// decode reads the command's own fields into p, strictly: an unknown field
-// or a value of the wrong type is refused, naming the field.
-func decode(c *call, p any) error {
-	dec := json.NewDecoder(bytes.NewReader(c.doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		var ute *json.UnmarshalTypeError
-		var de *domain.Error
-		switch {
-		case errors.As(err, &de):
-			return err
-		case errors.As(err, &ute):
-			return domain.Invalid(ute.Field, "must be "+jsonKind(ute.Type.Kind().String()))
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return domain.Invalid(field, fmt.Sprintf("is not a field of %s", c.Command))
-		default:
-			return domain.Invalid("command", "the document is not valid JSON: "+err.Error())
+// readCommon reads the fields every command takes, by their exact names,
+// from a document read strictly (no key twice, valid UTF-8); the command's
+// own decode then reads the whole document again, strictly, so the command
+// run is the one named here.
+func (c *call) readCommon() error {
+	var top map[string]json.RawMessage
+	if err := strictjson.Decode(c.doc, &top); err != nil {
+		var e *strictjson.Error
+		if errors.As(err, &e) && e.Kind == strictjson.Type && e.Path == "" {
+			return domain.Invalid("command", "the document must be a JSON object such as {\"command\": \"account.list\", \"actor\": \"you@example.com\"}")
+		}
+		return c.refusal(err)
+	}
+	for name, dst := range map[string]*string{"command": &c.Command, "actor": &c.Actor, "action_id": &c.ActionID} {
+		raw, ok := top[name]
+		if !ok {
+			// Named in another case, it would be missing here and taken
+			// by encoding/json's reading: refused by its own name.
+			for key := range top {
+				if strings.EqualFold(key, name) {
+					return domain.Invalid(key, fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", name))
+				}
+			}
+			continue
+		}
+		if err := strictjson.Decode(raw, dst); err != nil {
+			return domain.Invalid(name, "must be a string")
 		}
 	}
 	return nil
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "int", "int64", "int32", "float64":
-		return "a number"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	case "ptr":
-		return "a value of the documented type"
+// decode reads the command's own fields into p (a struct embedding common),
+// strictly: see strictjson.Decode. Every refusal names its field.
+func decode(c *call, p any) error {
+	if err := strictjson.Decode(c.doc, p); err != nil {
+		return c.refusal(err)
 	}
-	return "of another type"
+	return nil
+}
+
+// refusal is a document's strictjson refusal as a validation failure
+// naming the field (the whole path: "countries[1].code").
+func (c *call) refusal(err error) error {
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case e.Path == "":
+		return domain.Invalid("command", "the document "+e.Problem)
+	case e.Kind == strictjson.Unknown && c.Command != "":
+		return domain.Invalid(e.Path, strings.Replace(e.Problem, "is not a field", "is not a field of "+c.Command, 1))
+	}
+	return domain.Invalid(e.Path, e.Problem)
 }
 
 // notFields refuses the fields given (true) that the command does not
@@ -312,20 +337,6 @@ func notFields(c *call, given map[string]bool) error {
 	}
 	slices.Sort(names)
 	return domain.Invalid(names[0], "is not a field of "+c.Command)
-}
-
-// checkText refuses blank (when required), over-long and control-character
-// text.
-func checkText(field, v string, max int, required bool) error {
-	switch {
-	case required && strings.TrimSpace(v) == "":
-		return domain.Invalid(field, "is required")
-	case len(v) > max:
-		return domain.Invalid(field, fmt.Sprintf("is longer than %d characters", max))
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		return domain.Invalid(field, "contains control characters")
-	}
-	return nil
 }
 
 // account checks that the account exists: a command naming an account
@@ -346,7 +357,7 @@ func (h *Handler) account(ctx context.Context, id int64) (domain.Account, error)
 func (h *Handler) accountOnly(ctx context.Context, c *call) (int64, error) {
 	var p struct {
 		common
-		AccountID int64 `json:"account_id"`
+		AccountID int64 `json:"account_id" strict:"id"`
 	}
 	if err := decode(c, &p); err != nil {
 		return 0, err

@@ -10,18 +10,21 @@ import (
 	"github.com/evs-kyb/evs/shared/dossier"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 )
 
 // maxAudit bounds one account-wide listing.
 const maxAudit = 1000
 
 // auditList lists an entity's trail (entity_id, oldest first) or the
-// account's (newest first, at most limit, default 100).
+// account's (newest first, at most limit, default 100). An entity the
+// account does not hold (another account's, or none) is NotFound, not an
+// empty trail.
 func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		common
-		AccountID int64 `json:"account_id"`
-		EntityID  int64 `json:"entity_id"`
+		AccountID int64 `json:"account_id" strict:"id"`
+		EntityID  int64 `json:"entity_id" strict:"min=0"`
 		Limit     int   `json:"limit"`
 	}
 	if err := decode(c, &p); err != nil {
@@ -43,6 +46,9 @@ func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 	var err error
 	if p.EntityID > 0 {
 		recs, err = h.Store.AuditTrail(ctx, p.AccountID, p.EntityID)
+		if err == nil && len(recs) == 0 {
+			err = h.entityIn(ctx, p.AccountID, p.EntityID)
+		}
 	} else {
 		recs, err = h.Store.AccountAudit(ctx, p.AccountID, p.Limit)
 	}
@@ -133,12 +139,14 @@ type AuditBreakView struct {
 // auditVerify recomputes one chain (entity_id; 0 or none: the account's
 // own actions) from its records, read strongly, and checks it against its
 // head and latest export. A broken chain is a result, not a failed
-// command: intact is false and broken names where.
+// command: intact is false and broken names where. An entity the account
+// does not hold, with no trace of a chain, is NotFound: an empty chain
+// that "holds" would vouch for nothing.
 func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		common
-		AccountID int64 `json:"account_id"`
-		EntityID  int64 `json:"entity_id"`
+		AccountID int64 `json:"account_id" strict:"id"`
+		EntityID  int64 `json:"entity_id" strict:"min=0"`
 	}
 	if err := decode(c, &p); err != nil {
 		return nil, err
@@ -152,6 +160,11 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 	ch, err := h.Store.AuditChain(ctx, p.AccountID, p.EntityID)
 	if err != nil {
 		return nil, err
+	}
+	if p.EntityID > 0 && !chainTraced(ch) {
+		if err := h.entityIn(ctx, p.AccountID, p.EntityID); err != nil {
+			return nil, err
+		}
 	}
 	v := AuditChainView{AccountID: p.AccountID, EntityID: p.EntityID, Records: len(ch.Records), Unchained: len(ch.Unchained),
 		Head: AuditHeadView{Seq: ch.Head.Seq, Hash: ch.Head.Hash, LastActionID: ch.Head.ActionID}, Trail: []AuditLinkView{}}
@@ -192,7 +205,7 @@ type AuditDossierView struct {
 func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		common
-		AccountID int64  `json:"account_id"`
+		AccountID int64  `json:"account_id" strict:"id"`
 		ActionID  string `json:"action_id"`
 	}
 	if err := decode(c, &p); err != nil {
@@ -200,6 +213,9 @@ func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
 	}
 	if p.ActionID == "" {
 		return nil, domain.Invalid("action_id", "name the decision's action id (audit --entity lists them)")
+	}
+	if err := freetext.Check("action_id", p.ActionID, freetext.ActionID, true); err != nil {
+		return nil, err
 	}
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
@@ -218,4 +234,23 @@ func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
 		v.Verified = v.ComputedSHA256 == rec.DossierSHA256
 	}
 	return v, nil
+}
+
+// entityIn answers NotFound unless the account holds the entity: a filter
+// naming another account's entity (or none) is refused, not answered with
+// an empty trail that reads as "nothing happened".
+func (h *Handler) entityIn(ctx context.Context, accountID, entityID int64) error {
+	_, err := h.Store.Entity(ctx, accountID, entityID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return domain.Errorf(domain.ECodeNotFound, "Entity %d not found in account %d.", entityID, accountID)
+	}
+	return err
+}
+
+// chainTraced reports whether anything of a chain is stored: a record, a
+// head or an export. One that is is verified whether or not its entity's
+// item is there (a missing item must not hide a chain, broken or not).
+func chainTraced(ch auditchain.Chain) bool {
+	return len(ch.Records) > 0 || len(ch.Unchained) > 0 || len(ch.Misfiled) > 0 || len(ch.Exports) > 0 ||
+		ch.Export != nil || ch.Head != (auditchain.Head{})
 }

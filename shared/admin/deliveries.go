@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 )
 
 // The deliveries view and redelivery. Without operator_id the administrator
@@ -18,11 +19,11 @@ const maxDeliveries = 1000
 
 type deliveryFields struct {
 	common
-	AccountID  int64  `json:"account_id"`
-	OperatorID int64  `json:"operator_id"`
+	AccountID  int64  `json:"account_id" strict:"id"`
+	OperatorID int64  `json:"operator_id" strict:"id"`
 	DeliveryID string `json:"delivery_id"`
-	EndpointID int64  `json:"endpoint_id"`
-	ReviewID   int64  `json:"review_id"`
+	EndpointID int64  `json:"endpoint_id" strict:"id"`
+	ReviewID   int64  `json:"review_id" strict:"id"`
 	EventType  string `json:"event_type"`
 	Status     string `json:"status"`
 	Limit      int    `json:"limit"`
@@ -56,6 +57,12 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if p.Limit < 1 || p.Limit > maxDeliveries {
 		return nil, domain.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxDeliveries))
 	}
+	if p.EndpointID < 0 {
+		return nil, domain.Invalid("endpoint_id", "must be a positive id")
+	}
+	if p.ReviewID < 0 {
+		return nil, domain.Invalid("review_id", "must be a positive id")
+	}
 	f := domain.DeliveryFilter{EndpointID: p.EndpointID, ReviewID: p.ReviewID, Status: domain.DeliveryStatus(p.Status), Limit: p.Limit}
 	if p.EventType != "" {
 		f.EventType = eventTypes(&[]string{p.EventType})[0]
@@ -75,11 +82,48 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(ds) == 0 {
+		// Nothing listed: say so when a filter names what the account
+		// does not hold, rather than answer "no deliveries".
+		if err := h.deliveryFiltersIn(ctx, p.AccountID, f); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]DeliveryView, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, viewDelivery(d))
 	}
 	return map[string]any{"deliveries": out}, nil
+}
+
+// deliveryFiltersIn answers NotFound for an endpoint or review filter the
+// account does not hold (another account's, or none). An endpoint deleted
+// since is still the account's while any attempt of it is kept: its
+// deliveries remain listable.
+func (h *Handler) deliveryFiltersIn(ctx context.Context, accountID int64, f domain.DeliveryFilter) error {
+	if f.EndpointID > 0 {
+		_, err := h.Store.Endpoint(ctx, accountID, f.EndpointID)
+		if domain.ErrorCode(err) == domain.ECodeNotFound {
+			var kept []domain.Delivery
+			kept, err = h.Store.Deliveries(ctx, accountID, domain.DeliveryFilter{EndpointID: f.EndpointID, Limit: 1})
+			if err == nil && len(kept) == 0 {
+				return domain.Errorf(domain.ECodeNotFound, "Webhook endpoint %d not found in account %d.", f.EndpointID, accountID)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if f.ReviewID > 0 {
+		_, err := h.Store.Review(ctx, accountID, f.ReviewID)
+		if domain.ErrorCode(err) == domain.ECodeNotFound {
+			return domain.Errorf(domain.ECodeNotFound, "Review %d not found in account %d.", f.ReviewID, accountID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (h *Handler) deliveryGet(ctx context.Context, c *call) (any, error) {
@@ -110,7 +154,7 @@ func (h *Handler) deliveryRedeliver(ctx context.Context, c *call) (any, error) {
 	if err := deliveryOnly(c, p); err != nil {
 		return nil, err
 	}
-	if err := checkText("reason", p.Reason, 500, true); err != nil {
+	if err := freetext.Check("reason", p.Reason, freetext.Reason, true); err != nil {
 		return nil, err
 	}
 	d, err := h.deliveries().RedeliverAs(ctx, c.actor(p.AccountID, p.OperatorID), p.DeliveryID, p.Reason)
@@ -123,7 +167,7 @@ func (h *Handler) deliveryRedeliver(ctx context.Context, c *call) (any, error) {
 // deliveryOnly checks the delivery id of a command about one delivery, and
 // refuses list filters on it.
 func deliveryOnly(c *call, p deliveryFields) error {
-	if err := checkText("delivery_id", p.DeliveryID, 200, true); err != nil {
+	if err := freetext.Check("delivery_id", p.DeliveryID, freetext.Token, true); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(p.DeliveryID, "dlv_") {

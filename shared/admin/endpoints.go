@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
 
@@ -15,9 +16,9 @@ import (
 
 type endpointFields struct {
 	common
-	AccountID   int64     `json:"account_id"`
-	OperatorID  int64     `json:"operator_id"`
-	EndpointID  int64     `json:"endpoint_id"`
+	AccountID   int64     `json:"account_id" strict:"id"`
+	OperatorID  int64     `json:"operator_id" strict:"id"`
+	EndpointID  int64     `json:"endpoint_id" strict:"id"`
 	URL         *string   `json:"url"`
 	Events      *[]string `json:"events"`
 	Active      *bool     `json:"active"`
@@ -47,7 +48,7 @@ func (h *Handler) endpointCall(ctx context.Context, c *call, needID bool, allowe
 		return p, domain.Actor{}, domain.Invalid("endpoint_id", "is required")
 	}
 	if p.Description != nil {
-		if err := checkText("description", *p.Description, 500, false); err != nil {
+		if err := freetext.Check("description", *p.Description, freetext.Description, false); err != nil {
 			return p, domain.Actor{}, err
 		}
 	}
@@ -120,11 +121,13 @@ func (h *Handler) endpointUpdate(ctx context.Context, c *call) (any, error) {
 	if ch.URL == nil && ch.Events == nil && ch.Active == nil && ch.Description == nil {
 		return nil, domain.Invalid("url", "or events, active or description is required: say what changes")
 	}
-	ep, err := h.endpoints().Update(ctx, a, p.EndpointID, ch)
+	// Changes that leave the endpoint as it is (deactivating an inactive
+	// one, the same URL) write nothing: "changed": false.
+	ep, changed, err := h.endpoints().UpdateChanged(ctx, a, p.EndpointID, ch)
 	if err != nil {
 		return nil, notFoundIn(err, p.AccountID, "webhook endpoint", p.EndpointID)
 	}
-	return map[string]any{"endpoint": viewEndpoint(ep)}, nil
+	return changeAnswer("endpoint", viewEndpoint(ep), changed), nil
 }
 
 // endpointRotate gives the endpoint a new secret, shown this once; the old

@@ -52,8 +52,8 @@ type EvidenceRequest struct {
 func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		common
-		AccountID int64 `json:"account_id"`
-		CheckID   int64 `json:"check_id"`
+		AccountID int64 `json:"account_id" strict:"id"`
+		CheckID   int64 `json:"check_id" strict:"id"`
 	}
 	if err := decode(c, &p); err != nil {
 		return nil, err

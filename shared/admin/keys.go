@@ -8,6 +8,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 )
 
 // DefaultKeyOverlap is how long a rotated key keeps working beside its
@@ -19,7 +20,7 @@ const MaxKeyOverlap = 7 * 24 * time.Hour
 
 type keyFields struct {
 	common
-	AccountID   int64    `json:"account_id"`
+	AccountID   int64    `json:"account_id" strict:"id"`
 	KeyID       string   `json:"key_id"`
 	Permissions []string `json:"permissions"`
 	Description string   `json:"description"`
@@ -38,7 +39,7 @@ func (h *Handler) keyCreate(ctx context.Context, c *call) (any, error) {
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
 	}
-	if err := checkText("description", p.Description, 200, false); err != nil {
+	if err := freetext.Check("description", p.Description, freetext.Description, false); err != nil {
 		return nil, err
 	}
 	key, rec, err := auth.NewKey(p.AccountID, trimAll(p.Permissions), c.now)
@@ -124,7 +125,7 @@ func (h *Handler) existingKey(ctx context.Context, c *call, rotate bool) (domain
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return domain.APIKey{}, 0, err
 	}
-	if err := checkText("key_id", p.KeyID, 40, true); err != nil {
+	if err := freetext.Check("key_id", p.KeyID, freetext.Token, true); err != nil {
 		return domain.APIKey{}, 0, err
 	}
 	k, err := h.Store.APIKey(ctx, p.AccountID, p.KeyID)

@@ -5,12 +5,13 @@ import (
 	"slices"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
 )
 
 type operatorFields struct {
 	common
-	AccountID   int64     `json:"account_id"`
-	OperatorID  int64     `json:"operator_id"`
+	AccountID   int64     `json:"account_id" strict:"id"`
+	OperatorID  int64     `json:"operator_id" strict:"id"`
 	Name        *string   `json:"name"`
 	Permissions *[]string `json:"permissions"`
 }
@@ -66,7 +67,8 @@ func (h *Handler) operatorUpdate(ctx context.Context, c *call) (any, error) {
 }
 
 // operatorDisable stops an operator for good: every permission check
-// refuses a disabled operator.
+// refuses a disabled operator. Disabling a disabled operator is refused
+// (Conflict), as it always was: the first disable is the one on record.
 func (h *Handler) operatorDisable(ctx context.Context, c *call) (any, error) {
 	return h.changeOperator(ctx, c, domain.ActionOperatorDisable, func(op *domain.Operator, p operatorFields) error {
 		if err := notFields(c, map[string]bool{"name": p.Name != nil, "permissions": p.Permissions != nil}); err != nil {
@@ -80,6 +82,10 @@ func (h *Handler) operatorDisable(ctx context.Context, c *call) (any, error) {
 	})
 }
 
+// changeOperator applies a change to the operator as read and writes it,
+// conditioned on the version read, with its audit record. A change that
+// leaves the operator as it is (the same name and permissions) writes
+// nothing and answers the operator with "changed": false.
 func (h *Handler) changeOperator(ctx context.Context, c *call, action domain.Action, apply func(*domain.Operator, operatorFields) error) (any, error) {
 	var p operatorFields
 	if err := decode(c, &p); err != nil {
@@ -98,19 +104,32 @@ func (h *Handler) changeOperator(ctx context.Context, c *call, action domain.Act
 	if err != nil {
 		return nil, err
 	}
+	read := op
 	before := operatorSnapshot(op)
 	if err := apply(&op, p); err != nil {
 		return nil, err
 	}
+	if sameOperator(read, op) {
+		if err := h.unusedActionID(ctx, c, p.AccountID); err != nil {
+			return nil, err
+		}
+		return changeAnswer("operator", viewOperator(read), false), nil
+	}
 	if err := h.Store.UpdateOperator(ctx, op, c.audit(p.AccountID, action, before, operatorSnapshot(op))); err != nil {
 		return nil, err
 	}
-	return map[string]any{"operator": viewOperator(op)}, nil
+	return changeAnswer("operator", viewOperator(op), true), nil
+}
+
+// sameOperator reports whether a change left the operator as it was:
+// permissions as a set (DynamoDB keeps them as one).
+func sameOperator(a, b domain.Operator) bool {
+	return a.Name == b.Name && (a.DisabledAt == nil) == (b.DisabledAt == nil) && sameSet(a.Permissions, b.Permissions)
 }
 
 func applyOperatorFields(op *domain.Operator, p operatorFields) error {
 	if p.Name != nil {
-		if err := checkText("name", *p.Name, 200, true); err != nil {
+		if err := freetext.Check("name", *p.Name, freetext.Name, true); err != nil {
 			return err
 		}
 		op.Name = *p.Name

@@ -14,8 +14,8 @@ import (
 
 type portalFields struct {
 	common
-	AccountID  int64 `json:"account_id"`
-	OperatorID int64 `json:"operator_id"`
+	AccountID  int64 `json:"account_id" strict:"id"`
+	OperatorID int64 `json:"operator_id" strict:"id"`
 }
 
 // PortalLinkView is portal.link's answer.

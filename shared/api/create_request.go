@@ -5,19 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
-// maxLegalNameLength bounds legal_name, in characters.
-const maxLegalNameLength = 300
+// maxLegalNameLength bounds legal_name, in characters (freetext's rule).
+var maxLegalNameLength = freetext.LegalName.Max
 
 // createRequest is the body: {"entity": {...}}.
 type createRequest struct {
@@ -61,10 +61,18 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	if dec.More() {
 		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
 	}
-	if key := duplicateKey(body); key != "" {
-		// The last one would win silently: a body that says two things
-		// is refused rather than guessed at.
-		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
+	// The last of a repeated key would win silently: a body that says two
+	// things is refused rather than guessed at, by the reading every
+	// operator-side document gets too (unknown keys stay ignored, as the
+	// contract says, and invalid UTF-8 is each field's to refuse: 422).
+	var se *strictjson.Error
+	if err := strictjson.Check(body); errors.As(err, &se) {
+		switch se.Kind {
+		case strictjson.Duplicate:
+			key := se.Path[strings.LastIndexAny(se.Path, ".]")+1:]
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
+		}
+		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
 	}
 	if req.Entity == nil {
 		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
@@ -87,8 +95,8 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	legalName = strings.TrimSpace(legalName)
 	if !ok {
 		add("legal_name", "must be a string")
-	} else if utf8.RuneCountInString(legalName) > maxLegalNameLength {
-		add("legal_name", fmt.Sprintf("must be at most %d characters", maxLegalNameLength))
+	} else if p := freetext.Problem(legalName, freetext.LegalName); p != "" {
+		add("legal_name", p)
 	}
 
 	cc, countryErr := c.resolveCountry(f)
@@ -117,46 +125,6 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
 		DeclaredName: legalName, Config: cfg,
 	}, nil
-}
-
-// duplicateKey is the first key that appears twice in one object of a JSON
-// document already known to be valid, or "".
-func duplicateKey(body []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	// Per open container: the keys seen (objects) or nil (arrays); and
-	// whether the next string token in an object is a key.
-	var seen []map[string]bool
-	expectKey := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				seen = append(seen, map[string]bool{})
-				expectKey = true
-				continue
-			case '[':
-				seen = append(seen, nil)
-			default:
-				seen = seen[:len(seen)-1]
-			}
-		case string:
-			if expectKey && len(seen) > 0 && seen[len(seen)-1] != nil {
-				if seen[len(seen)-1][v] {
-					return v
-				}
-				seen[len(seen)-1][v] = true
-				expectKey = false
-				continue
-			}
-		}
-		// After a value inside an object, a key comes next.
-		expectKey = len(seen) > 0 && seen[len(seen)-1] != nil
-	}
 }
 
 // jsonString reads an optional JSON string: absent or null is "" and ok.
