@@ -49,7 +49,7 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 		if edit != nil {
 			edit(&req)
 		}
-		return svc(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+		return svc(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}))
 	}
 	// Dismiss the simulator's hit, then queue checks: the new screening
 	// excludes it and comes back clear.
@@ -80,7 +80,7 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Type != domain.FailIllegalTransition {
 		t.Errorf("refusal = %#v", err)
 	}
-	if _, err := svc(ctx, decisions.TaskInput{Phase: "later", Request: decisions.Request{}}); !errors.As(err, &ie) || ie.Type != domain.FailInvalid {
+	if _, err := svc(ctx, decisions.Document(decisions.TaskInput{Phase: "later", Request: decisions.Request{}})); !errors.As(err, &ie) || ie.Type != domain.FailInvalid {
 		t.Errorf("bad phase = %#v", err)
 	}
 }

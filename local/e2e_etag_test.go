@@ -68,8 +68,8 @@ func TestETags(t *testing.T) {
 		t.Fatal(err)
 	}
 	assess := func(id, seen string) error {
-		_, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: decisions.Request{Action: domain.ActionAssessRisk,
-			AccountID: rich.Entity.AccountID, ReviewID: rich.Reviews[1].ID, OperatorID: op.ID, ActionID: id, RiskLevel: "high", Seen: seen}})
+		_, err := decide(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseApply, Request: decisions.Request{Action: domain.ActionAssessRisk,
+			AccountID: rich.Entity.AccountID, ReviewID: rich.Reviews[1].ID, OperatorID: op.ID, ActionID: id, RiskLevel: "high", Seen: seen}}))
 		return err
 	}
 	var refusal messages.InvokeResponse_Error

@@ -215,7 +215,7 @@ func adminRefusals(t *testing.T, st *store.Store, h sampleInvoker) {
 			{"no account", `{"command": "operator.list", "actor": "ops@example.com"}`,
 				sampleRefusal{"InvalidRequest", "account_id is required: a positive account id"}},
 			{"account id as text", `{"command": "account.get", "actor": "ops@example.com", "account_id": "1"}`,
-				sampleRefusal{"InvalidRequest", "account_id must be a number"}},
+				sampleRefusal{"InvalidRequest", "account_id must be a whole number"}},
 			{"unknown field", `{"command": "key.list", "actor": "ops@example.com", "account_id": 1, "key": "evs_x"}`,
 				sampleRefusal{"InvalidRequest", "key is not a field of key.list"}},
 			{"unknown endpoint", `{"command": "endpoint.get", "actor": "ops@example.com", "account_id": 1, "endpoint_id": 99}`,

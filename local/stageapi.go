@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/boot"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // Names the stand-in answers to, as a stack's outputs would give them.
@@ -76,23 +78,47 @@ func (s *stageAPI) Handler() http.Handler {
 	return mux
 }
 
+// maxStageRequest bounds a request to the local Step Functions API (an
+// execution's input is at most 256 KiB in AWS).
+const maxStageRequest = 512 << 10
+
 func (s *stageAPI) stepFunctions(w http.ResponseWriter, r *http.Request) {
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AWSStepFunctions.")
-	var in map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		sfnError(w, "ValidationException", "the body is not JSON")
+	// The members of the four operations served, as the Step Functions API
+	// names them; read strictly, as the stage would refuse what it does not
+	// know (ValidationException).
+	var in struct {
+		StateMachineArn string `json:"stateMachineArn"`
+		Name            string `json:"name"`
+		Input           string `json:"input"`
+		TraceHeader     string `json:"traceHeader"`
+		ExecutionArn    string `json:"executionArn"`
+		IncludedData    string `json:"includedData"`
+		TaskToken       string `json:"taskToken"`
+		Output          string `json:"output"`
+		Error           string `json:"error"`
+		Cause           string `json:"cause"`
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxStageRequest+1))
+	if err == nil && len(body) > maxStageRequest {
+		err = fmt.Errorf("the body is over %d bytes", maxStageRequest)
+	}
+	if err == nil {
+		err = strictjson.Decode(body, &in)
+	}
+	if err != nil {
+		sfnError(w, "ValidationException", err.Error())
 		return
 	}
-	str := func(k string) string { v, _ := in[k].(string); return v }
 	switch op {
 	case "StartExecution":
-		s.start(w, str("stateMachineArn"), str("name"), str("input"))
+		s.start(w, in.StateMachineArn, in.Name, in.Input)
 	case "DescribeExecution":
-		s.describe(w, str("executionArn"))
+		s.describe(w, in.ExecutionArn)
 	case "SendTaskSuccess":
-		s.answer(w, str("taskToken"), approvalAnswer{Output: json.RawMessage(str("output"))})
+		s.answer(w, in.TaskToken, approvalAnswer{Output: json.RawMessage(in.Output)})
 	case "SendTaskFailure":
-		s.answer(w, str("taskToken"), approvalAnswer{Error: str("error"), Cause: str("cause")})
+		s.answer(w, in.TaskToken, approvalAnswer{Error: in.Error, Cause: in.Cause})
 	default:
 		sfnError(w, "UnknownOperationException", "the local Step Functions API does not serve "+op)
 	}
@@ -164,11 +190,16 @@ func (s *stageAPI) describe(w http.ResponseWriter, arn string) {
 // awaitApproval holds an execution's approval task until SendTaskSuccess
 // or SendTaskFailure names its token.
 func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
+	// The message the workflow publishes (decision.asl.json's
+	// AwaitSecondApproval).
 	var msg struct {
-		TaskToken string `json:"task_token"`
+		TaskToken string          `json:"task_token"`
+		Execution string          `json:"execution"`
+		Request   json.RawMessage `json:"request"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || msg.TaskToken == "" {
-		http.Error(w, "no task token", http.StatusBadRequest)
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxStageRequest+1))
+	if err != nil || len(body) > maxStageRequest || strictjson.Decode(body, &msg) != nil || msg.TaskToken == "" {
+		http.Error(w, "not an approval request with a task token", http.StatusBadRequest)
 		return
 	}
 	ch := make(chan approvalAnswer, 1)

@@ -155,7 +155,10 @@ func (h *upHarness) approve(reviewID int64) error {
 	for _, action := range []domain.Action{domain.ActionStart, domain.ActionApprove} {
 		req := decisions.Request{Action: action, AccountID: h.acct, ReviewID: reviewID, OperatorID: h.op.ID,
 			ActionID: fmt.Sprintf("fault-%d-%s", reviewID, action), Reason: "fault test"}
-		if _, err := decide(h.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}); err != nil {
+		if action == domain.ActionStart {
+			req.Reason = "" // start takes none
+		}
+		if _, err := decide(h.ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})); err != nil {
 			return fmt.Errorf("%s review %d: %w", action, reviewID, err)
 		}
 	}

@@ -126,10 +126,13 @@ func (f *flowFixture) decide(action domain.Action, reviewID int64, edit func(*de
 	f.t.Helper()
 	f.seq++
 	req := decisions.Request{Action: action, AccountID: f.acct, ReviewID: reviewID, OperatorID: f.op.ID, ActionID: "e2e-" + itoa(f.seq), Reason: "e2e"}
+	if action == domain.ActionStart {
+		req.Reason = "" // start takes none
+	}
 	if edit != nil {
 		edit(&req)
 	}
-	out, err := f.svc(f.ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+	out, err := f.svc(f.ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}))
 	if err != nil {
 		f.t.Fatalf("%s review %d: %v", action, reviewID, err)
 	}

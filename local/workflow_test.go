@@ -69,7 +69,7 @@ func TestDecisionWorkflow(t *testing.T) {
 	t.Run("start then approve", func(t *testing.T) {
 		// No action id: the execution's name names the action.
 		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider}, 0)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		if got := wfOutput(t, res); got.Status != string(domain.ReviewInProgress) {
 			t.Errorf("started review = %+v", got)
 		}
@@ -79,7 +79,7 @@ func TestDecisionWorkflow(t *testing.T) {
 
 		res = run(t, decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider,
 			ActionID: "wf-approve", Reason: "registry and screening clear"}, 0)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		got := wfOutput(t, res)
 		stored, err := st.Review(ctx, acct, review)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestDecisionWorkflow(t *testing.T) {
 	t.Run("illegal transition", func(t *testing.T) {
 		before, _ := st.Review(ctx, acct, review) // completed by the subtest above
 		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf-restart"}, 0)
-		wfStates(t, res, "Validate", "IllegalTransition")
+		wfStates(t, res, "Keep", "Validate", "IllegalTransition")
 		wfFailure(t, res, domain.FailIllegalTransition, "cannot start review")
 		unchanged(t, acct, before, "wf-restart")
 	})
@@ -114,12 +114,12 @@ func TestDecisionWorkflow(t *testing.T) {
 			return decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Seen: seen}
 		}
 		res := run(t, start("wf-stale", etag.Of([]byte("an older dossier"))), 0)
-		wfStates(t, res, "Validate", "StaleView")
+		wfStates(t, res, "Keep", "Validate", "StaleView")
 		wfFailure(t, res, domain.FailStaleView, strings.Trim(current, `"`)) // the cause is JSON: its quotes escaped
 		unchanged(t, acct, before, "wf-stale")
 
 		res = run(t, start("wf-seen", current), 0)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "Apply", "Decided")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		if rec, err := st.AuditRecord(ctx, acct, "wf-seen"); err != nil || rec.SeenETag != current || rec.DossierETag != current {
 			t.Errorf("audit record = %+v, %v; want seen and dossier %s", rec, err, current)
 		}
@@ -143,18 +143,18 @@ func TestDecisionWorkflow(t *testing.T) {
 
 		// Nobody approves: the wait fails into SecondApprovalRefused.
 		res := run(t, approve("wf4-refused"), 0)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "SecondApprovalRefused")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "SecondApprovalRefused")
 		wfFailure(t, res, "SecondApprovalRefused", "No second operator")
 		unchanged(t, acct, before, "wf4-refused")
 
 		// The operator approving their own action: Apply refuses it.
 		res = run(t, approve("wf4-self"), decider)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "SecondApproverRequired")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "SecondApproverRequired")
 		wfFailure(t, res, domain.FailSecondApprover, "another operator")
 		unchanged(t, acct, before, "wf4-self")
 
 		res = run(t, approve("wf4-approved"), second)
-		wfStates(t, res, "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided")
+		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "Decided")
 		if got := wfOutput(t, res); got.Status != string(domain.ReviewCompleted) {
 			t.Errorf("approved review = %+v", got)
 		}

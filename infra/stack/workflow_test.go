@@ -89,14 +89,14 @@ func TestDecisionDefinition(t *testing.T) {
 	def := aslFile(t)
 	states := def["States"].(m)
 	want := []string{
-		"Validate", "NeedsSecondApproval", "AwaitSecondApproval", "WithSecondApprover", "Apply", "Decided",
+		"Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
 		"StaleView", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
 	}
 	if !equal(keys(states), want) {
 		t.Errorf("states: %s", diff(keys(states), want))
 	}
-	if def["StartAt"] != "Validate" {
+	if def["StartAt"] != "Keep" {
 		t.Errorf("StartAt = %v", def["StartAt"])
 	}
 	state := func(name string) m {
@@ -145,7 +145,7 @@ func TestDecisionDefinition(t *testing.T) {
 			walk(m)
 		}
 	}
-	walk("Validate")
+	walk(def["StartAt"].(string))
 	if !equal(keys(seen), keys(states)) {
 		t.Errorf("unreachable: %s", diff(keys(seen), keys(states)))
 	}
@@ -242,8 +242,29 @@ func TestDecisionDefinition(t *testing.T) {
 	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(m)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
 		t.Errorf("NeedsSecondApproval = %v", choice)
 	}
-	if state("WithSecondApprover")["Next"] != "Apply" || state("Apply")["Next"] != "Decided" || state("Decided")["Type"] != "Succeed" {
-		t.Error("the approved path is not WithSecondApprover → Apply → Decided")
+	if state("AwaitSecondApproval")["Next"] != "Apply" || state("Apply")["Next"] != "Decided" || state("Decided")["Type"] != "Succeed" {
+		t.Error("the approved path is not AwaitSecondApproval → Apply → Decided")
+	}
+	// The request reaches each task as the execution's input, and the
+	// approval answer reaches Apply whole, beside it: the decision function
+	// reads both strictly, so nothing the workflow adds can pass as a field
+	// of the request, and the answer cannot carry more than its one field
+	// unseen (a ResultSelector would drop the rest silently).
+	keep := state("Keep")
+	if p, _ := keep["Parameters"].(m); keep["Next"] != "Validate" || p["request.$"] != "$" || !reflect.DeepEqual(p["approval"], m{}) || len(p) != 2 {
+		t.Errorf("Keep = %v", keep)
+	}
+	if _, ok := await["ResultSelector"]; ok || await["ResultPath"] != "$.approval" || msg["request.$"] != "$.request" {
+		t.Errorf("AwaitSecondApproval keeps %v at %v from %v", await["ResultSelector"], await["ResultPath"], msg["request.$"])
+	}
+	for name, want := range map[string]m{
+		"Validate": {"phase": "validate", "request.$": "$.request", "execution_id.$": "$$.Execution.Name"},
+		"Apply":    {"phase": "apply", "request.$": "$.request", "approval.$": "$.approval", "execution_id.$": "$$.Execution.Name"},
+	} {
+		p, _ := state(name)["Parameters"].(m)
+		if got, _ := p["Payload"].(m); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s's payload = %v, want %v", name, got, want)
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ type (
 	AuthorizerHandler = func(context.Context, events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error)
 	StreamHandler     = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 	QueueHandler      = func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
-	DecisionHandler   = func(context.Context, decisions.TaskInput) (decisions.TaskOutput, error)
+	DecisionHandler   = func(context.Context, json.RawMessage) (decisions.TaskOutput, error)
 	ScheduleHandler   = func(context.Context, events.CloudWatchEvent) (decisions.RunResult, error)
 	AdminHandler      = func(context.Context, json.RawMessage) (json.RawMessage, error)
 )
@@ -77,7 +77,7 @@ func functions() map[string]function {
 		}),
 		"api-description": httpEntry(storeless, func(Deps) http.Handler { return api.NewDescription() }),
 		"decision": entry(needIntake|needBlobs, func(d Deps, _ deploy.Function) DecisionHandler {
-			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO()}).Handle
+			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO()}).HandleDocument
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
 			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Heads: d.Store}).HandleSchedule

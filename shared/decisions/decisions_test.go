@@ -82,8 +82,12 @@ func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entitySta
 
 func (w *world) req(action domain.Action, review, operator int64) decisions.Request {
 	w.seq++
-	return decisions.Request{Action: action, AccountID: w.account, ReviewID: review, OperatorID: operator,
+	req := decisions.Request{Action: action, AccountID: w.account, ReviewID: review, OperatorID: operator,
 		ActionID: fmt.Sprintf("act-%d", w.seq), Reason: "because"}
+	if action == domain.ActionStart {
+		req.Reason = "" // start takes none
+	}
+	return req
 }
 
 func TestTransitions(t *testing.T) {

@@ -9,31 +9,54 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-// rule is what an action needs and where it may start.
+// rule is what an action needs, where it may start and what it takes.
 type rule struct {
 	permission string
 	// from lists the review statuses the action may start from; empty means any.
 	from []domain.ReviewStatus
-	// needsReason: the action must say why.
-	needsReason bool
+	// reason: whether the action must say why, may, or takes no reason.
+	reason reasonRule
+	// fields are the action's own fields (besides the ids, action_id,
+	// reason and seen every action takes); any other is refused.
+	fields []string
 }
+
+type reasonRule int
+
+const (
+	reasonOptional reasonRule = iota
+	reasonRequired
+	reasonNone
+)
+
+// The action-specific fields of a request, by their JSON names.
+const (
+	fieldAssignee = "assignee_id"
+	fieldRisk     = "risk_level"
+	fieldMatch    = "match_id"
+	fieldVerdict  = "verdict"
+	fieldWebsite  = "website_url"
+	fieldSocial   = "social_url"
+	fieldSummary  = "business_activity_summary"
+)
 
 // ruleOf is the transition table's row for an action (the table is
 // documented in the README); ok is false for anything not an action.
 func ruleOf(a domain.Action) (r rule, ok bool) {
 	active := []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress, domain.ReviewEscalated}
+	decided := []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}
 	r, ok = map[domain.Action]rule{
-		domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active},
-		domain.ActionStart:              {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen}},
-		domain.ActionEscalate:           {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress}, needsReason: true},
-		domain.ActionEscalateToAML:      {permission: domain.PermReviewDecide, from: active, needsReason: true},
-		domain.ActionApprove:            {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
-		domain.ActionReject:             {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}, needsReason: true},
-		domain.ActionCancel:             {permission: domain.PermReviewDecide, from: active, needsReason: true},
+		domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active, fields: []string{fieldAssignee}},
+		domain.ActionStart:              {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen}, reason: reasonNone},
+		domain.ActionEscalate:           {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress}, reason: reasonRequired},
+		domain.ActionEscalateToAML:      {permission: domain.PermReviewDecide, from: active, reason: reasonRequired},
+		domain.ActionApprove:            {permission: domain.PermReviewDecide, from: decided, reason: reasonRequired},
+		domain.ActionReject:             {permission: domain.PermReviewDecide, from: decided, reason: reasonRequired},
+		domain.ActionCancel:             {permission: domain.PermReviewDecide, from: active, reason: reasonRequired},
 		domain.ActionQueueChecks:        {permission: domain.PermReviewDecide, from: active},
-		domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active},
-		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess},
-		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit},
+		domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active, fields: []string{fieldMatch, fieldVerdict}},
+		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess, fields: []string{fieldRisk}},
+		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit, fields: []string{fieldWebsite, fieldSocial, fieldSummary}},
 		domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
 	}[a]
 	return r, ok

@@ -63,15 +63,17 @@ type Service struct {
 // line send it.
 type Request struct {
 	Action     domain.Action `json:"action"`
-	AccountID  int64         `json:"account_id"`
-	ReviewID   int64         `json:"review_id"`
-	OperatorID int64         `json:"operator_id"`
+	AccountID  int64         `json:"account_id" strict:"id"`
+	ReviewID   int64         `json:"review_id" strict:"id"`
+	OperatorID int64         `json:"operator_id" strict:"id"`
 	// ActionID identifies the action (the execution or request id): the
 	// same id is applied once.
 	ActionID string `json:"action_id"`
-	Reason   string `json:"reason,omitempty"`
-	// Per action.
-	AssigneeID      int64   `json:"assignee_id,omitempty"`
+	// Reason says why: required, optional or not taken, per action (the
+	// rules' table); free text (freetext.Reason).
+	Reason string `json:"reason,omitempty"`
+	// Per action: an action refuses another's fields.
+	AssigneeID      int64   `json:"assignee_id,omitempty" strict:"id"`
 	RiskLevel       string  `json:"risk_level,omitempty"`
 	MatchID         string  `json:"match_id,omitempty"`
 	Verdict         string  `json:"verdict,omitempty"`
@@ -79,8 +81,9 @@ type Request struct {
 	SocialURL       *string `json:"social_url,omitempty"`
 	ActivitySummary *string `json:"business_activity_summary,omitempty"`
 	// SecondApproverID is the operator who approved, where the account
-	// requires four eyes.
-	SecondApproverID int64 `json:"second_approver_id,omitempty"`
+	// requires four eyes. It is the approval task's answer (TaskInput's
+	// Approval), never part of the request's document.
+	SecondApproverID int64 `json:"-"`
 	// Seen is the ETag of the entity's Markdown (its dossier: GET
 	// /api/v1/entities/{id}) the operator decided on. When given, the
 	// action is refused with StaleView if the dossier has changed since.
@@ -120,14 +123,8 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 }
 
 func (s *Service) load(ctx context.Context, req Request) (state, error) {
-	if _, ok := ruleOf(req.Action); !ok {
-		return state{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action; use one of %v", req.Action, domain.Actions())
-	}
-	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
-		return state{}, domain.Errorf(domain.ECodeBadRequest, "account_id, review_id and operator_id are required")
-	}
-	if strings.TrimSpace(req.ActionID) == "" {
-		return state{}, domain.Errorf(domain.ECodeBadRequest, "action_id is required: the same action id is applied once")
+	if err := checkRequest(req); err != nil {
+		return state{}, err
 	}
 	var st state
 	var err error
@@ -162,14 +159,8 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 	if !allowedFrom(r, st.review.Status) {
 		return domain.Errorf(domain.ECodeIllegalTransition, "cannot %s review %d: it is %s (allowed from %v)", req.Action, st.review.ID, st.review.Status, r.from)
 	}
-	if r.needsReason && strings.TrimSpace(req.Reason) == "" {
-		return domain.Errorf(domain.ECodeBadRequest, "%s needs a reason", req.Action)
-	}
 	switch req.Action {
 	case domain.ActionAssign:
-		if req.AssigneeID <= 0 {
-			return domain.Errorf(domain.ECodeBadRequest, "assign needs an assignee")
-		}
 		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
 		if err != nil {
 			return notFound(err, "operator %d in account %d to assign", req.AssigneeID, req.AccountID)
@@ -184,28 +175,9 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 		if st.review.Escalation != nil && *st.review.Escalation == domain.EscalationAML {
 			return domain.Errorf(domain.ECodeIllegalTransition, "review %d is already escalated to AML", st.review.ID)
 		}
-	case domain.ActionAssessRisk:
-		if !validRisk(req.RiskLevel) {
-			return domain.Errorf(domain.ECodeBadRequest, "risk_level must be one of low, medium, high")
-		}
 	case domain.ActionAdjudicateMatch:
-		if req.MatchID == "" || (req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive) {
-			return domain.Errorf(domain.ECodeBadRequest, "adjudicate_match needs a match_id and a verdict of true_positive or false_positive")
-		}
 		if _, err := s.latestScreening(ctx, st, req.MatchID); err != nil {
 			return err
-		}
-	case domain.ActionUpdateProfile:
-		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
-			return domain.Errorf(domain.ECodeBadRequest, "update_profile needs website_url, social_url or business_activity_summary")
-		}
-		for field, v := range map[string]*string{"website_url": req.WebsiteURL, "social_url": req.SocialURL} {
-			if v != nil && *v != "" && !validURL(*v) {
-				return domain.Errorf(domain.ECodeBadRequest, "%s must be an http or https URL with a host", field)
-			}
-		}
-		if req.ActivitySummary != nil && len(*req.ActivitySummary) > 2000 {
-			return domain.Errorf(domain.ECodeBadRequest, "business_activity_summary must be at most 2000 characters")
 		}
 	case domain.ActionOpenPeriodicReview:
 		switch st.entity.Status {
@@ -291,6 +263,9 @@ func matchIDs(c domain.Check) map[string]bool {
 // applied again changes nothing and returns the review as it stands. It
 // returns the review acted on (for open_periodic_review, the new review).
 func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error) {
+	if err := checkRequest(req); err != nil { // before the replay's lookup, too
+		return domain.Review{}, err
+	}
 	if rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID); err == nil {
 		return s.replay(ctx, rec)
 	}

@@ -2,13 +2,17 @@ package decisions
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // Phases of the decision workflow a task runs.
@@ -18,12 +22,72 @@ const (
 )
 
 // TaskInput is the payload the state machine hands the decision function:
-// the phase, the execution's input as the request, and the execution's id,
-// which names the action when the request does not.
+// the phase, the execution's input as the request, the second operator's
+// answer to the approval task (Apply only; null when none was asked for),
+// and the execution's id, which names the action when the request does not.
 type TaskInput struct {
-	Phase       string  `json:"phase"`
-	Request     Request `json:"request"`
-	ExecutionID string  `json:"execution_id,omitempty"`
+	Phase       string          `json:"phase"`
+	Request     Request         `json:"request"`
+	Approval    json.RawMessage `json:"approval,omitempty"`
+	ExecutionID string          `json:"execution_id,omitempty"`
+}
+
+// Approval is the second operator's answer to the approval task
+// (SendTaskSuccess's output), read strictly: this field and nothing else.
+type Approval struct {
+	SecondApproverID int64 `json:"second_approver_id" strict:"id"`
+}
+
+// MaxDocument bounds a task's payload; Step Functions' own limit on a
+// state's data is 256 KiB.
+const MaxDocument = 256 << 10
+
+// HandleDocument is the decision function's Lambda handler: it reads the
+// task's payload strictly (strictjson: keys exactly as named, none twice,
+// none unknown, every value of its type and range) and runs Handle. A
+// document refused is InvalidRequest naming the field; nothing is read or
+// written.
+func (s *Service) HandleDocument(ctx context.Context, doc json.RawMessage) (TaskOutput, error) {
+	var in TaskInput
+	if err := readDocument(doc, "", &in); err != nil {
+		logging.From(ctx).Info("decision refused", "failure", domain.FailInvalid, "reason", domain.ErrorMessage(err), "fields", domain.ErrorFields(err))
+		return TaskOutput{}, messages.InvokeResponse_Error{Type: domain.FailInvalid, Message: domain.Refusal(err)}
+	}
+	return s.Handle(ctx, in)
+}
+
+// Document is a task's payload as the state machine sends it, for callers
+// in-process (the command line, tests) that go through HandleDocument.
+func Document(in TaskInput) json.RawMessage {
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // TaskInput holds nothing that cannot be marshalled
+	}
+	return b
+}
+
+// readDocument reads a task payload, or (at "approval") the approval
+// answer in it, strictly; a refusal names the field by its whole path.
+func readDocument(doc []byte, at string, v any) error {
+	if len(doc) > MaxDocument {
+		return domain.Invalid("request", fmt.Sprintf("the task's payload is over %d bytes", MaxDocument))
+	}
+	err := strictjson.Decode(doc, v)
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	field := e.Path
+	if at != "" {
+		field = strings.TrimSuffix(at+"."+e.Path, ".")
+	}
+	switch {
+	case field == "":
+		return domain.Invalid("request", "the document "+e.Problem)
+	case e.Kind == strictjson.Unknown:
+		return domain.Invalid(field, strings.Replace(e.Problem, "is not a field", "is not a field of a decision", 1))
+	}
+	return domain.Invalid(field, e.Problem)
 }
 
 // TaskOutput is what a task returns to the state machine.
@@ -77,17 +141,28 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 	if req.ActionID == "" {
 		req.ActionID = in.ExecutionID
 	}
+	approval, approvalErr := in.approval()
 	log := logging.From(ctx).With("action", req.Action, "phase", in.Phase, "account_id", req.AccountID, "review_id", req.ReviewID, "action_id", req.ActionID)
 	out := TaskOutput{Phase: in.Phase, Request: req}
 	var err error
-	switch in.Phase {
-	case PhaseValidate:
+	switch {
+	case approvalErr != nil:
+		err = approvalErr
+	case in.Phase == PhaseValidate && approval != nil:
+		err = domain.Invalid("approval", "is the second operator's answer, which only Apply takes")
+	case in.Phase == PhaseValidate:
 		var v Validation
 		if v, err = s.Validate(ctx, req); err == nil {
 			out.RequiresSecondApproval = v.RequiresSecondApproval
 		}
-	case PhaseApply:
+	case in.Phase == PhaseApply:
 		var r domain.Review
+		// The second approver is the approval task's answer, never the
+		// request's (json:"-": a document cannot carry it).
+		req.SecondApproverID = 0
+		if approval != nil {
+			req.SecondApproverID = approval.SecondApproverID
+		}
 		if r, err = s.Apply(ctx, req); err == nil {
 			out.Review = NewReviewOut(r)
 		}
@@ -104,6 +179,24 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 	}
 	log.Info("decision", "requires_second_approval", out.RequiresSecondApproval)
 	return out, nil
+}
+
+// approval reads the second operator's answer: nil when there is none
+// (absent, null, or the workflow's {} before any answer; an answer that
+// names no one is no approval either, so Apply refuses it where four eyes
+// are required).
+func (in TaskInput) approval() (*Approval, error) {
+	if len(in.Approval) == 0 || string(in.Approval) == "null" {
+		return nil, nil
+	}
+	var a Approval
+	if err := readDocument(in.Approval, "approval", &a); err != nil {
+		return nil, err
+	}
+	if a.SecondApproverID == 0 {
+		return nil, nil
+	}
+	return &a, nil
 }
 
 func fmtOpt(t *time.Time) *string {

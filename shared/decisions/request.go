@@ -1,0 +1,112 @@
+package decisions
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
+)
+
+// checkRequest refuses, before anything is read, a request that no state
+// of the records could make legal: an unknown action, a missing id, a field
+// the action does not take, a reason it needs and lacks (or takes none
+// of), text that breaks freetext's rules, a value outside its list. Every
+// entry — the workflow, the command line, a raw StartExecution — passes
+// here.
+func checkRequest(req Request) error {
+	r, ok := ruleOf(req.Action)
+	if !ok {
+		return domain.Invalid("action", fmt.Sprintf("%q is not an action; use one of %v", req.Action, domain.Actions()))
+	}
+	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
+		return domain.Errorf(domain.ECodeBadRequest, "account_id, review_id and operator_id are required")
+	}
+	if err := freetext.Check("action_id", req.ActionID, freetext.ActionID, true); err != nil {
+		return err
+	}
+	if err := freetext.Check("seen", req.Seen, freetext.Token, false); err != nil {
+		return err
+	}
+	for _, f := range givenFields(req) {
+		if !slices.Contains(r.fields, f) {
+			return domain.Invalid(f, fmt.Sprintf("is not a field of %s", req.Action))
+		}
+	}
+	switch r.reason {
+	case reasonNone:
+		if req.Reason != "" {
+			return domain.Invalid("reason", fmt.Sprintf("is not taken by %s", req.Action))
+		}
+	case reasonRequired:
+		if strings.TrimSpace(req.Reason) == "" {
+			return domain.Invalid("reason", fmt.Sprintf("is required: %s needs a reason", req.Action))
+		}
+	}
+	if err := freetext.Check("reason", req.Reason, freetext.Reason, false); err != nil {
+		return err
+	}
+	return checkFields(req)
+}
+
+// givenFields lists the action-specific fields a request sets.
+func givenFields(req Request) []string {
+	var out []string
+	for f, given := range map[string]bool{
+		fieldAssignee: req.AssigneeID != 0, fieldRisk: req.RiskLevel != "", fieldMatch: req.MatchID != "",
+		fieldVerdict: req.Verdict != "", fieldWebsite: req.WebsiteURL != nil, fieldSocial: req.SocialURL != nil,
+		fieldSummary: req.ActivitySummary != nil,
+	} {
+		if given {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkFields checks the action's own fields' values.
+func checkFields(req Request) error {
+	switch req.Action {
+	case domain.ActionAssign:
+		if req.AssigneeID <= 0 {
+			return domain.Invalid(fieldAssignee, "is required: assign needs an assignee")
+		}
+	case domain.ActionAssessRisk:
+		if !validRisk(req.RiskLevel) {
+			return domain.Invalid(fieldRisk, "must be one of low, medium, high")
+		}
+	case domain.ActionAdjudicateMatch:
+		if err := freetext.Check(fieldMatch, req.MatchID, freetext.Token, true); err != nil {
+			return err
+		}
+		if req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive {
+			return domain.Invalid(fieldVerdict, "must be true_positive or false_positive")
+		}
+	case domain.ActionUpdateProfile:
+		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
+			return domain.Errorf(domain.ECodeBadRequest, "update_profile needs website_url, social_url or business_activity_summary")
+		}
+		for _, u := range []struct {
+			field string
+			v     *string
+		}{{fieldWebsite, req.WebsiteURL}, {fieldSocial, req.SocialURL}} {
+			if u.v == nil || *u.v == "" {
+				continue
+			}
+			if err := freetext.Check(u.field, *u.v, freetext.Description, false); err != nil {
+				return err
+			}
+			if !validURL(*u.v) {
+				return domain.Invalid(u.field, "must be an http or https URL with a host")
+			}
+		}
+		if req.ActivitySummary != nil {
+			if err := freetext.Check(fieldSummary, *req.ActivitySummary, freetext.Summary, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
