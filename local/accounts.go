@@ -32,8 +32,8 @@ func (c *adminCmd) send(ctx context.Context, doc map[string]any, out any) error 
 	if err != nil {
 		return err
 	}
-	if _, ok := doc["action_id"]; !ok {
-		// One id per command: a retried invocation of it applies once.
+	if _, ok := doc["action_id"]; !ok && admin.Changes(fmt.Sprint(doc["command"])) {
+		// One id per change: a retried invocation of it applies once.
 		doc["action_id"] = "cli-" + randomID()
 	}
 	return runAdmin(ctx, target, c.t.actorName(), doc, out)
@@ -53,11 +53,11 @@ func (c *adminCmd) account(account int64) (int64, error) {
 
 func cmdAccount(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("account " + sub)
-	id := c.fs.Int64("id", 0, "get, update: the account id")
+	id := idFlag(c.fs, "id", "get, update: the account id")
 	name := c.fs.String("name", "", "create, update: the account's name")
 	countries := c.fs.String("countries", "", "create, update: ISO 3166-1 alpha-2 codes to enable, comma-separated")
 	disable := c.fs.String("disable-countries", "", "update: codes to disable, comma-separated")
-	interval := c.fs.Int("review-interval-days", -1, "create, update: days between periodic reviews (0: none)")
+	interval := countFlag(c.fs, "review-interval-days", 0, "create, update: days between periodic reviews (0: none; left out: unchanged, or none on create)")
 	fourEyes := c.fs.String("four-eyes", "\x00", "create, update: actions needing a second operator, comma-separated (empty: none)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
@@ -76,7 +76,7 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	if list != nil {
 		doc["countries"] = list
 	}
-	if *interval >= 0 {
+	if given(c.fs, "review-interval-days") {
 		doc["review_interval_days"] = *interval
 	}
 	if *fourEyes != "\x00" {
@@ -119,12 +119,12 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 
 func cmdKey(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("key " + sub)
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	perms := c.fs.String("permissions", "", "create: permissions, comma-separated: "+strings.Join(domain.APIKeyPermissions(), ","))
 	description := c.fs.String("description", "", "create: what the key is for")
 	id := c.fs.String("id", "", "revoke, rotate: the key's id (key_…, from key list)")
 	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
-	overlap := c.fs.String("overlap", "", "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
+	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
@@ -166,8 +166,8 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 			return usageError{"key " + sub + ": --id or --key is required"}
 		}
 		doc["key_id"] = *id
-		if *overlap != "" {
-			doc["overlap"] = *overlap
+		if given(c.fs, "overlap") {
+			doc["overlap"] = overlap.String()
 		}
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
@@ -183,8 +183,8 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 
 func cmdOperator(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("operator " + sub)
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	id := c.fs.Int64("id", 0, "update, disable: the operator's id")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	id := idFlag(c.fs, "id", "update, disable: the operator's id")
 	name := c.fs.String("name", "", "create, update: the operator's name")
 	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions(), ","))
 	if err := parseFlags(c.fs, args); err != nil {

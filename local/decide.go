@@ -37,27 +37,30 @@ func cmdDecide(ctx context.Context, args []string) error {
 		return usageError{fmt.Sprintf("decide: unknown action %q", args[0])}
 	}
 	fs := flag.NewFlagSet("decide "+args[0], flag.ContinueOnError)
-	review := fs.Int64("review", 0, "review id")
-	operator := fs.Int64("operator", 0, "operator id")
-	account := fs.Int64("account", 0, "account id (default: the review's account, found through the demo state or --account)")
+	review := idFlag(fs, "review", "review id (required)")
+	operator := idFlag(fs, "operator", "operator id (required)")
+	account := idFlag(fs, "account", "account id (default on the local store: the operator's account)")
 	reason := fs.String("reason", "", "why")
 	actionID := fs.String("action-id", "", "the action's id; repeating one applies nothing twice (default: a fresh one)")
-	assignee := fs.Int64("assignee", 0, "assign: the operator to assign")
+	assignee := idFlag(fs, "assignee", "assign: the operator to assign")
 	level := fs.String("level", "", "assess-risk: low, medium or high")
 	match := fs.String("match", "", "adjudicate-match: the match id")
 	verdict := fs.String("verdict", "", "adjudicate-match: true_positive or false_positive")
 	website := fs.String("website-url", "\x00", "update-profile: website URL (empty clears)")
 	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
-	second := fs.Int64("second-approver", 0, "the second operator, where the account requires four eyes")
+	second := idFlag(fs, "second-approver", "the second operator, where the account requires four eyes (with --workflow, left out: the second operator refuses)")
 	seen := fs.String("seen", "", "the ETag of the entity's dossier (GET /api/v1/entities/{id}.md) the decision is taken on: refused with StaleView if it changed since")
 	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
-	wait := fs.Duration("wait", time.Minute, "with --stage: how long to wait for the execution's result")
+	wait := durationFlag(fs, "wait", time.Minute, "with --stage: how long to wait for the execution's result")
 	t := addTargetFlags(fs)
+	// Every flag is checked here, before anything is read or the workflow
+	// runner started: an id given as 0 or negative, a negative --wait, is
+	// a usage error naming the flag.
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *review <= 0 || *operator <= 0 {
+	if *review == 0 || *operator == 0 {
 		return usageError{"decide: --review and --operator are required"}
 	}
 	opt := func(v string) *string {
@@ -111,14 +114,20 @@ func cmdDecide(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
-	v, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req})
+	v, err := decide(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req}))
 	if err != nil {
 		return taskError(err)
 	}
 	if v.RequiresSecondApproval && req.SecondApproverID == 0 {
 		return errors.New(domain.FailSecondApprover + ": this account requires a second approver: add --second-approver OPERATOR_ID")
 	}
-	out, err := decide(ctx, decisions.TaskInput{Phase: decisions.PhaseApply, Request: req})
+	// The second approver reaches Apply as the workflow's approval answer
+	// does: beside the request, never in it.
+	apply := decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}
+	if req.SecondApproverID != 0 {
+		apply.Approval, _ = json.Marshal(decisions.Approval{SecondApproverID: req.SecondApproverID})
+	}
+	out, err := decide(ctx, decisions.Document(apply))
 	if err != nil {
 		return taskError(err)
 	}
@@ -162,9 +171,9 @@ func operatorAccount(ctx context.Context, e *env, operatorID int64) (int64, erro
 // account's own actions') instead.
 func cmdAudit(ctx context.Context, args []string) error {
 	c := newAdminCmd("audit")
-	entity := c.fs.Int64("entity", 0, "entity id (default: the whole account's trail, newest first)")
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	limit := c.fs.Int("limit", 0, "without --entity: at most this many records (default 100)")
+	entity := idFlag(c.fs, "entity", "entity id (default: the whole account's trail, newest first; with --verify, the account's own chain)")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	limit := limitFlag(c.fs, "limit", 100, "without --entity: at most this many records")
 	verify := c.fs.Bool("verify", false, "check the entity's (or the account's own) audit hash chain against its head and latest export")
 	dossierOf := c.fs.String("dossier", "", "print the dossier (Markdown) the decision with this action id was taken on, and check its hash")
 	if err := parseFlags(c.fs, args); err != nil {
@@ -184,7 +193,7 @@ func cmdAudit(ctx context.Context, args []string) error {
 	if *entity > 0 {
 		doc["entity_id"] = *entity
 	}
-	if *limit > 0 {
+	if given(c.fs, "limit") {
 		doc["limit"] = *limit
 	}
 	var out struct {

@@ -118,7 +118,7 @@ func executionFailure(out *sfn.DescribeExecutionOutput) error {
 func cmdDecideConfirm(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("decide confirm", flag.ContinueOnError)
 	token := fs.String("token", "", "the task token the approvals topic published")
-	operator := fs.Int64("operator", 0, "the second operator's id")
+	operator := idFlag(fs, "operator", "the second operator's id")
 	refuse := fs.Bool("refuse", false, "refuse the action instead of approving it")
 	reason := fs.String("reason", "", "with --refuse: why")
 	t := addTargetFlags(fs)
@@ -128,7 +128,7 @@ func cmdDecideConfirm(ctx context.Context, args []string) error {
 	if !t.remote() {
 		return usageError{"decide confirm answers a stage's workflow: give --stage (locally, decide takes --second-approver)"}
 	}
-	if *token == "" || (*operator <= 0 && !*refuse) {
+	if *token == "" || (*operator == 0 && !*refuse) {
 		return usageError{"decide confirm: --token and --operator are required"}
 	}
 	st, err := t.openStage(ctx)

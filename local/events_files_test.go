@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -89,7 +90,7 @@ func checkSampleEventShape(t *testing.T, f deploy.Function, ev events.APIGateway
 	if rc.ResourcePath != route.Path || rc.HTTPMethod != route.Method {
 		t.Errorf("event is %s %s (%s %s), want the route %s %s", ev.HTTPMethod, ev.Resource, rc.HTTPMethod, rc.ResourcePath, route.Method, route.Path)
 	}
-	if params, ok := deploy.MatchPath(route.Path, ev.Path); !ok || !mapsEqual(params, ev.PathParameters) {
+	if params, ok := deploy.MatchPath(route.Path, ev.Path); !ok || !maps.Equal(params, ev.PathParameters) {
 		t.Errorf("path %s and pathParameters %v do not match %s", ev.Path, ev.PathParameters, route.Path)
 	}
 	if rc.Stage != sampleStage || rc.Path != "/"+sampleStage+ev.Path {
@@ -111,18 +112,6 @@ func checkSampleEventShape(t *testing.T, f deploy.Function, ev events.APIGateway
 			}
 		}
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // webhookTime is the webhook-timestamp of a webhook event.

@@ -21,12 +21,12 @@ func cmdEvidence(ctx context.Context, args []string) error {
 
 func runEvidence(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newAdminCmd("evidence")
-	check := c.fs.Int64("check", 0, "the check id (required)")
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
+	check := idFlag(c.fs, "check", "the check id (required)")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	if *check <= 0 {
+	if *check == 0 {
 		return usageError{"evidence: --check is required"}
 	}
 	acct, err := c.account(*account)

@@ -62,6 +62,10 @@ Every command above but up, receiver, sim and stage-api also takes --stage NAME 
 [--endpoint-url URL] [--actor WHO]: it then acts on the deployed stack evs-NAME through its admin function
 (Lambda Invoke) or, for decide, its decision state machine. Without --stage it acts on the local store.
 
+Ids (--account, --id, --operator, --review, --entity, --check, --endpoint, --assignee, --second-approver) must be
+positive, --limit too; --review-interval-days, --entities, --overlap, --wait and --tolerance 0 or more. A flag given
+otherwise is refused (exit 2) before anything is done; only a flag left out takes its default (the demo account).
+
 environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info),
 SETTINGS_BASE_URL (http://127.0.0.1:$PORT: where portal link's links lead)
 `
@@ -129,7 +133,9 @@ func run(ctx context.Context, args []string) error {
 	return usageError{fmt.Sprintf("unknown command %q", cmd+" "+sub)}
 }
 
-// parseFlags parses a command's flags, reporting mistakes as usage errors.
+// parseFlags parses a command's flags, reporting mistakes as usage errors:
+// among them an id, limit, count or duration flag (flags.go) given a value
+// its rule refuses, such as --account 0 or --limit -1, named with the rule.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(new(discard))
 	if err := fs.Parse(args); err != nil {
@@ -138,7 +144,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
-	return nil
+	return ruleError(fs)
 }
 
 type discard struct{}

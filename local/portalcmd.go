@@ -17,12 +17,12 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 		return usageError{fmt.Sprintf("unknown command %q", "portal "+sub)}
 	}
 	c := newAdminCmd("portal link")
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	operator := c.fs.Int64("operator", 0, "the operator who signs in")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	operator := idFlag(c.fs, "operator", "the operator who signs in (required)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	if *operator <= 0 {
+	if *operator == 0 {
 		return usageError{"portal link: --operator is required"}
 	}
 	acct, err := c.account(*account)

@@ -49,7 +49,7 @@ type pingLine struct {
 func runReceiver(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("receiver", flag.ContinueOnError)
 	port := fs.Int("port", 0, "the port to listen on, on 127.0.0.1")
-	tolerance := fs.Duration("tolerance", 5*time.Minute, "how far an X-Service-Timestamp may be from now, when sent (0: not checked)")
+	tolerance := durationFlag(fs, "tolerance", 5*time.Minute, "how far an X-Service-Timestamp may be from now, when sent (0: not checked)")
 	var secrets [][]byte
 	fs.Func("secret", "the endpoint's signing secret; repeat it during a rotation", func(s string) error {
 		if s == "" {

@@ -36,7 +36,7 @@ type demoState struct {
 func cmdUp(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	seedMode := fs.String("seed", "demo", "demo or none")
-	entities := fs.Int("entities", 150, "number of demo entities")
+	entities := countFlag(fs, "entities", 150, "number of demo entities")
 	port := fs.String("port", envDefault("PORT", "3000"), "port to serve on (127.0.0.1)")
 	simPort := fs.String("sim-port", envDefault("SIM_PORT", "3100"), "port of the provider simulator (127.0.0.1)")
 	if err := parseFlags(fs, args); err != nil {

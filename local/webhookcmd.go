@@ -51,19 +51,19 @@ func printLine(v any) {
 // cmdEndpoint runs endpoint create|list|get|update|rotate|delete|test.
 func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("endpoint " + sub)
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	operator := c.fs.Int64("operator", 0, "operator id, who needs webhook_endpoint.manage (list, get: or webhook_delivery.view); default: the account's administrator")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	operator := idFlag(c.fs, "operator", "operator id, who needs webhook_endpoint.manage (list, get: or webhook_delivery.view); default: the account's administrator")
 	actionID := c.fs.String("action-id", "", "the change's id in the audit trail (default: a fresh one)")
 	url := c.fs.String("url", "", "the endpoint's URL (https; http only to allowed networks)")
 	events := c.fs.String("events", "", "comma-separated event kinds: "+strings.Join(eventNames(), ","))
 	description := c.fs.String("description", "\x00", "a note on the endpoint")
-	id := c.fs.Int64("id", 0, "endpoint id")
+	id := idFlag(c.fs, "id", "endpoint id")
 	active := c.fs.String("active", "", "update: true or false")
-	overlap := c.fs.String("overlap", "", "rotate: how long the old secret keeps signing (default 24h)")
+	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old secret keeps signing (default 24h)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	if sub != "create" && sub != "list" && *id <= 0 {
+	if sub != "create" && sub != "list" && *id == 0 {
 		return usageError{"endpoint " + sub + ": --id is required"}
 	}
 	acct, err := c.account(*account)
@@ -77,7 +77,7 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	if *actionID != "" {
 		doc["action_id"] = *actionID
 	}
-	if *id > 0 {
+	if *id != 0 {
 		doc["endpoint_id"] = *id
 	}
 	if *url != "" {
@@ -96,8 +96,8 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 		}
 		doc["active"] = b
 	}
-	if *overlap != "" {
-		doc["overlap"] = *overlap
+	if given(c.fs, "overlap") {
+		doc["overlap"] = overlap.String()
 	}
 	var out struct {
 		Endpoint  admin.EndpointView   `json:"endpoint"`
@@ -168,15 +168,15 @@ func deliveriesQueue(ctx context.Context) (*delivery.SQSQueue, error) {
 // cmdDeliveries runs deliveries list|get|redeliver.
 func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("deliveries " + sub)
-	account := c.fs.Int64("account", 0, "account id (default on the local store: the demo account)")
-	operator := c.fs.Int64("operator", 0, "operator id (list, get: needs webhook_delivery.view; redeliver: needs webhook_endpoint.manage); default: the account's administrator")
-	endpoint := c.fs.Int64("endpoint", 0, "list: only this endpoint's")
-	review := c.fs.Int64("review", 0, "list: only this review's")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	operator := idFlag(c.fs, "operator", "operator id (list, get: needs webhook_delivery.view; redeliver: needs webhook_endpoint.manage); default: the account's administrator")
+	endpoint := idFlag(c.fs, "endpoint", "list: only this endpoint's")
+	review := idFlag(c.fs, "review", "list: only this review's")
 	event := c.fs.String("event", "", "list: only this event kind's")
 	status := c.fs.String("status", "", "list: queued, sending, delivered or failed")
 	from := c.fs.String("from", "", "list: only attempts created at or after this RFC 3339 time (2026-11-01T00:00:00Z)")
 	before := c.fs.String("before", "", "list: only attempts created before this RFC 3339 time")
-	limit := c.fs.Int("limit", 100, "list: at most this many, newest first")
+	limit := limitFlag(c.fs, "limit", 100, "list: at most this many, newest first")
 	id := c.fs.String("id", "", "get, redeliver: the delivery (any of its attempts)")
 	reason := c.fs.String("reason", "redelivered from the command line", "redeliver: why")
 	actionID := c.fs.String("action-id", "", "redeliver: the action's id; repeating one redelivers once (default: a fresh one)")

@@ -87,6 +87,10 @@ type execution struct {
 // only when the execution could not be run; a refused action is a FAILED
 // result.
 func runExecution(ctx context.Context, x execution) (WorkflowResult, error) {
+	args, err := runnerArgs(x)
+	if err != nil {
+		return WorkflowResult{}, err
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return WorkflowResult{}, errNoNode
@@ -98,14 +102,7 @@ func runExecution(ctx context.Context, x execution) (WorkflowResult, error) {
 	if err := installInterpreter(ctx, root); err != nil {
 		return WorkflowResult{}, err
 	}
-	args := []string{filepath.Join(root, "local", "stepfunctions", "run.mjs"),
-		"--lambda-endpoint", x.LambdaEndpoint, "--name", x.Name, "--input", string(x.Input)}
-	switch {
-	case x.ApprovalEndpoint != "":
-		args = append(args, "--approval-endpoint", x.ApprovalEndpoint)
-	case x.SecondApprover != 0:
-		args = append(args, "--second-approver", strconv.FormatInt(x.SecondApprover, 10))
-	}
+	args = append([]string{filepath.Join(root, "local", "stepfunctions", "run.mjs")}, args...)
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = root
 	var stderr bytes.Buffer
@@ -119,6 +116,31 @@ func runExecution(ctx context.Context, x execution) (WorkflowResult, error) {
 		return WorkflowResult{}, fmt.Errorf("run.mjs printed %q: %w", out, err)
 	}
 	return res, nil
+}
+
+// runnerArgs are run.mjs's options for x, each as --name=value: Node's
+// parseArgs takes a separate value that starts with '-' (an execution named
+// -x, a negative number) for an option of its own and fails, while an
+// inline value is taken as it is. A second approver must be an operator id
+// (or 0: none), so nothing reaches the runner that it cannot read.
+func runnerArgs(x execution) ([]string, error) {
+	if x.SecondApprover < 0 {
+		return nil, fmt.Errorf("the second approver must be a positive operator id (or none), not %d", x.SecondApprover)
+	}
+	if x.LambdaEndpoint == "" || x.Name == "" {
+		return nil, errors.New("the workflow runner needs a Lambda endpoint and an execution name")
+	}
+	args := []string{"--lambda-endpoint=" + x.LambdaEndpoint, "--name=" + x.Name}
+	if len(x.Input) > 0 {
+		args = append(args, "--input="+string(x.Input))
+	}
+	switch {
+	case x.ApprovalEndpoint != "":
+		args = append(args, "--approval-endpoint="+x.ApprovalEndpoint)
+	case x.SecondApprover != 0:
+		args = append(args, "--second-approver="+strconv.FormatInt(x.SecondApprover, 10))
+	}
+	return args, nil
 }
 
 // installInterpreter installs aws-local-stepfunctions into .tools/sfn when

@@ -2,8 +2,10 @@
 // infra/statemachine/decision.asl.json) locally with aws-local-stepfunctions,
 // installed by install.sh into .tools/sfn.
 //
-//   node local/stepfunctions/run.mjs --lambda-endpoint http://127.0.0.1:PORT \
-//     --name EXECUTION_NAME --input '{"action": "approve", ...}' [--second-approver ID]
+//   node local/stepfunctions/run.mjs --lambda-endpoint=http://127.0.0.1:PORT \
+//     --name=EXECUTION_NAME --input='{"action": "approve", ...}' [--second-approver=ID]
+//
+// (a value starting with '-' must be given inline, after '='.)
 //
 // The interpreter would call real AWS for every Task, so every Task state is
 // overridden, by its Resource:
@@ -35,25 +37,37 @@ import { parseArgs } from 'node:util';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
 
-const { values: opt } = parseArgs({
-  options: {
-    definition: { type: 'string', default: join(root, 'infra', 'statemachine', 'decision.asl.json') },
-    'lambda-endpoint': { type: 'string' },
-    name: { type: 'string' },
-    input: { type: 'string', default: '{}' },
-    'second-approver': { type: 'string' },
-    'approval-endpoint': { type: 'string' },
-    region: { type: 'string', default: 'us-east-1' },
-    account: { type: 'string', default: '000000000000' },
-    tools: { type: 'string', default: process.env.SFN_DIR || join(root, '.tools', 'sfn') },
-  },
-});
-
 function die(msg) {
   process.stderr.write(`run.mjs: ${msg}\n`);
   process.exit(2);
 }
+
+// A value that starts with '-' must be given inline (--name=-x), as
+// local/workflow.go gives every value; a mistake is a usage failure (exit 2),
+// not a stack trace.
+let opt;
+try {
+  ({ values: opt } = parseArgs({
+    options: {
+      definition: { type: 'string', default: join(root, 'infra', 'statemachine', 'decision.asl.json') },
+      'lambda-endpoint': { type: 'string' },
+      name: { type: 'string' },
+      input: { type: 'string', default: '{}' },
+      'second-approver': { type: 'string' },
+      'approval-endpoint': { type: 'string' },
+      region: { type: 'string', default: 'us-east-1' },
+      account: { type: 'string', default: '000000000000' },
+      tools: { type: 'string', default: process.env.SFN_DIR || join(root, '.tools', 'sfn') },
+    },
+  }));
+} catch (err) {
+  die(err.message);
+}
 if (!opt['lambda-endpoint'] || !opt.name) die('--lambda-endpoint and --name are required');
+const second = opt['second-approver'];
+if (second !== undefined && !(/^[1-9][0-9]*$/.test(second) && Number.isSafeInteger(Number(second)))) {
+  die(`--second-approver must be a positive operator id, not ${JSON.stringify(second)}`);
+}
 
 // aws-local-stepfunctions 3.0.0 declares node >= 22 for Promise.withResolvers
 // (its Task timeout) alone; Node 20 gets it here, before the library loads.
@@ -133,7 +147,6 @@ async function awaitApproval({ Message }) {
     if (answer.error) throw taskError(answer.error, answer.cause ?? '');
     return answer.output;
   }
-  const second = opt['second-approver'];
   if (!second) throw taskError('SecondApprovalRefused', 'No second operator approved the action.');
   return { second_approver_id: Number(second) };
 }
