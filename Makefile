@@ -130,7 +130,10 @@ FUZZ_TARGETS := \
 	./shared/api:FuzzParsePathID \
 	./shared/api:FuzzMatchPath \
 	./shared/api:FuzzIdempotencyKey \
+	./shared/api:FuzzProviderWebhookHeaders \
 	./shared/webhooks:FuzzVerifyStandard \
+	./shared/strictjson:FuzzDecode \
+	./shared/freetext:FuzzProblem \
 	./shared/webhooks/receiver:FuzzVerifySignatureHeader
 
 .PHONY: fuzz
