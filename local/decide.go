@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/boot"
@@ -114,6 +115,8 @@ func cmdDecide(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
+	// An invocation's id, as Lambda gives one: the audit record keeps it.
+	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "local-" + randomID()})
 	v, err := decide(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req}))
 	if err != nil {
 		return taskError(err)

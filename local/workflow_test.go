@@ -162,6 +162,11 @@ func TestDecisionWorkflow(t *testing.T) {
 		if err != nil || rec.SecondApproverID == nil || *rec.SecondApproverID != second {
 			t.Errorf("audit record = %+v, %v; want second approver %d", rec, err, second)
 		}
+		// The record names the execution (CloudTrail's StartExecution for
+		// it names who started it) and the invocation that applied it.
+		if wantARN := "arn:aws:states:us-east-1:000000000000:execution:decision:wf4-approved"; rec.Actor != wantARN || rec.RequestID == "" {
+			t.Errorf("audit record actor %q, request id %q; want %s and the invocation's id", rec.Actor, rec.RequestID, wantARN)
+		}
 	})
 }
 

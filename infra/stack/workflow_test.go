@@ -258,8 +258,9 @@ func TestDecisionDefinition(t *testing.T) {
 		t.Errorf("AwaitSecondApproval keeps %v at %v from %v", await["ResultSelector"], await["ResultPath"], msg["request.$"])
 	}
 	for name, want := range map[string]m{
-		"Validate": {"phase": "validate", "request.$": "$.request", "execution_id.$": "$$.Execution.Name"},
-		"Apply":    {"phase": "apply", "request.$": "$.request", "approval.$": "$.approval", "execution_id.$": "$$.Execution.Name"},
+		"Validate": {"phase": "validate", "request.$": "$.request", "execution_id.$": "$$.Execution.Name", "execution_arn.$": "$$.Execution.Id"},
+		"Apply": {"phase": "apply", "request.$": "$.request", "approval.$": "$.approval", "execution_id.$": "$$.Execution.Name",
+			"execution_arn.$": "$$.Execution.Id"},
 	} {
 		p, _ := state(name)["Parameters"].(m)
 		if got, _ := p["Payload"].(m); !reflect.DeepEqual(got, want) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
@@ -374,5 +376,24 @@ func TestFourEyes(t *testing.T) {
 	_, other := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
 	if v, err := w.svc.Validate(ctx, w.req(domain.ActionEscalate, other.ID, w.decider)); err != nil || v.RequiresSecondApproval {
 		t.Errorf("escalate: %+v, %v; want no four eyes", v, err)
+	}
+}
+
+// A decision's audit record names the execution that ran it (its ARN:
+// CloudTrail's StartExecution event for it names the principal) and the
+// invocation that applied it, as an admin command's names its actor and
+// request; neither is the request's to say.
+func TestAuditRecordNamesExecutionAndInvocation(t *testing.T) {
+	w := newWorld(t)
+	_, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
+	req := w.req(domain.ActionStart, r.ID, w.decider)
+	const arn = "arn:aws:states:me-central-1:123456789012:execution:evs-dev-decision:start-1"
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-42"})
+	if _, err := w.svc.HandleDocument(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseApply, Request: req, ExecutionARN: arn})); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := w.st.AuditRecord(context.Background(), w.account, req.ActionID)
+	if err != nil || rec.Actor != arn || rec.RequestID != "req-42" {
+		t.Errorf("audit record actor %q, request id %q (%v); want %s and req-42", rec.Actor, rec.RequestID, err, arn)
 	}
 }

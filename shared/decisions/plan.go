@@ -137,7 +137,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 	reviewID := st.review.ID
 	d.Audit = domain.AuditRecord{
 		AccountID: req.AccountID, ActionID: req.ActionID, Action: req.Action,
-		OperatorID: st.operator.ID, OperatorName: st.operator.Name,
+		OperatorID: st.operator.ID, OperatorName: st.operator.Name, Actor: req.Actor, RequestID: req.RequestID,
 		ReviewID: &reviewID, EntityID: ent.ID, Reason: req.Reason,
 		Before: before, After: after, At: now,
 	}

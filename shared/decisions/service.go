@@ -84,6 +84,11 @@ type Request struct {
 	// requires four eyes. It is the approval task's answer (TaskInput's
 	// Approval), never part of the request's document.
 	SecondApproverID int64 `json:"-"`
+	// Actor is the execution's ARN, RequestID the invocation's id: the
+	// audit record keeps both, as an admin command's does. Set by Handle
+	// from the task, never by the request.
+	Actor     string `json:"-"`
+	RequestID string `json:"-"`
 	// Seen is the ETag of the entity's Markdown (its dossier: GET
 	// /api/v1/entities/{id}) the operator decided on. When given, the
 	// action is refused with StaleView if the dossier has changed since.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
@@ -24,12 +25,15 @@ const (
 // TaskInput is the payload the state machine hands the decision function:
 // the phase, the execution's input as the request, the second operator's
 // answer to the approval task (Apply only; null when none was asked for),
-// and the execution's id, which names the action when the request does not.
+// the execution's name, which names the action when the request does not,
+// and its ARN, which the audit record keeps as the actor: CloudTrail's
+// StartExecution event for that ARN names the principal who started it.
 type TaskInput struct {
-	Phase       string          `json:"phase"`
-	Request     Request         `json:"request"`
-	Approval    json.RawMessage `json:"approval,omitempty"`
-	ExecutionID string          `json:"execution_id,omitempty"`
+	Phase        string          `json:"phase"`
+	Request      Request         `json:"request"`
+	Approval     json.RawMessage `json:"approval,omitempty"`
+	ExecutionID  string          `json:"execution_id,omitempty"`
+	ExecutionARN string          `json:"execution_arn,omitempty"`
 }
 
 // Approval is the second operator's answer to the approval task
@@ -141,8 +145,14 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 	if req.ActionID == "" {
 		req.ActionID = in.ExecutionID
 	}
+	// Who and which invocation, for the audit record: never the request's
+	// to say (json:"-").
+	req.Actor, req.RequestID = in.ExecutionARN, ""
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		req.RequestID = lc.AwsRequestID
+	}
 	approval, approvalErr := in.approval()
-	log := logging.From(ctx).With("action", req.Action, "phase", in.Phase, "account_id", req.AccountID, "review_id", req.ReviewID, "action_id", req.ActionID)
+	log := logging.From(ctx).With("request_id", req.RequestID, "action", req.Action, "phase", in.Phase, "account_id", req.AccountID, "review_id", req.ReviewID, "action_id", req.ActionID)
 	out := TaskOutput{Phase: in.Phase, Request: req}
 	var err error
 	switch {
