@@ -133,6 +133,7 @@ FUZZ_TARGETS := \
 	./shared/api:FuzzProviderWebhookHeaders \
 	./shared/webhooks:FuzzVerifyStandard \
 	./shared/strictjson:FuzzDecode \
+	./shared/strictjson:FuzzCheck \
 	./shared/freetext:FuzzProblem \
 	./shared/webhooks/receiver:FuzzVerifySignatureHeader
 

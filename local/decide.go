@@ -80,6 +80,16 @@ func cmdDecide(ctx context.Context, args []string) error {
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
 		Seen: *seen,
 	}
+	// The request's own rules (fields the action takes, its reason, text
+	// limits) before anything is read or the workflow runner started; the
+	// account, when left out, is found below from the operator.
+	pre := req
+	if pre.AccountID == 0 {
+		pre.AccountID = 1
+	}
+	if err := decisions.CheckRequest(pre); err != nil {
+		return fmt.Errorf("%s: %s", domain.FailureName(err), domain.Refusal(err))
+	}
 	if t.remote() {
 		if req.AccountID <= 0 {
 			return usageError{"decide: --account is required with --stage"}

@@ -281,6 +281,33 @@ func TestDecideWorkflowRefusesBeforeTheRunner(t *testing.T) {
 	}
 }
 
+// A request no state could make legal — a reason on start, a reason over
+// its limit or with control characters, another action's field — is
+// refused before the store is opened or the workflow runner started.
+func TestDecideRefusesTheRequestBeforeTheRunner(t *testing.T) {
+	marker := fakeNode(t)
+	t.Setenv("DYNAMODB_ENDPOINT", "http://127.0.0.1:9") // nothing listens: a read would fail otherwise
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"decide", "start", "--review", "2", "--operator", "3", "--reason", "x", "--workflow"}, "reason is not taken by start"},
+		{[]string{"decide", "approve", "--review", "2", "--operator", "3", "--reason", strings.Repeat("r", 100000), "--workflow"}, "longer than 1000 characters"},
+		{[]string{"decide", "approve", "--review", "2", "--operator", "3", "--reason", "ok\x1b[31m", "--workflow"}, "control characters"},
+		{[]string{"decide", "approve", "--review", "2", "--operator", "3", "--reason", "ok", "--level", "high"}, "risk_level is not a field of approve"},
+	} {
+		t.Run(tc.says, func(t *testing.T) {
+			_, _, err := runCaptured(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), "InvalidRequest") || !strings.Contains(err.Error(), tc.says) || len(err.Error()) > 2000 {
+				t.Errorf("%.300v, want InvalidRequest saying %q", err, tc.says)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the workflow runner was started")
+			}
+		})
+	}
+}
+
 // TestRunnerArgs: what runExecution passes run.mjs is given inline
 // (--name=value), so a value starting with '-' reaches it as a value; a
 // negative second approver is refused before node starts.

@@ -13,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/logging"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
@@ -240,7 +241,7 @@ func applyAccountFields(a *domain.Account, p accountFields) error {
 		var list []string
 		for _, act := range *p.FourEyes {
 			if !fourEyesAction(act) {
-				return domain.Invalid("four_eyes", fmt.Sprintf("%q is not an action; use %s", act, strings.Join(fourEyesActions(), ", ")))
+				return domain.Invalid("four_eyes", fmt.Sprintf("%s is not an action; use %s", logging.Quoted(act), strings.Join(fourEyesActions(), ", ")))
 			}
 			if !slices.Contains(list, act) {
 				list = append(list, act)

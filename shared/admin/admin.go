@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -210,7 +211,7 @@ func (h *Handler) Handle(ctx context.Context, doc json.RawMessage) (json.RawMess
 	out, err := h.handle(ctx, c)
 	// Keys and secrets are in out, never logged: only the command's name,
 	// the actor and the outcome are.
-	log = log.With("command", c.Command, "actor", c.Actor, "action_id", c.ActionID)
+	log = log.With("command", logging.Bounded(c.Command), "actor", logging.Bounded(c.Actor), "action_id", logging.Bounded(c.ActionID))
 	if err != nil {
 		if name := domain.FailureName(err); name != "" {
 			log.Info("admin command refused", "failure", name, "reason", domain.ErrorMessage(err), "fields", domain.ErrorFields(err))
@@ -235,7 +236,7 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 		if c.Command == "" {
 			return nil, domain.Invalid("command", "is required; one of "+strings.Join(Commands(), ", "))
 		}
-		return nil, domain.Invalid("command", fmt.Sprintf("%q is not a command; one of %s", c.Command, strings.Join(Commands(), ", ")))
+		return nil, domain.Invalid("command", fmt.Sprintf("%s is not a command; one of %s", logging.Quoted(c.Command), strings.Join(Commands(), ", ")))
 	}
 	if err := freetext.Check("actor", c.Actor, freetext.Actor, true); err != nil {
 		return nil, err
@@ -279,12 +280,16 @@ func (c *call) readCommon() error {
 		}
 		return c.refusal(err)
 	}
-	for name, dst := range map[string]*string{"command": &c.Command, "actor": &c.Actor, "action_id": &c.ActionID} {
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"command", &c.Command}, {"actor", &c.Actor}, {"action_id", &c.ActionID}} {
+		name, dst := f.name, f.dst
 		raw, ok := top[name]
 		if !ok {
 			// Named in another case, it would be missing here and taken
 			// by encoding/json's reading: refused by its own name.
-			for key := range top {
+			for _, key := range slices.Sorted(maps.Keys(top)) {
 				if strings.EqualFold(key, name) {
 					return domain.Invalid(key, fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", name))
 				}

@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
@@ -13,8 +12,8 @@ import (
 	"github.com/evs-kyb/evs/shared/freetext"
 )
 
-// maxAudit bounds one account-wide listing.
-const maxAudit = 1000
+// An account-wide listing holds at most 1,000 records: audit.list's limit
+// is tagged so.
 
 // auditList lists an entity's trail (entity_id, oldest first) or the
 // account's (newest first, at most limit, default 100). An entity the
@@ -25,7 +24,7 @@ func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 		common
 		AccountID int64 `json:"account_id" strict:"id"`
 		EntityID  int64 `json:"entity_id" strict:"min=0"`
-		Limit     int   `json:"limit"`
+		Limit     int   `json:"limit" strict:"min=1,max=1000"`
 	}
 	if err := decode(c, &p); err != nil {
 		return nil, err
@@ -33,14 +32,8 @@ func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
 	}
-	if p.EntityID < 0 {
-		return nil, domain.Invalid("entity_id", "must be a positive entity id")
-	}
-	if p.Limit == 0 {
+	if p.Limit == 0 { // left out; given, it is 1 to maxAudit (its tag)
 		p.Limit = 100
-	}
-	if p.Limit < 1 || p.Limit > maxAudit {
-		return nil, domain.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxAudit))
 	}
 	var recs []domain.AuditRecord
 	var err error
@@ -153,9 +146,6 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 	}
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
-	}
-	if p.EntityID < 0 {
-		return nil, domain.Invalid("entity_id", "must be an entity id, or 0 for the account's own actions")
 	}
 	ch, err := h.Store.AuditChain(ctx, p.AccountID, p.EntityID)
 	if err != nil {

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -14,9 +13,6 @@ import (
 // acts; with it, the operator needs webhook_delivery.view to list and
 // webhook_endpoint.manage to redeliver.
 
-// maxDeliveries bounds one listing.
-const maxDeliveries = 1000
-
 type deliveryFields struct {
 	common
 	AccountID  int64  `json:"account_id" strict:"id"`
@@ -26,7 +22,7 @@ type deliveryFields struct {
 	ReviewID   int64  `json:"review_id" strict:"id"`
 	EventType  string `json:"event_type"`
 	Status     string `json:"status"`
-	Limit      int    `json:"limit"`
+	Limit      int    `json:"limit" strict:"min=1,max=1000"`
 	Reason     string `json:"reason"`
 	// CreatedFrom and CreatedBefore bound a listing by when the attempts
 	// were created (RFC 3339; from included, before excluded).
@@ -51,17 +47,8 @@ func (h *Handler) deliveryList(ctx context.Context, c *call) (any, error) {
 	if err := notFields(c, map[string]bool{"delivery_id": p.DeliveryID != "", "reason": p.Reason != ""}); err != nil {
 		return nil, err
 	}
-	if p.Limit == 0 {
+	if p.Limit == 0 { // left out; given, it is 1 to 1,000 (its tag)
 		p.Limit = 100
-	}
-	if p.Limit < 1 || p.Limit > maxDeliveries {
-		return nil, domain.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxDeliveries))
-	}
-	if p.EndpointID < 0 {
-		return nil, domain.Invalid("endpoint_id", "must be a positive id")
-	}
-	if p.ReviewID < 0 {
-		return nil, domain.Invalid("review_id", "must be a positive id")
 	}
 	f := domain.DeliveryFilter{EndpointID: p.EndpointID, ReviewID: p.ReviewID, Status: domain.DeliveryStatus(p.Status), Limit: p.Limit}
 	if p.EventType != "" {

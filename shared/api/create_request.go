@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/checks"
@@ -69,8 +70,7 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	if err := strictjson.Check(body); errors.As(err, &se) {
 		switch se.Kind {
 		case strictjson.Duplicate:
-			key := se.Path[strings.LastIndexAny(se.Path, ".]")+1:]
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %q twice in one object.", key)
+			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %s twice in one object.", strconv.Quote(strings.Trim(se.Key, `"`)))
 		}
 		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
 	}

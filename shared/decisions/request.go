@@ -7,18 +7,19 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/logging"
 )
 
-// checkRequest refuses, before anything is read, a request that no state
+// CheckRequest refuses, before anything is read, a request that no state
 // of the records could make legal: an unknown action, a missing id, a field
 // the action does not take, a reason it needs and lacks (or takes none
 // of), text that breaks freetext's rules, a value outside its list. Every
 // entry — the workflow, the command line, a raw StartExecution — passes
 // here.
-func checkRequest(req Request) error {
+func CheckRequest(req Request) error {
 	r, ok := ruleOf(req.Action)
 	if !ok {
-		return domain.Invalid("action", fmt.Sprintf("%q is not an action; use one of %v", req.Action, domain.Actions()))
+		return domain.Invalid("action", fmt.Sprintf("%s is not an action; use one of %v", logging.Quoted(string(req.Action)), domain.Actions()))
 	}
 	if req.AccountID <= 0 || req.ReviewID <= 0 || req.OperatorID <= 0 {
 		return domain.Errorf(domain.ECodeBadRequest, "account_id, review_id and operator_id are required")

@@ -112,6 +112,9 @@ type state struct {
 // Validate checks that the operator may take the action on the review as it
 // stands, and says whether a second approver is needed. It writes nothing.
 func (s *Service) Validate(ctx context.Context, req Request) (Validation, error) {
+	if err := CheckRequest(req); err != nil {
+		return Validation{}, err
+	}
 	st, err := s.load(ctx, req)
 	if err != nil {
 		return Validation{}, err
@@ -128,9 +131,6 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 }
 
 func (s *Service) load(ctx context.Context, req Request) (state, error) {
-	if err := checkRequest(req); err != nil {
-		return state{}, err
-	}
 	var st state
 	var err error
 	if st.account, err = s.Store.Account(ctx, req.AccountID); err != nil {
@@ -268,7 +268,7 @@ func matchIDs(c domain.Check) map[string]bool {
 // applied again changes nothing and returns the review as it stands. It
 // returns the review acted on (for open_periodic_review, the new review).
 func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error) {
-	if err := checkRequest(req); err != nil { // before the replay's lookup, too
+	if err := CheckRequest(req); err != nil { // before the replay's lookup, too
 		return domain.Review{}, err
 	}
 	if rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID); err == nil {

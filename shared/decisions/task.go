@@ -152,7 +152,8 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 		req.RequestID = lc.AwsRequestID
 	}
 	approval, approvalErr := in.approval()
-	log := logging.From(ctx).With("request_id", req.RequestID, "action", req.Action, "phase", in.Phase, "account_id", req.AccountID, "review_id", req.ReviewID, "action_id", req.ActionID)
+	log := logging.From(ctx).With("request_id", req.RequestID, "action", logging.Bounded(string(req.Action)), "phase", logging.Bounded(in.Phase),
+		"account_id", req.AccountID, "review_id", req.ReviewID, "action_id", logging.Bounded(req.ActionID))
 	out := TaskOutput{Phase: in.Phase, Request: req}
 	var err error
 	switch {

@@ -5,7 +5,10 @@
 // control characters (C0, DEL, C1: a raw ESC, CR or LF would reach the
 // Markdown views, the logs and a terminal as they are), no bidirectional
 // formatting characters (they reorder how a reason reads on screen without
-// changing its bytes), and at most a documented number of characters.
+// changing its bytes), no line or paragraph separators (U+2028, U+2029),
+// and at most a documented number of characters. Left and right marks
+// (U+200E, U+200F, U+061C) and joiners stay: mixed Arabic and Latin text
+// needs them.
 package freetext
 
 import (
@@ -56,7 +59,7 @@ func Problem(v string, k Kind) string {
 	switch {
 	case !utf8.ValidString(v):
 		return "must be valid UTF-8"
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+	case strings.IndexFunc(v, control) >= 0:
 		return "contains control characters (line breaks, tabs and escapes are not taken)"
 	case strings.IndexFunc(v, bidi) >= 0:
 		return "contains bidirectional formatting characters"
@@ -77,6 +80,10 @@ func Check(field, v string, k Kind, required bool) error {
 	}
 	return nil
 }
+
+// control reports control characters (C0, DEL, C1) and the line and
+// paragraph separators U+2028 and U+2029, which break a line as LF does.
+func control(r rune) bool { return unicode.IsControl(r) || r == 0x2028 || r == 0x2029 }
 
 // bidi reports the explicit bidirectional formatting characters (embeddings,
 // overrides and isolates, U+202A–U+202E and U+2066–U+2069).

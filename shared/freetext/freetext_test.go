@@ -3,7 +3,6 @@ package freetext
 import (
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -24,6 +23,9 @@ func TestProblem(t *testing.T) {
 		{"tab", "a\tb", "control characters"},
 		{"DEL", "a\x7fb", "control characters"},
 		{"C1", "a\u0085b", "control characters"},
+		{"line separator", "a\u2028b", "control characters"},
+		{"paragraph separator", "a\u2029b", "control characters"},
+		{"right-to-left mark, as mixed Arabic text has", "a\u200fنور", ""},
 		{"right-to-left override", "a\u202eb", "bidirectional"},
 		{"isolate", "a\u2066b", "bidirectional"},
 		{"invalid UTF-8", "a\xffb", "valid UTF-8"},
@@ -70,7 +72,7 @@ func FuzzProblem(f *testing.F) {
 		if Problem(s, k) != "" {
 			return
 		}
-		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > k.Max || strings.IndexFunc(s, unicode.IsControl) >= 0 || strings.IndexFunc(s, bidi) >= 0 {
+		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > k.Max || strings.IndexFunc(s, control) >= 0 || strings.IndexFunc(s, bidi) >= 0 {
 			t.Fatalf("accepted %q", s)
 		}
 	})

@@ -47,3 +47,12 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
+
+// Quoted is Bounded for a message: an ordinary value quoted ("x"), as a
+// message names what it refuses, and anything else as Bounded renders it.
+func Quoted(s string) string {
+	if b := Bounded(s); b != s {
+		return b
+	}
+	return strconv.Quote(s)
+}

@@ -52,6 +52,8 @@ const (
 type Error struct {
 	Kind Kind
 	Path string
+	// Key is the last key of Path, as Path renders it ("" at the top).
+	Key string
 	// Problem says what is wrong, to follow the path in a sentence: "is
 	// given twice", "must be a whole number".
 	Problem string
@@ -124,7 +126,7 @@ func walkDocument(doc []byte, t reflect.Type, maxDepth int, wantUTF8 bool) error
 	}
 	w := &walker{dec: json.NewDecoder(bytes.NewReader(doc)), maxDepth: maxDepth}
 	w.dec.UseNumber()
-	if err := w.value(t, "", tag{}, 0); err != nil {
+	if err := w.value(t, tag{}, 0); err != nil {
 		return err
 	}
 	if _, err := w.dec.Token(); err != io.EOF {
@@ -136,6 +138,7 @@ func walkDocument(doc []byte, t reflect.Type, maxDepth int, wantUTF8 bool) error
 type walker struct {
 	dec      *json.Decoder
 	maxDepth int
+	segs     []segment
 }
 
 // token reads the next token; a syntax error or an early end is Syntax.
@@ -159,9 +162,9 @@ var (
 // value reads one value as t would take it; a nil t (or an interface, or a
 // RawMessage) takes any value, whose objects are still checked for
 // repeated keys.
-func (w *walker) value(t reflect.Type, path string, tg tag, depth int) error {
+func (w *walker) value(t reflect.Type, tg tag, depth int) error {
 	if depth > w.maxDepth {
-		return &Error{Kind: Depth, Path: path, Problem: fmt.Sprintf("nests deeper than %d levels", w.maxDepth)}
+		return w.fail(Depth, fmt.Sprintf("nests deeper than %d levels", w.maxDepth))
 	}
 	tok, err := w.token()
 	if err != nil {
@@ -182,17 +185,17 @@ func (w *walker) value(t reflect.Type, path string, tg tag, depth int) error {
 	}
 	if tok == nil {
 		if !nullable {
-			return &Error{Kind: Type, Path: path, Problem: "must not be null"}
+			return w.fail(Type, "must not be null")
 		}
 		return nil
 	}
 	if d, ok := tok.(json.Delim); ok {
-		return w.container(d, t, path, depth)
+		return w.container(d, t, depth)
 	}
 	if t == nil || custom(t) {
 		return nil
 	}
-	return scalar(tok, t, path, tg)
+	return w.scalar(tok, t, tg)
 }
 
 // custom reports whether t reads its own scalar form.
@@ -200,15 +203,15 @@ func custom(t reflect.Type) bool {
 	return reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType)
 }
 
-func (w *walker) container(d json.Delim, t reflect.Type, path string, depth int) error {
+func (w *walker) container(d json.Delim, t reflect.Type, depth int) error {
 	switch d {
 	case '{':
 		switch {
 		case t == nil:
-			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
+			return w.object(depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
 		case t.Kind() == reflect.Struct:
 			fields := fieldsOf(t)
-			return w.object(path, depth, func(key string) (reflect.Type, tag, bool) {
+			return w.object(depth, func(key string) (reflect.Type, tag, bool) {
 				f, ok := fields.byName[key]
 				if !ok {
 					return nil, tag{}, false
@@ -216,33 +219,35 @@ func (w *walker) container(d json.Delim, t reflect.Type, path string, depth int)
 				return f.typ, f.tag, true
 			}, fields.suggest)
 		case t.Kind() == reflect.Map && !custom(t):
-			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return t.Elem(), tag{}, true })
+			return w.object(depth, func(string) (reflect.Type, tag, bool) { return t.Elem(), tag{}, true })
 		case custom(t):
-			return w.object(path, depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
+			return w.object(depth, func(string) (reflect.Type, tag, bool) { return nil, tag{}, true })
 		}
-		return &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+		return w.fail(Type, "must be "+jsonKind(t))
 	case '[':
 		var elem reflect.Type
 		if t != nil && !custom(t) {
 			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
-				return &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+				return w.fail(Type, "must be "+jsonKind(t))
 			}
 			elem = t.Elem()
 		}
 		for i := 0; w.dec.More(); i++ {
-			if err := w.value(elem, fmt.Sprintf("%s[%d]", path, i), tag{}, depth+1); err != nil {
+			w.segs = append(w.segs, segment{index: i})
+			if err := w.value(elem, tag{}, depth+1); err != nil {
 				return err
 			}
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 		_, err := w.token() // ]
 		return err
 	}
-	return &Error{Kind: Syntax, Path: path, Problem: "is not valid JSON"}
+	return w.fail(Syntax, "is not valid JSON")
 }
 
 // object reads an object's members; field says what a key takes, and false
 // for a key that is not a field.
-func (w *walker) object(path string, depth int, field func(string) (reflect.Type, tag, bool), suggest ...func(string) string) error {
+func (w *walker) object(depth int, field func(string) (reflect.Type, tag, bool), suggest ...func(string) string) error {
 	seen := map[string]bool{}
 	for w.dec.More() {
 		tok, err := w.token()
@@ -250,9 +255,9 @@ func (w *walker) object(path string, depth int, field func(string) (reflect.Type
 			return err
 		}
 		key, _ := tok.(string)
-		at := join(path, key)
+		w.segs = append(w.segs, segment{key: key, isKey: true})
 		if seen[key] {
-			return &Error{Kind: Duplicate, Path: at, Problem: "is given twice"}
+			return w.fail(Duplicate, "is given twice")
 		}
 		seen[key] = true
 		t, tg, ok := field(key)
@@ -263,66 +268,125 @@ func (w *walker) object(path string, depth int, field func(string) (reflect.Type
 					problem = fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", exact)
 				}
 			}
-			return &Error{Kind: Unknown, Path: at, Problem: problem}
+			return w.fail(Unknown, problem)
 		}
-		if err := w.value(t, at, tg, depth+1); err != nil {
+		if err := w.value(t, tg, depth+1); err != nil {
 			return err
 		}
+		w.segs = w.segs[:len(w.segs)-1]
 	}
 	_, err := w.token() // }
 	return err
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
+// segment is one step of the path to the value being read: an object's
+// key or an array's index. The path is kept as these, and rendered only
+// for a refusal: a string per level would cost depth² bytes.
+type segment struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// maxKeyInPath bounds how much of a key a refusal quotes.
+const maxKeyInPath = 64
+
+// path renders the segments: keys joined by dots, indexes in brackets; a
+// key that is not a plain name (letters, digits, _ and -) is quoted, and
+// one over maxKeyInPath bytes cut, so a refusal never echoes a long or
+// control-laden key.
+func (w *walker) path() string {
+	var b strings.Builder
+	for i, sg := range w.segs {
+		if !sg.isKey {
+			fmt.Fprintf(&b, "[%d]", sg.index)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(renderKey(sg.key))
 	}
-	return path + "." + key
+	return b.String()
+}
+
+// key is the last key of the path, rendered as path renders it.
+func (w *walker) key() string {
+	for i := len(w.segs) - 1; i >= 0; i-- {
+		if w.segs[i].isKey {
+			return renderKey(w.segs[i].key)
+		}
+	}
+	return ""
+}
+
+func renderKey(k string) string {
+	plain := k != "" && len(k) <= maxKeyInPath && strings.IndexFunc(k, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0
+	if plain {
+		return k
+	}
+	if len(k) > maxKeyInPath {
+		cut := maxKeyInPath
+		for cut > 0 && !utf8.RuneStart(k[cut]) {
+			cut--
+		}
+		return strconv.QuoteToASCII(k[:cut]) + fmt.Sprintf("… (%d bytes)", len(k))
+	}
+	return strconv.QuoteToASCII(k)
+}
+
+// fail is a refusal of the value at the current path.
+func (w *walker) fail(kind Kind, problem string) *Error {
+	return &Error{Kind: kind, Path: w.path(), Key: w.key(), Problem: problem}
 }
 
 // scalar checks a string, number or boolean token against t and its tag.
-func scalar(tok json.Token, t reflect.Type, path string, tg tag) error {
-	bad := &Error{Kind: Type, Path: path, Problem: "must be " + jsonKind(t)}
+func (w *walker) scalar(tok json.Token, t reflect.Type, tg tag) error {
+	bad := func() error { return w.fail(Type, "must be "+jsonKind(t)) }
 	switch t.Kind() {
 	case reflect.String:
 		if _, ok := tok.(string); !ok {
-			return bad
+			return bad()
 		}
 	case reflect.Bool:
 		if _, ok := tok.(bool); !ok {
-			return bad
+			return bad()
 		}
 	case reflect.Float32, reflect.Float64:
 		n, ok := tok.(json.Number)
 		if !ok {
-			return bad
+			return bad()
 		}
 		if f, err := strconv.ParseFloat(string(n), t.Bits()); err != nil || math.IsInf(f, 0) {
-			return &Error{Kind: Range, Path: path, Problem: "is out of range"}
+			return w.fail(Range, "is out of range")
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := tok.(json.Number)
 		if !ok {
-			return bad
+			return bad()
 		}
 		if strings.ContainsAny(string(n), ".eE") {
-			return &Error{Kind: Type, Path: path, Problem: "must be a whole number"}
+			return w.fail(Type, "must be a whole number")
 		}
 		i, err := strconv.ParseInt(string(n), 10, t.Bits())
 		if err != nil {
-			return &Error{Kind: Range, Path: path, Problem: fmt.Sprintf("is out of range (at most %d)", int64(1)<<(t.Bits()-1)-1)}
+			return w.fail(Range, fmt.Sprintf("is out of range (at most %d)", int64(1)<<(t.Bits()-1)-1))
 		}
-		return tg.check(i, path)
+		if p := tg.problem(i); p != "" {
+			return w.fail(Range, p)
+		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := tok.(json.Number)
 		if !ok {
-			return bad
+			return bad()
 		}
 		if _, err := strconv.ParseUint(string(n), 10, t.Bits()); err != nil {
-			return &Error{Kind: Range, Path: path, Problem: "must be a whole number from 0 to " + strconv.FormatUint(1<<t.Bits()-1, 10)}
+			return w.fail(Range, "must be a whole number from 0 to "+strconv.FormatUint(1<<t.Bits()-1, 10))
 		}
 	default:
-		return bad
+		return bad()
 	}
 	return nil
 }
@@ -354,14 +418,15 @@ type tag struct {
 	min, max *int64
 }
 
-func (tg tag) check(i int64, path string) error {
+// problem says why i is out of the tag's range, "" when it is within.
+func (tg tag) problem(i int64) string {
 	switch {
 	case tg.min != nil && *tg.min == 1 && tg.max == nil && i < 1:
-		return &Error{Kind: Range, Path: path, Problem: "must be a positive id"}
+		return "must be a positive id"
 	case tg.min != nil && i < *tg.min, tg.max != nil && i > *tg.max:
-		return &Error{Kind: Range, Path: path, Problem: "must be " + tg.describe()}
+		return "must be " + tg.describe()
 	}
-	return nil
+	return ""
 }
 
 func (tg tag) describe() string {
@@ -435,6 +500,9 @@ func fieldsOf(t reflect.Type) structFields {
 }
 
 func collect(t reflect.Type, out structFields, depth int) {
+	if depth > MaxDepth { // a struct embedding itself through a pointer
+		return
+	}
 	var embedded []reflect.StructField
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)

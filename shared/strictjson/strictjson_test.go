@@ -209,3 +209,53 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// A deep document with long keys costs Check time and memory linear in its
+// size: the path is rendered only for a refusal.
+func TestCheckDeepDocumentWithLongKeys(t *testing.T) {
+	key := `"` + strings.Repeat("k", 100) + `":`
+	doc := `{"entity":{},"x":` + strings.Repeat("{"+key, 9000) + "1" + strings.Repeat("}", 9000) + "}"
+	if err := Check([]byte(doc)); err != nil {
+		t.Fatalf("a deep valid document: %v", err)
+	}
+	var e *Error
+	dup := `{"x":` + strings.Repeat("{"+key, 100) + `{"a":1,"a":2}` + strings.Repeat("}", 101)
+	if err := Check([]byte(dup)); !errors.As(err, &e) || e.Kind != Duplicate || e.Key != "a" || len(e.Error()) > 10000 {
+		t.Errorf("a repeat deep down: %v", err)
+	}
+}
+
+// A key that is long or holds control characters is quoted and cut in a
+// refusal, never echoed.
+func TestRefusalsQuoteAndBoundKeys(t *testing.T) {
+	var d doc
+	tests := []struct{ key, want string }{
+		{strings.Repeat("x", 70000), `… (70000 bytes)`},
+		{"a\u001b[31m", `"a\x1b[31m"`},
+		{"a.b", `"a.b"`},
+	}
+	for _, tt := range tests {
+		b, _ := json.Marshal(map[string]int{tt.key: 1})
+		err := Decode(b, &d)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Unknown || !strings.Contains(e.Path, tt.want) || len(e.Error()) > 200 || strings.ContainsRune(e.Error(), 0x1b) {
+			t.Errorf("key %.20q: %v", tt.key, err)
+		}
+	}
+}
+
+// FuzzCheck: Check never panics, and what it accepts encoding/json reads.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `[{"k":[{"k":1,"k":1}]}]`, `{"a":{"b":[1,2,{"c":null}]}}`, "{\"\xff\":1}", `1 2`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if Check(b) != nil {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("Check accepted what encoding/json refuses: %v", err)
+		}
+	})
+}
