@@ -52,7 +52,7 @@ func (ci *CountryInput) UnmarshalJSON(b []byte) error {
 type accountFields struct {
 	common
 	AccountID          int64          `json:"account_id" strict:"id"`
-	Name               *string        `json:"name"`
+	Name               *string        `json:"name" text:"name"`
 	Countries          []CountryInput `json:"countries"`
 	ReviewIntervalDays *int           `json:"review_interval_days" strict:"min=0,max=3650"`
 	FourEyes           *[]string      `json:"four_eyes"`

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -304,10 +305,41 @@ func (c *call) readCommon() error {
 }
 
 // decode reads the command's own fields into p (a struct embedding common),
-// strictly: see strictjson.Decode. Every refusal names its field.
+// strictly: see strictjson.Decode; then holds every field tagged
+// `text:"<kind>"` to freetext's rule for that kind, so that text is refused
+// before the command reads anything. Every refusal names its field.
 func decode(c *call, p any) error {
 	if err := strictjson.Decode(c.doc, p); err != nil {
 		return c.refusal(err)
+	}
+	return checkTexts(p)
+}
+
+// checkTexts applies freetext's rule to p's tagged string fields (blank is
+// the command's to refuse where it must not be).
+func checkTexts(p any) error {
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		tag := f.Tag.Get("text")
+		if tag == "" {
+			continue
+		}
+		kind, ok := freetext.Named(tag)
+		if !ok {
+			panic(fmt.Sprintf("admin: field %s: no text kind %q", f.Name, tag)) // a programming error, found by the hostile test
+		}
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if err := freetext.Check(name, fv.String(), kind, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -196,7 +196,7 @@ func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		common
 		AccountID int64  `json:"account_id" strict:"id"`
-		ActionID  string `json:"action_id"`
+		ActionID  string `json:"action_id" text:"action id"`
 	}
 	if err := decode(c, &p); err != nil {
 		return nil, err

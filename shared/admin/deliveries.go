@@ -17,13 +17,13 @@ type deliveryFields struct {
 	common
 	AccountID  int64  `json:"account_id" strict:"id"`
 	OperatorID int64  `json:"operator_id" strict:"id"`
-	DeliveryID string `json:"delivery_id"`
+	DeliveryID string `json:"delivery_id" text:"token"`
 	EndpointID int64  `json:"endpoint_id" strict:"id"`
 	ReviewID   int64  `json:"review_id" strict:"id"`
 	EventType  string `json:"event_type"`
 	Status     string `json:"status"`
 	Limit      int    `json:"limit" strict:"min=1,max=1000"`
-	Reason     string `json:"reason"`
+	Reason     string `json:"reason" text:"reason"`
 	// CreatedFrom and CreatedBefore bound a listing by when the attempts
 	// were created (RFC 3339; from included, before excluded).
 	CreatedFrom   string `json:"created_from"`

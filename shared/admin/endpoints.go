@@ -22,7 +22,7 @@ type endpointFields struct {
 	URL         *string   `json:"url"`
 	Events      *[]string `json:"events"`
 	Active      *bool     `json:"active"`
-	Description *string   `json:"description"`
+	Description *string   `json:"description" text:"description"`
 	Overlap     string    `json:"overlap"`
 }
 

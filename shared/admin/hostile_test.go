@@ -153,6 +153,16 @@ func TestHostileAdminDocuments(t *testing.T) {
 			}
 		})
 	}
+	// Text is refused before anything is read: an account that does not
+	// exist is not even looked up.
+	for _, doc := range []string{
+		`{"command": "key.create", "actor": "a", "account_id": 99999999, "permissions": ["entity.view"], "description": "a\u001bb"}`,
+		`{"command": "endpoint.update", "actor": "a", "account_id": 99999999, "endpoint_id": 1, "description": "a\u2028b"}`,
+		`{"command": "operator.update", "actor": "a", "account_id": 99999999, "operator_id": 1, "name": "a\u202eb"}`,
+		`{"command": "delivery.redeliver", "actor": "a", "account_id": 99999999, "delivery_id": "d", "reason": "` + strings.Repeat("r", 1001) + `"}`,
+	} {
+		refused(t, doc, "", "")
+	}
 	if after := w.items(); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("hostile documents changed the tables: %v, then %v", before, after)
 	}

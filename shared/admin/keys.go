@@ -21,9 +21,9 @@ const MaxKeyOverlap = 7 * 24 * time.Hour
 type keyFields struct {
 	common
 	AccountID   int64    `json:"account_id" strict:"id"`
-	KeyID       string   `json:"key_id"`
+	KeyID       string   `json:"key_id" text:"token"`
 	Permissions []string `json:"permissions"`
-	Description string   `json:"description"`
+	Description string   `json:"description" text:"description"`
 	Overlap     string   `json:"overlap"`
 }
 

@@ -12,7 +12,7 @@ type operatorFields struct {
 	common
 	AccountID   int64     `json:"account_id" strict:"id"`
 	OperatorID  int64     `json:"operator_id" strict:"id"`
-	Name        *string   `json:"name"`
+	Name        *string   `json:"name" text:"name"`
 	Permissions *[]string `json:"permissions"`
 }
 

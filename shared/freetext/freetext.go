@@ -53,6 +53,17 @@ func Kinds() []Kind {
 	return []Kind{Name, Actor, ActionID, Reason, Description, Summary, LegalName, Token}
 }
 
+// Named is the kind of the name given ("reason", "action id"), as struct
+// tags name it.
+func Named(name string) (Kind, bool) {
+	for _, k := range Kinds() {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
 // Problem says why v cannot be text of kind k ("" when it can), as a phrase
 // that follows the field's name.
 func Problem(v string, k Kind) string {
