@@ -170,7 +170,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 	}
 	changed := changedCountries(listed, existing)
 	if len(changed) == 0 && sameAccount(read, a) {
-		if err := h.unusedActionID(ctx, c, a.ID); err != nil {
+		if err := domain.ActionIDUnused(ctx, h.Store, a.ID, c.ActionID); err != nil {
 			return nil, err
 		}
 		return changeAnswer("account", viewAccount(read, existing), false), nil
@@ -208,21 +208,6 @@ func changedCountries(listed, existing []domain.CountryConfig) []domain.CountryC
 		out = append(out, cfg)
 	}
 	return out
-}
-
-// unusedActionID refuses, as a write would (domain.ErrDuplicateAction, a
-// Conflict), an action id that named an earlier change, for a command
-// that writes nothing because nothing changes: a repeat answers the same
-// whether or not its first try changed something.
-func (h *Handler) unusedActionID(ctx context.Context, c *call, accountID int64) error {
-	_, err := h.Store.AuditRecord(ctx, accountID, c.ActionID)
-	switch {
-	case err == nil:
-		return domain.ErrDuplicateAction
-	case domain.ErrorCode(err) == domain.ECodeNotFound:
-		return nil
-	}
-	return err
 }
 
 // applyAccountFields validates and sets the name and review policies given.

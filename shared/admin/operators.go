@@ -110,7 +110,7 @@ func (h *Handler) changeOperator(ctx context.Context, c *call, action domain.Act
 		return nil, err
 	}
 	if sameOperator(read, op) {
-		if err := h.unusedActionID(ctx, c, p.AccountID); err != nil {
+		if err := domain.ActionIDUnused(ctx, h.Store, p.AccountID, c.ActionID); err != nil {
 			return nil, err
 		}
 		return changeAnswer("operator", viewOperator(read), false), nil

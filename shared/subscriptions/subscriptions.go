@@ -234,7 +234,9 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 		return domain.Endpoint{}, false, err
 	}
 	if same != nil && same(before, e) {
-		if err := s.unusedActionID(ctx, a); err != nil {
+		if err := domain.ActionIDUnused(ctx, s.Store, a.AccountID, a.ActionID); errors.Is(err, domain.ErrDuplicateAction) {
+			return domain.Endpoint{}, false, usedActionID(a)
+		} else if err != nil {
 			return domain.Endpoint{}, false, err
 		}
 		return before, false, nil
@@ -251,19 +253,6 @@ func (s *Service) change(ctx context.Context, a Actor, id int64, action domain.A
 		return domain.Endpoint{}, false, err
 	}
 	return out, true, nil
-}
-
-// unusedActionID refuses, as a change would, an action id that named an
-// earlier change, for a change that writes nothing.
-func (s *Service) unusedActionID(ctx context.Context, a Actor) error {
-	_, err := s.Store.AuditRecord(ctx, a.AccountID, a.ActionID)
-	switch {
-	case err == nil:
-		return usedActionID(a)
-	case domain.ErrorCode(err) == domain.ECodeNotFound:
-		return nil
-	}
-	return err
 }
 
 // sameSettings reports whether an update left what it may change (URL,
