@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/subscriptions"
 )
 
@@ -46,11 +45,6 @@ func (h *Handler) endpointCall(ctx context.Context, c *call, needID bool, allowe
 	}
 	if needID && p.EndpointID <= 0 {
 		return p, domain.Actor{}, domain.Invalid("endpoint_id", "is required")
-	}
-	if p.Description != nil {
-		if err := freetext.Check("description", *p.Description, freetext.Description, false); err != nil {
-			return p, domain.Actor{}, err
-		}
 	}
 	return p, c.actor(p.AccountID, p.OperatorID), nil
 }

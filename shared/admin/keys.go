@@ -39,9 +39,6 @@ func (h *Handler) keyCreate(ctx context.Context, c *call) (any, error) {
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
 	}
-	if err := freetext.Check("description", p.Description, freetext.Description, false); err != nil {
-		return nil, err
-	}
 	key, rec, err := auth.NewKey(p.AccountID, trimAll(p.Permissions), c.now)
 	if err != nil {
 		return nil, err
