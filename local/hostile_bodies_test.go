@@ -58,6 +58,9 @@ func (f *hostileFixture) createCases() []hostileCase {
 		{"legal name as number", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": 5}}`, 422, "legal_name"},
 		{"legal name as object", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": {}}}`, 422, "legal_name"},
 		{"legal name of 301 characters", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": "` + strings.Repeat("n", 301) + `"}}`, 422, "legal_name"},
+		{"legal name with an escape", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": "Acme\u001b[31m"}}`, 422, "legal_name"},
+		{"legal name with a line break", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": "Acme\nLtd"}}`, 422, "legal_name"},
+		{"legal name with a bidi override", `{"entity": {"registration_number": "7001234560", "country_code": "SA", "legal_name": "Acme\u202eLtd"}}`, 422, "legal_name"},
 		// Duplicate keys: a body that says two things is refused, whichever
 		// comes last (the decoder alone would let the last one win).
 		{"duplicate number", `{"entity": {"registration_number": "7001234560", "registration_number": "bad", "country_code": "SA"}}`, 400, ""},

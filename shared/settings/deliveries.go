@@ -196,11 +196,11 @@ func (h *handler) redeliver(c *call) {
 		return
 	}
 	form := redeliverForm{Reason: strings.TrimSpace(c.r.PostForm.Get("reason")), ActionID: c.actionID}
-	switch {
+	switch problem := freetext.Problem(form.Reason, freetext.Reason); {
 	case form.Reason == "":
 		form.Errors = map[string][]string{"reason": {"is required: say why the delivery is made again"}}
-	case freetext.Problem(form.Reason, freetext.Reason) != "":
-		form.Errors = map[string][]string{"reason": {freetext.Problem(form.Reason, freetext.Reason)}}
+	case problem != "":
+		form.Errors = map[string][]string{"reason": {problem}}
 	}
 	if form.Errors != nil {
 		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)
