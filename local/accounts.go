@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/admin"
@@ -59,10 +60,26 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	disable := c.fs.String("disable-countries", "", "update: codes to disable, comma-separated")
 	interval := countFlag(c.fs, "review-interval-days", 0, "create, update: days between periodic reviews (0: none; left out: unchanged, or none on create)")
 	fourEyes := c.fs.String("four-eyes", "\x00", "create, update: actions needing a second operator, comma-separated (empty: none)")
+	declared := c.fs.String("declared-decisions", "", "create, update: true to accept decisions not signed with a passkey (default false)")
+	sla := c.fs.String("sla-days", "\x00", "create, update: days a review may stay active per purpose, e.g. initial=5,periodic=10 (empty: none)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
 	doc := map[string]any{"command": "account." + sub}
+	if *declared != "" {
+		b, err := strconv.ParseBool(*declared)
+		if err != nil {
+			return usageError{"--declared-decisions must be true or false, not " + strconv.Quote(*declared)}
+		}
+		doc["declared_decisions"] = b
+	}
+	if *sla != "\x00" {
+		days, err := parseSLADays(*sla)
+		if err != nil {
+			return err
+		}
+		doc["sla_days"] = days
+	}
 	if *name != "" {
 		doc["name"] = *name
 	}
@@ -276,4 +293,19 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseSLADays reads --sla-days: purpose=days pairs, comma-separated; the
+// admin command checks the purposes and the ranges.
+func parseSLADays(s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, pair := range splitList(s) {
+		k, v, ok := strings.Cut(pair, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || err != nil {
+			return nil, usageError{"--sla-days takes purpose=days pairs, e.g. initial=5,periodic=10, not " + strconv.Quote(pair)}
+		}
+		out[strings.TrimSpace(k)] = n
+	}
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,6 +57,10 @@ type accountFields struct {
 	Countries          []CountryInput `json:"countries"`
 	ReviewIntervalDays *int           `json:"review_interval_days" strict:"min=0,max=3650"`
 	FourEyes           *[]string      `json:"four_eyes"`
+	DeclaredDecisions  *bool          `json:"declared_decisions"`
+	// SLADays: days a review of each purpose may stay active before the
+	// queue tags it late ({} clears them).
+	SLADays *map[string]int `json:"sla_days"`
 }
 
 func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
@@ -189,7 +194,8 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 // review policies as they were.
 func sameAccount(a, b domain.Account) bool {
 	return a.Name == b.Name && a.Settings.ReviewIntervalDays == b.Settings.ReviewIntervalDays &&
-		sameSet(a.Settings.FourEyes, b.Settings.FourEyes)
+		sameSet(a.Settings.FourEyes, b.Settings.FourEyes) && a.Settings.DeclaredDecisions == b.Settings.DeclaredDecisions &&
+		maps.Equal(a.Settings.SLADays, b.Settings.SLADays)
 }
 
 // changedCountries are the configurations listed that differ from the
@@ -235,7 +241,48 @@ func applyAccountFields(a *domain.Account, p accountFields) error {
 		slices.Sort(list)
 		a.Settings.FourEyes = list
 	}
+	if p.DeclaredDecisions != nil {
+		a.Settings.DeclaredDecisions = *p.DeclaredDecisions
+	}
+	if p.SLADays != nil {
+		sla, err := slaDays(*p.SLADays)
+		if err != nil {
+			return err
+		}
+		a.Settings.SLADays = sla
+	}
 	return nil
+}
+
+// maxSLADays bounds a purpose's SLA: a year is already no deadline.
+const maxSLADays = 365
+
+// slaDays reads the SLA days per review purpose: each a purpose the
+// service knows, 1 to 365 days.
+func slaDays(in map[string]int) (map[domain.ReviewPurpose]int, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := map[domain.ReviewPurpose]int{}
+	for k, days := range in {
+		p := domain.ReviewPurpose(k)
+		if !slices.Contains(domain.ReviewPurposes(), p) {
+			return nil, domain.Invalid("sla_days", fmt.Sprintf("%s is not a review purpose; use %s", logging.Quoted(k), purposeList()))
+		}
+		if days < 1 || days > maxSLADays {
+			return nil, domain.Invalid("sla_days", fmt.Sprintf("%s must be 1 to %d days, not %d", k, maxSLADays, days))
+		}
+		out[p] = days
+	}
+	return out, nil
+}
+
+func purposeList() string {
+	var out []string
+	for _, p := range domain.ReviewPurposes() {
+		out = append(out, string(p))
+	}
+	return strings.Join(out, ", ")
 }
 
 func fourEyesActions() []string {
@@ -309,7 +356,8 @@ func checkRule(code, pattern, message string) error {
 
 // accountSnapshot is an account in the audit trail.
 func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
-	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes}
+	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes,
+		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays}
 	if a.ID != 0 {
 		m["account_id"] = a.ID
 	}

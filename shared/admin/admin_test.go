@@ -142,6 +142,19 @@ func TestFirstDayCommands(t *testing.T) {
 	if a, _ := w.st.Account(context.Background(), id); len(a.Settings.FourEyes) != 0 || a.Settings.ReviewIntervalDays != 365 {
 		t.Errorf("settings after update: %+v", a.Settings)
 	}
+	if a, _ := w.st.Account(context.Background(), id); a.Settings.DeclaredDecisions {
+		t.Errorf("a new account accepts declared decisions: %+v", a.Settings)
+	}
+
+	// Declared decisions and SLA days: set, shown, and cleared.
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": true, "sla_days": {"initial": 5, "periodic": 10}}`, actor, id)), "account")
+	if upd["declared_decisions"] != true || fmt.Sprint(upd["sla_days"]) != "map[initial:5 periodic:10]" {
+		t.Errorf("after setting declared decisions and SLA days: %v", upd)
+	}
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": false, "sla_days": {}}`, actor, id)), "account")
+	if upd["declared_decisions"] != false || fmt.Sprint(upd["sla_days"]) != "map[]" {
+		t.Errorf("after clearing declared decisions and SLA days: %v", upd)
+	}
 
 	// A key: in clear once, stored as its hash, accepted by the authorizer.
 	kc := w.must(fmt.Sprintf(`{"command": "key.create", %s, "account_id": %d, "permissions": ["entity.view", "entity.review.view"], "description": "nightly sync"}`, actor, id))
@@ -215,7 +228,7 @@ func TestFirstDayCommands(t *testing.T) {
 	// Every change is in the account's trail with the actor and request
 	// id; no key or secret in clear is.
 	trail, _ := w.must(fmt.Sprintf(`{"command": "audit.list", %s, "account_id": %d}`, actor, id))["audit"].([]any)
-	wantActions := []string{"account.create", "account.update", "key.create", "key.rotate", "key.revoke", "operator.create", "operator.update",
+	wantActions := []string{"account.create", "account.update", "account.update", "account.update", "key.create", "key.rotate", "key.revoke", "operator.create", "operator.update",
 		"webhook_endpoint.create", "webhook_endpoint.update", "webhook_endpoint.rotate_secret", "webhook_endpoint.delete", "operator.disable"}
 	if len(trail) != len(wantActions) {
 		t.Fatalf("audit has %d records, want %d: %v", len(trail), len(wantActions), trail)
@@ -271,6 +284,9 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		{"rule without message", `{"command": "account.create", ` + actor + `, "name": "X", "countries": [{"code": "AE", "registration_pattern": "^A$"}]}`, "InvalidRequest", ""},
 		{"country of wrong type", `{"command": "account.create", ` + actor + `, "name": "X", "countries": [682]}`, "InvalidRequest", ""},
 		{"interval out of range", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "review_interval_days": -1}`, actor, acct), "InvalidRequest", ""},
+		{"SLA purpose unknown", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "sla_days": {"urgent": 2}}`, actor, acct), "InvalidRequest", ""},
+		{"SLA days out of range", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "sla_days": {"initial": 0}}`, actor, acct), "InvalidRequest", ""},
+		{"declared decisions of wrong type", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": "yes"}`, actor, acct), "InvalidRequest", ""},
 		{"four-eyes action unknown", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "four_eyes": ["approve_all"]}`, actor, acct), "InvalidRequest", ""},
 		{"account id of wrong type", `{"command": "account.get", ` + actor + `, "account_id": "1"}`, "InvalidRequest", ""},
 		{"account that does not exist", `{"command": "account.get", ` + actor + `, "account_id": 99999999}`, "NotFound", ""},

@@ -34,6 +34,9 @@ type AccountView struct {
 	Name               string        `json:"name"`
 	ReviewIntervalDays int           `json:"review_interval_days"`
 	FourEyes           []string      `json:"four_eyes"`
+	// DeclaredDecisions: whether unsigned decisions are accepted.
+	DeclaredDecisions bool                         `json:"declared_decisions"`
+	SLADays           map[domain.ReviewPurpose]int `json:"sla_days"`
 	Countries          []CountryView `json:"countries,omitempty"`
 	CreatedAt          string        `json:"created_at"`
 }
@@ -51,7 +54,10 @@ type CountryView struct {
 
 func viewAccount(a domain.Account, countries []domain.CountryConfig) AccountView {
 	v := AccountView{ID: a.ID, Name: a.Name, ReviewIntervalDays: a.Settings.ReviewIntervalDays, FourEyes: a.Settings.FourEyes,
-		CreatedAt: domain.FormatTime(a.CreatedAt)}
+		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: a.Settings.SLADays, CreatedAt: domain.FormatTime(a.CreatedAt)}
+	if v.SLADays == nil {
+		v.SLADays = map[domain.ReviewPurpose]int{}
+	}
 	if v.FourEyes == nil {
 		v.FourEyes = []string{}
 	}

@@ -31,6 +31,7 @@ func statuses() map[string]int {
 		// Refusals of operator decisions: the request clashes with the state.
 		domain.ECodeIllegalTransition:      http.StatusConflict,
 		domain.ECodeSecondApproverRequired: http.StatusConflict,
+		domain.ECodeSignatureRequired:      http.StatusForbidden,
 		// The decision named a view of the dossier that is no longer current.
 		domain.ECodeStaleView: http.StatusPreconditionFailed,
 	}

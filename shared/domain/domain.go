@@ -275,6 +275,16 @@ type AccountSettings struct {
 	// ReviewIntervalDays is how often an entity under monitoring gets a
 	// periodic review; 0 means never.
 	ReviewIntervalDays int
+	// DeclaredDecisions says whether the account accepts decisions that
+	// are not signed with an operator's passkey, whose operator is only
+	// declared by whoever started them (an execution typed in the AWS
+	// console, the command line). False by default: every decision must be
+	// signed. A four-eyes second approval is never accepted unsigned.
+	DeclaredDecisions bool
+	// SLADays is, per review purpose, how many days a review may stay
+	// active before the queue tags it late; a purpose not listed has no
+	// due date.
+	SLADays map[ReviewPurpose]int
 }
 
 // FourEyesApproveHighRisk in AccountSettings.FourEyes requires a second

@@ -39,6 +39,11 @@ const (
 	// ECodeStaleView: the decision named the dossier's ETag the operator
 	// saw (seen), and the dossier has changed since.
 	ECodeStaleView = "stale_view"
+	// ECodeSignatureRequired: the decision (or its second approval) carries
+	// no valid passkey signature where one is required: unsigned where the
+	// account does not accept declared decisions, a four-eyes approval that
+	// is not signed, or a signature that does not verify.
+	ECodeSignatureRequired = "signature_required"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,
@@ -119,6 +124,7 @@ const (
 	FailIllegalTransition = "IllegalTransition"
 	FailSecondApprover    = "SecondApproverRequired"
 	FailStaleView         = "StaleView"
+	FailSignatureRequired = "SignatureRequired"
 )
 
 // FailureName is the failure name of a coded error, or "" for a fault
@@ -140,6 +146,8 @@ func FailureName(err error) string {
 		return FailSecondApprover
 	case ECodeStaleView:
 		return FailStaleView
+	case ECodeSignatureRequired:
+		return FailSignatureRequired
 	}
 	return ""
 }

@@ -54,18 +54,14 @@ func (s *Store) UpdateAccount(ctx context.Context, a domain.Account, countries [
 
 func (s *Store) updateAccountTx(ctx context.Context, a domain.Account, countries []domain.CountryConfig, audit domain.AuditRecord) error {
 	u := s.table(schema.Accounts).Update("account_id", a.ID).Range("sk", skAccount).
-		Set("name", a.Name).Set("review_interval_days", a.Settings.ReviewIntervalDays).Set("version", a.Version+1).
+		Set("name", a.Name).Set("version", a.Version+1).
 		If("attribute_exists(account_id)")
 	if a.Version == 0 {
 		u.If("attribute_not_exists(version) OR version = ?", int64(0))
 	} else {
 		u.If("version = ?", a.Version)
 	}
-	if len(a.Settings.FourEyes) > 0 {
-		u.SetSet("four_eyes", a.Settings.FourEyes)
-	} else {
-		u.Remove("four_eyes")
-	}
+	setPolicies(u, a.Settings)
 	return s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
 		tx.Update(u)
 		for _, c := range countries {

@@ -35,6 +35,8 @@ type accountItem struct {
 	// Review policies.
 	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
 	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
+	DeclaredDecisions  bool           `dynamo:"declared_decisions,omitempty"`
+	SLADays            map[string]int `dynamo:"sla_days,omitempty"`
 	// Version moves with every change of the name, the policies or the
 	// countries (account_update.go); absent (items from before it) is 0.
 	// Creates never move it.
@@ -84,7 +86,8 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	}
 	a.ID = id
 	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},
-		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays}
+		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays,
+		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: slaItem(a.Settings.SLADays)}
 	if audit != nil {
 		a := *audit
 		a.AccountID = id
@@ -144,7 +147,47 @@ func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
 
 func (it accountItem) account() domain.Account {
 	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt),
-		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays}, Version: it.Version}
+		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays,
+			DeclaredDecisions: it.DeclaredDecisions, SLADays: slaDomain(it.SLADays)}, Version: it.Version}
+}
+
+func slaItem(m map[domain.ReviewPurpose]int) map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[string(k)] = v
+	}
+	return out
+}
+
+func slaDomain(m map[string]int) map[domain.ReviewPurpose]int {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[domain.ReviewPurpose]int, len(m))
+	for k, v := range m {
+		out[domain.ReviewPurpose(k)] = v
+	}
+	return out
+}
+
+// setPolicies sets an account item's review policies on an update: the
+// ones kept as sets or maps are removed when empty, as DynamoDB keeps no
+// empty set.
+func setPolicies(u *dynamo.Update, set domain.AccountSettings) {
+	u.Set("review_interval_days", set.ReviewIntervalDays).Set("declared_decisions", set.DeclaredDecisions)
+	if len(set.FourEyes) > 0 {
+		u.SetSet("four_eyes", set.FourEyes)
+	} else {
+		u.Remove("four_eyes")
+	}
+	if len(set.SLADays) > 0 {
+		u.Set("sla_days", slaItem(set.SLADays))
+	} else {
+		u.Remove("sla_days")
+	}
 }
 
 // PutAccountSettings replaces an account's review policies (seed data and
@@ -152,12 +195,8 @@ func (it accountItem) account() domain.Account {
 // before it is refused.
 func (s *Store) PutAccountSettings(ctx context.Context, accountID int64, set domain.AccountSettings) error {
 	u := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
-		Set("review_interval_days", set.ReviewIntervalDays).Add("version", 1).If("attribute_exists(account_id)")
-	if len(set.FourEyes) > 0 {
-		u.SetSet("four_eyes", set.FourEyes)
-	} else {
-		u.Remove("four_eyes")
-	}
+		Add("version", 1).If("attribute_exists(account_id)")
+	setPolicies(u, set)
 	err := u.Run(ctx)
 	if isCondFailed(err) {
 		return domain.Errorf(domain.ECodeNotFound, "Account not found.")
