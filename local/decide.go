@@ -50,7 +50,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 	website := fs.String("website-url", "\x00", "update-profile: website URL (empty clears)")
 	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
-	second := idFlag(fs, "second-approver", "the second operator, where the account requires four eyes (with --workflow, left out: the second operator refuses)")
+	second := idFlag(fs, "second-approver", "a declared second operator, where the account requires four eyes: always refused (SignatureRequired), since a second approval must be signed in the console; left out with --workflow: the second operator refuses")
 	seen := fs.String("seen", "", "the ETag of the entity's dossier (GET /api/v1/entities/{id}.md) the decision is taken on: refused with StaleView if it changed since")
 	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
 	wait := durationFlag(fs, "wait", time.Minute, "with --stage: how long to wait for the execution's result")
@@ -77,8 +77,14 @@ func cmdDecide(ctx context.Context, args []string) error {
 	req := decisions.Request{
 		Action: action, AccountID: *account, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
 		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
-		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary), SecondApproverID: *second,
+		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary),
 		Seen: *seen,
+	}
+	// A declared second approver reaches Apply as the workflow's approval
+	// answer would: beside the request, never in it (and is refused there).
+	var approval json.RawMessage
+	if *second != 0 {
+		approval, _ = json.Marshal(decisions.Approval{SecondApproverID: *second})
 	}
 	// The request's own rules (fields the action takes, its reason, text
 	// limits) before anything is read or the workflow runner started; the
@@ -113,7 +119,7 @@ func cmdDecide(ctx context.Context, args []string) error {
 		return err
 	}
 	if *workflow {
-		res, err := runWorkflow(ctx, decide, req, *second)
+		res, err := runWorkflow(ctx, decide, req, approval)
 		if err != nil {
 			return err
 		}
@@ -131,15 +137,10 @@ func cmdDecide(ctx context.Context, args []string) error {
 	if err != nil {
 		return taskError(err)
 	}
-	if v.RequiresSecondApproval && req.SecondApproverID == 0 {
-		return errors.New(domain.FailSecondApprover + ": this account requires a second approver: add --second-approver OPERATOR_ID")
+	if v.RequiresSecondApproval && approval == nil {
+		return errors.New(domain.FailSecondApprover + ": this account requires a second operator, who approves with their passkey in the console")
 	}
-	// The second approver reaches Apply as the workflow's approval answer
-	// does: beside the request, never in it.
-	apply := decisions.TaskInput{Phase: decisions.PhaseApply, Request: req}
-	if req.SecondApproverID != 0 {
-		apply.Approval, _ = json.Marshal(decisions.Approval{SecondApproverID: req.SecondApproverID})
-	}
+	apply := decisions.TaskInput{Phase: decisions.PhaseApply, Request: req, Approval: approval}
 	out, err := decide(ctx, decisions.Document(apply))
 	if err != nil {
 		return taskError(err)
@@ -234,15 +235,23 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 	for _, l := range out.Trail {
 		printLine(l)
 	}
-	trail := out.Trail
-	out.Trail = nil // printed above
+	trail, sigs := out.Trail, out.Signatures
+	out.Trail, out.Signatures = nil, nil // printed apart
 	printLine(out)
-	out.Trail = trail
+	out.Trail, out.Signatures = trail, sigs
 	fmt.Printf("head of entity %d's chain: seq %d hash %s\n", entity, out.Head.Seq, out.Head.Hash)
 	if out.Broken != nil {
 		return errors.New(out.Broken.Message)
 	}
 	fmt.Printf("the chain holds: %d records\n", out.Records)
+	for _, s := range sigs {
+		if !s.Verified {
+			return fmt.Errorf("signature of %s (%s, operator %d) does not verify: %s", s.ActionID, s.Role, s.OperatorID, s.Problem)
+		}
+	}
+	if len(sigs) > 0 {
+		fmt.Printf("every signature verifies: %d, against the public keys the account's chain recorded\n", len(sigs))
+	}
 	return nil
 }
 

@@ -310,22 +310,22 @@ func TestDecideRefusesTheRequestBeforeTheRunner(t *testing.T) {
 
 // TestRunnerArgs: what runExecution passes run.mjs is given inline
 // (--name=value), so a value starting with '-' reaches it as a value; a
-// negative second approver is refused before node starts.
+// approval answer that is not JSON is refused before node starts.
 func TestRunnerArgs(t *testing.T) {
-	args, err := runnerArgs(execution{LambdaEndpoint: "http://127.0.0.1:1", Name: "-x", Input: []byte(`{"a":1}`), SecondApprover: 12})
-	want := []string{"--lambda-endpoint=http://127.0.0.1:1", "--name=-x", `--input={"a":1}`, "--second-approver=12"}
+	args, err := runnerArgs(execution{LambdaEndpoint: "http://127.0.0.1:1", Name: "-x", Input: []byte(`{"a":1}`), Approval: []byte(`{"signature":{}}`)})
+	want := []string{"--lambda-endpoint=http://127.0.0.1:1", "--name=-x", `--input={"a":1}`, `--approval={"signature":{}}`}
 	if err != nil || !slices.Equal(args, want) {
 		t.Errorf("runnerArgs = %q, %v; want %q", args, err, want)
 	}
-	if args, _ := runnerArgs(execution{LambdaEndpoint: "u", Name: "n", ApprovalEndpoint: "http://a", SecondApprover: 12}); !slices.Equal(args, []string{"--lambda-endpoint=u", "--name=n", "--approval-endpoint=http://a"}) {
+	if args, _ := runnerArgs(execution{LambdaEndpoint: "u", Name: "n", ApprovalEndpoint: "http://a", Approval: []byte(`{}`)}); !slices.Equal(args, []string{"--lambda-endpoint=u", "--name=n", "--approval-endpoint=http://a"}) {
 		t.Errorf("with an approval endpoint: %q", args)
 	}
 	marker := fakeNode(t)
-	if _, err := runExecution(context.Background(), execution{LambdaEndpoint: "u", Name: "n", SecondApprover: -5}); err == nil || !strings.Contains(err.Error(), "positive operator id") {
-		t.Errorf("second approver -5: %v", err)
+	if _, err := runExecution(context.Background(), execution{LambdaEndpoint: "u", Name: "n", Approval: []byte(`{"signature":`)}); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("an approval that is not JSON: %v", err)
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("node was started for second approver -5")
+		t.Errorf("node was started for an approval that is not JSON")
 	}
 }
 
@@ -346,7 +346,7 @@ func TestWorkflowRunsNamesStartingWithADash(t *testing.T) {
 	}
 	acct := mustAccount(t, e, "Dashes", "SA")
 	res, err := runWorkflow(ctx, decide, decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: domain.ScopedID(acct, 999),
-		OperatorID: domain.ScopedID(acct, 1), ActionID: "-dash-first"}, 7)
+		OperatorID: domain.ScopedID(acct, 1), ActionID: "-dash-first"}, json.RawMessage(`{"second_approver_id":7}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ const usage = `usage: go run ./local <command> [flags]
 commands:
   up [--seed demo|none] [--entities N] [--port P]   start the stack, create the tables, seed, serve the API
   account create --name NAME --countries SA[,AE...] [--review-interval-days N] [--four-eyes A,..]
+                 [--declared-decisions true|false] [--sla-days initial=5,periodic=10]
                                                      print the new account id
   account list                                       print "<id>\t<name>" per account
   account get|update --id ID [--name N] [--countries SA,..] [--disable-countries AE,..] [--review-interval-days N] [--four-eyes A,..]
@@ -51,6 +52,8 @@ commands:
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
   portal link --operator ID [--account ID]           print a sign-in link to the settings area for the operator
                                                      (single use, 15 minutes; a secret: hand it to that person alone)
+  passkey list --operator ID [--account ID]          the operator's passkeys, one JSON line each (never a key)
+  passkey revoke --operator ID --credential ID       revoke one (the last too: the operator enrols again by a new link)
   receiver --port P --secret S [--secret S2] [--tolerance D]
                                                      listen on 127.0.0.1:P; print each verified webhook event as a JSON line
   sim webhook --reference REF --outcome clear|hit|needs_review [--url URL] [--id ID]
@@ -120,6 +123,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdDeliveries(ctx, sub, rest[1:])
 	case cmd == "portal" && sub != "":
 		return cmdPortal(ctx, sub, rest[1:])
+	case cmd == "passkey" && sub != "":
+		return cmdPasskey(ctx, sub, rest[1:])
 	case cmd == "stage-api":
 		return cmdStageAPI(ctx, rest)
 	case cmd == "receiver":

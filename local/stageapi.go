@@ -48,6 +48,18 @@ type stageAPI struct {
 	mu        sync.Mutex
 	execs     map[string]*stageExecution // by ARN
 	approvals map[string]chan approvalAnswer
+	// early are answers given before run.mjs waited for them, by token.
+	early map[string]approvalAnswer
+}
+
+// running reports whether an execution of this name runs (s.mu held).
+func (s *stageAPI) running(name string) bool {
+	for _, x := range s.execs {
+		if x.name == name && x.result == nil && x.runErr == nil {
+			return true
+		}
+	}
+	return false
 }
 
 type stageExecution struct {
@@ -64,7 +76,7 @@ type approvalAnswer struct {
 }
 
 func newStageAPI(ctx context.Context, admin boot.AdminHandler, decision boot.DecisionHandler) *stageAPI {
-	return &stageAPI{ctx: ctx, admin: admin, decision: decision, execs: map[string]*stageExecution{}, approvals: map[string]chan approvalAnswer{}}
+	return &stageAPI{ctx: ctx, admin: admin, decision: decision, execs: map[string]*stageExecution{}, approvals: map[string]chan approvalAnswer{}, early: map[string]approvalAnswer{}}
 }
 
 // Handler routes the Lambda Invoke API by path and the Step Functions API
@@ -190,12 +202,10 @@ func (s *stageAPI) describe(w http.ResponseWriter, arn string) {
 // awaitApproval holds an execution's approval task until SendTaskSuccess
 // or SendTaskFailure names its token.
 func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
-	// The message the workflow publishes (decision.asl.json's
-	// AwaitSecondApproval).
+	// What run.mjs sends once the await task has recorded the wait.
 	var msg struct {
-		TaskToken string          `json:"task_token"`
-		Execution string          `json:"execution"`
-		Request   json.RawMessage `json:"request"`
+		TaskToken string `json:"task_token"`
+		Execution string `json:"execution"`
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxStageRequest+1))
 	if err != nil || len(body) > maxStageRequest || strictjson.Decode(body, &msg) != nil || msg.TaskToken == "" {
@@ -204,6 +214,11 @@ func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	ch := make(chan approvalAnswer, 1)
 	s.mu.Lock()
+	if a, ok := s.early[msg.TaskToken]; ok {
+		// Answered between the wait being recorded and this call.
+		delete(s.early, msg.TaskToken)
+		ch <- a
+	}
 	s.approvals[msg.TaskToken] = ch
 	s.mu.Unlock()
 	defer func() {
@@ -222,6 +237,14 @@ func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
 func (s *stageAPI) answer(w http.ResponseWriter, token string, a approvalAnswer) {
 	s.mu.Lock()
 	ch, ok := s.approvals[token]
+	if !ok && s.running(strings.TrimPrefix(token, "local-token-")) {
+		// The await task recorded the wait (the console can see it) but
+		// run.mjs has not asked for the answer yet: keep it for then.
+		s.early[token] = a
+		s.mu.Unlock()
+		sfnJSON(w, map[string]any{})
+		return
+	}
 	s.mu.Unlock()
 	if !ok {
 		sfnError(w, "TaskDoesNotExist", "Task Does Not Exist")

@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -45,10 +44,11 @@ var errNoNode = errors.New("the decision workflow runs on Node.js (20 or later),
 
 // runWorkflow runs req through the decision state machine. The execution is
 // named after req.ActionID (or a fresh name, which then names the action, as
-// in AWS). secondApprover answers the four-eyes wait: an operator id, or 0
-// for the second operator's refusal. It returns an error only when the
-// execution could not be run; a refused action is a FAILED result.
-func runWorkflow(ctx context.Context, decide boot.DecisionHandler, req decisions.Request, secondApprover int64) (WorkflowResult, error) {
+// in AWS). approval answers the four-eyes wait as SendTaskSuccess's output
+// would ({"signature": …}), or nil for the second operator's refusal. It
+// returns an error only when the execution could not be run; a refused
+// action is a FAILED result.
+func runWorkflow(ctx context.Context, decide boot.DecisionHandler, req decisions.Request, approval json.RawMessage) (WorkflowResult, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return WorkflowResult{}, err
@@ -61,14 +61,11 @@ func runWorkflow(ctx context.Context, decide boot.DecisionHandler, req decisions
 	if name == "" {
 		name = fmt.Sprintf("local-%d", time.Now().UnixNano())
 	}
-	// The second approver reaches Apply only through the approval task, as
-	// in AWS: an execution's input cannot name one.
-	req.SecondApproverID = 0
 	input, err := json.Marshal(req)
 	if err != nil {
 		return WorkflowResult{}, err
 	}
-	return runExecution(ctx, execution{LambdaEndpoint: "http://" + ln.Addr().String(), Name: name, Input: input, SecondApprover: secondApprover})
+	return runExecution(ctx, execution{LambdaEndpoint: "http://" + ln.Addr().String(), Name: name, Input: input, Approval: approval})
 }
 
 // execution is one run of the decision state machine in the interpreter.
@@ -77,9 +74,9 @@ type execution struct {
 	LambdaEndpoint string
 	Name           string
 	Input          []byte
-	// SecondApprover answers the four-eyes wait at once (0: refused),
-	// unless ApprovalEndpoint is given, which is asked and waited for.
-	SecondApprover   int64
+	// Approval answers the four-eyes wait at once (nil: refused), unless
+	// ApprovalEndpoint is given, which is asked and waited for.
+	Approval         json.RawMessage
 	ApprovalEndpoint string
 }
 
@@ -121,11 +118,11 @@ func runExecution(ctx context.Context, x execution) (WorkflowResult, error) {
 // runnerArgs are run.mjs's options for x, each as --name=value: Node's
 // parseArgs takes a separate value that starts with '-' (an execution named
 // -x, a negative number) for an option of its own and fails, while an
-// inline value is taken as it is. A second approver must be an operator id
-// (or 0: none), so nothing reaches the runner that it cannot read.
+// inline value is taken as it is. An approval must be JSON, so nothing
+// reaches the runner that it cannot read.
 func runnerArgs(x execution) ([]string, error) {
-	if x.SecondApprover < 0 {
-		return nil, fmt.Errorf("the second approver must be a positive operator id (or none), not %d", x.SecondApprover)
+	if x.Approval != nil && !json.Valid(x.Approval) {
+		return nil, fmt.Errorf("the approval answer is not JSON: %q", x.Approval)
 	}
 	if x.LambdaEndpoint == "" || x.Name == "" {
 		return nil, errors.New("the workflow runner needs a Lambda endpoint and an execution name")
@@ -137,8 +134,8 @@ func runnerArgs(x execution) ([]string, error) {
 	switch {
 	case x.ApprovalEndpoint != "":
 		args = append(args, "--approval-endpoint="+x.ApprovalEndpoint)
-	case x.SecondApprover != 0:
-		args = append(args, "--second-approver="+strconv.FormatInt(x.SecondApprover, 10))
+	case x.Approval != nil:
+		args = append(args, "--approval="+string(x.Approval))
 	}
 	return args, nil
 }

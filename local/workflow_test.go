@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/dossier"
 	"github.com/evs-kyb/evs/shared/etag"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -40,10 +43,10 @@ func TestDecisionWorkflow(t *testing.T) {
 	decider := wfOperator(t, st, acct, "Dana Decider", domain.PermReviewDecide)
 	review := wfReview(t, st, acct, "7000000810")
 
-	run := func(t *testing.T, req decisions.Request, second int64) WorkflowResult {
+	run := func(t *testing.T, req decisions.Request, approval json.RawMessage) WorkflowResult {
 		t.Helper()
 		start := time.Now()
-		res, err := runWorkflow(ctx, decide, req, second)
+		res, err := runWorkflow(ctx, decide, req, approval)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +71,7 @@ func TestDecisionWorkflow(t *testing.T) {
 
 	t.Run("start then approve", func(t *testing.T) {
 		// No action id: the execution's name names the action.
-		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider}, 0)
+		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider}, nil)
 		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		if got := wfOutput(t, res); got.Status != string(domain.ReviewInProgress) {
 			t.Errorf("started review = %+v", got)
@@ -78,7 +81,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		}
 
 		res = run(t, decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider,
-			ActionID: "wf-approve", Reason: "registry and screening clear"}, 0)
+			ActionID: "wf-approve", Reason: "registry and screening clear"}, nil)
 		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		got := wfOutput(t, res)
 		stored, err := st.Review(ctx, acct, review)
@@ -94,7 +97,7 @@ func TestDecisionWorkflow(t *testing.T) {
 
 	t.Run("illegal transition", func(t *testing.T) {
 		before, _ := st.Review(ctx, acct, review) // completed by the subtest above
-		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf-restart"}, 0)
+		res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf-restart"}, nil)
 		wfStates(t, res, "Keep", "Validate", "IllegalTransition")
 		wfFailure(t, res, domain.FailIllegalTransition, "cannot start review")
 		unchanged(t, acct, before, "wf-restart")
@@ -113,12 +116,12 @@ func TestDecisionWorkflow(t *testing.T) {
 		start := func(id, seen string) decisions.Request {
 			return decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Seen: seen}
 		}
-		res := run(t, start("wf-stale", etag.Of([]byte("an older dossier"))), 0)
+		res := run(t, start("wf-stale", etag.Of([]byte("an older dossier"))), nil)
 		wfStates(t, res, "Keep", "Validate", "StaleView")
 		wfFailure(t, res, domain.FailStaleView, strings.Trim(current, `"`)) // the cause is JSON: its quotes escaped
 		unchanged(t, acct, before, "wf-stale")
 
-		res = run(t, start("wf-seen", current), 0)
+		res = run(t, start("wf-seen", current), nil)
 		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "Apply", "Decided")
 		if rec, err := st.AuditRecord(ctx, acct, "wf-seen"); err != nil || rec.SeenETag != current || rec.DossierETag != current {
 			t.Errorf("audit record = %+v, %v; want seen and dossier %s", rec, err, current)
@@ -127,47 +130,117 @@ func TestDecisionWorkflow(t *testing.T) {
 
 	t.Run("four eyes", func(t *testing.T) {
 		acct := mustAccount(t, e, "Workflow four eyes", "SA")
+		// Signed decisions only, and four eyes to approve.
 		if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{FourEyes: []string{string(domain.ActionApprove)}}); err != nil {
 			t.Fatal(err)
 		}
-		decider := wfOperator(t, st, acct, "Dana Decider", domain.PermReviewDecide)
-		second := wfOperator(t, st, acct, "Sami Second", domain.PermReviewDecide)
+		keys := &passkey.Service{Store: st, Clock: domain.SystemClock, Config: localPasskeys()}
+		decider := wfSigner(t, keys, st, acct, "Dana Decider")
+		second := wfSigner(t, keys, st, acct, "Sami Second")
+		makersOtherKey, err := passkeytest.Enrol(ctx, keys, decider.Operator)
+		if err != nil {
+			t.Fatal(err)
+		}
 		review := wfReview(t, st, acct, "7000000820")
-		if res := run(t, decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: "wf4-start"}, 0); res.Status != "SUCCEEDED" {
-			t.Fatalf("start: %+v", res)
+		sign := func(o *passkeytest.Operator, purpose string, req decisions.Request) *passkey.Assertion {
+			t.Helper()
+			a, err := o.Sign(ctx, purpose, decisions.Digest(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &a
+		}
+		startReq := decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-start"}
+
+		// Unsigned where the account takes no declared decision: refused at
+		// Validate, by name.
+		res := run(t, startReq, nil)
+		wfStates(t, res, "Keep", "Validate", "SignatureRequired")
+		wfFailure(t, res, domain.FailSignatureRequired, "declared_decisions")
+
+		startReq.Signature = sign(decider, passkey.PurposeDecision, startReq)
+		if res := run(t, startReq, nil); res.Status != "SUCCEEDED" {
+			t.Fatalf("signed start: %+v", res)
 		}
 		before, _ := st.Review(ctx, acct, review)
 		approve := func(id string) decisions.Request {
-			return decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider, ActionID: id, Reason: "four eyes"}
+			req := decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: id, Reason: "four eyes"}
+			req.Signature = sign(decider, passkey.PurposeDecision, req)
+			return req
 		}
+		answer := func(v any) json.RawMessage {
+			b, _ := json.Marshal(v)
+			return b
+		}
+		waits := []string{"Keep", "Validate", "NeedsSecondApproval", "NotifySecondApproval", "AwaitSecondApproval"}
 
 		// Nobody approves: the wait fails into SecondApprovalRefused.
-		res := run(t, approve("wf4-refused"), 0)
-		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "SecondApprovalRefused")
+		res = run(t, approve("wf4-refused"), nil)
+		wfStates(t, res, append(waits, "SecondApprovalRefused")...)
 		wfFailure(t, res, "SecondApprovalRefused", "No second operator")
 		unchanged(t, acct, before, "wf4-refused")
 
-		// The operator approving their own action: Apply refuses it.
-		res = run(t, approve("wf4-self"), decider)
-		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "SecondApproverRequired")
+		// A declared approver (SendTaskSuccess naming a colleague) is never
+		// enough.
+		res = run(t, approve("wf4-declared"), answer(map[string]any{"second_approver_id": second.ID}))
+		wfStates(t, res, append(waits, "Apply", "SignatureRequired")...)
+		wfFailure(t, res, domain.FailSignatureRequired, "declared second_approver_id")
+		unchanged(t, acct, before, "wf4-declared")
+
+		// The maker approving their own decision with another passkey.
+		req := approve("wf4-self")
+		res = run(t, req, answer(decisions.Approval{Signature: sign(makersOtherKey, passkey.PurposeApproval, req)}))
+		wfStates(t, res, append(waits, "Apply", "SecondApproverRequired")...)
 		wfFailure(t, res, domain.FailSecondApprover, "another operator")
 		unchanged(t, acct, before, "wf4-self")
 
-		res = run(t, approve("wf4-approved"), second)
-		wfStates(t, res, "Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "Decided")
+		req = approve("wf4-approved")
+		res = run(t, req, answer(decisions.Approval{Signature: sign(second, passkey.PurposeApproval, req)}))
+		wfStates(t, res, append(waits, "Apply", "Decided")...)
 		if got := wfOutput(t, res); got.Status != string(domain.ReviewCompleted) {
 			t.Errorf("approved review = %+v", got)
 		}
 		rec, err := st.AuditRecord(ctx, acct, "wf4-approved")
-		if err != nil || rec.SecondApproverID == nil || *rec.SecondApproverID != second {
-			t.Errorf("audit record = %+v, %v; want second approver %d", rec, err, second)
+		if err != nil || rec.SecondApproverID == nil || *rec.SecondApproverID != second.ID || rec.Identity != domain.IdentityPasskey || len(rec.Signatures) != 2 {
+			t.Errorf("audit record = %+v, %v; want second approver %d and two signatures", rec, err, second.ID)
 		}
 		// The record names the execution (CloudTrail's StartExecution for
 		// it names who started it) and the invocation that applied it.
 		if wantARN := "arn:aws:states:us-east-1:000000000000:execution:decision:wf4-approved"; rec.Actor != wantARN || rec.RequestID == "" {
 			t.Errorf("audit record actor %q, request id %q; want %s and the invocation's id", rec.Actor, rec.RequestID, wantARN)
 		}
+		// audit --verify: the chain holds, and both signatures verify
+		// against the public keys the account's own chain recorded.
+		adm, err := localAdmin(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var view admin.AuditChainView
+		if err := runAdmin(ctx, inProcess{handle: adm}, "test", map[string]any{"command": "audit.verify", "account_id": acct, "entity_id": before.EntityID}, &view); err != nil {
+			t.Fatal(err)
+		}
+		if !view.Intact || !view.SignaturesValid || len(view.Signatures) != 3 { // the start's, and the approval's maker and second
+			t.Errorf("audit.verify: intact %v, signatures valid %v, %+v", view.Intact, view.SignaturesValid, view.Signatures)
+		}
+		// The approved decision took its pending approval with it.
+		if _, err := st.PendingApproval(ctx, acct, "wf4-approved"); domain.ErrorCode(err) != domain.ECodeNotFound {
+			t.Errorf("the applied decision still waits: %v", err)
+		}
 	})
+}
+
+// wfSigner is an operator who may decide, holding a passkey.
+func wfSigner(t *testing.T, keys *passkey.Service, st *store.Store, acct int64, name string) *passkeytest.Operator {
+	t.Helper()
+	op, err := st.Operator(context.Background(), acct, wfOperator(t, st, acct, name, domain.PermReviewDecide))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := passkeytest.Enrol(context.Background(), keys, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 func wfOperator(t *testing.T, st *store.Store, acct int64, name string, perms ...string) int64 {

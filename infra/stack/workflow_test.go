@@ -89,9 +89,9 @@ func TestDecisionDefinition(t *testing.T) {
 	def := aslFile(t)
 	states := def["States"].(m)
 	want := []string{
-		"Keep", "Validate", "NeedsSecondApproval", "AwaitSecondApproval", "Apply", "Decided",
+		"Keep", "Validate", "NeedsSecondApproval", "NotifySecondApproval", "AwaitSecondApproval", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
-		"StaleView", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
+		"StaleView", "SignatureRequired", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
 	}
 	if !equal(keys(states), want) {
 		t.Errorf("states: %s", diff(keys(states), want))
@@ -164,9 +164,10 @@ func TestDecisionDefinition(t *testing.T) {
 	// DecisionFailed.
 	lambdaErrors := []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}
 	refusals := map[string][]string{
-		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid, domain.FailStaleView},
+		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid, domain.FailStaleView,
+			domain.FailSignatureRequired},
 		"Apply": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid,
-			domain.FailConflict, domain.FailSecondApprover, domain.FailStaleView},
+			domain.FailConflict, domain.FailSecondApprover, domain.FailStaleView, domain.FailSignatureRequired},
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)
@@ -220,13 +221,22 @@ func TestDecisionDefinition(t *testing.T) {
 		}
 	}
 
-	// Four eyes: the task token goes to the approvals topic; three days to
-	// answer.
+	// Four eyes: the approvals topic is told (no token: only the console
+	// answers), the decision function records the wait with the task
+	// token; three days to answer.
+	notify := state("NotifySecondApproval")
+	np, _ := notify["Parameters"].(m)
+	nmsg, _ := np["Message"].(m)
+	if notify["Resource"] != "arn:aws:states:::sns:publish" || np["TopicArn"] != wantSubstitutions[stack.SubstApprovalTopicArn] || nmsg["task_token.$"] != nil ||
+		notify["Next"] != "AwaitSecondApproval" || notify["ResultPath"] != "$.notified" {
+		t.Errorf("NotifySecondApproval: %v to %v, message %v, next %v", notify["Resource"], np["TopicArn"], nmsg, notify["Next"])
+	}
 	await := state("AwaitSecondApproval")
 	params, _ := await["Parameters"].(m)
-	msg, _ := params["Message"].(m)
-	if await["Resource"] != "arn:aws:states:::sns:publish.waitForTaskToken" || params["TopicArn"] != wantSubstitutions[stack.SubstApprovalTopicArn] || msg["task_token.$"] != "$$.Task.Token" {
-		t.Errorf("AwaitSecondApproval: %v to %v, message %v", await["Resource"], params["TopicArn"], msg)
+	msg, _ := params["Payload"].(m)
+	if await["Resource"] != "arn:aws:states:::lambda:invoke.waitForTaskToken" || params["FunctionName"] != wantSubstitutions[stack.SubstDecisionFunctionArn] ||
+		msg["task_token.$"] != "$$.Task.Token" || msg["phase"] != "await" {
+		t.Errorf("AwaitSecondApproval: %v to %v, payload %v", await["Resource"], params["FunctionName"], msg)
 	}
 	if await["TimeoutSeconds"] != float64(3*24*3600) {
 		t.Errorf("AwaitSecondApproval TimeoutSeconds = %v", await["TimeoutSeconds"])
@@ -235,11 +245,11 @@ func TestDecisionDefinition(t *testing.T) {
 	for _, c := range asList(await["Catch"]) {
 		awaitCatch = append(awaitCatch, strings.Join(strs(c.(m)["ErrorEquals"]), ",")+" -> "+c.(m)["Next"].(string))
 	}
-	if want := []string{"States.Timeout -> SecondApprovalTimedOut", "States.ALL -> SecondApprovalRefused"}; !reflect.DeepEqual(awaitCatch, want) {
+	if want := []string{"States.Timeout -> SecondApprovalTimedOut", "SignatureRequired -> SignatureRequired", "States.ALL -> SecondApprovalRefused"}; !reflect.DeepEqual(awaitCatch, want) {
 		t.Errorf("AwaitSecondApproval catches %v, want %v", awaitCatch, want)
 	}
 	choice := state("NeedsSecondApproval")
-	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(m)["Next"] != "AwaitSecondApproval" || choice["Default"] != "Apply" {
+	if c := asList(choice["Choices"]); len(c) != 1 || c[0].(m)["Next"] != "NotifySecondApproval" || choice["Default"] != "Apply" {
 		t.Errorf("NeedsSecondApproval = %v", choice)
 	}
 	if state("AwaitSecondApproval")["Next"] != "Apply" || state("Apply")["Next"] != "Decided" || state("Decided")["Type"] != "Succeed" {

@@ -3,7 +3,7 @@
 // installed by install.sh into .tools/sfn.
 //
 //   node local/stepfunctions/run.mjs --lambda-endpoint=http://127.0.0.1:PORT \
-//     --name=EXECUTION_NAME --input='{"action": "approve", ...}' [--second-approver=ID]
+//     --name=EXECUTION_NAME --input='{"action": "approve", ...}' [--approval=JSON]
 //
 // (a value starting with '-' must be given inline, after '='.)
 //
@@ -15,13 +15,16 @@
 //     integration does, {"Payload": ..., "StatusCode": 200, ...}; a function
 //     error fails the task with the function's errorType as the error name,
 //     so Catch/Retry ErrorEquals match as in AWS.
-//   - arn:aws:states:::sns:publish.waitForTaskToken: stands for the second
-//     operator's SendTaskSuccess ({"second_approver_id": ID}) or, without
-//     --second-approver, SendTaskFailure (SecondApprovalRefused). With
-//     --approval-endpoint URL it POSTs the published message there and waits
-//     for the answer ({"output": …} or {"error", "cause"}), which the local
-//     Step Functions API (local/stageapi.go) gives when SendTaskSuccess or
-//     SendTaskFailure names the token.
+//   - arn:aws:states:::lambda:invoke.waitForTaskToken: invokes the function
+//     as above (its Payload carries the task token), then waits for the
+//     second operator's answer: with --approval-endpoint URL it POSTs
+//     {"task_token", "execution"} there and waits for the answer ({"output":
+//     …} or {"error", "cause"}), which the local Step Functions API
+//     (local/stageapi.go) gives when SendTaskSuccess or SendTaskFailure
+//     names the token; otherwise --approval's JSON is SendTaskSuccess's
+//     output and, without it, the answer is SendTaskFailure
+//     (SecondApprovalRefused).
+//   - arn:aws:states:::sns:publish: the notification; written to stderr.
 // A Task with any other Resource stops the run rather than reach AWS.
 //
 // Prints one JSON object: {"status": "SUCCEEDED", "output": ..., "states": [...]}
@@ -53,7 +56,7 @@ try {
       'lambda-endpoint': { type: 'string' },
       name: { type: 'string' },
       input: { type: 'string', default: '{}' },
-      'second-approver': { type: 'string' },
+      approval: { type: 'string' },
       'approval-endpoint': { type: 'string' },
       region: { type: 'string', default: 'us-east-1' },
       account: { type: 'string', default: '000000000000' },
@@ -64,9 +67,13 @@ try {
   die(err.message);
 }
 if (!opt['lambda-endpoint'] || !opt.name) die('--lambda-endpoint and --name are required');
-const second = opt['second-approver'];
-if (second !== undefined && !(/^[1-9][0-9]*$/.test(second) && Number.isSafeInteger(Number(second)))) {
-  die(`--second-approver must be a positive operator id, not ${JSON.stringify(second)}`);
+let approval;
+if (opt.approval !== undefined) {
+  try {
+    approval = JSON.parse(opt.approval);
+  } catch (err) {
+    die(`--approval must be JSON: ${err.message}`);
+  }
 }
 
 // aws-local-stepfunctions 3.0.0 declares node >= 22 for Promise.withResolvers
@@ -130,16 +137,21 @@ async function invokeLambda({ FunctionName, Payload }) {
 // The token the execution's context hands the one waitForTaskToken task.
 const taskToken = `local-token-${opt.name}`;
 
-// The second operator's answer to the published approval request.
-async function awaitApproval({ Message }) {
-  if (Message?.task_token !== taskToken) {
+// The lambda:invoke.waitForTaskToken integration: the function records the
+// wait (its Payload carries the token), then the second operator answers.
+async function awaitApproval(params) {
+  if (params?.Payload?.task_token !== taskToken) {
     // Without the token no operator could answer: AWS would wait until the timeout.
-    throw taskError('States.Timeout', 'the approval request carries no task token, so nobody can answer it');
+    throw taskError('States.Timeout', 'the approval task carries no task token, so nobody can answer it');
   }
+  await invokeLambda(params);
   if (opt['approval-endpoint']) {
     let answer;
     try {
-      const res = await fetch(opt['approval-endpoint'], { method: 'POST', body: JSON.stringify(Message) });
+      const res = await fetch(opt['approval-endpoint'], {
+        method: 'POST',
+        body: JSON.stringify({ task_token: taskToken, execution: arn('states', `execution:decision:${opt.name}`) }),
+      });
       answer = await res.json();
     } catch (err) {
       throw taskError('States.TaskFailed', `approval endpoint: ${err.cause?.message ?? err.message}`);
@@ -147,13 +159,20 @@ async function awaitApproval({ Message }) {
     if (answer.error) throw taskError(answer.error, answer.cause ?? '');
     return answer.output;
   }
-  if (!second) throw taskError('SecondApprovalRefused', 'No second operator approved the action.');
-  return { second_approver_id: Number(second) };
+  if (approval === undefined) throw taskError('SecondApprovalRefused', 'No second operator approved the action.');
+  return approval;
+}
+
+// The sns:publish integration: the notification goes to stderr.
+async function publish({ Subject, Message }) {
+  process.stderr.write(`run.mjs: notification ${JSON.stringify(Subject)}: ${JSON.stringify(Message)}\n`);
+  return { MessageId: `local-${opt.name}` };
 }
 
 const handlers = {
   'arn:aws:states:::lambda:invoke': invokeLambda,
-  'arn:aws:states:::sns:publish.waitForTaskToken': awaitApproval,
+  'arn:aws:states:::lambda:invoke.waitForTaskToken': awaitApproval,
+  'arn:aws:states:::sns:publish': publish,
 };
 const overrides = {};
 for (const [name, state] of Object.entries(definition.States)) {

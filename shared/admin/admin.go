@@ -31,6 +31,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/strictjson"
 	"github.com/evs-kyb/evs/shared/subscriptions"
@@ -43,6 +44,7 @@ type Store interface {
 	delivery.ViewStore
 	delivery.TestStore
 	portal.Store
+	passkey.Store
 	// not_found: no such account.
 	Account(ctx context.Context, id int64) (domain.Account, error)
 	// No codes.
@@ -110,6 +112,9 @@ type Handler struct {
 	// which portal.link builds its sign-in links; without it portal.link
 	// fails and mints nothing.
 	SettingsURL string
+	// Passkeys is the relying party decisions are signed for: audit.verify
+	// checks their signatures against it (none: every signature fails).
+	Passkeys passkey.Config
 	// Blobs reads the bodies of evidence kept outside its item (over
 	// domain.MaxInlineEvidence); without it evidence.get fails on them.
 	Blobs BlobGetter
@@ -182,6 +187,8 @@ func commands() map[string]command {
 		"audit.dossier":      {false, (*Handler).auditDossier},
 		"evidence.get":       {false, (*Handler).evidenceGet},
 		"portal.link":        {true, (*Handler).portalLink},
+		"passkey.list":       {false, (*Handler).passkeyList},
+		"passkey.revoke":     {true, (*Handler).passkeyRevoke},
 	}
 }
 

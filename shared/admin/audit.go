@@ -73,6 +73,11 @@ type AuditChainView struct {
 	Export    *AuditHeadView  `json:"export"`
 	Intact    bool            `json:"intact"`
 	Broken    *AuditBreakView `json:"broken,omitempty"`
+	// Signatures is every decision signature in the chain, each checked
+	// against its operator's public key as the account's own chain
+	// recorded it (passkey.add); SignaturesValid is false if any fails.
+	Signatures      []SignatureCheckView `json:"signatures"`
+	SignaturesValid bool                 `json:"signatures_valid"`
 }
 
 // AuditLinkView is one chained record as hashed (auditchain.Link): the
@@ -170,6 +175,13 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 		v.Broken = &AuditBreakView{ActionID: brk.ActionID, Seq: brk.Seq, Reason: brk.Reason, Message: brk.Error()}
 	} else {
 		v.Intact = true
+	}
+	if v.Signatures, err = h.checkSignatures(ctx, p.AccountID, links); err != nil {
+		return nil, err
+	}
+	v.SignaturesValid = true
+	for _, s := range v.Signatures {
+		v.SignaturesValid = v.SignaturesValid && s.Verified
 	}
 	return v, nil
 }

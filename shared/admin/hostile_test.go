@@ -110,6 +110,9 @@ func TestHostileAdminDocuments(t *testing.T) {
 		"audit.dossier": {cmd("audit.dossier", common, a, member{"action_id", q("x")}), []string{"actor", "action_id"}, []string{"account_id"}},
 		"evidence.get":  {cmd("evidence.get", common, a, member{"check_id", "1"}), []string{"actor"}, []string{"account_id", "check_id"}},
 		"portal.link":   {cmd("portal.link", change, a, member{"operator_id", n(op)}), []string{"actor", "action_id"}, []string{"account_id", "operator_id"}},
+		"passkey.list":  {cmd("passkey.list", common, a, member{"operator_id", n(op)}), []string{"actor"}, []string{"account_id", "operator_id"}},
+		"passkey.revoke": {cmd("passkey.revoke", change, a, member{"operator_id", n(op)}, member{"credential_id", q("AAAA")}),
+			[]string{"actor", "action_id", "credential_id"}, []string{"account_id", "operator_id"}},
 	}
 	before := w.items()
 	refused := func(t *testing.T, doc, field, says string) {

@@ -30,15 +30,15 @@ func sameSet(a, b []string) bool {
 
 // AccountView is an account with its settings and, where read, countries.
 type AccountView struct {
-	ID                 int64         `json:"id"`
-	Name               string        `json:"name"`
-	ReviewIntervalDays int           `json:"review_interval_days"`
-	FourEyes           []string      `json:"four_eyes"`
+	ID                 int64    `json:"id"`
+	Name               string   `json:"name"`
+	ReviewIntervalDays int      `json:"review_interval_days"`
+	FourEyes           []string `json:"four_eyes"`
 	// DeclaredDecisions: whether unsigned decisions are accepted.
 	DeclaredDecisions bool                         `json:"declared_decisions"`
 	SLADays           map[domain.ReviewPurpose]int `json:"sla_days"`
-	Countries          []CountryView `json:"countries,omitempty"`
-	CreatedAt          string        `json:"created_at"`
+	Countries         []CountryView                `json:"countries,omitempty"`
+	CreatedAt         string                       `json:"created_at"`
 }
 
 // CountryView is an account's configuration of one country.

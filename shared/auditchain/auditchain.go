@@ -23,7 +23,7 @@ import (
 // it was hashed with, so a later version may add fields without
 // invalidating the records hashed before it. Version 2 added
 // dossier_sha256; version 1 records are still checked as they were hashed.
-const Version = 2
+const Version = 3
 
 // Genesis is the PrevHash of a chain's first record.
 const Genesis = ""
@@ -54,7 +54,13 @@ type Link struct {
 	DossierETag string
 	// DossierSHA256 is the hash of the dossier decided on (version 2 on).
 	DossierSHA256 string
-	PrevHash      string
+	// Identity, DecisionDocument and Signatures (version 3 on): how the
+	// decision's operator is known, the document signed, and the
+	// signatures as canonical JSON (domain.DecisionSignature, in order).
+	Identity         string
+	DecisionDocument string
+	Signatures       string
+	PrevHash         string
 	// Hash is the stored hash; it is not part of the canonical form.
 	Hash string
 }
@@ -95,6 +101,11 @@ func Canonical(l Link) []byte {
 	field("dossier_etag", l.DossierETag)
 	if l.Version >= 2 {
 		field("dossier_sha256", l.DossierSHA256)
+	}
+	if l.Version >= 3 {
+		field("identity", l.Identity)
+		field("decision_document", l.DecisionDocument)
+		field("signatures", l.Signatures)
 	}
 	field("prev_hash", l.PrevHash)
 	return b

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -55,6 +57,11 @@ type Deps struct {
 	// Without it a large answer is not kept (stored false, with why) and
 	// evidence.get fails on one kept.
 	Blobs Blobs
+	// Passkeys is the relying party the operators' passkeys are bound to
+	// (the console's domain and origins): the decision function checks
+	// signatures against it, the web function runs its ceremonies. Its
+	// zero value accepts no signature (declared decisions only).
+	Passkeys passkey.Config
 	// Clock is every handler's clock (required): domain.SystemClock in AWS,
 	// a fixed or stepping one in tests.
 	Clock domain.Clock
@@ -72,6 +79,7 @@ const (
 	needMetrics                   // Metrics
 	needSettings                  // SettingsURL
 	needBlobs                     // Blobs
+	needPasskeys                  // Passkeys
 	// storeless: the function reads no table (api-description), so
 	// FromEnv builds no store and Handler does not ask for one.
 	storeless
@@ -117,4 +125,14 @@ func (d Deps) webhookTimeout() time.Duration {
 		return d.WebhookTimeout
 	}
 	return webhooks.DefaultTimeout
+}
+
+// signatures is the decision function's signature checker: nil without a
+// relying party, so that a signed decision is refused rather than checked
+// against nothing.
+func (d Deps) signatures() decisions.Signatures {
+	if d.Passkeys.RPID == "" {
+		return nil
+	}
+	return &passkey.Service{Store: d.Store, Clock: d.Clock, Config: d.Passkeys}
 }

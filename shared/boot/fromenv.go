@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/metrics"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -27,7 +29,8 @@ func Start(name string) {
 // environment, reading only what the function uses: the tables named in
 // its environment (none for a storeless one), its providers' settings (YENTE_*, WATHQ_*) and secrets
 // (Secrets Manager), the evidence bucket (EVIDENCE_BUCKET), the deliveries
-// queue's URL, WEBHOOK_ALLOWED_NETWORKS, SETTINGS_BASE_URL.
+// queue's URL, WEBHOOK_ALLOWED_NETWORKS, SETTINGS_BASE_URL, PASSKEY_RP_ID
+// and PASSKEY_ORIGINS.
 // It makes the function's JSON logger slog's default first, so an init
 // failure is logged as JSON.
 func FromEnv(ctx context.Context, name string) (Deps, error) {
@@ -90,9 +93,35 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 			d.SettingsURL = v
 		}
 	}
+	if fn.needs.has(needPasskeys) {
+		if d.Passkeys, err = PasskeysFromEnv(os.Getenv); err != nil {
+			return Deps{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if fn.needs.has(needMetrics) {
 		// Embedded metric format: CloudWatch reads the lines from stdout.
 		d.Metrics = metrics.New(os.Stdout, d.Clock)
 	}
 	return d, nil
+}
+
+// PasskeysFromEnv reads the relying party of the operators' passkeys:
+// PASSKEY_RP_ID (the console's domain) and PASSKEY_ORIGINS (its origins,
+// comma-separated). Both unset: none (declared decisions only); one
+// without the other, or an RP id the origins do not match, fails the init.
+func PasskeysFromEnv(getenv func(string) string) (passkey.Config, error) {
+	id, origins := strings.TrimSpace(getenv("PASSKEY_RP_ID")), strings.TrimSpace(getenv("PASSKEY_ORIGINS"))
+	if id == "" && origins == "" {
+		return passkey.Config{}, nil
+	}
+	cfg := passkey.Config{RPID: id, RPDisplayName: "EVS"}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.Origins = append(cfg.Origins, o)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return passkey.Config{}, fmt.Errorf("PASSKEY_RP_ID/PASSKEY_ORIGINS: %w", err)
+	}
+	return cfg, nil
 }

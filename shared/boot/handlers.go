@@ -76,8 +76,8 @@ func functions() map[string]function {
 			return api.NewProviderWebhook(api.ProviderWebhook{Secrets: d.WebhookSecrets, Screening: svc, Clock: d.Clock})
 		}),
 		"api-description": httpEntry(storeless, func(Deps) http.Handler { return api.NewDescription() }),
-		"decision": entry(needIntake|needBlobs, func(d Deps, _ deploy.Function) DecisionHandler {
-			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO()}).HandleDocument
+		"decision": entry(needIntake|needBlobs|needPasskeys, func(d Deps, _ deploy.Function) DecisionHandler {
+			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO(), Signatures: d.signatures()}).HandleDocument
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
 			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Heads: d.Store}).HandleSchedule
@@ -108,8 +108,9 @@ func functions() map[string]function {
 				Log:        d.log(),
 			})
 		}),
-		"admin": entry(needQueue|needAllow|needSettings|needBlobs, func(d Deps, _ deploy.Function) AdminHandler {
-			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs}).Handle
+		"admin": entry(needQueue|needAllow|needSettings|needBlobs|needPasskeys, func(d Deps, _ deploy.Function) AdminHandler {
+			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs,
+				Passkeys: d.Passkeys}).Handle
 		}),
 	}
 }

@@ -47,6 +47,11 @@ func newWorld(t *testing.T) *world {
 		}
 		return o.ID
 	}
+	// Declared decisions: these tests are of the rules; signed_test.go is
+	// of who decides.
+	if err := st.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
+		t.Fatal(err)
+	}
 	w := &world{st: st, account: acct.ID}
 	w.decider = op("Dana Decider", domain.PermReviewDecide)
 	w.second = op("Sami Second", domain.PermReviewDecide)
@@ -181,7 +186,7 @@ func TestTransitions(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&req, w)
 			}
-			got, err := w.svc.Apply(ctx, req)
+			got, err := w.svc.Apply(ctx, req, nil)
 			if tt.wantFailure != "" {
 				if domain.FailureName(err) != tt.wantFailure {
 					t.Fatalf("err = %v, want %s", err, tt.wantFailure)
@@ -229,7 +234,7 @@ func TestRiskAndAdjudicationEffects(t *testing.T) {
 	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
 	req := w.req(domain.ActionAssessRisk, r.ID, w.risk)
 	req.RiskLevel = "medium"
-	if _, err := w.svc.Apply(ctx, req); err != nil {
+	if _, err := w.svc.Apply(ctx, req, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := w.st.Entity(ctx, w.account, e.ID)
@@ -246,7 +251,7 @@ func TestRiskAndAdjudicationEffects(t *testing.T) {
 	} {
 		req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
 		req.MatchID, req.Verdict = step.match, step.verdict
-		if _, err := w.svc.Apply(ctx, req); err != nil {
+		if _, err := w.svc.Apply(ctx, req, nil); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := w.st.Entity(ctx, w.account, e.ID)
@@ -264,7 +269,7 @@ func TestOpenPeriodicReview(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	e, r := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)
-	nr, err := w.svc.Apply(ctx, w.req(domain.ActionOpenPeriodicReview, r.ID, w.decider))
+	nr, err := w.svc.Apply(ctx, w.req(domain.ActionOpenPeriodicReview, r.ID, w.decider), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,11 +288,11 @@ func TestIdempotentActions(t *testing.T) {
 	w := newWorld(t)
 	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
 	req := w.req(domain.ActionStart, r.ID, w.decider)
-	first, err := w.svc.Apply(ctx, req)
+	first, err := w.svc.Apply(ctx, req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := w.svc.Apply(ctx, req)
+	again, err := w.svc.Apply(ctx, req, nil)
 	if err != nil {
 		t.Fatalf("repeat: %v", err)
 	}
@@ -314,7 +319,7 @@ func TestConcurrentDecisions(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				_, errs[i] = w.svc.Apply(ctx, reqs[i])
+				_, errs[i] = w.svc.Apply(ctx, reqs[i], nil)
 			}(i)
 		}
 		wg.Wait()
@@ -337,45 +342,6 @@ func TestConcurrentDecisions(t *testing.T) {
 		if wins != 1 || conflicts != 1 || len(trail) != 1 {
 			t.Errorf("round %d: %d wins, %d conflicts, %d audit records (%v)", round, wins, conflicts, len(trail), errs)
 		}
-	}
-}
-
-func TestFourEyes(t *testing.T) {
-	ctx := context.Background()
-	w := newWorld(t)
-	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{FourEyes: []string{string(domain.ActionEscalateToAML)}}); err != nil {
-		t.Fatal(err)
-	}
-	_, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
-	req := w.req(domain.ActionEscalateToAML, r.ID, w.decider)
-	v, err := w.svc.Validate(ctx, req)
-	if err != nil || !v.RequiresSecondApproval {
-		t.Fatalf("validate = %+v, %v", v, err)
-	}
-	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
-		t.Errorf("without a second approver: %v", err)
-	}
-	req.SecondApproverID = w.decider
-	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
-		t.Errorf("approving one's own action: %v", err)
-	}
-	req.SecondApproverID = w.nobody
-	if _, err := w.svc.Apply(ctx, req); domain.FailureName(err) != domain.FailSecondApprover {
-		t.Errorf("second approver without the permission: %v", err)
-	}
-	req.SecondApproverID = w.second
-	got, err := w.svc.Apply(ctx, req)
-	if err != nil || got.Escalation == nil || *got.Escalation != domain.EscalationAML {
-		t.Fatalf("with a second approver: %+v, %v", got, err)
-	}
-	rec, _ := w.st.AuditRecord(ctx, w.account, req.ActionID)
-	if rec.SecondApproverID == nil || *rec.SecondApproverID != w.second {
-		t.Errorf("audit second approver = %v", rec.SecondApproverID)
-	}
-	// Other actions need no second approver.
-	_, other := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
-	if v, err := w.svc.Validate(ctx, w.req(domain.ActionEscalate, other.ID, w.decider)); err != nil || v.RequiresSecondApproval {
-		t.Errorf("escalate: %+v, %v; want no four eyes", v, err)
 	}
 }
 

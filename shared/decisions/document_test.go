@@ -85,7 +85,7 @@ func TestHostileDecisionDocuments(t *testing.T) {
 // but for the second approver, which only the approval answer carries.
 func TestDocumentCarriesNoSecondApprover(t *testing.T) {
 	in := decisions.TaskInput{Phase: decisions.PhaseApply, Request: decisions.Request{Action: domain.ActionApprove, AccountID: 1, ReviewID: 2,
-		OperatorID: 3, ActionID: "a", Reason: "r", SecondApproverID: 4}, Approval: json.RawMessage(`{"second_approver_id":5}`)}
+		OperatorID: 3, ActionID: "a", Reason: "r"}, Approval: json.RawMessage(`{"second_approver_id":5}`)}
 	doc := string(decisions.Document(in))
 	if strings.Contains(doc, `"request":{`) && strings.Contains(doc[:strings.Index(doc, `"approval"`)], "second_approver_id") {
 		t.Errorf("the request carries the second approver: %s", doc)

@@ -12,7 +12,7 @@ import (
 func TestPeriodicReviews(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
-	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{ReviewIntervalDays: 30}); err != nil {
+	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{ReviewIntervalDays: 30, DeclaredDecisions: true}); err != nil {
 		t.Fatal(err)
 	}
 	due, _ := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)          // created t0, reviewed long ago

@@ -127,7 +127,7 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 	if reviewChanged {
 		rev.UpdatedAt = now
 		diff(reviewSnapshot(st.review), reviewSnapshot(rev), before, after)
-		d.Review = &rev
+		d.Review, d.ReviewWas = &rev, st.review.Status
 	}
 	if entityChanged {
 		ent.UpdatedAt = now

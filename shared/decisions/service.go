@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/dossier"
 	"github.com/evs-kyb/evs/shared/etag"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/passkey"
 )
 
 // Store is what decisions read and write.
@@ -41,6 +44,10 @@ type Store interface {
 	ApplyDecision(ctx context.Context, d domain.Decision) error
 	// not_found: the action was never applied.
 	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
+	// No codes: a four-eyes decision waits for its second operator.
+	PutPendingApproval(ctx context.Context, p domain.PendingApproval) error
+	// No codes: a signature's counter, after its decision, never backwards.
+	AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
 }
 
 // Checker re-runs an entity's checks (queue_checks).
@@ -57,6 +64,9 @@ type Service struct {
 	// Countries renders the dossier whose ETag a decision is bound to: it
 	// must be the API's catalogue, or the tags differ (country.ISO() if nil).
 	Countries *country.Catalogue
+	// Signatures checks the passkey signatures of decisions and approvals;
+	// nil refuses every signed one as a fault (declared decisions only).
+	Signatures Signatures
 }
 
 // Request is one operator action, as the state machine and the command
@@ -80,10 +90,10 @@ type Request struct {
 	WebsiteURL      *string `json:"website_url,omitempty"`
 	SocialURL       *string `json:"social_url,omitempty"`
 	ActivitySummary *string `json:"business_activity_summary,omitempty"`
-	// SecondApproverID is the operator who approved, where the account
-	// requires four eyes. It is the approval task's answer (TaskInput's
-	// Approval), never part of the request's document.
-	SecondApproverID int64 `json:"-"`
+	// Signature is the operator's passkey assertion over the request's
+	// decision document (DecisionDocument: the request without this
+	// field). Required unless the account accepts declared decisions.
+	Signature *passkey.Assertion `json:"signature,omitempty"`
 	// Actor is the execution's ARN, RequestID the invocation's id: the
 	// audit record keeps both, as an admin command's does. Set by Handle
 	// from the task, never by the request.
@@ -117,6 +127,9 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 	}
 	st, err := s.load(ctx, req)
 	if err != nil {
+		return Validation{}, err
+	}
+	if _, err := s.identify(ctx, req, st, false); err != nil {
 		return Validation{}, err
 	}
 	if err := s.check(ctx, req, st); err != nil {
@@ -263,11 +276,14 @@ func matchIDs(c domain.Check) map[string]bool {
 }
 
 // Apply carries out the action: it validates it again against the records
-// as they are now, requires the second approver where the account asks for
-// one, and writes the change with its audit record. The same action id
-// applied again changes nothing and returns the review as it stands. It
-// returns the review acted on (for open_periodic_review, the new review).
-func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error) {
+// as they are now (the maker's signature included), requires the second
+// operator's signed approval where the account asks for four eyes now —
+// whatever Validate found — and writes the change with its audit record,
+// consuming the signatures. The same action id applied again changes
+// nothing and returns the review as it stands. It returns the review acted
+// on (for open_periodic_review, the new review). approval is the second
+// operator's answer, nil when none was given.
+func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (domain.Review, error) {
 	if err := CheckRequest(req); err != nil { // before the replay's lookup, too
 		return domain.Review{}, err
 	}
@@ -278,25 +294,20 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 	if err != nil {
 		return domain.Review{}, err
 	}
+	who, err := s.identify(ctx, req, st, true)
+	if err != nil {
+		return domain.Review{}, err
+	}
 	if err := s.check(ctx, req, st); err != nil {
 		return domain.Review{}, err
 	}
 	var approver *int64
+	var second *passkey.Signed
 	if requiresFourEyes(st, req.Action) {
-		if req.SecondApproverID == 0 {
-			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "this account requires a second approver to %s", req.Action)
+		if second, err = s.secondApprover(ctx, req, st, who, approval); err != nil {
+			return domain.Review{}, err
 		}
-		if req.SecondApproverID == req.OperatorID {
-			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "the second approver must be another operator")
-		}
-		second, err := s.Store.Operator(ctx, req.AccountID, req.SecondApproverID)
-		if err != nil {
-			return domain.Review{}, notFound(err, "operator %d (second approver)", req.SecondApproverID)
-		}
-		if r, _ := ruleOf(req.Action); !second.Can(r.permission) {
-			return domain.Review{}, domain.Errorf(domain.ECodeSecondApproverRequired, "operator %d (%s) lacks the %s permission to approve", second.ID, second.Name, r.permission)
-		}
-		approver = &second.ID
+		approver = &second.OperatorID
 	}
 	if err := seenCurrent(req, st); err != nil {
 		return domain.Review{}, err
@@ -313,6 +324,7 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		return domain.Review{}, err
 	}
 	d.Audit.SecondApproverID = approver
+	sign(&d, req, who, second)
 	d.Audit.SeenETag, d.Audit.DossierETag, d.Audit.DossierSHA256 = req.Seen, dossier.ETag(st.entity, dossier.FormMarkdown), snapshot
 	if len(markdown) <= domain.MaxKeptDossier {
 		d.Audit.DossierMarkdown = markdown
@@ -333,8 +345,18 @@ func (s *Service) Apply(ctx context.Context, req Request) (domain.Review, error)
 		return s.replay(ctx, rec)
 	case errors.Is(err, domain.ErrStale):
 		return domain.Review{}, stale(req)
+	case errors.Is(err, domain.ErrSignatureUsed):
+		return domain.Review{}, domain.Errorf(domain.ECodeSignatureRequired,
+			"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
 	case err != nil:
 		return domain.Review{}, err
+	}
+	for _, u := range d.Signed {
+		// The decision stands whatever happens here: the counter is the
+		// clone detector's memory, moved on at the next use if not now.
+		if err := s.Store.AdvancePasskeyCounter(ctx, u.Passkey, u.NextCount, d.Audit.At); err != nil {
+			logging.From(ctx).Warn("passkey counter not recorded", "action_id", logging.Bounded(req.ActionID), "error", err.Error())
+		}
 	}
 	switch {
 	case d.NewReview != nil:

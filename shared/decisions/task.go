@@ -13,6 +13,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
@@ -20,6 +21,9 @@ import (
 const (
 	PhaseValidate = "validate"
 	PhaseApply    = "apply"
+	// PhaseAwait records a four-eyes decision as waiting, with the task
+	// token its second operator's answer completes.
+	PhaseAwait = "await"
 )
 
 // TaskInput is the payload the state machine hands the decision function:
@@ -34,12 +38,18 @@ type TaskInput struct {
 	Approval     json.RawMessage `json:"approval,omitempty"`
 	ExecutionID  string          `json:"execution_id,omitempty"`
 	ExecutionARN string          `json:"execution_arn,omitempty"`
+	// TaskToken is the approval task's token (await only).
+	TaskToken string `json:"task_token,omitempty"`
 }
 
 // Approval is the second operator's answer to the approval task
-// (SendTaskSuccess's output), read strictly: this field and nothing else.
+// (SendTaskSuccess's output), read strictly: their passkey's assertion over
+// the same decision document. SecondApproverID is read only to be refused
+// by name (SignatureRequired): an approver who is merely declared is never
+// enough.
 type Approval struct {
-	SecondApproverID int64 `json:"second_approver_id" strict:"id"`
+	Signature        *passkey.Assertion `json:"signature,omitempty"`
+	SecondApproverID int64              `json:"second_approver_id,omitempty" strict:"id"`
 }
 
 // MaxDocument bounds a task's payload; Step Functions' own limit on a
@@ -159,8 +169,12 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 	switch {
 	case approvalErr != nil:
 		err = approvalErr
-	case in.Phase == PhaseValidate && approval != nil:
+	case in.Phase != PhaseApply && approval != nil:
 		err = domain.Invalid("approval", "is the second operator's answer, which only Apply takes")
+	case in.Phase != PhaseAwait && in.TaskToken != "":
+		err = domain.Invalid("task_token", "is taken by the await phase only")
+	case in.Phase == PhaseAwait:
+		err = s.Await(ctx, req, in.TaskToken, in.ExecutionARN)
 	case in.Phase == PhaseValidate:
 		var v Validation
 		if v, err = s.Validate(ctx, req); err == nil {
@@ -168,17 +182,13 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 		}
 	case in.Phase == PhaseApply:
 		var r domain.Review
-		// The second approver is the approval task's answer, never the
-		// request's (json:"-": a document cannot carry it).
-		req.SecondApproverID = 0
-		if approval != nil {
-			req.SecondApproverID = approval.SecondApproverID
-		}
-		if r, err = s.Apply(ctx, req); err == nil {
+		// The second approval is the approval task's answer, never the
+		// request's.
+		if r, err = s.Apply(ctx, req, approval); err == nil {
 			out.Review = NewReviewOut(r)
 		}
 	default:
-		err = domain.Errorf(domain.ECodeBadRequest, "phase must be %q or %q", PhaseValidate, PhaseApply)
+		err = domain.Errorf(domain.ECodeBadRequest, "phase must be %q, %q or %q", PhaseValidate, PhaseAwait, PhaseApply)
 	}
 	if err != nil {
 		if name := domain.FailureName(err); name != "" {
@@ -204,7 +214,7 @@ func (in TaskInput) approval() (*Approval, error) {
 	if err := readDocument(in.Approval, "approval", &a); err != nil {
 		return nil, err
 	}
-	if a.SecondApproverID == 0 {
+	if a.SecondApproverID == 0 && a.Signature == nil {
 		return nil, nil
 	}
 	return &a, nil

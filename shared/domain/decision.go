@@ -11,6 +11,10 @@ type Decision struct {
 	Audit AuditRecord
 	// Review is the changed review (nil when the action changes none).
 	Review *Review
+	// ReviewWas is Review's status as read: the store moves the queue's
+	// counts from it to Review's in the same write, which fails with
+	// ErrStale unless the review still has it. Left empty, the store reads it.
+	ReviewWas ReviewStatus
 	// Entity is the changed entity (nil when the action changes none).
 	Entity *Entity
 	// NewReview is a review the action opens (nil for none).
@@ -24,6 +28,11 @@ type Decision struct {
 	// NewChecks are checks the action ran, with ids reserved beforehand
 	// (they were named to providers before being written).
 	NewChecks []Check
+	// Signed are the signatures the decision consumes: their ceremonies are
+	// deleted and their passkeys' counters moved on in the decision's own
+	// transaction, so a signature is used once, with the decision, or not
+	// at all.
+	Signed []SignatureUse
 }
 
 // Validate checks what the write relies on: an action to record, once per

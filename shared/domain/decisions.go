@@ -117,6 +117,14 @@ type AuditRecord struct {
 	// the record (empty past MaxKeptDossier): its hash is DossierSHA256,
 	// which the chain covers, so it is checked without being hashed twice.
 	DossierMarkdown string
+	// Identity says how the operator of a decision is known (passkey or
+	// declared); empty for records that are not decisions.
+	Identity Identity
+	// DecisionDocument is the decision document as signed (its SHA-256 is
+	// each signature's digest), and Signatures the maker's and, for four
+	// eyes, the second operator's assertions over it.
+	DecisionDocument string
+	Signatures       []DecisionSignature
 }
 
 // MaxKeptDossier bounds the dossier Markdown an audit record keeps, well

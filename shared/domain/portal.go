@@ -29,6 +29,13 @@ type PortalSession struct {
 	// again before.
 	ExpiresAt time.Time
 	IdleUntil time.Time
+	// CredentialID is the passkey the operator signed in with (the
+	// console's sign-in); nil for a session a link started.
+	CredentialID []byte
+	// Enrolment marks a session a sign-in link started: the console lets
+	// it do one thing, register a passkey, since a link proves only that
+	// someone holds the link.
+	Enrolment bool
 }
 
 // Audited actions of the sign-in.

@@ -52,6 +52,12 @@ type Session struct {
 	// ExpiresAt is the absolute end; IdleUntil moves with each request.
 	ExpiresAt time.Time
 	IdleUntil time.Time
+	// CredentialID is the passkey the operator signed in with (StartSession);
+	// nil for a session a link started.
+	CredentialID []byte
+	// Enrolment: a sign-in link started the session. The settings area
+	// takes it whole; the console lets it only register a passkey.
+	Enrolment bool
 }
 
 // Can reports whether the session's operator holds perm now.

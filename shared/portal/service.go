@@ -29,6 +29,8 @@ type Store interface {
 	TouchPortalSession(ctx context.Context, hash string, idleUntil time.Time) error
 	// No codes: ending a session that is gone is no error.
 	EndPortalSession(ctx context.Context, hash string) error
+	// validation_failed on operator: disabled (nothing is written then).
+	StartPortalSession(ctx context.Context, s domain.PortalSession, audit domain.AuditRecord) error
 }
 
 // Service is the Portal over a Store.
@@ -118,7 +120,7 @@ func (s *Service) Redeem(ctx context.Context, linkToken string) (string, Session
 		return "", Session{}, err
 	}
 	ps := domain.PortalSession{Hash: hashToken(token), AccountID: l.AccountID, OperatorID: op.ID,
-		StartedAt: now, ExpiresAt: now.Add(SessionAbsolute), IdleUntil: now.Add(SessionIdle)}
+		StartedAt: now, ExpiresAt: now.Add(SessionAbsolute), IdleUntil: now.Add(SessionIdle), Enrolment: true}
 	err = s.Store.RedeemPortalLink(ctx, hash, ps, domain.AuditRecord{
 		// One sign-in per link: the link names the action.
 		AccountID: l.AccountID, ActionID: "portal-sign-in-" + LinkID(hash), Action: domain.ActionPortalSignIn,
@@ -219,7 +221,8 @@ func (s *Service) end(ctx context.Context, hash string) error {
 }
 
 func sessionOf(ps domain.PortalSession, op domain.Operator) Session {
-	return Session{AccountID: ps.AccountID, Operator: op, StartedAt: ps.StartedAt, ExpiresAt: ps.ExpiresAt, IdleUntil: ps.IdleUntil}
+	return Session{AccountID: ps.AccountID, Operator: op, StartedAt: ps.StartedAt, ExpiresAt: ps.ExpiresAt, IdleUntil: ps.IdleUntil,
+		CredentialID: ps.CredentialID, Enrolment: ps.Enrolment}
 }
 
 func disabled(op domain.Operator) error {

@@ -102,6 +102,9 @@ const (
 	EntitiesByUpdated        = "by_updated"
 	EntitiesByCountryUpdated = "by_country_updated"
 	ByEntity                 = "by_entity"
+	// ReviewsByQueue is the operator console's queue: an account's active
+	// reviews, oldest first.
+	ReviewsByQueue = "by_queue"
 	// AuditByEntity orders an entity's audit records by time.
 	AuditByEntity = "by_entity_time"
 	// Deliveries: newest first overall, by endpoint, by review, by status.
@@ -117,7 +120,7 @@ const (
 func AuditListedAttrs() []string {
 	return []string{"action", "operator_id", "operator_name", "actor", "request_id", "second_approver_id", "review_id",
 		"entity_id", "reason", "before", "after", "at", "seen_etag", "dossier_etag", "dossier_sha256",
-		"chain_v", "seq", "prev_hash", "hash"}
+		"identity", "decision_document", "signatures", "chain_v", "seq", "prev_hash", "hash"}
 }
 
 // accountID is the partition key of every tenant's table.
@@ -205,6 +208,14 @@ func Tables() []Table {
 			Indexes: []Index{
 				// An entity's review ids, as for checks.
 				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"review_id", Number}, Projection: ProjectKeysOnly},
+				// The queue: queue_key, "<created_at>#<review id>", is
+				// written only while the review is active (open, in
+				// progress, escalated), so the index is sparse and a page
+				// reads no finished review, however many the account has.
+				// It keeps whole items: a page filters on them
+				// (FilterExpression) and shows them without reading the
+				// table again.
+				{Name: ReviewsByQueue, PartitionKey: accountID(), SortKey: Attr{"queue_key", String}, Projection: ProjectAll},
 			},
 			Stream: NewAndOldImages,
 		},

@@ -33,8 +33,8 @@ type accountItem struct {
 	CreateTurn    string           `dynamo:"create_turn,omitempty"`
 	TurnUntil     int64            `dynamo:"create_turn_until,omitempty"`
 	// Review policies.
-	FourEyes           []string `dynamo:"four_eyes,set,omitempty"`
-	ReviewIntervalDays int      `dynamo:"review_interval_days,omitempty"`
+	FourEyes           []string       `dynamo:"four_eyes,set,omitempty"`
+	ReviewIntervalDays int            `dynamo:"review_interval_days,omitempty"`
 	DeclaredDecisions  bool           `dynamo:"declared_decisions,omitempty"`
 	SLADays            map[string]int `dynamo:"sla_days,omitempty"`
 	// Version moves with every change of the name, the policies or the

@@ -41,6 +41,12 @@ type auditItem struct {
 	// The SHA-256 of the dossier's Markdown decided on, and the Markdown.
 	DossierSHA256 string `dynamo:"dossier_sha256,omitempty"`
 	DossierMD     string `dynamo:"dossier_md,omitempty"`
+	// How the decision's operator is known, the document signed and the
+	// signatures over it (JSON: domain.DecisionSignature, in order), all
+	// in the chain's hash.
+	Identity         string `dynamo:"identity,omitempty"`
+	DecisionDocument string `dynamo:"decision_document,omitempty"`
+	Signatures       string `dynamo:"signatures,omitempty"`
 }
 
 func newAuditItem(a domain.AuditRecord) auditItem {
@@ -58,7 +64,18 @@ func newAuditItem(a domain.AuditRecord) auditItem {
 		SecondApproverID: a.SecondApproverID, ReviewID: a.ReviewID, EntityID: a.EntityID, Reason: a.Reason,
 		Before: string(before), After: string(after), At: fmtTime(a.At),
 		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256, DossierMD: a.DossierMarkdown,
+		Identity: string(a.Identity), DecisionDocument: a.DecisionDocument, Signatures: signaturesJSON(a.Signatures),
 	}
+}
+
+// signaturesJSON is the signatures as the record keeps and hashes them;
+// none is the empty string, so records without any hash as before.
+func signaturesJSON(sigs []domain.DecisionSignature) string {
+	if len(sigs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(sigs) // strings and numbers only
+	return string(b)
 }
 
 func (it auditItem) domain() domain.AuditRecord {
@@ -67,6 +84,10 @@ func (it auditItem) domain() domain.AuditRecord {
 		OperatorName: it.OperatorName, Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID, EntityID: it.EntityID,
 		Reason: it.Reason, At: parseTime(it.At), SeenETag: it.SeenETag, DossierETag: it.DossierETag,
 		DossierSHA256: it.DossierSHA256, DossierMarkdown: it.DossierMD,
+		Identity: domain.Identity(it.Identity), DecisionDocument: it.DecisionDocument,
+	}
+	if it.Signatures != "" {
+		json.Unmarshal([]byte(it.Signatures), &a.Signatures)
 	}
 	json.Unmarshal([]byte(it.Before), &a.Before)
 	json.Unmarshal([]byte(it.After), &a.After)

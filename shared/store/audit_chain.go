@@ -62,7 +62,8 @@ func (it auditItem) chainLink() auditchain.Link {
 		ActionID: it.ActionID, Action: it.Action, OperatorID: it.OperatorID, OperatorName: it.OperatorName,
 		Actor: it.Actor, RequestID: it.RequestID, SecondApproverID: it.SecondApproverID, ReviewID: it.ReviewID,
 		Reason: it.Reason, Before: it.Before, After: it.After, At: it.At, SeenETag: it.SeenETag, DossierETag: it.DossierETag,
-		DossierSHA256: it.DossierSHA256, PrevHash: it.PrevHash, Hash: it.Hash}
+		DossierSHA256: it.DossierSHA256, Identity: it.Identity, DecisionDocument: it.DecisionDocument, Signatures: it.Signatures,
+		PrevHash: it.PrevHash, Hash: it.Hash}
 }
 
 // chainHead reads a chain's head strongly (the zero head for a chain with

@@ -12,11 +12,20 @@ import (
 )
 
 // ApplyDecision writes a decision in one transaction: the audit record
-// (once per action id), the review and entity at their next versions, and
-// any review or checks it creates.
+// (once per action id), the review and entity at their next versions, any
+// review or checks it creates, and the queue's counts for a review it
+// creates or whose status it changes (from d.ReviewWas, read here when
+// the caller left it empty).
 func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	if d.Review != nil && d.ReviewWas == "" {
+		was, err := s.reviewStatusAt(ctx, *d.Review)
+		if err != nil {
+			return err
+		}
+		d.ReviewWas = was
 	}
 	if d.NewReview != nil {
 		next, err := s.nextAccountIDs(ctx, d.Audit.AccountID, map[string]int{seqReview: 1})
@@ -30,13 +39,27 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		}
 		d.Audit.After["review_id"] = id
 	}
+	counts := queueDelta{}
+	if r := d.NewReview; r != nil {
+		counts.add(r.ID, r.Status, 1)
+	}
+	if r := d.Review; r != nil {
+		counts.move(r.ID, d.ReviewWas, r.Status)
+	}
+	// The entity as the decision has it, whose country and name the queue
+	// shows: a review-only decision has none and keeps the review's copies.
+	about := d.Entity
+	if about == nil {
+		about = d.Pinned
+	}
 	// Of two decisions on one entity at once, the loser fails on the
 	// review's or entity's version whatever the chain's head says: it sees
 	// domain.ErrStale (auditTx retries only appends that lost the head).
 	err := s.auditTx(ctx, d.Audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
 		tx.Put(rec)
+		s.signatureWrites(tx, d)
 		if d.NewReview != nil {
-			tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview)).If("attribute_not_exists(review_id)"))
+			tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview).of(about)).If("attribute_not_exists(review_id)"))
 		}
 		for _, c := range d.NewChecks {
 			tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
@@ -44,13 +67,16 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		if r := d.Review; r != nil {
 			next := *r
 			next.Version = r.Version + 1
-			tx.Put(s.table(schema.Reviews).Put(newReviewItem(next)).
-				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", r.Version, r.Version, int64(0)))
+			// Conditioned on the status too: the counts move from it.
+			tx.Update(s.reviewUpdate(newReviewItem(next).of(about)).
+				If("attribute_exists(review_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?)) AND $ = ?",
+					r.Version, r.Version, int64(0), "status", string(d.ReviewWas)))
 		}
 		if u := s.dossierUpdate(d); u != nil {
 			tx.Update(u)
 		}
 		s.addEvidencePuts(tx, d.NewChecks)
+		s.addQueueCounts(tx, d.Audit.AccountID, counts)
 	})
 	switch {
 	case err == nil:
@@ -60,11 +86,29 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		return nil
 	case cancelledAt(err, 0):
 		return domain.ErrDuplicateAction
+	case signatureRefused(err, d):
+		return domain.ErrSignatureUsed
 	case isTxCondFailed(err) || isTxConflict(err):
 		return domain.ErrStale
 	default:
 		return fmt.Errorf("apply %s on account %d: %w", d.Audit.Action, d.Audit.AccountID, err)
 	}
+}
+
+// reviewStatusAt is the stored status of r, for a decision that did not say
+// it: domain.ErrStale when the review is gone or no longer at r's version,
+// as the decision's write would find it.
+func (s *Store) reviewStatusAt(ctx context.Context, r domain.Review) (domain.ReviewStatus, error) {
+	stored, err := s.Review(ctx, r.AccountID, r.ID)
+	switch {
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return "", domain.ErrStale
+	case err != nil:
+		return "", err
+	case stored.Version != r.Version:
+		return "", domain.ErrStale
+	}
+	return stored.Status, nil
 }
 
 // dossierUpdate is the decision's write to the entity's item: a decision

@@ -121,7 +121,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 // createTx is the commit. Its items, in order (cancellation reasons name
 // them by index): 0 the account's counters, which also ends the turn, 1 the
 // registration guard, 2 the entity, then the checks, the reviews, the
-// Idempotency-Key's answer and the checks' evidence.
+// Idempotency-Key's answer, the checks' evidence and the queue's counts.
 func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
 	e := d.Entity
 	countrySeq := t.acct.CountryCounts[e.CountryCode] + 1
@@ -151,7 +151,7 @@ func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, r
 		tx.Put(s.table(schema.Checks).Put(newCheckItem(c)))
 	}
 	for _, r := range reviews {
-		tx.Put(s.table(schema.Reviews).Put(newReviewItem(r)))
+		tx.Put(s.table(schema.Reviews).Put(newReviewItem(r).of(&e)))
 	}
 	if a := o.Idempotency; a != nil {
 		body, err := a.Render(d)
@@ -160,8 +160,10 @@ func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, r
 		}
 		tx.Update(s.completeIdempotent(e.AccountID, a.Key, a.RequestHash, a.Status, string(body)))
 	}
-	// Last: the providers' answers, kept with their checks.
+	// Then the providers' answers, kept with their checks.
 	s.addEvidencePuts(tx, checks)
+	// Last: the reviews counted in the queue.
+	s.addQueueCounts(tx, e.AccountID, createdDelta(reviews))
 	return tx, nil
 }
 

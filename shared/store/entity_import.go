@@ -99,7 +99,7 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 			items[schema.Checks] = append(items[schema.Checks], newCheckItem(c))
 		}
 		for _, r := range reviews {
-			items[schema.Reviews] = append(items[schema.Reviews], newReviewItem(r))
+			items[schema.Reviews] = append(items[schema.Reviews], newReviewItem(r).of(&e))
 		}
 		out[i] = domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 	}
@@ -107,15 +107,23 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 		s.undoImport(ctx, out)
 		return nil, err
 	}
+	// The counters move past the chunk, and the queue counts its reviews,
+	// in one transaction.
 	until := time.Now().Add(importLease).UnixMilli()
-	err := s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
+	tx := s.db.WriteTx()
+	tx.Update(s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
 		Set("entity_count", last).
 		Set("country_counts", counts).
 		Set("create_turn_until", until).
-		If("entity_count = ? AND create_turn = ?", t.acct.EntityCount, t.owner).Run(ctx)
-	if err != nil {
+		If("entity_count = ? AND create_turn = ?", t.acct.EntityCount, t.owner))
+	var reviews []domain.Review
+	for _, d := range out {
+		reviews = append(reviews, d.Reviews...)
+	}
+	s.addQueueCounts(tx, accountID, createdDelta(reviews))
+	if err := tx.Run(ctx); err != nil {
 		s.undoImport(ctx, out)
-		if isCondFailed(err) {
+		if cancelledAt(err, 0) {
 			return nil, errors.New("the commit turn lapsed and the account changed meanwhile")
 		}
 		return nil, fmt.Errorf("update counters: %w", err)

@@ -63,3 +63,21 @@ func (s *Store) TakeCeremony(ctx context.Context, hash, purpose string, now time
 	return domain.Ceremony{Hash: it.TokenHash, Purpose: it.Purpose, AccountID: it.AccountID, OperatorID: it.OperatorID,
 		Session: it.Session, Digest: it.Digest, CreatedAt: parseTime(it.CreatedAt), ExpiresAt: parseTime(it.EndsAt)}, nil
 }
+
+// Ceremony reads the ceremony of the challenge without taking it: a
+// signature checked when it is given is consumed only later, in the
+// transaction that applies what it signs. not_found: no ceremony under
+// this hash (never begun, taken, or gone with its TTL). Whether it is
+// past its end is the caller's to judge.
+func (s *Store) Ceremony(ctx context.Context, hash string) (domain.Ceremony, error) {
+	var it ceremonyItem
+	err := s.table(schema.PortalTokens).Get("token_hash", hash).Consistent(true).One(ctx, &it)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Kind != portalKindCeremony):
+		return domain.Ceremony{}, domain.Errorf(domain.ECodeNotFound, "No such ceremony.")
+	case err != nil:
+		return domain.Ceremony{}, fmt.Errorf("get ceremony: %w", err)
+	}
+	return domain.Ceremony{Hash: it.TokenHash, Purpose: it.Purpose, AccountID: it.AccountID, OperatorID: it.OperatorID,
+		Session: it.Session, Digest: it.Digest, CreatedAt: parseTime(it.CreatedAt), ExpiresAt: parseTime(it.EndsAt)}, nil
+}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -21,17 +24,22 @@ type portalSessionItem struct {
 	IdleUntil string `dynamo:"idle_until"`
 	// ExpiresAt is the TTL attribute (Unix seconds): the absolute end.
 	ExpiresAt int64 `dynamo:"expires_at"`
+	// CredentialID is the passkey a console sign-in used; Enrolment marks
+	// a session a link started.
+	CredentialID []byte `dynamo:"credential_id,omitempty"`
+	Enrolment    bool   `dynamo:"enrolment,omitempty"`
 }
 
 func newPortalSessionItem(s domain.PortalSession) portalSessionItem {
 	return portalSessionItem{TokenHash: s.Hash, Kind: portalKindSession, AccountID: s.AccountID, OperatorID: s.OperatorID,
 		StartedAt: fmtTime(s.StartedAt), EndsAt: fmtTime(s.ExpiresAt), IdleUntil: fmtTime(s.IdleUntil),
-		ExpiresAt: s.ExpiresAt.Unix()}
+		ExpiresAt: s.ExpiresAt.Unix(), CredentialID: s.CredentialID, Enrolment: s.Enrolment}
 }
 
 func (it portalSessionItem) domain() domain.PortalSession {
 	return domain.PortalSession{Hash: it.TokenHash, AccountID: it.AccountID, OperatorID: it.OperatorID,
-		StartedAt: parseTime(it.StartedAt), ExpiresAt: parseTime(it.EndsAt), IdleUntil: parseTime(it.IdleUntil)}
+		StartedAt: parseTime(it.StartedAt), ExpiresAt: parseTime(it.EndsAt), IdleUntil: parseTime(it.IdleUntil),
+		CredentialID: it.CredentialID, Enrolment: it.Enrolment}
 }
 
 // PortalSession returns the session whose token hashes to hash, strongly
@@ -74,4 +82,26 @@ func (s *Store) EndPortalSession(ctx context.Context, hash string) error {
 		return nil
 	}
 	return wrap(err, "end portal session")
+}
+
+// StartPortalSession starts a session without a link (a passkey sign-in),
+// with the audit record of the sign-in, in one transaction: the operator
+// must still be active (validation_failed on operator otherwise).
+func (s *Store) StartPortalSession(ctx context.Context, sess domain.PortalSession, audit domain.AuditRecord) error {
+	err := s.auditTx(ctx, audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.
+			Put(s.table(schema.PortalTokens).Put(newPortalSessionItem(sess)).If("attribute_not_exists(token_hash)")).
+			Check(s.table(schema.Accounts).Check("account_id", sess.AccountID).Range("sk", operatorSK(sess.OperatorID)).
+				If("attribute_exists(operator_id) AND attribute_not_exists(disabled_at)")).
+			Put(rec)
+	})
+	switch {
+	case cancelledAt(err, 1):
+		return domain.Invalid("operator", "is disabled")
+	case cancelledAt(err, 0), cancelledAt(err, 2):
+		// A fresh random session token or its audit record's action id
+		// taken: never, short of a bug.
+		return fmt.Errorf("start portal session: the session or its audit record exists already")
+	}
+	return wrap(err, "start portal session")
 }

@@ -1,6 +1,14 @@
 package store
 
-import "github.com/evs-kyb/evs/shared/domain"
+import (
+	"reflect"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
+)
 
 // reviewItem is a review as the reviews table stores it.
 type reviewItem struct {
@@ -23,7 +31,20 @@ type reviewItem struct {
 	CompletedAt      string  `dynamo:"completed_at,omitempty"`
 	CreatedAt        string  `dynamo:"created_at"`
 	UpdatedAt        string  `dynamo:"updated_at"`
+	// What the queue shows and filters on of the review's entity, copied
+	// by the writes that know it (the entity's create, a decision that
+	// changes the entity): its country never changes, its name is for
+	// display. A write that does not know them leaves them as they are.
+	EntityCountry string `dynamo:"entity_country,omitempty"`
+	EntityName    string `dynamo:"entity_name,omitempty"`
+	// QueueKey is the review's place in the by_queue index
+	// (domain.QueuePosition), written only while the review is active: a
+	// finished review leaves the index with the write that finishes it.
+	QueueKey string `dynamo:"queue_key,omitempty"`
 }
+
+// isEntityCopy names the attributes of reviewItem copied from the entity.
+func isEntityCopy(attr string) bool { return attr == "entity_country" || attr == "entity_name" }
 
 func (it reviewItem) domain() domain.Review {
 	return domain.Review{
@@ -69,5 +90,45 @@ func newReviewItem(r domain.Review) reviewItem {
 		CompletedAt:      fmtOptTime(r.CompletedAt),
 		CreatedAt:        fmtTime(r.CreatedAt),
 		UpdatedAt:        fmtTime(r.UpdatedAt),
+		QueueKey:         queueKey(r),
 	}
+}
+
+// queueKey places an active review in the queue; "" (no attribute, out of
+// the index) for any other.
+func queueKey(r domain.Review) string {
+	if !r.Status.Active() {
+		return ""
+	}
+	return domain.QueuePosition(r.CreatedAt, r.ID)
+}
+
+// of copies onto the item what the queue shows of the review's entity.
+func (it reviewItem) of(e *domain.Entity) reviewItem {
+	if e != nil {
+		it.EntityCountry, it.EntityName = e.CountryCode, e.LegalName
+	}
+	return it
+}
+
+// reviewUpdate writes it over the stored review as a Put would, attribute
+// by attribute (an empty one removed), but for the entity's copies when
+// it does not know them: a decision that changes only the review keeps
+// what the entity's create copied. The attributes come from reviewItem's
+// tags, so a field added there is written here too.
+func (s *Store) reviewUpdate(it reviewItem) *dynamo.Update {
+	u := s.table(schema.Reviews).Update("account_id", it.AccountID).Range("review_id", it.ReviewID)
+	v := reflect.ValueOf(it)
+	for i := range v.NumField() {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("dynamo"), ",")
+		if opts == "hash" || opts == "range" {
+			continue
+		}
+		val := v.Field(i).Interface()
+		if isEntityCopy(name) && val == "" {
+			continue
+		}
+		u.Set(name, val)
+	}
+	return u
 }

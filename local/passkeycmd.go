@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/evs-kyb/evs/shared/admin"
+)
+
+// cmdPasskey lists an operator's passkeys (one JSON line each, never a
+// key) or revokes one, through the admin function's passkey.list and
+// passkey.revoke.
+func cmdPasskey(ctx context.Context, sub string, args []string) error {
+	if sub != "list" && sub != "revoke" {
+		return usageError{fmt.Sprintf("unknown command %q", "passkey "+sub)}
+	}
+	c := newAdminCmd("passkey " + sub)
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	operator := idFlag(c.fs, "operator", "the operator whose passkeys (required)")
+	credential := c.fs.String("credential", "", "revoke: the passkey's credential id, as list prints it")
+	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if *operator == 0 {
+		return usageError{"passkey " + sub + ": --operator is required"}
+	}
+	acct, err := c.account(*account)
+	if err != nil {
+		return err
+	}
+	doc := map[string]any{"command": "passkey." + sub, "account_id": acct, "operator_id": *operator}
+	if sub == "list" {
+		if *credential != "" {
+			return usageError{"passkey list: --credential is for revoke"}
+		}
+		var out struct {
+			Passkeys []admin.PasskeyView `json:"passkeys"`
+		}
+		if err := c.send(ctx, doc, &out); err != nil {
+			return err
+		}
+		enc := json.NewEncoder(os.Stdout)
+		for _, p := range out.Passkeys {
+			if err := enc.Encode(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if *credential == "" {
+		return usageError{"passkey revoke: --credential is required"}
+	}
+	doc["credential_id"] = *credential
+	var out map[string]any
+	if err := c.send(ctx, doc, &out); err != nil {
+		return err
+	}
+	fmt.Printf("revoked passkey %s of operator %d\n", *credential, *operator)
+	return nil
+}

@@ -1,0 +1,154 @@
+package decisions
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/passkey"
+)
+
+// Signatures checks passkey assertions over decision documents
+// (passkey.Service has it). Checking reads and consumes nothing: Apply
+// consumes the ceremony and moves the counter in the decision's own
+// transaction.
+type Signatures interface {
+	// CheckSigned checks everything, the counter going up included.
+	CheckSigned(ctx context.Context, a passkey.Assertion, accountID int64, purpose, digest string) (passkey.Signed, error)
+	// Recheck checks everything but the counter: the maker's signature at
+	// Apply, which CheckSigned passed at Validate.
+	Recheck(ctx context.Context, a passkey.Assertion, accountID int64, purpose, digest string) (passkey.Signed, error)
+}
+
+// DecisionDocument is the document an operator signs: the request as JSON
+// (Request's fields in their declared order, empty ones left out), without
+// the signature itself. It names the action, the review, the operator, the
+// action id (so a signature applies once), the reason, the action's fields
+// and the dossier's ETag seen. The audit record keeps it as signed.
+func DecisionDocument(req Request) []byte {
+	req.Signature = nil
+	b, err := json.Marshal(req)
+	if err != nil {
+		panic(err) // a Request holds nothing that cannot be marshalled
+	}
+	return b
+}
+
+// Digest is the hex SHA-256 of the request's decision document: what the
+// maker's and the second operator's challenges are bound to.
+func Digest(req Request) string {
+	return passkey.DocumentDigest(DecisionDocument(req))
+}
+
+// signer is who a decision is known to be from, as Validate and Apply
+// establish it.
+type signer struct {
+	identity domain.Identity
+	// maker is the maker's checked signature (nil when declared).
+	maker *passkey.Signed
+}
+
+// identify establishes who decides: a signed request must be signed by the
+// operator it names, over this very document, in a ceremony begun for a
+// decision; an unsigned one is accepted only where the account accepts
+// declared decisions. A refusal is SignatureRequired and writes nothing.
+func (s *Service) identify(ctx context.Context, req Request, st state, recheck bool) (signer, error) {
+	if req.Signature == nil {
+		if !st.account.Settings.DeclaredDecisions {
+			return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
+				"account %d accepts only decisions signed with the operator's passkey (declared_decisions is off): decide in the console", req.AccountID)
+		}
+		return signer{identity: domain.IdentityDeclared}, nil
+	}
+	if s.Signatures == nil {
+		return signer{}, fmt.Errorf("decision %s: a signed decision arrived but no signature checker is configured", req.ActionID)
+	}
+	check := s.Signatures.CheckSigned
+	if recheck {
+		check = s.Signatures.Recheck
+	}
+	signed, err := check(ctx, *req.Signature, req.AccountID, passkey.PurposeDecision, Digest(req))
+	if err != nil {
+		return signer{}, signatureRefused(err, "the decision's signature")
+	}
+	if signed.OperatorID != req.OperatorID {
+		return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
+			"the decision names operator %d but was signed by operator %d", req.OperatorID, signed.OperatorID)
+	}
+	return signer{identity: domain.IdentityPasskey, maker: &signed}, nil
+}
+
+// secondApprover checks the four-eyes approval: an assertion by another
+// operator of the account, with another credential, holding the action's
+// permission, over the same decision document. A self-declared approver
+// (second_approver_id) is never enough.
+func (s *Service) secondApprover(ctx context.Context, req Request, st state, who signer, ap *Approval) (*passkey.Signed, error) {
+	switch {
+	case ap == nil:
+		return nil, domain.Errorf(domain.ECodeSecondApproverRequired, "this account requires a second operator to %s", req.Action)
+	case ap.Signature == nil:
+		return nil, domain.Errorf(domain.ECodeSignatureRequired,
+			"a second approval must be signed with the second operator's passkey in the console; a declared second_approver_id is not accepted")
+	case s.Signatures == nil:
+		return nil, fmt.Errorf("decision %s: a signed approval arrived but no signature checker is configured", req.ActionID)
+	}
+	second, err := s.Signatures.CheckSigned(ctx, *ap.Signature, req.AccountID, passkey.PurposeApproval, Digest(req))
+	if err != nil {
+		return nil, signatureRefused(err, "the second operator's signature")
+	}
+	if second.OperatorID == req.OperatorID {
+		return nil, domain.Errorf(domain.ECodeSecondApproverRequired, "the second approval must come from another operator than the one who decided (operator %d)", req.OperatorID)
+	}
+	if who.maker != nil && string(who.maker.Passkey.ID) == string(second.Passkey.ID) {
+		return nil, domain.Errorf(domain.ECodeSecondApproverRequired, "the second approval was signed with the maker's own passkey")
+	}
+	op, err := s.Store.Operator(ctx, req.AccountID, second.OperatorID)
+	if err != nil {
+		return nil, notFound(err, "operator %d (second approver)", second.OperatorID)
+	}
+	if r, _ := ruleOf(req.Action); !op.Can(r.permission) {
+		return nil, domain.Errorf(domain.ECodeSecondApproverRequired, "operator %d (%s) lacks the %s permission to approve", op.ID, op.Name, r.permission)
+	}
+	return &second, nil
+}
+
+// signatureRefused names a refused signature SignatureRequired, keeping a
+// fault a fault.
+func signatureRefused(err error, what string) error {
+	switch domain.ErrorCode(err) {
+	case "":
+		return err
+	case domain.ECodeSignatureRequired:
+		return err
+	}
+	return domain.Errorf(domain.ECodeSignatureRequired, "%s was refused: %s", what, domain.ErrorMessage(err))
+}
+
+// sign puts the identity and the signatures into the decision: the audit
+// record keeps the document and the assertions (inside the chain's hash),
+// and the write consumes each ceremony and moves each counter.
+func sign(d *domain.Decision, req Request, who signer, second *passkey.Signed) {
+	d.Audit.Identity = who.identity
+	if who.maker == nil && second == nil {
+		return
+	}
+	d.Audit.DecisionDocument = string(DecisionDocument(req))
+	digest := Digest(req)
+	for _, p := range []struct {
+		role   string
+		signed *passkey.Signed
+	}{{domain.SignatureMaker, who.maker}, {domain.SignatureSecond, second}} {
+		if p.signed == nil {
+			continue
+		}
+		a := p.signed.Assertion
+		d.Audit.Signatures = append(d.Audit.Signatures, domain.DecisionSignature{
+			Role: p.role, OperatorID: p.signed.OperatorID, CredentialID: a.CredentialID, AuthenticatorData: a.AuthenticatorData,
+			ClientDataJSON: a.ClientDataJSON, Signature: a.Signature, UserHandle: a.UserHandle,
+			Nonce: base64.RawURLEncoding.EncodeToString(p.signed.Nonce), Digest: digest,
+		})
+		d.Signed = append(d.Signed, domain.SignatureUse{CeremonyHash: p.signed.CeremonyHash, Passkey: p.signed.Passkey, NextCount: p.signed.NextCount})
+	}
+}

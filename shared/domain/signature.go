@@ -1,0 +1,49 @@
+package domain
+
+// Identity says how a decision's operator is known.
+type Identity string
+
+const (
+	// IdentityPasskey: the operator signed the decision document with one
+	// of their passkeys, user verification included.
+	IdentityPasskey Identity = "passkey"
+	// IdentityDeclared: whoever started the decision named the operator;
+	// only the execution's ARN (CloudTrail's StartExecution event) says
+	// which AWS principal that was. Accepted only where the account's
+	// DeclaredDecisions setting allows it.
+	IdentityDeclared Identity = "declared"
+)
+
+// Roles of a decision's signatures.
+const (
+	SignatureMaker  = "maker"  // the operator who decided
+	SignatureSecond = "second" // the second operator of a four-eyes decision
+)
+
+// DecisionSignature is a WebAuthn assertion over a decision document, as
+// the audit record keeps it: everything a verifier needs besides the
+// operator's public key. Binary fields are base64url without padding.
+// The challenge the authenticator signed is SHA-256("evs-decision-v1\n" ||
+// nonce || "\n" || digest), so it is bound to the document by the record
+// alone.
+type DecisionSignature struct {
+	Role              string `json:"role"`
+	OperatorID        int64  `json:"operator_id"`
+	CredentialID      string `json:"credential_id"`
+	AuthenticatorData string `json:"authenticator_data"`
+	ClientDataJSON    string `json:"client_data_json"`
+	Signature         string `json:"signature"`
+	UserHandle        string `json:"user_handle"`
+	Nonce             string `json:"nonce"`
+	// Digest is the hex SHA-256 of the decision document signed.
+	Digest string `json:"digest"`
+}
+
+// SignatureUse is what applying a signed decision consumes: the ceremony
+// whose challenge was signed (taken once, in the decision's transaction)
+// and the passkey's signature counter, moved on from the value read.
+type SignatureUse struct {
+	CeremonyHash string
+	Passkey      Passkey
+	NextCount    uint32
+}

@@ -1,0 +1,73 @@
+// Package passkey holds operators' passkeys: registering them, signing in
+// with them, and signing decisions with them. The register and login
+// ceremonies are go-webauthn's; a decision's signature is an assertion over
+// a challenge derived from the decision's digest (SignedChallenge), checked
+// here when it is given and verifiable later, without the store, by anyone
+// holding the public key (VerifyRecord). User verification is required
+// everywhere: a passkey stands for a person, not for a device.
+package passkey
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// Purposes of ceremonies: what finishing one may do. A ceremony finishes
+// only for its own purpose, so a sign-in's assertion never signs a decision.
+const (
+	PurposeRegister = "register"
+	PurposeLogin    = "login"
+	PurposeDecision = "decision"
+	PurposeApproval = "approval"
+)
+
+// Lifetimes of ceremonies. A register or login ceremony is a person at the
+// browser. A decision's or approval's ceremony outlives the signing: a
+// four-eyes decision waits up to three days for its second operator, and
+// the maker's ceremony is consumed only when the decision is applied.
+const (
+	CeremonyTTL = 5 * time.Minute
+	SigningTTL  = 4 * 24 * time.Hour
+)
+
+// Store is what passkeys read and write.
+type Store interface {
+	// not_found: no such operator in the account.
+	Operator(ctx context.Context, accountID, id int64) (domain.Operator, error)
+	// conflict: the credential is the operator's already;
+	// domain.ErrDuplicateAction if the action id was applied before.
+	AddPasskey(ctx context.Context, p domain.Passkey, audit domain.AuditRecord) error
+	// No codes.
+	Passkeys(ctx context.Context, accountID, operatorID int64) ([]domain.Passkey, error)
+	// not_found: the operator holds no passkey with this id.
+	Passkey(ctx context.Context, accountID, operatorID int64, credentialID []byte) (domain.Passkey, error)
+	// No codes; domain.ErrStale if the counter moved since p was read.
+	UsePasskey(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
+	// not_found: no such passkey; domain.ErrDuplicateAction if the action
+	// id was applied before.
+	RemovePasskey(ctx context.Context, p domain.Passkey, audit domain.AuditRecord) error
+	// No codes.
+	PutCeremony(ctx context.Context, c domain.Ceremony) error
+	// not_found: taken already, of another purpose, past its end or never
+	// begun.
+	TakeCeremony(ctx context.Context, hash, purpose string, now time.Time) (domain.Ceremony, error)
+	// not_found: no such ceremony (its end is not checked).
+	Ceremony(ctx context.Context, hash string) (domain.Ceremony, error)
+	// No codes; domain.ErrDuplicateAction if the action id was applied
+	// before.
+	PutAudit(ctx context.Context, a domain.AuditRecord) error
+}
+
+// Service is passkeys over a Store.
+type Service struct {
+	Store Store
+	// Clock stamps passkeys and ceremonies and ends them (required).
+	Clock domain.Clock
+	// Config is the relying party: who the passkeys are for.
+	Config Config
+	// Rand makes challenges and nonces: crypto/rand when nil.
+	Rand io.Reader
+}
