@@ -78,6 +78,8 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:Scan arn:AccountsTable",
 		"dynamodb:PutItem arn:AccountsTable",
 		"dynamodb:UpdateItem arn:AccountsTable",
+		// passkey.revoke.
+		"dynamodb:DeleteItem arn:AccountsTable",
 		"dynamodb:ConditionCheckItem arn:AccountsTable",
 		"dynamodb:GetItem arn:ApiKeysTable",
 		"dynamodb:GetItem arn:ApiKeysTable/index/*",
@@ -161,6 +163,10 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"CHECKS_TABLE":             refOf("ChecksTable"),
 		"EVIDENCE_BUCKET":          refOf("EvidenceBucket"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
+		// audit.verify checks decisions' signatures for the console's
+		// domain: empty until the stage names it.
+		"PASSKEY_RP_ID":   "",
+		"PASSKEY_ORIGINS": "",
 	}
 	if !equal(f.EnvVarNames(), keys(want)) {
 		t.Errorf("catalogue: environment %s", diff(f.EnvVarNames(), keys(want)))

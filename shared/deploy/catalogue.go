@@ -41,6 +41,21 @@ func settingThreshold() Setting {
 
 // settingWebhookAllow: networks webhook deliveries may reach although private
 // or loopback (CIDRs): none in AWS; make local permits loopback receivers.
+// settingPasskeyRPID and settingPasskeyOrigins: the relying party the
+// operators' passkeys are bound to, the console's domain, named once per
+// stage. Passkeys registered under one domain sign for it alone: moving the
+// console to another domain means enrolling again. Unset, no signature is
+// accepted (accounts that accept declared decisions still decide).
+func settingPasskeyRPID() Setting {
+	return Setting{EnvVar: "PASSKEY_RP_ID", Parameter: "PasskeyRpId", Default: "",
+		Description: "The console's domain, the WebAuthn relying party id operators' passkeys are bound to (PASSKEY_RP_ID), e.g. console.example.com."}
+}
+
+func settingPasskeyOrigins() Setting {
+	return Setting{EnvVar: "PASSKEY_ORIGINS", Parameter: "PasskeyOrigins", Default: "",
+		Description: "The console's origins (PASSKEY_ORIGINS, comma-separated), e.g. https://console.example.com."}
+}
+
 func settingWebhookAllow() Setting {
 	return Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
@@ -167,9 +182,13 @@ func Functions() []Function {
 			MemoryMB: 512, TimeoutSeconds: 30,
 			Grants: []Grant{
 				// The account, its operators and country configurations; the
-				// account's check and review sequences.
-				{Table: schema.Accounts, Actions: []string{getItem, updateItem}},
-				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem}, Indexes: true},
+				// account's check and review sequences and queue counts; the
+				// operators' passkeys (read; a signature's counter moved on);
+				// four-eyes decisions waiting (put, and taken by the decision).
+				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem, deleteItem}},
+				// The signing ceremonies: read, and taken by the decision.
+				{Table: schema.PortalTokens, Actions: []string{getItem, deleteItem}},
+				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem, updateItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.Checks, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
@@ -177,7 +196,7 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
+			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 			// A refused action (IllegalTransition, Conflict, …) fails the
 			// task, and the execution, with its name.
@@ -262,8 +281,9 @@ func Functions() []Function {
 			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit, settings sign-in links",
 			MemoryMB:    256, TimeoutSeconds: 30,
 			Grants: []Grant{
-				// Accounts, their countries and operators; account.list scans.
-				{Table: schema.Accounts, Actions: []string{getItem, query, scan, putItem, updateItem, condCheck}},
+				// Accounts, their countries and operators; account.list scans;
+				// passkey.revoke deletes an operator's passkey.
+				{Table: schema.Accounts, Actions: []string{getItem, query, scan, putItem, updateItem, deleteItem, condCheck}},
 				{Table: schema.APIKeys, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
@@ -281,7 +301,7 @@ func Functions() []Function {
 			},
 			// evidence.get: a body kept as an object (reads only).
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3GetObject}}},
-			Settings: []Setting{settingWebhookAllow(), settingSettingsURL()},
+			Settings: []Setting{settingWebhookAllow(), settingSettingsURL(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},
 			// A refused command fails with InvalidRequest, NotFound,
