@@ -30,6 +30,10 @@ func TestDecideSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The command line's decisions are declared.
+	if err := st.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
+		t.Fatal(err)
+	}
 	op, err := st.CreateOperator(ctx, acct.ID, "Dana Decider", []string{domain.PermReviewDecide}, domain.Now())
 	if err != nil {
 		t.Fatal(err)

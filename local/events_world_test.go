@@ -106,7 +106,9 @@ func seedSampleWorld(t *testing.T, st *store.Store, receiverURL string) {
 			t.Fatalf("operator %q is %d, want %d: the decision events name operators 1 and 2", op.name, o.ID, i+1)
 		}
 	}
-	if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{ReviewIntervalDays: 365}); err != nil {
+	// The sample decisions (events/decision) are declared, as an execution
+	// typed in the AWS console is: the sample account accepts them.
+	if err := st.PutAccountSettings(ctx, acct, domain.AccountSettings{ReviewIntervalDays: 365, DeclaredDecisions: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Endpoint 1 receives approvals at the replay's receiver, signed with
