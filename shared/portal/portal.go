@@ -5,6 +5,11 @@
 // token, never in clear. A session ends after 30 idle minutes, 12 hours in
 // all, at sign-out, and as soon as its operator is disabled; it carries the
 // operator's permissions as they are at each request.
+//
+// The operator console takes the same links to enrol an operator: a link's
+// session is marked Enrolment, and the console lets it only register a
+// passkey; a passkey sign-in then starts a session of its own
+// (StartSession) that records the credential.
 package portal
 
 import (

@@ -1,0 +1,114 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/workflow"
+)
+
+// approvalOptions begins the second operator's signature over the same
+// decision document the maker signed.
+func (h *handler) approvalOptions(c *call) {
+	var in struct{}
+	if !c.readJSON(&in) {
+		return
+	}
+	p, ok := h.approvable(c)
+	if !ok {
+		return
+	}
+	options, err := h.d.Passkeys.BeginSigning(c.r.Context(), c.s.Operator, passkey.PurposeApproval, p.Digest)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	writeJSON(c.w, http.StatusOK, options)
+}
+
+// approve checks the second operator's signature and answers the
+// workflow's approval task with it: the decision function checks it again
+// and applies the decision.
+func (h *handler) approve(c *call) {
+	var in struct {
+		Response json.RawMessage `json:"response"`
+	}
+	if !c.readJSON(&in) {
+		return
+	}
+	p, ok := h.approvable(c)
+	if !ok {
+		return
+	}
+	a, err := passkey.AssertionFromResponse(in.Response)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	ctx := c.r.Context()
+	signed, err := h.d.Passkeys.CheckSigned(ctx, a, c.s.AccountID, passkey.PurposeApproval, p.Digest)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	if signed.OperatorID != c.s.Operator.ID {
+		c.fail(domain.Errorf(domain.ECodeSignatureRequired, "The approval was signed by another operator than you."))
+		return
+	}
+	output, err := json.Marshal(decisions.Approval{Signature: &a})
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	if err := h.d.Workflow.Approve(ctx, p.TaskToken, output); err != nil {
+		c.fail(taskRefusal(err))
+		return
+	}
+	c.log.Info("decision approved by a second operator")
+	writeJSON(c.w, http.StatusOK, next{Next: executionURL(c.base, p.ActionID, "")})
+}
+
+// refuse fails the approval task with the second operator's reason, and
+// takes the decision off the waiting list.
+func (h *handler) refuse(c *call) {
+	p, ok := h.pending(c)
+	if !ok {
+		return
+	}
+	reason := strings.Join(strings.Fields(c.r.PostForm.Get("reason")), " ")
+	if err := freetext.Check("reason", reason, freetext.Reason, true); err != nil {
+		c.fail(err)
+		return
+	}
+	ctx := c.r.Context()
+	cause := fmt.Sprintf("Refused by operator %d (%s): %s", c.s.Operator.ID, c.s.Operator.Name, reason)
+	switch err := h.d.Workflow.Refuse(ctx, p.TaskToken, cause); {
+	case errors.Is(err, workflow.ErrTaskGone):
+		// Answered or ended meanwhile: nothing waits on it any more.
+		c.log.Info("refused approval task no longer waiting")
+	case err != nil:
+		c.fail(err)
+		return
+	}
+	if err := h.d.Store.DeletePendingApproval(ctx, c.s.AccountID, p.ActionID); err != nil {
+		c.fail(err)
+		return
+	}
+	c.log.Info("decision refused by a second operator")
+	redirect(c.w, executionURL(c.base, p.ActionID, ""))
+}
+
+// taskRefusal names an approval task no longer waited on a conflict.
+func taskRefusal(err error) error {
+	if errors.Is(err, workflow.ErrTaskGone) {
+		return domain.Errorf(domain.ECodeConflict, "This decision no longer waits for a second operator.")
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+package console
+
+import (
+	"net/http"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/etag"
+)
+
+// confirmPage shows a decision in words before it is signed: what, on
+// which review and entity, why, and on which revision of the dossier.
+type confirmPage struct {
+	Decision decision
+	Review   domain.Review
+	Entity   domain.Entity
+	Fields   []fieldValue
+	Sign     ceremony
+}
+
+// fieldValue is an action's own field in words.
+type fieldValue struct {
+	Label, Value string
+}
+
+// confirm reads a review page's decision form and shows it to be signed.
+// Nothing is begun here: the page's script asks for the signing ceremony.
+func (h *handler) confirm(c *call) {
+	id, ok := c.pathID()
+	if !ok {
+		return
+	}
+	d, err := decisionOf(c.r.PostForm, id, c.actionID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	req, err := d.request(c.s)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	ctx := c.r.Context()
+	r, err := h.d.Store.Review(ctx, c.s.AccountID, req.ReviewID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	e, err := h.d.Store.Entity(ctx, c.s.AccountID, r.EntityID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	if req.Seen != "" && !etag.Same(req.Seen, dossierTag(e)) {
+		// Signing it would only be refused: say so now.
+		h.showStale(c, r.ID, r.EntityID, req.Seen, parseSince(d.ViewedAt))
+		return
+	}
+	page := confirmPage{Decision: d, Review: r, Entity: e, Fields: fieldsOf(d),
+		Sign: ceremony{Kind: "sign", Options: c.base + "/sign/options", Submit: c.base + "/sign", CSRF: csrfToken(c.token)}}
+	c.render(http.StatusOK, "confirm", "Sign your decision", "queue", page)
+}
+
+// fieldsOf lists a decision's own fields that are set.
+func fieldsOf(d decision) []fieldValue {
+	var out []fieldValue
+	for _, f := range []fieldValue{
+		{"Assignee (operator id)", d.AssigneeID}, {"Risk level", d.RiskLevel}, {"Match", d.MatchID}, {"Verdict", label(d.Verdict)},
+		{"Website", d.WebsiteURL}, {"Social", d.SocialURL}, {"Business activity", d.Summary},
+	} {
+		if f.Value != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+// Package console is the operator console: server-rendered pages under
+// /console/ where operators sign in with their passkeys, work the queue of
+// reviews, and decide on a review's dossier. Every decision is signed with
+// the operator's passkey in the browser and handed to the decision
+// workflow (Step Functions); the console never writes a decision itself,
+// so a decision taken here is checked exactly as one taken anywhere else.
+//
+// A sign-in link (package portal) only enrols: it starts a session that
+// may register a passkey and nothing more. Every other page needs a
+// session started by a passkey. New returns one http.Handler for
+// everything under /console/.
+package console
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/queue"
+	"github.com/evs-kyb/evs/shared/workflow"
+)
+
+// Portal is what the console needs of sessions (*portal.Service has it).
+type Portal interface {
+	// Redeem uses a link's token once and starts a session (an enrolment
+	// one). portal.ErrLinkUnknown, ErrLinkUsed, ErrLinkExpired, or
+	// validation_failed when the operator is disabled.
+	Redeem(ctx context.Context, linkToken string) (sessionToken string, s portal.Session, err error)
+	// StartSession starts a session for an operator who signed in with the
+	// passkey credentialID. validation_failed: operator disabled.
+	StartSession(ctx context.Context, accountID, operatorID int64, credentialID []byte) (string, portal.Session, error)
+	// Session is the live session the token names; portal.ErrNoSession otherwise.
+	Session(ctx context.Context, sessionToken string) (portal.Session, error)
+	// End ends a session; ending an unknown one is no error.
+	End(ctx context.Context, sessionToken string) error
+}
+
+// Queue is the home page's queue (*queue.Service has it).
+type Queue interface {
+	// validation_failed: a filter or the cursor.
+	Page(ctx context.Context, accountID, operatorID int64, f queue.Filter, cursor string) (queue.Page, error)
+	// not_found: nothing waiting; forbidden; conflict: others took all tried.
+	ClaimNext(ctx context.Context, a domain.Actor, op domain.Operator, f queue.Filter) (domain.Review, error)
+}
+
+// Store is what the console reads, and the one thing it writes: removing a
+// refused approval (*store.Store has it).
+type Store interface {
+	// not_found: no such review in the account.
+	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
+	// not_found: no such entity in the account.
+	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	// No codes; domain.ErrStale if the dossier moved past the revision read.
+	Dossier(ctx context.Context, e domain.Entity) (domain.EntityDetail, error)
+	// not_found; unavailable if the dossier kept moving while read.
+	EntityDetail(ctx context.Context, accountID, id int64) (domain.EntityDetail, error)
+	// No codes.
+	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
+	// No codes.
+	Operators(ctx context.Context, accountID int64) ([]domain.Operator, error)
+	// No codes.
+	Passkeys(ctx context.Context, accountID, operatorID int64) ([]domain.Passkey, error)
+	// No codes.
+	PendingApprovals(ctx context.Context, accountID int64, now time.Time) ([]domain.PendingApproval, error)
+	// not_found: none waits under this action id.
+	PendingApproval(ctx context.Context, accountID int64, actionID string) (domain.PendingApproval, error)
+	// No codes.
+	DeletePendingApproval(ctx context.Context, accountID int64, actionID string) error
+}
+
+// Deps are what the console is built from. All are required but Countries,
+// Log and Secure.
+type Deps struct {
+	Portal   Portal
+	Passkeys *passkey.Service
+	Queue    Queue
+	Store    Store
+	Workflow workflow.Workflow
+	// Countries renders the dossier: it must be the API's catalogue, or
+	// the Markdown shown is not the one the ETag names (nil: country.ISO()).
+	Countries *country.Catalogue
+	// Clock stamps ages and lists what still waits.
+	Clock domain.Clock
+	// Log is the logger when the request's context carries none; nil:
+	// slog's default.
+	Log *slog.Logger
+	// Secure reports whether the browser reached the page over https, so
+	// cookies are marked Secure; nil: ForwardedHTTPS.
+	Secure func(*http.Request) bool
+}
+
+// ForwardedHTTPS reports whether the request came over TLS, directly or as
+// API Gateway says in X-Forwarded-Proto.
+func ForwardedHTTPS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+// handler serves the console. Everything in it is set by New and only
+// read afterwards.
+type handler struct {
+	d      Deps
+	mux    *http.ServeMux
+	pages  pages
+	static map[string]staticFile
+	origin *http.CrossOriginProtection
+}
+
+// New returns the console's handler, for every path under /console/. A
+// required dependency missing is a wiring mistake: New panics, so it shows
+// when the function starts rather than at an operator's first click.
+func New(d Deps) http.Handler {
+	if err := d.check(); err != nil {
+		panic("console: " + err.Error())
+	}
+	if d.Secure == nil {
+		d.Secure = ForwardedHTTPS
+	}
+	if d.Countries == nil {
+		d.Countries = country.ISO()
+	}
+	h := &handler{d: d, origin: http.NewCrossOriginProtection()}
+	h.static = loadStatic()
+	h.pages = parsePages()
+	h.mux = h.routes()
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header(), h.d.Secure(r))
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		h.message(w, r, http.StatusMethodNotAllowed, msgMethod)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// check names the first required dependency missing.
+func (d Deps) check() error {
+	for _, dep := range []struct {
+		name    string
+		missing bool
+	}{
+		{"Portal", d.Portal == nil}, {"Passkeys", d.Passkeys == nil}, {"Queue", d.Queue == nil}, {"Store", d.Store == nil},
+		{"Workflow", d.Workflow == nil}, {"Clock", d.Clock == nil},
+	} {
+		if dep.missing {
+			return fmt.Errorf("the dependency %s is required", dep.name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package console
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/decisions"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
+)
+
+// decision is a decision's fields as the confirmation page carries them
+// and its script posts them back, twice (for the signing options, then
+// with the signature): strings exactly as rendered, so both posts build
+// the one request, whose digest the passkey signs. Who decides, and in
+// which account, is the session's, never the page's.
+type decision struct {
+	Action     string `json:"action"`
+	ReviewID   string `json:"review_id"`
+	ActionID   string `json:"action_id"`
+	Seen       string `json:"seen"`
+	Reason     string `json:"reason"`
+	AssigneeID string `json:"assignee_id"`
+	RiskLevel  string `json:"risk_level"`
+	MatchID    string `json:"match_id"`
+	Verdict    string `json:"verdict"`
+	WebsiteURL string `json:"website_url"`
+	SocialURL  string `json:"social_url"`
+	Summary    string `json:"business_activity_summary"`
+	// ViewedAt is when the dossier was shown (RFC 3339): not signed, only
+	// where a stale view's page starts listing what changed.
+	ViewedAt string `json:"viewed_at"`
+}
+
+// decisionOf reads a review page's decision form: the reason from its code
+// and note, the rest as given (trimmed, runs of white space as one).
+func decisionOf(form url.Values, reviewID int64, actionID string) (decision, error) {
+	action := domain.Action(form.Get("action"))
+	reason, err := combineReason(action, form.Get("reason_code"), form.Get("note"))
+	if err != nil {
+		return decision{}, err
+	}
+	clean := func(k string) string { return strings.Join(strings.Fields(form.Get(k)), " ") }
+	return decision{
+		Action: string(action), ReviewID: itoa(reviewID), ActionID: actionID, Seen: form.Get("seen"), Reason: reason,
+		AssigneeID: clean("assignee_id"), RiskLevel: clean("risk_level"), MatchID: clean("match_id"), Verdict: clean("verdict"),
+		WebsiteURL: clean("website_url"), SocialURL: clean("social_url"), Summary: clean("business_activity_summary"),
+		ViewedAt: form.Get("viewed_at"),
+	}, nil
+}
+
+// request is the decision as the workflow takes it, by the session's
+// operator in the session's account, checked as every entry checks it
+// (decisions.CheckRequest) and against the operator's permission now.
+func (d decision) request(s portal.Session) (decisions.Request, error) {
+	rule, ok := decisions.RuleOf(domain.Action(d.Action))
+	if !ok {
+		return decisions.Request{}, domain.Invalid("action", fmt.Sprintf("%q is not an action", d.Action))
+	}
+	reviewID, err := strconv.ParseInt(d.ReviewID, 10, 64)
+	if err != nil || reviewID <= 0 {
+		return decisions.Request{}, domain.Invalid("review_id", "must be a review's id")
+	}
+	if !validActionID(d.ActionID) {
+		return decisions.Request{}, domain.Invalid("action_id", "is not one the console made: open the review again")
+	}
+	req := decisions.Request{Action: domain.Action(d.Action), AccountID: s.AccountID, ReviewID: reviewID, OperatorID: s.Operator.ID,
+		ActionID: d.ActionID, Reason: d.Reason, Seen: d.Seen, RiskLevel: d.RiskLevel, MatchID: d.MatchID, Verdict: d.Verdict,
+		WebsiteURL: optional(d.WebsiteURL), SocialURL: optional(d.SocialURL), ActivitySummary: optional(d.Summary)}
+	if d.AssigneeID != "" {
+		if req.AssigneeID, err = strconv.ParseInt(d.AssigneeID, 10, 64); err != nil || req.AssigneeID <= 0 {
+			return decisions.Request{}, domain.Invalid("assignee_id", "must be an operator's id")
+		}
+	}
+	if err := decisions.CheckRequest(req); err != nil {
+		return decisions.Request{}, err
+	}
+	if !s.Can(rule.Permission) {
+		return decisions.Request{}, domain.Errorf(domain.ECodeForbidden, "You lack the %s permission needed to %s.", rule.Permission, actionLabel(req.Action))
+	}
+	return req, nil
+}
+
+// optional is a form's field as a request's optional one: empty is not
+// given (the console changes a profile field, never clears one).
+func optional(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// actionLabel is an action in words, as a button or a heading says it.
+func actionLabel(a domain.Action) string {
+	switch a {
+	case domain.ActionAssign:
+		return "Assign"
+	case domain.ActionStart:
+		return "Start the review"
+	case domain.ActionEscalate:
+		return "Escalate to a supervisor"
+	case domain.ActionEscalateToAML:
+		return "Escalate to AML"
+	case domain.ActionApprove:
+		return "Approve"
+	case domain.ActionReject:
+		return "Reject"
+	case domain.ActionCancel:
+		return "Cancel the review"
+	case domain.ActionQueueChecks:
+		return "Run the checks again"
+	case domain.ActionAdjudicateMatch:
+		return "Adjudicate a match"
+	case domain.ActionAssessRisk:
+		return "Assess the risk"
+	case domain.ActionUpdateProfile:
+		return "Update the profile"
+	case domain.ActionOpenPeriodicReview:
+		return "Open a periodic review"
+	}
+	return label(a)
+}

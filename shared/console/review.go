@@ -1,0 +1,104 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// reviewPage is a review with its entity's dossier and the decisions the
+// operator may take on it.
+type reviewPage struct {
+	Review  domain.Review
+	Dossier shownDossier
+	// ViewedAt is when this page was rendered: a stale decision lists what
+	// changed since.
+	ViewedAt  string
+	Checks    []checkRow
+	Screening *checkRow // the check the matches are from
+	Matches   []matchRow
+	Others    []domain.Review // the entity's other reviews
+	Audit     []domain.AuditRecord
+	Forms     []actionForm
+	Pending   []domain.PendingApproval // this review's decisions awaiting a second operator
+	// Decides: the operator holds some decision permission (a view-only
+	// operator is told why no form shows).
+	Decides bool
+}
+
+func (h *handler) reviewPage(c *call) {
+	id, ok := c.pathID()
+	if !ok {
+		return
+	}
+	ctx := c.r.Context()
+	r, err := h.d.Store.Review(ctx, c.s.AccountID, id)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	d, err := h.loadDossier(ctx, c.s.AccountID, r.EntityID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	// The review as the dossier read it: the same revision as the tag.
+	if i := slices.IndexFunc(d.Reviews, func(x domain.Review) bool { return x.ID == r.ID }); i >= 0 {
+		r = d.Reviews[i]
+	}
+	trail, err := h.d.Store.AuditTrail(ctx, c.s.AccountID, r.EntityID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	slices.Reverse(trail) // newest first
+	page := reviewPage{Review: r, Dossier: d, ViewedAt: h.d.Clock.Now().Format(time.RFC3339Nano), Checks: checkRows(d.Checks), Audit: trail,
+		Decides: decides(c)}
+	for _, o := range d.Reviews {
+		if o.ID != r.ID {
+			page.Others = append(page.Others, o)
+		}
+	}
+	var operators []domain.Operator
+	if _, ok := formFor(c.s, domain.ActionAssign, r); ok {
+		if operators, err = h.d.Store.Operators(ctx, c.s.AccountID); err != nil {
+			c.fail(err)
+			return
+		}
+	}
+	page.Forms = reviewForms(c.s, d, r, operators)
+	if sc, ok := latestScreening(d.Checks); ok {
+		row := checkRows([]domain.Check{sc})[0]
+		page.Screening = &row
+		page.Matches = matchRows(sc, d.Entity.DismissedMatches)
+		for i := range page.Matches {
+			if f, ok := formFor(c.s, domain.ActionAdjudicateMatch, r); ok {
+				f.MatchID = page.Matches[i].ID
+				page.Matches[i].Form = &f
+			}
+		}
+	}
+	pending, err := h.d.Store.PendingApprovals(ctx, c.s.AccountID, h.d.Clock.Now())
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	for _, p := range pending {
+		if p.ReviewID == r.ID {
+			page.Pending = append(page.Pending, p)
+		}
+	}
+	c.render(http.StatusOK, "review", "Review "+itoa(r.ID)+": "+d.Entity.LegalName, "queue", page)
+}
+
+// decides reports whether the operator holds any permission an action needs.
+func decides(c *call) bool {
+	for _, p := range []string{domain.PermReviewDecide, domain.PermReviewAssign, domain.PermRiskAssess, domain.PermProfileEdit} {
+		if c.s.Can(p) {
+			return true
+		}
+	}
+	return false
+}
