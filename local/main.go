@@ -50,7 +50,8 @@ commands:
   deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--from T] [--before T] [--operator ID]
                                                      one JSON line per attempt, newest first (T: RFC 3339; --before excluded)
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
-  portal link --operator ID [--account ID]           print a sign-in link to the settings area for the operator
+  portal link --operator ID [--account ID] [--console]   print a sign-in link to the settings area for the operator
+                                                     (--console: the console's enrolment link, to register a passkey)
                                                      (single use, 15 minutes; a secret: hand it to that person alone)
   passkey list --operator ID [--account ID]          the operator's passkeys, one JSON line each (never a key)
   passkey revoke --operator ID --credential ID       revoke one (the last too: the operator enrols again by a new link)
@@ -70,7 +71,7 @@ positive, --limit too; --review-interval-days, --entities, --overlap, --wait and
 otherwise is refused (exit 2) before anything is done; only a flag left out takes its default (the demo account).
 
 environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info),
-SETTINGS_BASE_URL (http://127.0.0.1:$PORT: where portal link's links lead)
+SETTINGS_BASE_URL (http://localhost:$PORT: where portal link's links lead), PASSKEY_RP_ID (localhost), PASSKEY_ORIGINS (http://localhost:$PORT)
 `
 
 func main() {

@@ -19,6 +19,7 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("portal link")
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	operator := idFlag(c.fs, "operator", "the operator who signs in (required)")
+	toConsole := c.fs.Bool("console", false, "print the console's enrolment link (register a passkey) instead of the settings area's")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
@@ -33,7 +34,11 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 	if err := c.send(ctx, map[string]any{"command": "portal.link", "account_id": acct, "operator_id": *operator}, &out); err != nil {
 		return err
 	}
-	fmt.Println(out.URL)
+	if *toConsole {
+		fmt.Println(out.ConsoleURL)
+	} else {
+		fmt.Println(out.URL)
+	}
 	fmt.Fprintf(os.Stderr, "signs operator %d in once, until %s\n", *operator, out.ExpiresAt)
 	return nil
 }
@@ -42,5 +47,5 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 // of the links local commands mint: SETTINGS_BASE_URL, else the local
 // gateway on PORT.
 func localSettingsURL() string {
-	return envDefault("SETTINGS_BASE_URL", "http://127.0.0.1:"+envDefault("PORT", "3000"))
+	return envDefault("SETTINGS_BASE_URL", "http://localhost:"+envDefault("PORT", "3000"))
 }

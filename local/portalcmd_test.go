@@ -110,7 +110,8 @@ func TestPortalLinkCommand(t *testing.T) {
 		args []string
 		base string
 	}{
-		{"local", []string{"portal", "link", "--account", a, "--operator", o}, "http://127.0.0.1:3999/settings/portal"},
+		{"local", []string{"portal", "link", "--account", a, "--operator", o}, "http://localhost:3999/settings/portal"},
+		{"local console", []string{"portal", "link", "--account", a, "--operator", o, "--console"}, "http://localhost:3999/console/enrol"},
 		{"stage", append([]string{"portal", "link", "--account", a, "--operator", o}, stage...), "https://abc.execute-api.me-central-1.amazonaws.com/dev/settings/portal"},
 	}
 	for _, tc := range tests {

@@ -166,6 +166,9 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 		"YENTE_API_KEY_SECRET_ARN":                localYenteKey,
 		"OPENSANCTIONS_WEBHOOK_SECRET_SECRET_ARN": sampleWebhookSecret,
 	}
+	// The web function's decision state machine: the stand-in's name, as
+	// no sample event starts an execution.
+	workflows := map[string]string{deploy.DecisionStateMachineVar: localStateMachine}
 	for _, name := range f.EnvVarNames() {
 		if name == deploy.LogLevelVar {
 			env = append(env, name+"=info")
@@ -180,6 +183,10 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 			continue
 		}
 		if v, ok := buckets[name]; ok {
+			env = append(env, name+"="+v)
+			continue
+		}
+		if v, ok := workflows[name]; ok {
 			env = append(env, name+"="+v)
 			continue
 		}

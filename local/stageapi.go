@@ -23,6 +23,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/strictjson"
+	"github.com/evs-kyb/evs/shared/workflow"
 )
 
 // Names the stand-in answers to, as a stack's outputs would give them.
@@ -143,26 +144,40 @@ func (s *stageAPI) start(w http.ResponseWriter, machine, name, input string) {
 		sfnError(w, "StateMachineDoesNotExist", "State Machine Does Not Exist: '"+machine+"'")
 		return
 	}
+	x, err := s.startExecution(name, input)
+	if err != nil {
+		sfnError(w, "ExecutionAlreadyExists", "Execution Already Exists: '"+executionARN(name)+"'")
+		return
+	}
+	sfnJSON(w, map[string]any{"executionArn": x.arn, "startDate": epoch(x.started)})
+}
+
+// executionARN is the ARN of the local state machine's execution of name.
+func executionARN(name string) string {
+	return strings.Replace(localStateMachine, ":stateMachine:", ":execution:", 1) + ":" + name
+}
+
+// startExecution starts an execution in the background, or answers the one
+// of that name running with that input; workflow.ErrExists otherwise.
+func (s *stageAPI) startExecution(name, input string) (stageExecution, error) {
 	if name == "" {
 		name = fmt.Sprintf("local-%d", time.Now().UnixNano())
 	}
-	arn := strings.Replace(localStateMachine, ":stateMachine:", ":execution:", 1) + ":" + name
+	arn := executionARN(name)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	x, ok := s.execs[arn]
 	// As in AWS: the same name and input while it runs is the same
 	// execution; any start of a finished one's name is refused.
 	if ok && (x.input != input || x.result != nil || x.runErr != nil) {
-		s.mu.Unlock()
-		sfnError(w, "ExecutionAlreadyExists", "Execution Already Exists: '"+arn+"'")
-		return
+		return stageExecution{}, workflow.ErrExists
 	}
 	if !ok {
 		x = &stageExecution{arn: arn, name: name, input: input, started: time.Now()}
 		s.execs[arn] = x
 		go s.run(x)
 	}
-	s.mu.Unlock()
-	sfnJSON(w, map[string]any{"executionArn": arn, "startDate": epoch(x.started)})
+	return *x, nil
 }
 
 func (s *stageAPI) run(x *stageExecution) {
@@ -172,29 +187,35 @@ func (s *stageAPI) run(x *stageExecution) {
 	x.result, x.runErr, x.stopped = &res, err, time.Now()
 }
 
-func (s *stageAPI) describe(w http.ResponseWriter, arn string) {
+// execution is the execution of arn as it stands.
+func (s *stageAPI) execution(arn string) (stageExecution, bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	x, ok := s.execs[arn]
-	var out map[string]any
-	if ok {
-		out = map[string]any{"executionArn": x.arn, "stateMachineArn": localStateMachine, "name": x.name, "input": x.input,
-			"startDate": epoch(x.started), "status": "RUNNING"}
-		switch {
-		case x.runErr != nil:
-			out["status"], out["error"], out["cause"] = "FAILED", "States.Runtime", x.runErr.Error()
-		case x.result != nil && x.result.Status == "SUCCEEDED":
-			out["status"], out["output"] = "SUCCEEDED", string(x.result.Output)
-		case x.result != nil:
-			out["status"], out["error"], out["cause"] = x.result.Status, x.result.Error, x.result.Cause
-		}
-		if !x.stopped.IsZero() {
-			out["stopDate"] = epoch(x.stopped)
-		}
+	if !ok {
+		return stageExecution{}, false
 	}
-	s.mu.Unlock()
+	return *x, true
+}
+
+func (s *stageAPI) describe(w http.ResponseWriter, arn string) {
+	x, ok := s.execution(arn)
 	if !ok {
 		sfnError(w, "ExecutionDoesNotExist", "Execution Does Not Exist: '"+arn+"'")
 		return
+	}
+	out := map[string]any{"executionArn": x.arn, "stateMachineArn": localStateMachine, "name": x.name, "input": x.input,
+		"startDate": epoch(x.started), "status": "RUNNING"}
+	switch {
+	case x.runErr != nil:
+		out["status"], out["error"], out["cause"] = "FAILED", "States.Runtime", x.runErr.Error()
+	case x.result != nil && x.result.Status == "SUCCEEDED":
+		out["status"], out["output"] = "SUCCEEDED", string(x.result.Output)
+	case x.result != nil:
+		out["status"], out["error"], out["cause"] = x.result.Status, x.result.Error, x.result.Cause
+	}
+	if !x.stopped.IsZero() {
+		out["stopDate"] = epoch(x.stopped)
 	}
 	sfnJSON(w, out)
 }
@@ -235,23 +256,34 @@ func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *stageAPI) answer(w http.ResponseWriter, token string, a approvalAnswer) {
-	s.mu.Lock()
-	ch, ok := s.approvals[token]
-	if !ok && s.running(strings.TrimPrefix(token, "local-token-")) {
-		// The await task recorded the wait (the console can see it) but
-		// run.mjs has not asked for the answer yet: keep it for then.
-		s.early[token] = a
-		s.mu.Unlock()
-		sfnJSON(w, map[string]any{})
-		return
-	}
-	s.mu.Unlock()
-	if !ok {
+	if err := s.answerTask(token, a); err != nil {
 		sfnError(w, "TaskDoesNotExist", "Task Does Not Exist")
 		return
 	}
-	ch <- a
 	sfnJSON(w, map[string]any{})
+}
+
+// answerTask gives an approval task its answer: at once to the run waiting
+// on it, or kept for it when its wait is recorded but run.mjs has not asked
+// yet; workflow.ErrTaskGone when no running execution has the token.
+func (s *stageAPI) answerTask(token string, a approvalAnswer) error {
+	s.mu.Lock()
+	ch, ok := s.approvals[token]
+	if !ok && s.running(strings.TrimPrefix(token, "local-token-")) {
+		s.early[token] = a
+		s.mu.Unlock()
+		return nil
+	}
+	if ok {
+		// Answered once: a second answer finds no task, as in AWS.
+		delete(s.approvals, token)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return workflow.ErrTaskGone
+	}
+	ch <- a
+	return nil
 }
 
 func sfnJSON(w http.ResponseWriter, v any) {

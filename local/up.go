@@ -16,6 +16,7 @@ import (
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -74,7 +75,23 @@ func cmdUp(ctx context.Context, args []string) error {
 	if _, err := webhooks.ParseSecrets(localWebhookSecret()); err != nil {
 		return fmt.Errorf("EVS_WEBHOOK_SECRET: %w", err)
 	}
-	gw, err := buildGateway(simulatorProviders(simURL).deps(e.store, e.log))
+	// The console's decisions run through the decision workflow, here the
+	// local stand-in of Step Functions serving the real ASL.
+	deps := simulatorProviders(simURL).deps(e.store, e.log)
+	decide, err := boot.As[boot.DecisionHandler]("decision", deps)
+	if err != nil {
+		return err
+	}
+	adm, err := localAdmin(e)
+	if err != nil {
+		return err
+	}
+	stage := newStageAPI(ctx, adm, decide)
+	if err := serveStageAPI(ctx, stage); err != nil {
+		return err
+	}
+	deps.Workflow = stageWorkflow{api: stage}
+	gw, err := buildGateway(deps)
 	if err != nil {
 		return err
 	}
@@ -100,6 +117,16 @@ func cmdUp(ctx context.Context, args []string) error {
 			return err
 		}
 		fmt.Printf("          %s   # signs the Demo Operator in, once, within 15 minutes\n", link)
+		// The console is served on localhost: passkeys are bound to a
+		// domain, and go-webauthn refuses an IP address as one.
+		consoleBase := "http://localhost:" + *port
+		enrol, err := consoleLink(ctx, e, demo, consoleBase)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Console:  %s%s/ — the Demo Operator (operator %d) enrols a passkey here, once, within 15 minutes:\n", consoleBase, deploy.ConsolePath, demo.OperatorID)
+		fmt.Printf("          %s\n", enrol)
+		fmt.Printf("          a new link: go run ./local portal link --operator %d --console\n", demo.OperatorID)
 		fmt.Printf("Demo key: %s\n", demo.Key)
 		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
 	}
@@ -205,6 +232,17 @@ func settingsLink(ctx context.Context, e *env, demo *demoState, base string) (st
 		return "", fmt.Errorf("settings sign-in link: %w", err)
 	}
 	return portal.LinkURL(base, l.Token)
+}
+
+// consoleLink mints an enrolment link to the console for the demo
+// operator: their first passkey is registered there.
+func consoleLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
+	p := &portal.Service{Store: e.store, Clock: domain.SystemClock}
+	l, err := p.Mint(ctx, domain.Actor{AccountID: demo.AccountID, Admin: "make local", ActionID: "up-console-" + randomID()}, demo.OperatorID)
+	if err != nil {
+		return "", fmt.Errorf("console enrolment link: %w", err)
+	}
+	return portal.EnrolURL(base, l.Token)
 }
 
 // docsHTML is the API reference make docs builds (the Makefile's

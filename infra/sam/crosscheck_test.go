@@ -108,7 +108,7 @@ func TestMatchesCDKStack(t *testing.T) {
 // names things.
 func urlOutputs(tmpl obj, isCDK bool) map[string]string {
 	out := map[string]string{}
-	for _, name := range []string{stack.OpenAPIURLOutput, stack.SettingsURLOutput} {
+	for _, name := range []string{stack.OpenAPIURLOutput, stack.SettingsURLOutput, stack.ConsoleURLOutput} {
 		o, _ := tmpl["Outputs"].(obj)[name].(obj)
 		if isCDK {
 			out[name] = asSAM(tmpl, o["Value"])

@@ -28,7 +28,8 @@ func Events(f deploy.Function) ([]Pair, error) {
 			continue
 		}
 		// Event names are unique per function: one that serves several
-		// paths (the settings area) names each event by its path too.
+		// paths (the settings area and the console) names each event by
+		// its path too.
 		suffix := ""
 		if len(paths) > 1 {
 			suffix = pathName(r.Path)

@@ -16,9 +16,11 @@ const functionsNote = `---------------------------------------------------------
 deploy.Functions(). Each function may take exactly its catalogue's DynamoDB
 actions on exactly its tables (one statement per grant, + /index/* when the
 grant has Indexes), read exactly its secrets, send to exactly its queues,
-read exactly its event source, and is told exactly those names: LOG_LEVEL,
-one variable per table, its settings (template parameters), its secrets'
-ARNs, the URLs of the queues it sends to. SAM adds AWSLambdaBasicExecutionRole,
+read exactly its event source, take exactly its actions on the decision
+workflow (the state machine, or its executions), and is told exactly those
+names: LOG_LEVEL, one variable per table, its settings (template
+parameters), its secrets' ARNs, the URLs of the queues it sends to, the
+state machine's ARN if it drives it. SAM adds AWSLambdaBasicExecutionRole,
 X-Ray's write access (Tracing), and for a DynamoDB or SQS event AWS's
 managed stream or queue execution role.
 
@@ -84,7 +86,7 @@ func function(f deploy.Function) (Pair, error) {
 
 // environment: exactly f.EnvVarNames(), sorted: LOG_LEVEL as the CDK stack
 // sets it, each table's name, each setting's parameter (settingValue), each
-// secret's ARN, each queue's URL.
+// secret's ARN, each queue's URL, the decision state machine's ARN.
 func environment(f deploy.Function) (*yaml.Node, error) {
 	values := map[string]*yaml.Node{deploy.LogLevelVar: node(stack.LogLevel)}
 	for _, id := range f.TableIDs() {
@@ -114,6 +116,9 @@ func environment(f deploy.Function) (*yaml.Node, error) {
 			return nil, err
 		}
 		values[q.EnvVar] = Ref(q.LogicalID)
+	}
+	if len(f.Workflow) > 0 {
+		values[deploy.DecisionStateMachineVar] = Ref(stack.DecisionStateMachineID)
 	}
 	names := make([]string, 0, len(values))
 	for k := range values {
@@ -145,7 +150,8 @@ type Statement struct {
 // Indexes); per ObjectGrant, its actions on the bucket's objects and the
 // bucket key's KMS actions, conditioned; GetSecretValue on its secrets; sending to each queue of
 // SendsTo; with a Stream source, reading that stream and sending to its
-// OnFailure queue; with a Queue source, consuming it.
+// OnFailure queue; with a Queue source, consuming it; its workflow actions
+// on the state machine and on its executions (stack.WorkflowStatements).
 func Statements(f deploy.Function) ([]Statement, error) {
 	var out []Statement
 	sids := stack.Sids{}
@@ -220,8 +226,18 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		}
 		add(stack.ConsumeSid(q), stack.QueueConsumeActions(), GetAtt(q.LogicalID, "Arn"))
 	}
+	if a := f.WorkflowActionsOn(deploy.OnStateMachine); len(a) > 0 {
+		add(stack.DriveDecisionWorkflowSid, a, Ref(stack.DecisionStateMachineID))
+	}
+	if a := f.WorkflowActionsOn(deploy.OnExecutions); len(a) > 0 {
+		add(stack.DecisionExecutionsSid, a, Sub(decisionExecutionsArn))
+	}
 	return out, nil
 }
+
+// decisionExecutionsArn matches every execution of the decision state
+// machine, as DecisionWorkflow.ExecutionsArn does in the CDK stack.
+const decisionExecutionsArn = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${" + stack.DecisionStateMachineID + ".Name}:*"
 
 func statementList(statements []Statement) *yaml.Node {
 	out := List()

@@ -144,9 +144,9 @@ func output(name, description string, value *yaml.Node) Pair {
 	return KV(name, Map(KV("Description", description), KV("Value", value)))
 }
 
-// outputs: the API's URL, its description's and the settings area's, what
-// an operator fills in or subscribes to, the queues, and the admin function
-// (as the CDK stack names them).
+// outputs: the API's URL, its description's, the settings area's and the
+// console's, what an operator fills in or subscribes to, the queues, and
+// the admin function (as the CDK stack names them).
 func outputs() ([]Pair, error) {
 	admin, err := deploy.FunctionByName(stack.AdminFunction)
 	if err != nil {
@@ -157,6 +157,7 @@ func outputs() ([]Pair, error) {
 		output("ApiUrl", "Base URL of the API (append /api/v1/...).", Sub(base)),
 		output(stack.OpenAPIURLOutput, stack.OpenAPIURLOutputDescription, Sub(base+deploy.OpenAPIPath)),
 		output(stack.SettingsURLOutput, stack.SettingsURLOutputDescription, Sub(base+deploy.SettingsPath+"/")),
+		output(stack.ConsoleURLOutput, stack.ConsoleURLOutputDescription, Sub(base+deploy.ConsolePath+"/")),
 	}
 	for _, s := range deploy.Secrets() {
 		out = append(out, output(secretOutput(s), "Put "+s.Holds+" here.", Ref(deploy.SecretLogicalID(s.SecretID))))

@@ -238,9 +238,9 @@ func TestReferencesResolve(t *testing.T) {
 	}
 }
 
-// TestURLOutputs: the description's URL and the settings area's are the
-// API's, with the path of the public route that serves each (as the CDK
-// stack's outputs say).
+// TestURLOutputs: the description's URL, the settings area's and the
+// console's are the API's, with the path of the public route that serves
+// each (as the CDK stack's outputs say).
 func TestURLOutputs(t *testing.T) {
 	outs := generated(t)["Outputs"].(obj)
 	sub := func(name string) string {
@@ -256,6 +256,7 @@ func TestURLOutputs(t *testing.T) {
 	for _, c := range []struct{ output, path, function string }{
 		{stack.OpenAPIURLOutput, deploy.OpenAPIPath, "api-description"},
 		{stack.SettingsURLOutput, deploy.SettingsPath + "/", "settings"},
+		{stack.ConsoleURLOutput, deploy.ConsolePath + "/", "settings"},
 	} {
 		if got := sub(c.output); got != api+c.path {
 			t.Errorf("%s = %q, want ApiUrl %q + %s", c.output, got, api, c.path)

@@ -147,13 +147,13 @@ func TestSecrets(t *testing.T) {
 }
 
 // ApiUrl, OpenApiUrl (ApiUrl + openapi.yaml), SettingsUrl (ApiUrl +
-// settings/) and one <TableLogicalID>Name
+// settings/), ConsoleUrl (ApiUrl + console/) and one <TableLogicalID>Name
 // output per table; and the stack's outputs are exactly those, the
 // queues', the workflow's, the alarm topic's and the admin function's (each
 // checked by its own test), each described.
 func TestOutputs(t *testing.T) {
 	tmpl := dev(t).Template
-	want := []string{"ApiUrl", stack.OpenAPIURLOutput, stack.SettingsURLOutput, "DecisionStateMachineArn", "DecisionApprovalTopicArn", "AlarmTopicArn", stack.AdminFunctionOutput}
+	want := []string{"ApiUrl", stack.OpenAPIURLOutput, stack.SettingsURLOutput, stack.ConsoleURLOutput, "DecisionStateMachineArn", "DecisionApprovalTopicArn", "AlarmTopicArn", stack.AdminFunctionOutput}
 	for _, tb := range schema.Tables() {
 		id := deploy.TableLogicalID(tb.ID)
 		want = append(want, id+"Name")
@@ -174,15 +174,21 @@ func TestOutputs(t *testing.T) {
 	// The settings area's root, as its links and pages name it.
 	settingsURL := m{"Fn::Join": []any{"", []any{"https://", refOf(restID), ".execute-api.", refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(stageID), deploy.SettingsPath + "/"}}}
 	hasOutput(t, tmpl, stack.SettingsURLOutput, m{"Value": settingsURL, "Description": stringLike("portal\\.link")})
-	// Opened by anyone, without a key: a public GET of the settings function.
-	served := false
-	for _, r := range deploy.Routes() {
-		if _, ok := deploy.MatchPath(r.Path, deploy.SettingsPath); ok && r.Method == "GET" {
-			served = r.Function == "settings" && r.Public
+	// The console's root, where operators sign in with their passkeys.
+	consoleURL := m{"Fn::Join": []any{"", []any{"https://", refOf(restID), ".execute-api.", refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(stageID), deploy.ConsolePath + "/"}}}
+	hasOutput(t, tmpl, stack.ConsoleURLOutput, m{"Value": consoleURL, "Description": stringLike("portal\\.link.*PasskeyRpId")})
+	// Each opened by anyone, without a key: a public GET of the settings
+	// function.
+	for _, path := range []string{deploy.SettingsPath + "/", deploy.ConsolePath + "/"} {
+		served := false
+		for _, r := range deploy.Routes() {
+			if _, ok := deploy.MatchPath(r.Path, path); ok && r.Method == "GET" {
+				served = r.Function == "settings" && r.Public
+			}
 		}
-	}
-	if !served {
-		t.Errorf("GET %s is no public route of the settings function", deploy.SettingsPath)
+		if !served {
+			t.Errorf("GET %s is no public route of the settings function", path)
+		}
 	}
 
 	var got []string

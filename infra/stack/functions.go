@@ -82,7 +82,8 @@ type Functions struct {
 // its secrets, sending to exactly the queues it sends to, reading exactly
 // its event source (stream or queue) and sending to exactly its on-failure
 // queue, and writing to its own log group. CDK adds the X-Ray write actions
-// tracing needs. The event source mappings themselves are NewEventSources'.
+// tracing needs. The event source mappings themselves are NewEventSources',
+// the decision workflow's actions NewDecisionWorkflow's.
 // Logical ids are deploy's (<LogicalID>, <LogicalID>Role,
 // <LogicalID>LogGroup).
 //
@@ -320,7 +321,9 @@ func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []aw
 // Functions.DefaultToStageURL gives a setting that defaults to the stage's
 // URL that URL), each secret's
 // variable → the secret's ARN, each queue it sends to → the queue's URL,
-// and LOG_LEVEL. Its keys are exactly spec.EnvVarNames().
+// and LOG_LEVEL. Its keys are spec.EnvVarNames() but the decision state
+// machine's ARN, which NewDecisionWorkflow adds to the functions that
+// drive the workflow once the state machine exists.
 func Environment(spec deploy.Function, res Resources, settings map[string]string) *map[string]*string {
 	tables, secrets, queues := res.Tables, res.Secrets, res.Queues
 	env := map[string]*string{deploy.LogLevelVar: jsii.String(LogLevel)}

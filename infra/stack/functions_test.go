@@ -48,7 +48,8 @@ func TestFunctions(t *testing.T) {
 // environment is a function's environment as the catalogue has it, with
 // the stack's settings overridden: exactly deploy's variable names, with the
 // tables' names, the settings (one that defaults to the stage's URL given
-// none: the stage's URL), the secrets' ARNs and the queues' URLs.
+// none: the stage's URL), the secrets' ARNs, the queues' URLs and, for a
+// function driving the decision workflow, the state machine's ARN.
 func environment(t *testing.T, f deploy.Function, s *stacktest.Synthesized) m {
 	t.Helper()
 	env := m{deploy.LogLevelVar: "info"}
@@ -75,6 +76,9 @@ func environment(t *testing.T, f deploy.Function, s *stacktest.Synthesized) m {
 	for _, id := range f.SendsTo {
 		q, _ := deploy.LookupQueue(id)
 		env[q.EnvVar] = refOf(q.LogicalID)
+	}
+	if len(f.Workflow) > 0 {
+		env[deploy.DecisionStateMachineVar] = refOf(stack.DecisionStateMachineID)
 	}
 	if !equal(keys(env), f.EnvVarNames()) {
 		t.Errorf("%s: environment %s", f.Name, diff(keys(env), f.EnvVarNames()))
@@ -128,8 +132,10 @@ func allowedExtras(f deploy.Function) []string {
 // pairs: its grants, its bucket grants (the objects, and the bucket key's
 // KMS actions: TestKeyPermissions pins them), its secrets, sending to the queues of SendsTo, reading
 // its stream (the stream's ARN) and sending to its on-failure queue, or
-// consuming its queue. TestPipelinePermissions spells out the last three
-// for the functions that have them.
+// consuming its queue, and its workflow actions (on the state machine, or
+// on its executions). TestPipelinePermissions spells out the queues and
+// the stream for the functions that have them, TestOnlyTheConsoleDrivesTheWorkflow
+// the workflow.
 func wantPermissions(f deploy.Function) []string {
 	var out []string
 	for _, g := range f.Grants {
@@ -170,8 +176,19 @@ func wantPermissions(f deploy.Function) []string {
 			out = append(out, a+" "+queueArn(src.Queue))
 		}
 	}
+	for _, a := range f.WorkflowActionsOn(deploy.OnStateMachine) {
+		out = append(out, a+" ref:"+stack.DecisionStateMachineID)
+	}
+	for _, a := range f.WorkflowActionsOn(deploy.OnExecutions) {
+		out = append(out, a+" "+decisionExecutions)
+	}
 	return append(out, allowedExtras(f)...)
 }
+
+// decisionExecutions is every execution of the decision state machine as
+// ref renders the ARN: arn:<partition>:states:<region>:<account>:execution:<name>:*.
+const decisionExecutions = "arn:ref:AWS::Partition:states:ref:AWS::Region:ref:AWS::AccountId:execution:getatt:" +
+	stack.DecisionStateMachineID + ".Name:*"
 
 // Each function's role gets exactly its catalogue's permissions plus
 // allowedExtras: every AWS::IAM::Policy attached to the role, flattened to

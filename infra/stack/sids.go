@@ -15,6 +15,10 @@ const (
 	OwnLogsSid          = "WriteOwnLogs"
 	InvokeDecisionSid   = "InvokeDecision"
 	PublishApprovalsSid = "PublishApprovals"
+	// A function driving the decision workflow: its actions on the state
+	// machine, and on the state machine's executions.
+	DriveDecisionWorkflowSid = "DriveDecisionWorkflow"
+	DecisionExecutionsSid    = "DecisionExecutions"
 )
 
 // GrantSid names a grant's statement after its table ("inbound_webhooks"

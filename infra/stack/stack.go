@@ -109,6 +109,15 @@ const (
 		"they sign in with the single-use link the admin command portal.link mints"
 )
 
+// ConsoleURLOutput names the stack output holding the URL of the operator
+// console (GET /console/, public: operators sign in with their passkeys).
+const (
+	ConsoleURLOutput            = "ConsoleUrl"
+	ConsoleURLOutputDescription = "The operator console (the queue, dossiers, signed decisions) on the stage's URL: " +
+		"operators enrol a passkey with the single-use link the admin command portal.link mints, then sign in with it; " +
+		"PasskeyRpId and PasskeyOrigins must name the domain it is served on"
+)
+
 // StackName is the stack name (and construct id) of a stage: evs-<stage>.
 func StackName(stage string) string { return "evs-" + stage }
 
@@ -119,7 +128,8 @@ func StackName(stage string) string { return "evs-" + stage }
 // workflow, the periodic-review schedule, alarms and a dashboard.
 // Outputs: ApiUrl (the stage URL),
 // OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml),
-// SettingsUrl (SettingsURLOutput: the stage URL + /settings/), per
+// SettingsUrl (SettingsURLOutput: the stage URL + /settings/),
+// ConsoleUrl (ConsoleURLOutput: the stage URL + /console/), per
 // table <TableLogicalID>Name (its physical name), per queue
 // <QueueLogicalID>Url, per bucket <BucketLogicalID>Name (BucketOutput),
 // DecisionStateMachineArn, DecisionApprovalTopicArn,
@@ -193,6 +203,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	output(st, "ApiUrl", restAPI.RestApi.Url(), "The API's stage URL; the routes are under api/v1/")
 	output(st, OpenAPIURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.OpenAPIPath)), OpenAPIURLOutputDescription)
 	output(st, SettingsURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.SettingsPath+"/")), SettingsURLOutputDescription)
+	output(st, ConsoleURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.ConsolePath+"/")), ConsoleURLOutputDescription)
 	for _, t := range schema.Tables() {
 		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}

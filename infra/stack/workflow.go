@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsstepfunctions"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 // The functions of shared/deploy the workflow and the schedule run.
@@ -68,7 +70,8 @@ type DecisionWorkflowProps struct {
 	// Stage names the log group.
 	Stage string
 	// Functions maps function names to functions (Functions.Functions); it
-	// must hold DecisionFunction.
+	// must hold DecisionFunction and every function that drives the
+	// workflow (deploy.Function.Workflow).
 	Functions map[string]*Function
 	// Retain keeps the log group when the stack is deleted (prod).
 	Retain bool
@@ -92,6 +95,12 @@ type DecisionWorkflow struct {
 // versions), sns:Publish on the topic, and what CDK adds for logging and
 // X-Ray. Logical ids: DecisionStateMachine, DecisionStateMachineRole,
 // DecisionStateMachineLogGroup, DecisionApprovalTopic.
+//
+// Then it lets each function that drives the workflow (the console's) do
+// exactly its catalogue's actions (WorkflowStatements) and tells it the
+// state machine's ARN (deploy.DecisionStateMachineVar): here, once the
+// state machine exists, as the functions are made before it. The state
+// machine names the decision function alone, so no cycle.
 func NewDecisionWorkflow(scope constructs.Construct, id *string, props *DecisionWorkflowProps) *DecisionWorkflow {
 	if props == nil || props.Stage == "" {
 		panic("infra: DecisionWorkflowProps.Stage is required")
@@ -162,7 +171,60 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 	if p, ok := w.Role.Node().TryFindChild(jsii.String("DefaultPolicy")).(awsiam.Policy); ok && p != nil {
 		overrideID(p, DecisionStateMachineID+"RoleDefaultPolicy")
 	}
+
+	for _, spec := range deploy.Functions() {
+		if len(spec.Workflow) == 0 {
+			continue
+		}
+		f, ok := props.Functions[spec.Name]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s drives the decision workflow, but the stack has no such function", spec.Name))
+		}
+		for _, st := range WorkflowStatements(spec, w.StateMachine.StateMachineArn(), w.ExecutionsArn()) {
+			f.Role.AddToPrincipalPolicy(st)
+		}
+		f.Function.AddEnvironment(jsii.String(deploy.DecisionStateMachineVar), w.StateMachine.StateMachineArn(), nil)
+	}
 	return w
+}
+
+// ExecutionsArn matches every execution of the state machine:
+// arn:<partition>:states:<region>:<account>:execution:<state machine name>:*.
+func (w *DecisionWorkflow) ExecutionsArn() *string {
+	return awscdk.Stack_Of(w.Construct).FormatArn(&awscdk.ArnComponents{
+		Service:      jsii.String("states"),
+		Resource:     jsii.String("execution"),
+		ResourceName: jsii.String(*w.StateMachine.StateMachineName() + ":*"),
+		ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+	})
+}
+
+// WorkflowStatements are the permissions of a function that drives the
+// decision workflow (deploy.Function.Workflow): its actions on the state
+// machine on stateMachineArn, and those on the executions on
+// executionsArn (DecisionWorkflow.ExecutionsArn); none for a function
+// without. Nothing else of Step Functions: not another state machine's
+// executions, not an activity, not a heartbeat.
+func WorkflowStatements(spec deploy.Function, stateMachineArn, executionsArn *string) []awsiam.PolicyStatement {
+	var out []awsiam.PolicyStatement
+	for _, s := range []struct {
+		sid      string
+		scope    deploy.WorkflowScope
+		resource *string
+	}{
+		{DriveDecisionWorkflowSid, deploy.OnStateMachine, stateMachineArn},
+		{DecisionExecutionsSid, deploy.OnExecutions, executionsArn},
+	} {
+		if actions := spec.WorkflowActionsOn(s.scope); len(actions) > 0 {
+			out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:       jsii.String(s.sid),
+				Effect:    awsiam.Effect_ALLOW,
+				Actions:   jsii.Strings(actions...),
+				Resources: &[]*string{s.resource},
+			}))
+		}
+	}
+	return out
 }
 
 // DecisionDefinition is the text of DecisionDefinitionFile.

@@ -18,10 +18,13 @@ type portalFields struct {
 	OperatorID int64 `json:"operator_id" strict:"id"`
 }
 
-// PortalLinkView is portal.link's answer.
+// PortalLinkView is portal.link's answer: one link, opened either in the
+// settings area (URL) or on the console's enrolment page (ConsoleURL),
+// where the operator registers a passkey; it works once.
 type PortalLinkView struct {
-	URL       string `json:"url"`
-	ExpiresAt string `json:"expires_at"`
+	URL        string `json:"url"`
+	ConsoleURL string `json:"console_url"`
+	ExpiresAt  string `json:"expires_at"`
 }
 
 func (h *Handler) portalLink(ctx context.Context, c *call) (any, error) {
@@ -48,7 +51,11 @@ func (h *Handler) portalLink(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return PortalLinkView{URL: u, ExpiresAt: domain.FormatTime(l.ExpiresAt)}, nil
+	cu, err := portal.EnrolURL(h.SettingsURL, l.Token)
+	if err != nil {
+		return nil, err
+	}
+	return PortalLinkView{URL: u, ConsoleURL: cu, ExpiresAt: domain.FormatTime(l.ExpiresAt)}, nil
 }
 
 func (h *Handler) portal() *portal.Service {

@@ -15,6 +15,7 @@ import (
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
+	"github.com/evs-kyb/evs/shared/workflow"
 )
 
 // Deps is what a function's handler is built from and what differs between
@@ -62,6 +63,10 @@ type Deps struct {
 	// signatures against it, the web function runs its ceremonies. Its
 	// zero value accepts no signature (declared decisions only).
 	Passkeys passkey.Config
+	// Workflow is the decision state machine the console starts and
+	// answers (the web function): Step Functions in AWS, make local's
+	// stand-in locally; nil: the console refuses to decide.
+	Workflow workflow.Workflow
 	// Clock is every handler's clock (required): domain.SystemClock in AWS,
 	// a fixed or stepping one in tests.
 	Clock domain.Clock
@@ -80,6 +85,7 @@ const (
 	needSettings                  // SettingsURL
 	needBlobs                     // Blobs
 	needPasskeys                  // Passkeys
+	needWorkflow                  // Workflow
 	// storeless: the function reads no table (api-description), so
 	// FromEnv builds no store and Handler does not ask for one.
 	storeless

@@ -98,6 +98,11 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 			return Deps{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if fn.needs.has(needWorkflow) {
+		if d.Workflow, err = DecisionWorkflow(ctx, cfg); err != nil {
+			return Deps{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if fn.needs.has(needMetrics) {
 		// Embedded metric format: CloudWatch reads the lines from stdout.
 		d.Metrics = metrics.New(os.Stdout, d.Clock)

@@ -18,11 +18,8 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/reviewevents"
 	"github.com/evs-kyb/evs/shared/screening"
-	"github.com/evs-kyb/evs/shared/settings"
-	"github.com/evs-kyb/evs/shared/subscriptions"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -96,18 +93,8 @@ func functions() map[string]function {
 				Clock:   d.Clock,
 			}).Handle
 		}),
-		"settings": httpEntry(needQueue|needAllow, func(d Deps) http.Handler {
-			return settings.New(settings.Deps{
-				Portal:     &portal.Service{Store: d.Store, Clock: d.Clock},
-				Endpoints:  &subscriptions.Service{Store: d.Store, Allow: d.Allow, Clock: d.Clock},
-				Deliveries: &delivery.Redeliverer{Store: d.Store, Queue: d.Deliveries, Clock: d.Clock},
-				Tester:     &delivery.Tester{Store: d.Store, Queue: d.Deliveries, Clock: d.Clock},
-				Countries:  d.Store,
-				Catalogue:  country.ISO(),
-				Clock:      d.Clock,
-				Log:        d.log(),
-			})
-		}),
+		// The web function: the settings area and the operator console.
+		"settings": httpEntry(needQueue|needAllow|needPasskeys|needWorkflow, web),
 		"admin": entry(needQueue|needAllow|needSettings|needBlobs|needPasskeys, func(d Deps, _ deploy.Function) AdminHandler {
 			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs,
 				Passkeys: d.Passkeys}).Handle

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/portal"
 )
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -119,7 +120,7 @@ func TestEnrolURL(t *testing.T) {
 		{"evs.example.com", "", false},
 		{"https://evs.example.com/?x=1", "", false},
 	} {
-		got, err := console.EnrolURL(tc.base, "evs_portal_abc")
+		got, err := portal.EnrolURL(tc.base, "evs_portal_abc")
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("EnrolURL(%q) = %q, %v", tc.base, got, err)
 		}

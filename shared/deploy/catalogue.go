@@ -256,25 +256,52 @@ func Functions() []Function {
 		},
 		{
 			Name: "settings", LogicalID: "SettingsFunction",
-			Description: "The settings area's web pages (/settings/): sign-in by portal link, webhook endpoints, deliveries and redelivery, test events, countries",
-			MemoryMB:    256, TimeoutSeconds: 15,
+			Description: "The settings area (/settings/: portal sign-in, webhook endpoints, deliveries, test events, countries) " +
+				"and the operator console (/console/: passkeys, the queue, dossiers, signed decisions)",
+			MemoryMB: 256, TimeoutSeconds: 15,
 			Grants: []Grant{
 				// Sign-in links (redeemed: updated) and sessions (put,
-				// touched, ended).
+				// touched, ended); the console's passkey ceremonies (put,
+				// read back for a signature, taken: deleted).
 				{Table: schema.PortalTokens, Actions: []string{getItem, putItem, updateItem, deleteItem}},
-				// Operators, the account and its countries (a redeem
-				// checks the operator in its transaction; a country
-				// change updates the account and puts its configurations).
-				{Table: schema.Accounts, Actions: []string{getItem, query, putItem, updateItem, condCheck}},
+				// Operators, the account and its countries (a redeem or a
+				// passkey sign-in checks the operator in its transaction;
+				// a country change updates the account and puts its
+				// configurations); the operators' passkeys (listed, read,
+				// added, a sign-in's counter moved on, one removed in its
+				// transaction); the queue's counts (read, moved by a
+				// claim); decisions waiting for a second operator (listed,
+				// read, a refused one deleted).
+				{Table: schema.Accounts, Actions: []string{getItem, query, putItem, updateItem, deleteItem, condCheck}},
 				// New endpoints' ids.
 				{Table: schema.Counters, Actions: []string{updateItem}},
-				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+				// Records appended to their chains, whose heads are read
+				// first; a claim's record read back when its action id
+				// comes again; an entity's trail on its dossier (the
+				// by_entity_time index).
+				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
+				// The console's queue (the by_queue index), a review, an
+				// entity's reviews (the by_entity index gives the keys,
+				// BatchGetItem the items); a claim updates the review
+				// (store.ApplyDecision). Decisions are written by the
+				// decision function, which the console starts: no put.
+				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, updateItem}, Indexes: true},
+				// A dossier's entity; the queue's names and risks (a batch);
+				// a claim moves the entity's dossier revision on.
+				{Table: schema.Entities, Actions: []string{getItem, batchGetItem, updateItem}},
+				// A dossier's checks, as its reviews.
+				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
-			Settings: []Setting{settingWebhookAllow()},
+			// The console's passkeys are bound to its domain.
+			Settings: []Setting{settingWebhookAllow(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries and test events.
 			SendsTo: []string{QueueDeliveries},
+			// The console hands each signed decision to the workflow and
+			// follows its execution; a second operator answers the
+			// approval task.
+			Workflow: []string{StatesStartExecution, StatesDescribeExecution, StatesSendTaskSuccess, StatesSendTaskFailure},
 		},
 		{
 			Name: "admin", LogicalID: "AdminFunction",

@@ -56,6 +56,11 @@ type Function struct {
 	Secrets  []Secret
 	// SendsTo lists the queues it sends to (their URLs in its environment).
 	SendsTo []string
+	// Workflow lists the Step Functions actions it takes on the decision
+	// workflow (WorkflowActions), each on what IAM authorizes it on: the
+	// state machine, or its executions. A function that has any is told
+	// the state machine's ARN (DecisionStateMachineVar).
+	Workflow []string
 	// Stream or Queue is its event source, if it has one.
 	Stream *StreamSource
 	Queue  *QueueSource
@@ -136,8 +141,9 @@ func sortedUnique(ids []string) []string {
 }
 
 // EnvVarNames lists the environment variables the function is given: one per
-// table it uses, one per bucket, its settings, its secrets' ARNs, and the
-// log level.
+// table it uses, one per bucket, its settings, its secrets' ARNs, the URLs
+// of the queues it sends to, the decision state machine's ARN if it drives
+// the workflow, and the log level.
 func (f Function) EnvVarNames() []string {
 	out := []string{LogLevelVar}
 	for _, id := range f.TableIDs() {
@@ -154,6 +160,9 @@ func (f Function) EnvVarNames() []string {
 	}
 	for _, id := range f.SendsTo {
 		out = append(out, MustQueue(id).EnvVar)
+	}
+	if len(f.Workflow) > 0 {
+		out = append(out, DecisionStateMachineVar)
 	}
 	sort.Strings(out)
 	return out

@@ -236,3 +236,55 @@ func TestEvidenceObjectGrants(t *testing.T) {
 		t.Errorf("objects expire after %d days (noncurrent %d), want at least the evidence's %d", b.ExpireDays, b.NoncurrentDays, longest)
 	}
 }
+
+// TestWorkflowActions: only the web function (the operator console) may
+// drive the decision workflow, with exactly what the console calls:
+// StartExecution and SendTaskSuccess/SendTaskFailure on the state machine,
+// DescribeExecution on its executions. A function is told the state
+// machine's ARN exactly when it drives it, and an action the catalogue
+// does not know stops the build of the stacks.
+func TestWorkflowActions(t *testing.T) {
+	want := map[string][]string{"settings": {StatesStartExecution, StatesDescribeExecution, StatesSendTaskSuccess, StatesSendTaskFailure}}
+	for _, f := range Functions() {
+		if fmt.Sprint(f.Workflow) != fmt.Sprint(want[f.Name]) {
+			t.Errorf("%s: workflow actions %v, want %v", f.Name, f.Workflow, want[f.Name])
+		}
+		if told := slices.Contains(f.EnvVarNames(), DecisionStateMachineVar); told != (len(f.Workflow) > 0) {
+			t.Errorf("%s: told %s: %v, with workflow actions %v", f.Name, DecisionStateMachineVar, told, f.Workflow)
+		}
+	}
+	settings := MustFunction("settings")
+	if got := settings.WorkflowActionsOn(OnStateMachine); fmt.Sprint(got) != fmt.Sprint([]string{StatesStartExecution, StatesSendTaskSuccess, StatesSendTaskFailure}) {
+		t.Errorf("on the state machine: %v", got)
+	}
+	if got := settings.WorkflowActionsOn(OnExecutions); fmt.Sprint(got) != fmt.Sprint([]string{StatesDescribeExecution}) {
+		t.Errorf("on the executions: %v", got)
+	}
+	panicked := func() (p bool) {
+		defer func() { p = recover() != nil }()
+		Function{Name: "x", Workflow: []string{"states:StopExecution"}}.WorkflowActionsOn(OnExecutions)
+		return false
+	}()
+	if !panicked {
+		t.Error("an unknown workflow action did not panic")
+	}
+}
+
+// TestConsoleSettings: the console checks passkeys for the relying party
+// the decision function checks the decisions' signatures for, from the
+// same parameters.
+func TestConsoleSettings(t *testing.T) {
+	params := func(name string) map[string]string {
+		out := map[string]string{}
+		for _, s := range MustFunction(name).Settings {
+			out[s.EnvVar] = s.Parameter
+		}
+		return out
+	}
+	web, decision := params("settings"), params("decision")
+	for _, v := range []string{"PASSKEY_RP_ID", "PASSKEY_ORIGINS"} {
+		if web[v] == "" || web[v] != decision[v] {
+			t.Errorf("%s: the web function's parameter %q, the decision function's %q", v, web[v], decision[v])
+		}
+	}
+}

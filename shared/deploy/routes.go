@@ -23,9 +23,10 @@ type Route struct {
 	// each request themselves (the provider webhook, by its signature), or
 	// serve what anyone may read (the API's description).
 	Public bool
-	// Browser routes are web pages for people (the settings area, which
-	// authenticates by its session cookie), not the JSON API: the API's
-	// description (shared/api/openapi.yaml) leaves them out.
+	// Browser routes are web pages for people (the settings area and the
+	// operator console, which authenticate by their session cookie), not
+	// the JSON API: the API's description (shared/api/openapi.yaml) leaves
+	// them out.
 	Browser bool
 	// Budget bounds the request: every AWS call it makes carries this
 	// deadline, kept below the function's timeout and API Gateway's 29 s,
@@ -35,6 +36,11 @@ type Route struct {
 
 // SettingsPath is the settings area's root resource.
 const SettingsPath = "/settings"
+
+// ConsolePath is the operator console's root resource, served by the
+// settings function beside the settings area: one origin for both, so
+// operators' passkeys and sessions are the same on either.
+const ConsolePath = "/console"
 
 // ProviderWebhookPath is the inbound provider webhook's resource.
 const ProviderWebhookPath = "/webhooks/{provider}"
@@ -74,6 +80,11 @@ func Routes() []Route {
 		{Method: "GET", Path: SettingsPath, Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
 		{Method: "GET", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
 		{Method: "POST", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		// The operator console, the same way: its root, and its pages,
+		// forms and passkey ceremonies under one greedy resource.
+		{Method: "GET", Path: ConsolePath, Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: ConsolePath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "POST", Path: ConsolePath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
 	}
 }
 

@@ -58,11 +58,39 @@ func TestMatchPath(t *testing.T) {
 		{"/settings/{proxy+}", "/other/endpoints", nil},
 		{"/settings", "/settings/", map[string]string{}},
 		{"/settings", "settings", nil},
+		{"/console/{proxy+}", "/console/reviews/12", map[string]string{"proxy": "reviews/12"}},
+		{"/console/{proxy+}", "/console", nil},
+		{"/console", "/console/", map[string]string{}},
 	}
 	for _, c := range cases {
 		got, ok := MatchPath(c.resource, c.path)
 		if ok != (c.want != nil) || (ok && fmt.Sprint(got) != fmt.Sprint(c.want)) {
 			t.Errorf("MatchPath(%q, %q) = %v, %v; want %v", c.resource, c.path, got, ok, c.want)
+		}
+	}
+}
+
+// TestWebRoutes: the settings area and the operator console are each a
+// root and one greedy resource (pages, and forms posted) of the one web
+// function: public, as each authenticates by its session cookie; for
+// browsers, so the API's description leaves them out; bounded by
+// ReadBudget.
+func TestWebRoutes(t *testing.T) {
+	for _, root := range []string{SettingsPath, ConsolePath} {
+		want := []string{"GET " + root, "GET " + root + "/{proxy+}", "POST " + root + "/{proxy+}"}
+		var got []string
+		for _, r := range Routes() {
+			if r.Path != root && !strings.HasPrefix(r.Path, root+"/") {
+				continue
+			}
+			got = append(got, r.Method+" "+r.Path)
+			if r.Function != "settings" || !r.Public || !r.Browser || r.Budget != ReadBudget {
+				t.Errorf("%s %s: function %s, public %v, browser %v, budget %v; want settings, public, browser, %v",
+					r.Method, r.Path, r.Function, r.Public, r.Browser, r.Budget, ReadBudget)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("routes under %s: %v, want %v", root, got, want)
 		}
 	}
 }

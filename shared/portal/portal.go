@@ -107,6 +107,22 @@ func LinkURL(base, token string) (string, error) {
 	return strings.TrimRight(base, "/") + LinkPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
 }
 
+// EnrolPath is where a link leads in the operator console: the same
+// single-use link, opened on the console's enrolment page, which redeems it
+// only when the person presses Continue and then registers a passkey:
+// <base>/console/enrol?token=evs_portal_….
+const EnrolPath = "/console/enrol"
+
+// EnrolURL is the console's enrolment address of a link's token under the
+// console's base URL (the stage's URL, or http://localhost:3000 under make
+// local: passkeys need a host name as RP id, never an IP address).
+func EnrolURL(base, token string) (string, error) {
+	if err := CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(base, "/") + EnrolPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
+}
+
 // CheckBaseURL refuses a base URL a link cannot be built on: not absolute
 // http(s), or carrying a query or a fragment.
 func CheckBaseURL(base string) error {
