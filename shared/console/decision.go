@@ -119,6 +119,9 @@ func actionLabel(a domain.Action) string {
 		return "Update the profile"
 	case domain.ActionOpenPeriodicReview:
 		return "Open a periodic review"
+	case domain.ActionReviewClaim:
+		// Not a decision, but on the audit trail beside them.
+		return "Take from the queue"
 	}
 	return label(a)
 }
