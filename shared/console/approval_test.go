@@ -134,7 +134,7 @@ func TestSecondOperatorRefusesAStaleDecision(t *testing.T) {
 		t.Errorf("refusal without a reason: %d", p.status)
 	}
 	refused := second.post(path+"/refuse", url.Values{"csrf": {csrf}, "reason": {"The risk was reassessed since"}})
-	if refused.status != http.StatusSeeOther || refused.header.Get("Location") != "/console/executions/"+id {
+	if refused.status != http.StatusSeeOther || refused.header.Get("Location") != "/console/executions/"+id+"?answered=1" {
 		t.Fatalf("refusal: %d to %q", refused.status, refused.header.Get("Location"))
 	}
 	x, err := w.wf.Describe(ctx, w.wf.ExecutionARN(id))

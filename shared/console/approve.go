@@ -102,7 +102,10 @@ func (h *handler) refuse(c *call) {
 		return
 	}
 	c.log.Info("decision refused by a second operator")
-	redirect(c.w, executionURL(c.base, p.ActionID, ""))
+	// Answered: until Apply's transaction takes the waiting entry (a
+	// moment), the page would still read "waiting"; it says "being
+	// applied" and follows the run closely instead.
+	redirect(c.w, executionURL(c.base, p.ActionID, "")+"?answered=1")
 }
 
 // taskRefusal names an approval task no longer waited on a conflict.

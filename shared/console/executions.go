@@ -60,7 +60,8 @@ func (h *handler) executionPage(c *call) {
 		_, err := h.d.Store.PendingApproval(ctx, c.s.AccountID, name)
 		switch domain.ErrorCode(err) {
 		case "":
-			page.Waiting = true
+			// Just answered by this operator: being applied, not waiting.
+			page.Waiting = c.r.URL.Query().Get("answered") != "1"
 		case domain.ECodeNotFound:
 		default:
 			c.fail(err)
