@@ -37,6 +37,8 @@ func TestSettingsFunctionPermissions(t *testing.T) {
 		"dynamodb:UpdateItem arn:PortalTokensTable",
 		"dynamodb:DeleteItem arn:PortalTokensTable",
 		"dynamodb:GetItem arn:AccountsTable",
+		// The queue's count shards, in one BatchGetItem.
+		"dynamodb:BatchGetItem arn:AccountsTable",
 		"dynamodb:Query arn:AccountsTable",
 		"dynamodb:PutItem arn:AccountsTable",
 		"dynamodb:UpdateItem arn:AccountsTable",

@@ -269,10 +269,11 @@ func Functions() []Function {
 				// a country change updates the account and puts its
 				// configurations); the operators' passkeys (listed, read,
 				// added, a sign-in's counter moved on, one removed in its
-				// transaction); the queue's counts (read, moved by a
-				// claim); decisions waiting for a second operator (listed,
-				// read, a refused one deleted).
-				{Table: schema.Accounts, Actions: []string{getItem, query, putItem, updateItem, deleteItem, condCheck}},
+				// transaction); the queue's counts (their eight shards
+				// read in one BatchGetItem, moved by a claim); decisions
+				// waiting for a second operator (listed, read, a refused
+				// one deleted).
+				{Table: schema.Accounts, Actions: []string{getItem, batchGetItem, query, putItem, updateItem, deleteItem, condCheck}},
 				// New endpoints' ids.
 				{Table: schema.Counters, Actions: []string{updateItem}},
 				// Records appended to their chains, whose heads are read

@@ -12,10 +12,10 @@ import (
 
 // The most one page may read, whatever the account holds: 4 queries of the
 // queue's index reading 100 items each, one BatchGetItem of at most 100
-// entities, the query of the 8 count shards and the account's item.
+// entities, one of the 8 count shards, and the account's item.
 const (
-	maxQueries      = 4 + 1
-	maxBatchGets    = 1
+	maxQueries      = 4
+	maxBatchGets    = 1 + 1
 	maxGetItems     = 1
 	maxItemsPerPage = 4*100 + 100 + 8 + 1
 )

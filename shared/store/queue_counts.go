@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -104,14 +105,11 @@ func (s *Store) addQueueCounts(tx *dynamo.WriteTx, accountID int64, d queueDelta
 
 // QueueCounts returns how many of the account's reviews are open, in
 // progress and escalated (every active status present, 0 when none), from
-// the counters every review write keeps: one strongly consistent query. The
-// counts start from the first write after the counters were deployed
-// unless RecountQueue has run; a count below zero (reviews from before
-// them leaving) reads as 0.
+// the counters every review write keeps. The counts start from the first
+// write after the counters were deployed unless RecountQueue has run; a
+// count below zero (reviews from before them leaving) reads as 0.
 func (s *Store) QueueCounts(ctx context.Context, accountID int64) (map[domain.ReviewStatus]int, error) {
-	var items []queueCountItem
-	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skQueuePrefix).
-		Consistent(true).All(ctx, &items)
+	items, err := s.queueShards(ctx, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("queue counts of account %d: %w", accountID, err)
 	}
@@ -124,4 +122,21 @@ func (s *Store) QueueCounts(ctx context.Context, accountID int64) (map[domain.Re
 		domain.ReviewInProgress: int(max(inProgress, 0)),
 		domain.ReviewEscalated:  int(max(escalated, 0)),
 	}, nil
+}
+
+// queueShards reads the account's count shards that exist, by key in one
+// strongly consistent BatchGetItem: the account's partition also holds a
+// registration guard per entity, and a key range over it (begins_with)
+// costs, on DynamoDB Local, as much as the partition is large.
+func (s *Store) queueShards(ctx context.Context, accountID int64) ([]queueCountItem, error) {
+	keys := make([]dynamo.Keyed, queueShards)
+	for shard := range int64(queueShards) {
+		keys[shard] = dynamo.Keys{accountID, queueShardSK(shard)}
+	}
+	var items []queueCountItem
+	err := s.table(schema.Accounts).Batch("account_id", "sk").Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, err
+	}
+	return items, nil
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/guregu/dynamo/v2"
-
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
@@ -36,9 +34,7 @@ func (s *Store) RecountQueue(ctx context.Context, accountID int64) (map[domain.R
 
 // recountQueue counts once: domain.ErrStale when a shard moved meanwhile.
 func (s *Store) recountQueue(ctx context.Context, accountID int64) error {
-	var before []queueCountItem
-	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.BeginsWith, skQueuePrefix).
-		Consistent(true).All(ctx, &before)
+	before, err := s.queueShards(ctx, accountID)
 	if err != nil {
 		return fmt.Errorf("read counts: %w", err)
 	}
