@@ -105,4 +105,6 @@ func (h *Handler) publicKeys(ctx context.Context, accountID int64) (map[string][
 	return keys, nil
 }
 
-func keyOf(operatorID int64, credentialID string) string { return fmt.Sprintf("%d/%s", operatorID, credentialID) }
+func keyOf(operatorID int64, credentialID string) string {
+	return fmt.Sprintf("%d/%s", operatorID, credentialID)
+}
