@@ -150,6 +150,13 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	dana.signOut()
 	dana.Screenshot("03-sign-in")
 	dana.signIn()
+	// One sign-in for both: the passkey session opens the settings area
+	// without a link of its own.
+	dana.Do("the settings area", chromedp.Navigate(base+"/settings/countries"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	if h := dana.text("h1"); !strings.Contains(h, "Countries") {
+		t.Errorf("the settings area with the console's session: %q", h)
+	}
+	dana.Do("back to the queue", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible(chromedp.CSS("table")))
 
 	// 2. The queue shows both reviews; Take the next one claims the
 	// oldest, and its page shows the dossier and a row per match.

@@ -96,14 +96,20 @@ func TestHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	var session *http.Cookie
+	// The session's cookie goes to the console's paths and, one sign-in
+	// for both, to the settings area's: never to the API's.
+	paths := map[string]bool{}
 	for _, ck := range res.Cookies() {
-		if ck.Name == console.CookieName {
-			session = ck
+		if ck.Name != console.CookieName {
+			continue
+		}
+		paths[ck.Path] = true
+		if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure || ck.Value == "" {
+			t.Errorf("session cookie %+v", ck)
 		}
 	}
-	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/console/" || session.Secure {
-		t.Errorf("session cookie %+v", session)
+	if len(paths) != 2 || !paths["/console/"] || !paths["/settings/"] {
+		t.Errorf("the session cookie's paths: %v", paths)
 	}
 	if len(w.sessions) == 0 {
 		t.Error("no session token was seen to check pages against")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // prefixPattern is a stage prefix as httplambda sets it ("/prod"); anything
@@ -18,6 +19,12 @@ func basePath(r *http.Request) string {
 		p = ""
 	}
 	return p + "/console"
+}
+
+// settingsPath is the settings area's path beside the console, behind the
+// same stage prefix.
+func settingsPath(r *http.Request) string {
+	return strings.TrimSuffix(basePath(r), "/console") + "/settings"
 }
 
 // redirect sends the browser on with a GET (303).

@@ -13,7 +13,7 @@ import (
 
 // CookieName names the session cookie. Its value is the session's token,
 // which is never logged and never put in a page.
-const CookieName = "evs_console"
+const CookieName = portal.ConsoleCookie
 
 // signedIn is the live session the request's cookie names, of the kind
 // the route takes; otherwise the refusal is written in the call's mode (a
@@ -31,6 +31,7 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request, m mode, k ses
 	case errors.Is(err, portal.ErrNoSession):
 		// The cookie names nothing any more: drop it.
 		http.SetCookie(w, h.clearedCookie(r))
+		http.SetCookie(w, h.clearedSettingsCookie(r))
 		c.signedOut()
 		return nil, false
 	case err != nil:
@@ -83,15 +84,26 @@ func (h *handler) startSession(c *call, token string, s portal.Session) {
 		}
 	}
 	http.SetCookie(c.w, h.sessionCookie(c.r, token, s.ExpiresAt))
+	if !s.Enrolment {
+		http.SetCookie(c.w, h.settingsCookie(c.r, token, s.ExpiresAt))
+	}
 }
 
 // sessionCookie carries the session's token until the session's absolute
-// end, to the console's paths only.
+// end, to the console's paths only; settingsCookie carries the same to the
+// settings area's, so one passkey sign-in serves both (never to the API's
+// paths, which have no use for it).
 func (h *handler) sessionCookie(r *http.Request, token string, expires time.Time) *http.Cookie {
 	return &http.Cookie{
 		Name: CookieName, Value: token, Path: basePath(r) + "/", Expires: expires.UTC(),
 		HttpOnly: true, Secure: h.d.Secure(r), SameSite: http.SameSiteLaxMode,
 	}
+}
+
+func (h *handler) settingsCookie(r *http.Request, token string, expires time.Time) *http.Cookie {
+	c := h.sessionCookie(r, token, expires)
+	c.Path = settingsPath(r) + "/"
+	return c
 }
 
 func (h *handler) clearedCookie(r *http.Request) *http.Cookie {
@@ -101,6 +113,12 @@ func (h *handler) clearedCookie(r *http.Request) *http.Cookie {
 	}
 }
 
+func (h *handler) clearedSettingsCookie(r *http.Request) *http.Cookie {
+	c := h.clearedCookie(r)
+	c.Path = settingsPath(r) + "/"
+	return c
+}
+
 // signOut ends the session and clears the cookie.
 func (h *handler) signOut(c *call) {
 	if err := h.d.Portal.End(c.r.Context(), c.token); err != nil {
@@ -108,6 +126,7 @@ func (h *handler) signOut(c *call) {
 		return
 	}
 	http.SetCookie(c.w, h.clearedCookie(c.r))
+	http.SetCookie(c.w, h.clearedSettingsCookie(c.r))
 	c.log.Info("signed out")
 	redirect(c.w, c.base+"/")
 }

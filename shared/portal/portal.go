@@ -91,6 +91,11 @@ type Portal interface {
 	End(ctx context.Context, sessionToken string) error
 }
 
+// ConsoleCookie names the console's session cookie. The console sets it on
+// its own paths and on the settings area's, so a passkey sign-in serves
+// both; the settings area reads it when it has no session of its own.
+const ConsoleCookie = "evs_console"
+
 // LinkPath is where a link leads in the settings area, its token in the
 // query parameter LinkParam: <base>/settings/portal?token=evs_portal_….
 const (

@@ -72,6 +72,11 @@ func (h *handler) signOut(c *call) {
 		return
 	}
 	http.SetCookie(c.w, h.clearedCookie(c.r))
+	// The console's session, if it was that one, ends with it; its cookie
+	// on these paths goes too.
+	cleared := h.clearedCookie(c.r)
+	cleared.Name = portal.ConsoleCookie
+	http.SetCookie(c.w, cleared)
 	c.log.Info("signed out")
 	redirect(c.w, c.base+"/signed-out")
 }
@@ -105,11 +110,22 @@ func (h *handler) clearedCookie(r *http.Request) *http.Cookie {
 // signed-out page was written; a fault writes the error page.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) (string, portal.Session, bool) {
 	ck, err := r.Cookie(CookieName)
+	fromConsole := false
+	if err != nil || ck.Value == "" {
+		// One sign-in for both: the console's passkey session.
+		ck, err = r.Cookie(portal.ConsoleCookie)
+		fromConsole = true
+	}
 	if err != nil || ck.Value == "" {
 		h.message(w, r, http.StatusUnauthorized, msgSignedOut)
 		return "", portal.Session{}, false
 	}
 	s, err := h.d.Portal.Session(r.Context(), ck.Value)
+	if err == nil && fromConsole && (s.Enrolment || len(s.CredentialID) == 0) {
+		// A console session that has not signed in with a passkey yet
+		// (enrolment) is the console's alone.
+		err = portal.ErrNoSession
+	}
 	switch {
 	case errors.Is(err, portal.ErrNoSession):
 		// The cookie names nothing any more: drop it.
