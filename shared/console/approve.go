@@ -11,6 +11,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/webpage"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
 
@@ -105,7 +106,7 @@ func (h *handler) refuse(c *call) {
 	// Answered: until Apply's transaction takes the waiting entry (a
 	// moment), the page would still read "waiting"; it says "being
 	// applied" and follows the run closely instead.
-	redirect(c.w, executionURL(c.base, p.ActionID, "")+"?answered=1")
+	webpage.Redirect(c.w, executionURL(c.base, p.ActionID, "")+"?answered=1")
 }
 
 // taskRefusal names an approval task no longer waited on a conflict.

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/country"
@@ -24,6 +23,7 @@ import (
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/queue"
+	"github.com/evs-kyb/evs/shared/webpage"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
 
@@ -92,14 +92,8 @@ type Deps struct {
 	// slog's default.
 	Log *slog.Logger
 	// Secure reports whether the browser reached the page over https, so
-	// cookies are marked Secure; nil: ForwardedHTTPS.
+	// cookies are marked Secure; nil: webpage.ForwardedHTTPS.
 	Secure func(*http.Request) bool
-}
-
-// ForwardedHTTPS reports whether the request came over TLS, directly or as
-// API Gateway says in X-Forwarded-Proto.
-func ForwardedHTTPS(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // handler serves the console. Everything in it is set by New and only
@@ -108,7 +102,7 @@ type handler struct {
 	d      Deps
 	mux    *http.ServeMux
 	pages  pages
-	static map[string]staticFile
+	static webpage.Static
 	origin *http.CrossOriginProtection
 }
 
@@ -120,7 +114,7 @@ func New(d Deps) http.Handler {
 		panic("console: " + err.Error())
 	}
 	if d.Secure == nil {
-		d.Secure = ForwardedHTTPS
+		d.Secure = webpage.ForwardedHTTPS
 	}
 	if d.Countries == nil {
 		d.Countries = country.ISO()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // EnrolCookie names the enrolment page's anti-CSRF cookie: a random value
@@ -93,14 +94,14 @@ func (h *handler) enrolRedeem(w http.ResponseWriter, r *http.Request) {
 	}
 	h.startSession(c, sessionToken, s)
 	c.log.Info("enrolment session started", "account_id", s.AccountID, "operator_id", s.Operator.ID)
-	redirect(w, c.base+"/enrol/passkey")
+	webpage.Redirect(w, c.base+"/enrol/passkey")
 }
 
 // enrolPasskey is the "Create your passkey" page. A full session has one
 // already: it adds others on its passkeys page.
 func (h *handler) enrolPasskey(c *call) {
 	if isFull(c.s) {
-		redirect(c.w, c.base+"/passkeys")
+		webpage.Redirect(c.w, c.base+"/passkeys")
 		return
 	}
 	c.render(http.StatusOK, "enrol_passkey", "Create your passkey", "", ceremony{

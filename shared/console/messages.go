@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // msgKind names a page that only says something: a refusal, an error, the
@@ -89,7 +90,7 @@ func (k msgKind) message() message {
 func (h *handler) message(w http.ResponseWriter, r *http.Request, status int, k msgKind) {
 	m := k.message()
 	if k == msgInternal {
-		m.Reference = requestID(r.Context())
+		m.Reference = webpage.RequestID(r.Context())
 	}
 	h.write(w, r, status, "message", h.view(r, m.Title, m))
 }
@@ -102,7 +103,7 @@ func (c *call) messageWith(status int, k msgKind, detail string) {
 	m := k.message()
 	m.Detail = detail
 	if k == msgInternal {
-		m.Reference = requestID(c.r.Context())
+		m.Reference = webpage.RequestID(c.r.Context())
 	}
 	c.say(status, m)
 }

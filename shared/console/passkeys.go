@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // passkeysPage lists the operator's passkeys, with the ceremony that adds
@@ -63,5 +64,5 @@ func (h *handler) passkeyRemove(c *call) {
 		return
 	}
 	c.log.Info("passkey removed")
-	redirect(c.w, c.base+"/passkeys")
+	webpage.Redirect(c.w, c.base+"/passkeys")
 }

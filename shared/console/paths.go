@@ -2,35 +2,19 @@ package console
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
-	"strings"
-)
 
-// prefixPattern is a stage prefix as httplambda sets it ("/prod"); anything
-// else in the header is ignored, so no link or redirect can leave the site.
-var prefixPattern = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
+	"github.com/evs-kyb/evs/shared/webpage"
+)
 
 // basePath is the console's path as the browser sees it: behind API
 // Gateway's stage prefix, when there is one.
-func basePath(r *http.Request) string {
-	p := r.Header.Get("X-Forwarded-Prefix")
-	if len(p) > 200 || !prefixPattern.MatchString(p) {
-		p = ""
-	}
-	return p + "/console"
-}
+func basePath(r *http.Request) string { return webpage.StagePrefix(r) + "/console" }
 
 // settingsPath is the settings area's path beside the console, behind the
 // same stage prefix.
 func settingsPath(r *http.Request) string {
-	return strings.TrimSuffix(basePath(r), "/console") + "/settings"
-}
-
-// redirect sends the browser on with a GET (303).
-func redirect(w http.ResponseWriter, path string) {
-	w.Header().Set("Location", path)
-	w.WriteHeader(http.StatusSeeOther)
+	return webpage.StagePrefix(r) + "/settings"
 }
 
 // pathID is the positive id in the path's {id}, or ok false after a 404.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/queue"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // queuePage is the console's home: the queue, its counts, "Take the next
@@ -129,7 +130,7 @@ func (h *handler) takeNext(c *call) {
 	switch domain.ErrorCode(err) {
 	case "":
 		c.log.Info("review taken", "review_id", r.ID)
-		redirect(c.w, c.base+"/reviews/"+itoa(r.ID))
+		webpage.Redirect(c.w, c.base+"/reviews/"+itoa(r.ID))
 	case domain.ECodeNotFound:
 		h.showQueue(c, form, http.StatusOK, "Nothing is waiting that matches these filters.")
 	case domain.ECodeConflict:

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"crypto/rand"
 	"log/slog"
 	"mime"
@@ -10,12 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // maxForm bounds a form's body: the largest holds a reason, a note and a
@@ -187,7 +183,7 @@ func (c *call) jsonBody() bool {
 
 // actor is the signed-in operator making the call's change.
 func (c *call) actor() domain.Actor {
-	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: requestID(c.r.Context())}
+	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: webpage.RequestID(c.r.Context())}
 }
 
 // actionIDPattern is what newActionID makes: it names a decision's
@@ -201,29 +197,9 @@ func newActionID() string { return "web-" + rand.Text() }
 
 func validActionID(s string) bool { return actionIDPattern.MatchString(s) }
 
-// requestID is the request's id as the logs name it: API Gateway's, else
-// Lambda's.
-func requestID(ctx context.Context) string {
-	if gw, ok := core.GetAPIGatewayContextFromContext(ctx); ok && gw.RequestID != "" {
-		return gw.RequestID
-	}
-	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		return lc.AwsRequestID
-	}
-	return ""
-}
-
 // log is the request's logger: the one its context carries, else the one
 // given, else slog's default.
-func (h *handler) log(r *http.Request) *slog.Logger {
-	if l, ok := logging.Lookup(r.Context()); ok {
-		return l
-	}
-	if h.d.Log != nil {
-		return h.d.Log
-	}
-	return slog.Default()
-}
+func (h *handler) log(r *http.Request) *slog.Logger { return webpage.Logger(r, h.d.Log) }
 
 // forbidden answers an operator who lacks what n asks.
 func (c *call) forbidden(n need) {

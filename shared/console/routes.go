@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // routes is the route table: each path, its method, the session it takes
@@ -57,9 +58,9 @@ func (h *handler) routes() *http.ServeMux {
 func (h *handler) home(w http.ResponseWriter, r *http.Request) {
 	if _, s, ok := h.lookup(r); ok {
 		if isFull(s) {
-			redirect(w, basePath(r)+"/queue")
+			webpage.Redirect(w, basePath(r)+"/queue")
 		} else {
-			redirect(w, basePath(r)+"/enrol/passkey")
+			webpage.Redirect(w, basePath(r)+"/enrol/passkey")
 		}
 		return
 	}

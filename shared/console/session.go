@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // CookieName names the session cookie. Its value is the session's token,
@@ -43,7 +44,7 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request, m mode, k ses
 	c.log = c.log.With("account_id", s.AccountID, "operator_id", s.Operator.ID)
 	if k == full && !isFull(s) {
 		if m == modePage {
-			redirect(w, c.base+"/enrol/passkey")
+			webpage.Redirect(w, c.base+"/enrol/passkey")
 		} else {
 			c.message(http.StatusForbidden, msgEnrolOnly)
 		}
@@ -56,7 +57,7 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request, m mode, k ses
 // sign-in page, anything else is told.
 func (c *call) signedOut() {
 	if c.mode == modePage {
-		redirect(c.w, c.base+"/")
+		webpage.Redirect(c.w, c.base+"/")
 		return
 	}
 	c.message(http.StatusUnauthorized, msgSignedOut)
@@ -128,7 +129,7 @@ func (h *handler) signOut(c *call) {
 	http.SetCookie(c.w, h.clearedCookie(c.r))
 	http.SetCookie(c.w, h.clearedSettingsCookie(c.r))
 	c.log.Info("signed out")
-	redirect(c.w, c.base+"/")
+	webpage.Redirect(c.w, c.base+"/")
 }
 
 // csrfToken is the synchronizer token of a session's forms and script

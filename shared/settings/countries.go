@@ -9,6 +9,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 type countryRow struct {
@@ -98,7 +99,7 @@ func (h *handler) countryChange(c *call) {
 	done := c.base + "/countries?done=countries"
 	if len(before) == 1 && before[0].Active == active {
 		// Already so (a form sent twice, or two people at once): nothing to write.
-		redirect(c.w, done)
+		webpage.Redirect(c.w, done)
 		return
 	}
 	cfg.Active = active
@@ -109,7 +110,7 @@ func (h *handler) countryChange(c *call) {
 		return
 	}
 	c.log.Info("country setting changed", "country", cfg.CountryCode, "active", active)
-	redirect(c.w, done)
+	webpage.Redirect(c.w, done)
 }
 
 // countriesAudit is the audit record of an operator's change to the

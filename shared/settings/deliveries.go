@@ -14,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/webhooks"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 const (
@@ -227,7 +228,7 @@ func (h *handler) redeliver(c *call) {
 		return
 	}
 	c.log.Info("delivery redelivered", "delivery_id", id, "attempt_id", next.ID)
-	redirect(c.w, c.base+"/deliveries/"+url.PathEscape(next.ID))
+	webpage.Redirect(c.w, c.base+"/deliveries/"+url.PathEscape(next.ID))
 }
 
 func (h *handler) refusedRedelivery(c *call, id string, status int, form redeliverForm) {

@@ -14,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // endpointRow is an endpoint in the list, with its latest delivery (nil
@@ -202,11 +203,11 @@ func (h *handler) endpointUpdate(c *call) {
 		return
 	}
 	if !changed {
-		redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
+		webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
 		return
 	}
 	c.log.Info("webhook endpoint updated", "endpoint_id", id)
-	redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=updated", c.base, id))
+	webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=updated", c.base, id))
 }
 
 // endpointActive enables or disables an endpoint.
@@ -224,11 +225,11 @@ func (h *handler) endpointActive(active bool) func(*call) {
 		}
 		if !changed {
 			// Already so: nothing written.
-			redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
+			webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
 			return
 		}
 		c.log.Info("webhook endpoint "+done, "endpoint_id", id)
-		redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=%s", c.base, id, done))
+		webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=%s", c.base, id, done))
 	}
 }
 
@@ -276,10 +277,10 @@ func (h *handler) endpointTest(c *call) {
 	}
 	c.log.Info("webhook test event sent", "endpoint_id", id, "delivery_id", d.ID)
 	if c.s.Can(domain.PermWebhookDeliveryView) && d.ID != "" {
-		redirect(c.w, c.base+"/deliveries/"+url.PathEscape(d.ID))
+		webpage.Redirect(c.w, c.base+"/deliveries/"+url.PathEscape(d.ID))
 		return
 	}
-	redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=test", c.base, id))
+	webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=test", c.base, id))
 }
 
 func (h *handler) endpointDeleteConfirm(c *call) {
@@ -305,7 +306,7 @@ func (h *handler) endpointDelete(c *call) {
 		return
 	}
 	c.log.Info("webhook endpoint deleted", "endpoint_id", id)
-	redirect(c.w, c.base+"/endpoints?done=deleted")
+	webpage.Redirect(c.w, c.base+"/endpoints?done=deleted")
 }
 
 // readEndpointForm reads the create and edit form. The URL and the events

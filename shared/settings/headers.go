@@ -1,11 +1,10 @@
 package settings
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"net/http"
-	"path"
+
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // CSP is every answer's Content-Security-Policy: the app's own stylesheet
@@ -18,63 +17,21 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 // never stored (a secret is shown once; a signed-out browser's back button
 // must not bring a page back); static files override Cache-Control.
 func securityHeaders(h http.Header, secure bool) {
-	h.Set("Content-Security-Policy", CSP)
-	h.Set("X-Frame-Options", "DENY")
-	// The portal link's token is in a URL: no Referer may carry it on.
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cache-Control", "no-store")
-	if secure {
-		h.Set("Strict-Transport-Security", "max-age=31536000")
-	}
+	webpage.SecurityHeaders(h, CSP, secure)
 }
 
 //go:embed static templates
 var files embed.FS
 
-// staticFile is a stylesheet or script served from the binary.
-type staticFile struct {
-	body        []byte
-	contentType string
-	version     string // a digest of body, so a changed file gets a new URL
-}
-
-func loadStatic() map[string]staticFile {
-	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
-	entries, err := files.ReadDir("static")
-	if err != nil {
-		panic("settings: embedded static files: " + err.Error())
-	}
-	out := map[string]staticFile{}
-	for _, e := range entries {
-		b, err := files.ReadFile("static/" + e.Name())
-		if err != nil {
-			panic("settings: embedded static file: " + err.Error())
-		}
-		sum := sha256.Sum256(b)
-		out[e.Name()] = staticFile{body: b, contentType: types[path.Ext(e.Name())], version: hex.EncodeToString(sum[:6])}
-	}
-	return out
-}
+func loadStatic() webpage.Static { return webpage.LoadStatic("settings", files, "static") }
 
 // serveStatic serves a stylesheet or script, to anyone: the sign-in
 // refusals and the signed-out page need the stylesheet too.
 func (h *handler) serveStatic(w http.ResponseWriter, r *http.Request) {
-	f, ok := h.static[r.PathValue("file")]
-	if !ok || f.contentType == "" {
+	if !h.static.Serve(w, r.PathValue("file")) {
 		h.message(w, r, http.StatusNotFound, msgNotFound)
-		return
 	}
-	// Its URL carries the file's digest, so a day's caching never serves
-	// an old file to a new page.
-	w.Header().Set("Cache-Control", "public, max-age=86400")
-	w.Header().Set("Content-Type", f.contentType)
-	w.Write(f.body)
 }
 
 // staticURL is a static file's URL with its version.
-func (h *handler) staticURL(base, name string) string {
-	f := h.static[name]
-	return base + "/static/" + name + "?v=" + f.version
-}
+func (h *handler) staticURL(base, name string) string { return h.static.URL(base, name) }

@@ -1,6 +1,10 @@
 package settings
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/evs-kyb/evs/shared/webpage"
+)
 
 // msgKind names a page that only says something: a refusal, an error, the
 // end of a session.
@@ -78,7 +82,7 @@ func (k msgKind) message() message {
 func (h *handler) message(w http.ResponseWriter, r *http.Request, status int, k msgKind) {
 	m := k.message()
 	if k == msgInternal {
-		m.Reference = requestID(r.Context())
+		m.Reference = webpage.RequestID(r.Context())
 	}
 	h.write(w, r, status, "message", h.view(r, m.Title, m))
 }
@@ -91,7 +95,7 @@ func (c *call) messageWith(status int, k msgKind, detail string) {
 	m := k.message()
 	m.Detail = detail
 	if k == msgInternal {
-		m.Reference = requestID(c.r.Context())
+		m.Reference = webpage.RequestID(c.r.Context())
 	}
 	c.render(status, "message", m.Title, "", m)
 }

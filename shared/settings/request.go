@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"context"
 	"crypto/rand"
 	"log/slog"
 	"mime"
@@ -11,12 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // maxForm bounds a form's body: the largest form holds a URL, a
@@ -145,7 +141,7 @@ func (c *call) parseForm() bool {
 // actor is the signed-in operator making the form's change, or reading
 // (a read names no change: actionID is empty on a GET).
 func (c *call) actor() domain.Actor {
-	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: requestID(c.r.Context())}
+	return domain.Actor{AccountID: c.s.AccountID, OperatorID: c.s.Operator.ID, ActionID: c.actionID, RequestID: webpage.RequestID(c.r.Context())}
 }
 
 // actionIDPattern is what newActionID makes.
@@ -157,50 +153,13 @@ func newActionID() string { return "web-" + rand.Text() }
 
 func validActionID(s string) bool { return actionIDPattern.MatchString(s) }
 
-// requestID is the request's id as the logs name it: API Gateway's, else
-// Lambda's.
-func requestID(ctx context.Context) string {
-	if gw, ok := core.GetAPIGatewayContextFromContext(ctx); ok && gw.RequestID != "" {
-		return gw.RequestID
-	}
-	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		return lc.AwsRequestID
-	}
-	return ""
-}
-
 // log is the request's logger: the one its context carries (with the
 // request id), else the one given, else slog's default.
-func (h *handler) log(r *http.Request) *slog.Logger {
-	if l, ok := logging.Lookup(r.Context()); ok {
-		return l
-	}
-	if h.d.Log != nil {
-		return h.d.Log
-	}
-	return slog.Default()
-}
-
-// prefixPattern is a stage prefix as httplambda sets it ("/prod"); anything
-// else in the header is ignored, so no link or redirect can leave the site.
-var prefixPattern = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
+func (h *handler) log(r *http.Request) *slog.Logger { return webpage.Logger(r, h.d.Log) }
 
 // basePath is the settings area's path as the browser sees it: behind
 // API Gateway's stage prefix, when there is one.
-func basePath(r *http.Request) string {
-	p := r.Header.Get("X-Forwarded-Prefix")
-	if len(p) > 200 || !prefixPattern.MatchString(p) {
-		p = ""
-	}
-	return p + "/settings"
-}
-
-// redirect sends the browser on with a GET (303): after every change, and
-// after sign-in.
-func redirect(w http.ResponseWriter, path string) {
-	w.Header().Set("Location", path)
-	w.WriteHeader(http.StatusSeeOther)
-}
+func basePath(r *http.Request) string { return webpage.StagePrefix(r) + "/settings" }
 
 // pathID is the positive id in the path's {id}, or ok false after a 404.
 func (c *call) pathID() (int64, bool) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // CookieName names the session cookie. Its value is the session's token,
@@ -62,7 +63,7 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, h.sessionCookie(r, sessionToken, s.ExpiresAt))
 	log.Info("signed in", "account_id", s.AccountID, "operator_id", s.Operator.ID)
-	redirect(w, basePath(r)+landing(s))
+	webpage.Redirect(w, basePath(r)+landing(s))
 }
 
 // signOut ends the session and clears the cookie.
@@ -78,7 +79,7 @@ func (h *handler) signOut(c *call) {
 	cleared.Name = portal.ConsoleCookie
 	http.SetCookie(c.w, cleared)
 	c.log.Info("signed out")
-	redirect(c.w, c.base+"/signed-out")
+	webpage.Redirect(c.w, c.base+"/signed-out")
 }
 
 func (h *handler) signedOut(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // Portal is what the settings area needs of sign-in (portal.Portal has it).
@@ -71,14 +72,8 @@ type Deps struct {
 	// Lambda adapter puts one there, with the request id); nil: slog's default.
 	Log *slog.Logger
 	// Secure reports whether the browser reached the page over https, so
-	// the session cookie is marked Secure; nil: ForwardedHTTPS.
+	// the session cookie is marked Secure; nil: webpage.ForwardedHTTPS.
 	Secure func(*http.Request) bool
-}
-
-// ForwardedHTTPS reports whether the request came over TLS, directly or as
-// API Gateway says in X-Forwarded-Proto.
-func ForwardedHTTPS(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // handler serves the settings area. Everything in it is set by New and
@@ -87,7 +82,7 @@ type handler struct {
 	d         Deps
 	mux       *http.ServeMux
 	pages     pages
-	static    map[string]staticFile
+	static    webpage.Static
 	countries []country.Country // the catalogue, by name
 	origin    *http.CrossOriginProtection
 }
@@ -95,7 +90,7 @@ type handler struct {
 // New returns the settings area's handler, for every path under /settings/.
 func New(d Deps) http.Handler {
 	if d.Secure == nil {
-		d.Secure = ForwardedHTTPS
+		d.Secure = webpage.ForwardedHTTPS
 	}
 	h := &handler{d: d, origin: http.NewCrossOriginProtection()}
 	h.static = loadStatic()
@@ -155,7 +150,7 @@ func (h *handler) routes() *http.ServeMux {
 // home sends a signed-in operator to their first page (anyone else gets
 // the signed-out page).
 func (h *handler) home(c *call) {
-	redirect(c.w, c.base+landing(c.s))
+	webpage.Redirect(c.w, c.base+landing(c.s))
 }
 
 // landing is a session's first page: the endpoints to whom may read them,
