@@ -250,12 +250,38 @@ type emulator struct {
 	fn   deploy.Function
 	addr string
 	out  *syncBuffer
+	// done closes when the emulator exits: a dial that succeeds then
+	// reached another listener on its port.
+	done chan struct{}
 }
 
 // startEmulator starts the function's binary under the emulator and stops
 // both when the test ends: SIGTERM (the emulator then kills its runtime),
-// SIGKILL to the process group if it lingers.
+// SIGKILL to the process group if it lingers. Its ports are picked free
+// just before it binds them, so another listener may take one in between:
+// an emulator that exits with "address already in use" is started again
+// on other ports.
 func startEmulator(t *testing.T, rie, bin string, f deploy.Function, env []string) *emulator {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		e, done := launchEmulator(t, rie, bin, f, env)
+		// The emulator binds at once: one that lost its port has exited
+		// within this time.
+		select {
+		case <-done:
+			if attempt < 5 && strings.Contains(e.out.String(), "address already in use") {
+				t.Logf("the emulator for %s lost its port to another listener; starting it again", f.Name)
+				continue
+			}
+			t.Fatalf("the emulator for %s exited at start:\n%s", f.Name, tail(e.out.String(), 4000))
+		case <-time.After(300 * time.Millisecond):
+		}
+		e.done = done
+		return e
+	}
+}
+
+func launchEmulator(t *testing.T, rie, bin string, f deploy.Function, env []string) (*emulator, chan struct{}) {
 	t.Helper()
 	e := &emulator{fn: f, addr: freeAddr(t), out: &syncBuffer{}}
 	cmd := exec.Command(rie,
@@ -280,7 +306,7 @@ func startEmulator(t *testing.T, rie, bin string, f deploy.Function, env []strin
 			<-done
 		}
 	})
-	return e
+	return e, done
 }
 
 // waitReady waits until the emulator accepts connections.
@@ -288,6 +314,11 @@ func (e *emulator) waitReady(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		select {
+		case <-e.done:
+			t.Fatalf("the emulator for %s exited:\n%s", e.fn.Name, tail(e.out.String(), 4000))
+		default:
+		}
 		c, err := net.DialTimeout("tcp", e.addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
