@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"path"
@@ -58,19 +59,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		t.Skip("node is not installed: the console's decisions run the decision ASL in aws-local-stepfunctions on Node.js 20 or later")
 	}
 	began := time.Now()
-	// A passkey is bound to a host name, and go-webauthn refuses an IP
-	// address as one: the browser goes to localhost. The port is taken
-	// first so the relying party names it before anything reads it — the
-	// console, and the decision function, which checks every signature
-	// again.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() }) // served, the server closes it first
-	base := fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
-	t.Setenv("PASSKEY_RP_ID", "localhost")
-	t.Setenv("PASSKEY_ORIGINS", base)
+	ln, base := passkeyListener(t)
 
 	f := newFlowFixture(t)
 	ctx := logging.WithLogger(context.Background(), quietLogger())
@@ -120,11 +109,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(gw)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
+	serveOn(t, ln, gw)
 
 	links := &portal.Service{Store: f.st, Clock: domain.SystemClock}
 	link := func(t *testing.T, op domain.Operator) string {
@@ -133,7 +118,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u, err := portal.EnrolURL(base, l.Token)
+		u, err := portal.LinkURL(base, l.Token)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -496,6 +481,34 @@ type operatorBrowser struct {
 	t    *testing.T
 	base string
 	auth webauthn.AuthenticatorID
+}
+
+// passkeyListener takes a port on loopback for a gateway whose console
+// takes passkeys, and names it as the relying party's origin. A passkey is
+// bound to a host name, and go-webauthn refuses an IP address as one: the
+// browser goes to localhost. The port is taken first so the relying party
+// names it before anything reads it — the console, and the decision
+// function, which checks every signature again.
+func passkeyListener(t *testing.T) (net.Listener, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() }) // served, the server closes it first
+	base := fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
+	t.Setenv("PASSKEY_RP_ID", "localhost")
+	t.Setenv("PASSKEY_ORIGINS", base)
+	return ln, base
+}
+
+// serveOn serves h on ln until the test ends.
+func serveOn(t *testing.T, ln net.Listener, h http.Handler) {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
 }
 
 // newOperatorBrowser starts the browser with an authenticator of the kind

@@ -20,10 +20,10 @@ import (
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
-	"github.com/evs-kyb/evs/shared/settings"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -135,11 +135,12 @@ func sampleEvents() []sampleEvent {
 			}
 		}},
 		{file: "settings.json", status: http.StatusNotFound, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
-			// A well-formed sign-in link no one minted: the settings area's
-			// own page, with its security headers, and no session.
+			// Continue on the console's enrolment page with a well-formed
+			// link no one minted: the console's own page, with its security
+			// headers; the page's value is spent and no session starts.
 			wantContentType(t, r, "text/html")
 			for name, want := range map[string]string{
-				"Content-Security-Policy": settings.CSP,
+				"Content-Security-Policy": console.CSP,
 				"X-Frame-Options":         "DENY",
 				"Referrer-Policy":         "no-referrer",
 				"X-Content-Type-Options":  "nosniff",
@@ -148,10 +149,12 @@ func sampleEvents() []sampleEvent {
 					t.Errorf("%s = %q, want %q", name, got, want)
 				}
 			}
-			if c := proxyHeader(r, "Set-Cookie"); c != "" {
-				t.Errorf("Set-Cookie %q: an unknown link signs no one in", c)
+			for _, line := range r.MultiValueHeaders["Set-Cookie"] {
+				if c, err := http.ParseSetCookie(line); err != nil || c.Name != console.EnrolCookie || c.MaxAge >= 0 {
+					t.Errorf("Set-Cookie %q: an unknown link signs no one in", line)
+				}
 			}
-			if !strings.Contains(r.Body, "Sign-in link not valid") || strings.Contains(r.Body, sampleUnknownLink) {
+			if !strings.Contains(r.Body, "Enrolment link not valid") || strings.Contains(r.Body, sampleUnknownLink) {
 				t.Errorf("page = %.300q, want the unknown link's page, without the link's token", r.Body)
 			}
 		}},

@@ -8,8 +8,8 @@ import (
 	"github.com/evs-kyb/evs/shared/admin"
 )
 
-// cmdPortal is portal link: a sign-in link to the settings area for one
-// operator, minted by the admin handler (in-process, or the stage's admin
+// cmdPortal is portal link: an enrolment link to the console for one
+// operator (their first passkey, or a new one after losing them all), minted by the admin handler (in-process, or the stage's admin
 // function with --stage). The link is printed on stdout, for the person
 // to hand over; it is never logged.
 func cmdPortal(ctx context.Context, sub string, args []string) error {
@@ -18,8 +18,7 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 	}
 	c := newAdminCmd("portal link")
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
-	operator := idFlag(c.fs, "operator", "the operator who signs in (required)")
-	toConsole := c.fs.Bool("console", false, "print the console's enrolment link (register a passkey) instead of the settings area's")
+	operator := idFlag(c.fs, "operator", "the operator who enrols (required)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
@@ -34,12 +33,8 @@ func cmdPortal(ctx context.Context, sub string, args []string) error {
 	if err := c.send(ctx, map[string]any{"command": "portal.link", "account_id": acct, "operator_id": *operator}, &out); err != nil {
 		return err
 	}
-	if *toConsole {
-		fmt.Println(out.ConsoleURL)
-	} else {
-		fmt.Println(out.URL)
-	}
-	fmt.Fprintf(os.Stderr, "signs operator %d in once, until %s\n", *operator, out.ExpiresAt)
+	fmt.Println(out.URL)
+	fmt.Fprintf(os.Stderr, "operator %d enrols a passkey with it, once, until %s\n", *operator, out.ExpiresAt)
 	return nil
 }
 

@@ -110,9 +110,8 @@ func TestPortalLinkCommand(t *testing.T) {
 		args []string
 		base string
 	}{
-		{"local", []string{"portal", "link", "--account", a, "--operator", o}, "http://localhost:3999/settings/portal"},
-		{"local console", []string{"portal", "link", "--account", a, "--operator", o, "--console"}, "http://localhost:3999/console/enrol"},
-		{"stage", append([]string{"portal", "link", "--account", a, "--operator", o}, stage...), "https://abc.execute-api.me-central-1.amazonaws.com/dev/settings/portal"},
+		{"local", []string{"portal", "link", "--account", a, "--operator", o}, "http://localhost:3999/console/enrol"},
+		{"stage", append([]string{"portal", "link", "--account", a, "--operator", o}, stage...), "https://abc.execute-api.me-central-1.amazonaws.com/dev/console/enrol"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +128,7 @@ func TestPortalLinkCommand(t *testing.T) {
 			if base := strings.TrimSuffix(link, "?"+u.RawQuery); base != tc.base || !strings.HasPrefix(token, portal.LinkPrefix) {
 				t.Errorf("link = %s, want %s?token=%s…", link, tc.base, portal.LinkPrefix)
 			}
-			if strings.Contains(stderr, token) || !strings.Contains(stderr, "signs operator "+o+" in once, until ") {
+			if strings.Contains(stderr, token) || !strings.Contains(stderr, "operator "+o+" enrols a passkey with it, once, until ") {
 				t.Errorf("stderr = %s", stderr)
 			}
 			if _, s, err := p.Redeem(ctx, token); err != nil || s.Operator.ID != op.ID {

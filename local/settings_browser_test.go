@@ -9,7 +9,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -24,13 +23,19 @@ import (
 	"github.com/evs-kyb/evs/shared/portal"
 )
 
-// TestSettingsInABrowser: an operator signs in by portal link, adds an
+// TestSettingsInABrowser: an operator enrols a passkey on the console by
+// the administrator's link, and that sign-in opens the settings area; adds an
 // endpoint pointing at a local receiver (its secret shown once), a decision
 // is delivered and shows in the deliveries view; the receiver fails and the
 // failure shows with its status and body; a redelivery succeeds; a test
 // event arrives; a form posted without its CSRF token is refused; a reused
-// link fails; a view-only operator sees no forms.
+// link fails; signing out here ends the console's session; a view-only
+// operator sees no forms.
 func TestSettingsInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser test (-short)")
+	}
+	ln, origin := passkeyListener(t)
 	f := newFlowFixture(t)
 	d := providers{}.deps(f.st, quietLogger())
 	d.Deliveries = &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}
@@ -39,8 +44,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gw)
-	t.Cleanup(srv.Close)
+	serveOn(t, ln, gw)
 	admin := domain.Actor{AccountID: f.acct, Admin: "browser test", ActionID: "browser-mint-1"}
 	p := &portal.Service{Store: f.st, Clock: domain.SystemClock}
 	mint := func(operatorID int64, action string) string {
@@ -50,7 +54,7 @@ func TestSettingsInABrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u, err := portal.LinkURL(srv.URL, l.Token)
+		u, err := portal.LinkURL(origin, l.Token)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,19 +62,18 @@ func TestSettingsInABrowser(t *testing.T) {
 	}
 	rcv := newTestReceiver(t, "")
 	review := f.review()
-	base := srv.URL + "/settings"
+	base := origin + "/settings"
 
-	b := browsertest.New(t, 1100, 800)
+	// The operator enrols a passkey on the console by the administrator's
+	// link; that sign-in opens the settings area too.
+	o := newOperatorBrowser(t, origin, 1100, 800, true)
+	b := o.Browser
 	text := func(sel string) string { return browsertest.Get(b, "read "+sel, chromedp.Text(chromedp.CSS(sel))) }
 	link := mint(f.op.ID, "browser-mint-1")
-
-	// Signed in by the link, on the endpoints page.
-	b.Do("sign in", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	o.enrol(link)
+	b.Do("settings", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	if h := text("h1"); h != "Webhook endpoints" && !strings.Contains(h, "ndpoints") {
-		t.Fatalf("after the link: %q", h)
-	}
-	if loc := browsertest.Get(b, "location", chromedp.Location()); strings.Contains(loc, "token=") {
-		t.Errorf("the link's token stays in the address bar: %s", loc)
+		t.Fatalf("the settings area after a passkey sign-in: %q", h)
 	}
 	b.Screenshot("01-endpoints-empty")
 
@@ -170,12 +173,20 @@ func TestSettingsInABrowser(t *testing.T) {
 	}
 	b.Screenshot("09-countries")
 
-	// The link again: used.
-	b.Do("reuse the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	// The link again: it shows Continue (a GET uses no link), which says
+	// the link was used.
+	b.Do("reuse the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`form[action$="/enrol"] button[type=submit]`)),
+		chromedp.Click(chromedp.CSS(`form[action$="/enrol"] button[type=submit]`)), chromedp.WaitNotPresent(chromedp.CSS(`form[action$="/enrol"]`)),
+		chromedp.WaitVisible(chromedp.CSS("h1")))
 	if page := strings.ToLower(text("main")); !strings.Contains(page, "already") {
 		t.Errorf("a reused link: %q", page)
 	}
 	b.Screenshot("10-link-used")
+
+	// Signed out of the settings area, the console's session ends too.
+	b.Do("sign out", chromedp.Navigate(base+"/countries"), chromedp.WaitVisible(chromedp.CSS(".who button, form[action$=\"/signout\"] button")),
+		chromedp.Click(chromedp.CSS(`form[action$="/signout"] button`)), o.at("/settings/signed-out"))
+	o.signedOut()
 
 	// A view-only operator, in a browser of their own, on a phone: no forms
 	// but signing out.
@@ -183,8 +194,9 @@ func TestSettingsInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phone := browsertest.New(t, 390, 844)
-	phone.Do("viewer signs in", chromedp.Navigate(mint(viewer.ID, "browser-mint-2")), chromedp.WaitVisible(chromedp.CSS("h1")))
+	viewerBrowser := newOperatorBrowser(t, origin, 390, 844, true)
+	phone := viewerBrowser.Browser
+	viewerBrowser.enrol(mint(viewer.ID, "browser-mint-2"))
 	for _, page := range []string{"/endpoints", fmt.Sprintf("/endpoints/%d", ep.ID), "/deliveries", "/deliveries/" + failed.ID, "/countries"} {
 		phone.Do("viewer "+page, chromedp.Navigate(base+page), chromedp.WaitVisible(chromedp.CSS("h1")))
 		actions := browsertest.Get(phone, "forms", chromedp.Evaluate[[]string](

@@ -110,23 +110,18 @@ func cmdUp(ctx context.Context, args []string) error {
 		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
 	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
 	fmt.Printf("Providers simulated at %s (Wathq and yente; outcome by the registration number's last digit)\n", simURL)
-	fmt.Printf("Settings: http://%s%s/ (sign in with a link: go run ./local portal link --operator ID)\n", ln.Addr().String(), deploy.SettingsPath)
+	// The console and the settings area are served on localhost: passkeys
+	// are bound to a domain, and go-webauthn refuses an IP address as one.
+	consoleBase := "http://localhost:" + *port
+	fmt.Printf("Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
 	if demo != nil {
-		link, err := settingsLink(ctx, e, demo, "http://"+ln.Addr().String())
-		if err != nil {
-			return err
-		}
-		fmt.Printf("          %s   # signs the Demo Operator in, once, within 15 minutes\n", link)
-		// The console is served on localhost: passkeys are bound to a
-		// domain, and go-webauthn refuses an IP address as one.
-		consoleBase := "http://localhost:" + *port
-		enrol, err := consoleLink(ctx, e, demo, consoleBase)
+		enrol, err := enrolmentLink(ctx, e, demo, consoleBase)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("Console:  %s%s/ — the Demo Operator (operator %d) enrols a passkey here, once, within 15 minutes:\n", consoleBase, deploy.ConsolePath, demo.OperatorID)
 		fmt.Printf("          %s\n", enrol)
-		fmt.Printf("          a new link: go run ./local portal link --operator %d --console\n", demo.OperatorID)
+		fmt.Printf("          a new link: go run ./local portal link --operator %d\n", demo.OperatorID)
 		fmt.Printf("Demo key: %s\n", demo.Key)
 		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
 	}
@@ -223,26 +218,16 @@ func demoOperator(ctx context.Context, e *env, accountID int64) (int64, error) {
 	return op.ID, nil
 }
 
-// settingsLink mints a sign-in link to the settings area for the demo
-// operator, as an administrator's portal.link does.
-func settingsLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
-	p := &portal.Service{Store: e.store, Clock: domain.SystemClock}
-	l, err := p.Mint(ctx, domain.Actor{AccountID: demo.AccountID, Admin: "make local", ActionID: "up-portal-" + randomID()}, demo.OperatorID)
-	if err != nil {
-		return "", fmt.Errorf("settings sign-in link: %w", err)
-	}
-	return portal.LinkURL(base, l.Token)
-}
-
-// consoleLink mints an enrolment link to the console for the demo
-// operator: their first passkey is registered there.
-func consoleLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
+// enrolmentLink mints the Demo Operator's enrolment link to the console,
+// as an administrator's portal.link does: their first passkey is
+// registered there.
+func enrolmentLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
 	p := &portal.Service{Store: e.store, Clock: domain.SystemClock}
 	l, err := p.Mint(ctx, domain.Actor{AccountID: demo.AccountID, Admin: "make local", ActionID: "up-console-" + randomID()}, demo.OperatorID)
 	if err != nil {
 		return "", fmt.Errorf("console enrolment link: %w", err)
 	}
-	return portal.EnrolURL(base, l.Token)
+	return portal.LinkURL(base, l.Token)
 }
 
 // docsHTML is the API reference make docs builds (the Makefile's

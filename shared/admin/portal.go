@@ -7,8 +7,10 @@ import (
 	"github.com/evs-kyb/evs/shared/portal"
 )
 
-// Sign-in links to the settings area: the administrator mints one for an
-// operator and hands it over; it signs in once, within 15 minutes. The link
+// Enrolment links: the administrator mints one for an operator and hands
+// it over; it opens the console's enrolment page, where the operator
+// presses Continue (once, within 15 minutes) and registers a passkey. A
+// new link is also how an operator who lost every passkey gets back in. The link
 // holds a secret token: it is in the answer alone, never in a log or a
 // table (the table keeps its SHA-256).
 
@@ -18,13 +20,11 @@ type portalFields struct {
 	OperatorID int64 `json:"operator_id" strict:"id"`
 }
 
-// PortalLinkView is portal.link's answer: one link, opened either in the
-// settings area (URL) or on the console's enrolment page (ConsoleURL),
-// where the operator registers a passkey; it works once.
+// PortalLinkView is portal.link's answer: the link to the console's
+// enrolment page; it works once.
 type PortalLinkView struct {
-	URL        string `json:"url"`
-	ConsoleURL string `json:"console_url"`
-	ExpiresAt  string `json:"expires_at"`
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expires_at"`
 }
 
 func (h *Handler) portalLink(ctx context.Context, c *call) (any, error) {
@@ -51,11 +51,7 @@ func (h *Handler) portalLink(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cu, err := portal.EnrolURL(h.SettingsURL, l.Token)
-	if err != nil {
-		return nil, err
-	}
-	return PortalLinkView{URL: u, ConsoleURL: cu, ExpiresAt: domain.FormatTime(l.ExpiresAt)}, nil
+	return PortalLinkView{URL: u, ExpiresAt: domain.FormatTime(l.ExpiresAt)}, nil
 }
 
 func (h *Handler) portal() *portal.Service {

@@ -51,7 +51,7 @@ func TestPortalLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := u.Query().Get("token")
-	if u.Scheme != "http" || u.Host != "127.0.0.1:3000" || u.Path != "/settings/portal" || !strings.HasPrefix(token, portal.LinkPrefix) ||
+	if u.Scheme != "http" || u.Host != "127.0.0.1:3000" || u.Path != "/console/enrol" || !strings.HasPrefix(token, portal.LinkPrefix) ||
 		answer.ExpiresAt != domain.FormatTime(now.Add(portal.LinkTTL)) {
 		t.Errorf("answer = %+v", answer)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/portal"
 )
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -113,22 +112,5 @@ func TestHeaders(t *testing.T) {
 	}
 	if len(w.sessions) == 0 {
 		t.Error("no session token was seen to check pages against")
-	}
-}
-
-func TestEnrolURL(t *testing.T) {
-	for _, tc := range []struct {
-		base, want string
-		ok         bool
-	}{
-		{"http://localhost:3000", "http://localhost:3000/console/enrol?token=evs_portal_abc", true},
-		{"https://evs.example.com/prod/", "https://evs.example.com/prod/console/enrol?token=evs_portal_abc", true},
-		{"evs.example.com", "", false},
-		{"https://evs.example.com/?x=1", "", false},
-	} {
-		got, err := portal.EnrolURL(tc.base, "evs_portal_abc")
-		if got != tc.want || (err == nil) != tc.ok {
-			t.Errorf("EnrolURL(%q) = %q, %v", tc.base, got, err)
-		}
 	}
 }

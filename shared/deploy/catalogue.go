@@ -61,12 +61,13 @@ func settingWebhookAllow() Setting {
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
 }
 
-// settingSettingsURL: where the settings area is served, the base of the
-// sign-in links the admin function mints (<base>/settings/portal?token=…):
+// settingSettingsURL: where the console and the settings area are served,
+// the base of the enrolment links the admin function mints
+// (<base>/console/enrol?token=…):
 // on a stage its own URL unless a custom domain is given.
 func settingSettingsURL() Setting {
 	return Setting{EnvVar: "SETTINGS_BASE_URL", Parameter: "SettingsBaseUrl", Default: "", DefaultsToStageURL: true,
-		Description: "Base URL of the settings area (SETTINGS_BASE_URL): portal.link's sign-in links start with it. " +
+		Description: "Base URL of the console and the settings area (SETTINGS_BASE_URL): portal.link's enrolment links start with it. " +
 			"Empty: the stage's own URL, https://<api id>.execute-api.<region>.<url suffix>/<stage>; give another for a custom domain."}
 }
 

@@ -96,36 +96,24 @@ type Portal interface {
 // both; the settings area reads it when it has no session of its own.
 const ConsoleCookie = "evs_console"
 
-// LinkPath is where a link leads in the settings area, its token in the
-// query parameter LinkParam: <base>/settings/portal?token=evs_portal_….
+// LinkPath is where a link leads: the operator console's enrolment page,
+// which redeems the single-use link only when the person presses Continue,
+// and then has them register a passkey. Links are for enrolment and
+// recovery only; every sign-in after that is a passkey's. The token is in
+// the query parameter LinkParam: <base>/console/enrol?token=evs_portal_….
 const (
-	LinkPath  = "/settings/portal"
+	LinkPath  = "/console/enrol"
 	LinkParam = "token"
 )
 
-// LinkURL is the address of a link's token under the settings area's base
-// URL (the stage's API URL, or http://127.0.0.1:3000 under make local).
+// LinkURL is the address of a link's token under the console's base URL
+// (the stage's URL, or http://localhost:3000 under make local: passkeys
+// need a host name as RP id, never an IP address).
 func LinkURL(base, token string) (string, error) {
 	if err := CheckBaseURL(base); err != nil {
 		return "", err
 	}
 	return strings.TrimRight(base, "/") + LinkPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
-}
-
-// EnrolPath is where a link leads in the operator console: the same
-// single-use link, opened on the console's enrolment page, which redeems it
-// only when the person presses Continue and then registers a passkey:
-// <base>/console/enrol?token=evs_portal_….
-const EnrolPath = "/console/enrol"
-
-// EnrolURL is the console's enrolment address of a link's token under the
-// console's base URL (the stage's URL, or http://localhost:3000 under make
-// local: passkeys need a host name as RP id, never an IP address).
-func EnrolURL(base, token string) (string, error) {
-	if err := CheckBaseURL(base); err != nil {
-		return "", err
-	}
-	return strings.TrimRight(base, "/") + EnrolPath + "?" + url.Values{LinkParam: {token}}.Encode(), nil
 }
 
 // CheckBaseURL refuses a base URL a link cannot be built on: not absolute

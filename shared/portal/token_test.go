@@ -62,8 +62,8 @@ func TestLinkURL(t *testing.T) {
 		base, want string
 		ok         bool
 	}{
-		{"http://127.0.0.1:3000", "http://127.0.0.1:3000/settings/portal?token=" + tok, true},
-		{"https://abc.execute-api.me-central-1.amazonaws.com/dev/", "https://abc.execute-api.me-central-1.amazonaws.com/dev/settings/portal?token=" + tok, true},
+		{"http://localhost:3000", "http://localhost:3000/console/enrol?token=" + tok, true},
+		{"https://abc.execute-api.me-central-1.amazonaws.com/dev/", "https://abc.execute-api.me-central-1.amazonaws.com/dev/console/enrol?token=" + tok, true},
 		{"", "", false},
 		{"127.0.0.1:3000", "", false},
 		{"ftp://example.com", "", false},

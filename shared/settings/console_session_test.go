@@ -19,6 +19,7 @@ func TestTheConsolesSessionOpensTheSettingsArea(t *testing.T) {
 	enrolling := w.session(role)
 	enrolling.Enrolment = true
 	linked := w.session(role) // a link's session without a passkey
+	linked.CredentialID = nil
 	for _, tc := range []struct {
 		name string
 		s    portal.Session

@@ -26,32 +26,12 @@ type fakePortal struct {
 }
 
 type fakeLink struct {
-	s                       portal.Session
-	used, expired, disabled bool
+	s    portal.Session
+	used bool
 }
 
 func newFakePortal() *fakePortal {
 	return &fakePortal{links: map[string]*fakeLink{}, sessions: map[string]portal.Session{}}
-}
-
-func (p *fakePortal) Redeem(_ context.Context, token string) (string, portal.Session, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l, ok := p.links[token]
-	switch {
-	case !ok:
-		return "", portal.Session{}, portal.ErrLinkUnknown
-	case l.used:
-		return "", portal.Session{}, portal.ErrLinkUsed
-	case l.expired:
-		return "", portal.Session{}, portal.ErrLinkExpired
-	case l.disabled:
-		return "", portal.Session{}, domain.Invalid("operator", "is disabled")
-	}
-	l.used = true
-	st := "sess_" + rand.Text()
-	p.sessions[st] = l.s
-	return st, l.s, nil
 }
 
 func (p *fakePortal) Session(_ context.Context, token string) (portal.Session, error) {
@@ -72,7 +52,8 @@ func (p *fakePortal) End(_ context.Context, token string) error {
 	return nil
 }
 
-// link mints a link for s; the flags make it refused.
+// link mints a link for s, as the administrator does; the settings area
+// only forwards it, so only the console could use it.
 func (p *fakePortal) link(s portal.Session, mark func(*fakeLink)) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -92,6 +73,14 @@ func (p *fakePortal) start(s portal.Session) string {
 	t := "sess_" + rand.Text()
 	p.sessions[t] = s
 	return t
+}
+
+// unused says a link is still there to be redeemed.
+func (p *fakePortal) unused(token string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, ok := p.links[token]
+	return ok && !l.used
 }
 
 func (p *fakePortal) live(token string) bool {

@@ -16,9 +16,6 @@ const (
 	msgSignedOut
 	msgSignedOutDone
 	msgLinkUnknown
-	msgLinkUsed
-	msgLinkExpired
-	msgOperatorDisabled
 	msgForbidden
 	msgCSRF
 	msgStaleForm
@@ -37,7 +34,7 @@ type message struct {
 	Detail string
 	// Reference is the request id, for the administrator to find the logs.
 	Reference string
-	// SignIn says to ask for a new link (no session).
+	// SignIn says how to sign in: on the console, with a passkey.
 	SignIn bool
 }
 
@@ -50,13 +47,7 @@ func (k msgKind) message() message {
 	case msgSignedOutDone:
 		return message{Title: "Signed out", Text: "You signed out of the settings area.", SignIn: true}
 	case msgLinkUnknown:
-		return message{Title: "Sign-in link not valid", Text: "This sign-in link is not valid. Check that you opened the whole link.", SignIn: true}
-	case msgLinkUsed:
-		return message{Title: "Sign-in link already used", Text: "This sign-in link was used already: each link signs in once.", SignIn: true}
-	case msgLinkExpired:
-		return message{Title: "Sign-in link expired", Text: "This sign-in link has expired: a link lasts 15 minutes.", SignIn: true}
-	case msgOperatorDisabled:
-		return message{Title: "Access disabled", Text: "The operator this link was made for is disabled.", SignIn: true}
+		return message{Title: "Link not valid", Text: "This link is not valid. Check that you opened the whole link.", SignIn: true}
 	case msgForbidden:
 		return message{Title: "Not permitted", Text: "You may not do this."}
 	case msgCSRF:

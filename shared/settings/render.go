@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // pages are the parsed templates, one per page, each with the layout.
@@ -46,14 +47,16 @@ type deliveryRows struct {
 
 // view is what the layout shows around a page.
 type view struct {
-	Title  string
-	Nav    string // the section the page is in
-	Base   string
-	CSS    string
-	Script string // the copy button's script, on the pages that have one
-	Who    *who   // nil when nobody is signed in
-	CSRF   string
-	Page   any
+	Title string
+	Nav   string // the section the page is in
+	Base  string
+	// Console is the console's home, where operators sign in.
+	Console string
+	CSS     string
+	Script  string // the copy button's script, on the pages that have one
+	Who     *who   // nil when nobody is signed in
+	CSRF    string
+	Page    any
 }
 
 // who is the signed-in operator, and what the pages may offer them.
@@ -88,7 +91,7 @@ func (c *call) render(status int, name, title, nav string, data any) {
 
 func (h *handler) view(r *http.Request, title string, data any) view {
 	base := basePath(r)
-	return view{Title: title, Base: base, CSS: h.staticURL(base, "style.css"), Page: data}
+	return view{Title: title, Base: base, Console: webpage.StagePrefix(r) + "/console/", CSS: h.staticURL(base, "style.css"), Page: data}
 }
 
 func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, name string, v view) {

@@ -12,121 +12,50 @@ import (
 	"github.com/evs-kyb/evs/shared/settings"
 )
 
-func TestSignIn(t *testing.T) {
+// TestLinksGoToTheConsole: links are for enrolment only. One minted
+// before (…/settings/portal?token=…) goes, unused, to the console's
+// enrolment page behind the same stage prefix; the settings area starts
+// no session and sets no cookie of its own.
+func TestLinksGoToTheConsole(t *testing.T) {
 	w := newWorld(t)
+	link := w.portal.link(w.session(roleManager), nil)
 	tests := []struct {
-		name       string
-		proto      string // X-Forwarded-Proto
-		prefix     string // X-Forwarded-Prefix, as httplambda sets it
-		secure     bool
-		path, next string
+		name, prefix, token string
+		status              int
+		next                string
 	}{
-		{name: "behind API Gateway", proto: "https", secure: true, path: "/settings/", next: "/settings/endpoints"},
-		{name: "on a stage", proto: "https", prefix: "/prod", secure: true, path: "/prod/settings/", next: "/prod/settings/endpoints"},
-		{name: "plain http (make local)", proto: "http", path: "/settings/", next: "/settings/endpoints"},
-		{name: "a prefix that is no path", proto: "https", prefix: "//evil.example.com", secure: true, path: "/settings/", next: "/settings/endpoints"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := w.session(roleManager)
-			link := w.portal.link(s, nil)
-			r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(link), nil)
-			r.Header.Set("X-Forwarded-Proto", tc.proto)
-			if tc.prefix != "" {
-				r.Header.Set("X-Forwarded-Prefix", tc.prefix)
-			}
-			a := w.do(r)
-			if a.StatusCode != http.StatusSeeOther || a.Header.Get("Location") != tc.next {
-				t.Fatalf("status %d, Location %q; want 303 to %s", a.StatusCode, a.Header.Get("Location"), tc.next)
-			}
-			if strings.Contains(a.Header.Get("Location"), link) {
-				t.Error("the link's token is in the redirect")
-			}
-			cookies := a.Cookies()
-			if len(cookies) != 1 {
-				t.Fatalf("cookies %v", cookies)
-			}
-			c := cookies[0]
-			if c.Name != settings.CookieName || !c.HttpOnly || c.Secure != tc.secure || c.SameSite != http.SameSiteLaxMode || c.Path != tc.path {
-				t.Errorf("cookie %+v", c)
-			}
-			if !c.Expires.Equal(s.ExpiresAt) {
-				t.Errorf("cookie expires %v, want the session's absolute end %v", c.Expires, s.ExpiresAt)
-			}
-			if !w.portal.live(c.Value) {
-				t.Error("the cookie names no session")
-			}
-			// The link works once.
-			if again := w.do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(link), nil)); again.StatusCode != http.StatusGone || len(again.Cookies()) != 0 {
-				t.Errorf("second use: %d, cookies %v", again.StatusCode, again.Cookies())
-			}
-		})
-	}
-
-	// The first page is the endpoints for who may read them, else the
-	// countries, which anyone signed in may see.
-	for role, next := range map[string]string{roleAll: "/settings/endpoints", roleViewer: "/settings/endpoints",
-		roleReader: "/settings/countries", roleSettings: "/settings/countries"} {
-		t.Run("lands "+role+" on "+next, func(t *testing.T) {
-			a := w.do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+w.portal.link(w.session(role), nil), nil))
-			if a.StatusCode != http.StatusSeeOther || a.Header.Get("Location") != next {
-				t.Fatalf("status %d, Location %q", a.StatusCode, a.Header.Get("Location"))
-			}
-			if page := w.get(role, next); page.StatusCode != http.StatusOK {
-				t.Errorf("the first page answers %d", page.StatusCode)
-			}
-		})
-	}
-
-	t.Run("a new sign-in ends the browser's previous session", func(t *testing.T) {
-		old := w.portal.start(w.session(roleViewer))
-		r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+w.portal.link(w.session(roleViewer), nil), nil)
-		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: old})
-		if a := w.do(r); a.StatusCode != http.StatusSeeOther {
-			t.Fatalf("status %d", a.StatusCode)
-		}
-		if w.portal.live(old) {
-			t.Error("the previous session is still live")
-		}
-	})
-}
-
-func TestSignInRefused(t *testing.T) {
-	w := newWorld(t)
-	s := w.session(roleManager)
-	tests := []struct {
-		name   string
-		token  string
-		status int
-		says   string
-	}{
-		{"unknown", "link_nothing", http.StatusNotFound, "not valid"},
-		{"empty", "", http.StatusNotFound, "not valid"},
-		{"too long", strings.Repeat("a", 600), http.StatusNotFound, "not valid"},
-		{"used", w.portal.link(s, func(l *fakeLink) { l.used = true }), http.StatusGone, "already used"},
-		{"expired", w.portal.link(s, func(l *fakeLink) { l.expired = true }), http.StatusGone, "expired"},
-		{"operator disabled", w.portal.link(s, func(l *fakeLink) { l.disabled = true }), http.StatusForbidden, "disabled"},
+		{name: "behind API Gateway", token: link, status: http.StatusSeeOther, next: "/console/enrol?token=" + url.QueryEscape(link)},
+		{name: "on a stage", prefix: "/prod", token: link, status: http.StatusSeeOther, next: "/prod/console/enrol?token=" + url.QueryEscape(link)},
+		{name: "a prefix that is no path", prefix: "//evil.example.com", token: link, status: http.StatusSeeOther, next: "/console/enrol?token=" + url.QueryEscape(link)},
+		{name: "a token to escape", token: "a&b=<c>", status: http.StatusSeeOther, next: "/console/enrol?token=a%26b%3D%3Cc%3E"},
+		{name: "empty", token: "", status: http.StatusNotFound},
+		{name: "too long", token: strings.Repeat("a", 600), status: http.StatusNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := w.portal.count()
-			a := w.do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(tc.token), nil))
-			if a.StatusCode != tc.status {
-				t.Errorf("status %d, want %d", a.StatusCode, tc.status)
+			r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(tc.token), nil)
+			r.Header.Set("X-Forwarded-Proto", "https")
+			if tc.prefix != "" {
+				r.Header.Set("X-Forwarded-Prefix", tc.prefix)
+			}
+			a := w.do(r)
+			if a.StatusCode != tc.status || a.Header.Get("Location") != tc.next {
+				t.Errorf("status %d, Location %q; want %d to %q", a.StatusCode, a.Header.Get("Location"), tc.status, tc.next)
 			}
 			if len(a.Header.Values("Set-Cookie")) != 0 {
 				t.Errorf("Set-Cookie %v", a.Header.Values("Set-Cookie"))
 			}
-			if !strings.Contains(a.body, tc.says) || !strings.Contains(a.body, "Ask your administrator for a new sign-in link") {
-				t.Errorf("page does not say %q and how to get a new link:\n%s", tc.says, a.body)
-			}
 			if w.portal.count() != before {
 				t.Error("a session was started")
 			}
-			if tc.token != "" && strings.Contains(a.body, tc.token) {
-				t.Error("the token is on the page")
+			if tc.status == http.StatusNotFound && (!strings.Contains(a.body, "not valid") || !strings.Contains(a.body, "Sign in on the console with your passkey")) {
+				t.Errorf("page does not say the link is not valid and how to sign in:\n%s", a.body)
 			}
 		})
+	}
+	if !w.portal.unused(link) {
+		t.Error("forwarding used the link")
 	}
 	if strings.Contains(w.logs.String(), "link_") {
 		t.Errorf("a link token was logged:\n%s", w.logs.String())
@@ -165,7 +94,7 @@ func TestSignedOut(t *testing.T) {
 					r.AddCookie(ck)
 				}
 				a := w.do(r)
-				if a.StatusCode != http.StatusUnauthorized || !strings.Contains(a.body, "Ask your administrator for a new sign-in link") {
+				if a.StatusCode != http.StatusUnauthorized || !strings.Contains(a.body, "Sign in on the console with your passkey") {
 					t.Errorf("status %d:\n%s", a.StatusCode, a.body)
 				}
 				if f := forms(a.body); len(f) != 0 {
@@ -212,14 +141,14 @@ func TestSignOut(t *testing.T) {
 			if a.Header.Get("Location") != "/settings/signed-out" {
 				t.Errorf("Location %q", a.Header.Get("Location"))
 			}
-			// Both the area's own cookie and the console's on these
-			// paths (one sign-in for both) are cleared.
+			// The session's cookie is cleared on these paths and on the
+			// console's (one sign-in for both).
 			cs := a.Cookies()
-			if len(cs) != 2 || cs[0].Name != settings.CookieName || cs[1].Name != portal.ConsoleCookie {
+			if len(cs) != 2 || cs[0].Path != "/settings/" || cs[1].Path != "/console/" {
 				t.Errorf("cookies at sign-out: %+v", cs)
 			}
 			for _, c := range cs {
-				if c.Value != "" || c.MaxAge >= 0 || c.Path != "/settings/" || !c.HttpOnly || !c.Secure {
+				if c.Name != portal.ConsoleCookie || c.Value != "" || c.MaxAge >= 0 || !c.HttpOnly || !c.Secure {
 					t.Errorf("cookie not cleared: %+v", c)
 				}
 			}
@@ -234,7 +163,7 @@ func TestSignOut(t *testing.T) {
 // the portal says ErrNoSession) signs the browser out and drops the cookie.
 func TestSessionEnds(t *testing.T) {
 	w := newWorld(t)
-	s := w.portal.start(portal.Session{AccountID: w.account.ID, Operator: w.ops[roleAll], ExpiresAt: t0.Add(time.Hour)})
+	s := w.portal.start(portal.Session{AccountID: w.account.ID, Operator: w.ops[roleAll], CredentialID: []byte("passkey"), ExpiresAt: t0.Add(time.Hour)})
 	r := httptest.NewRequest(http.MethodGet, "/settings/endpoints", nil)
 	r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: s})
 	if a := w.do(r); a.StatusCode != http.StatusOK {

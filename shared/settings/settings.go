@@ -27,10 +27,6 @@ import (
 
 // Portal is what the settings area needs of sign-in (portal.Portal has it).
 type Portal interface {
-	// Redeem uses a link's token once and starts a session. portal.ErrLinkUnknown,
-	// portal.ErrLinkUsed, portal.ErrLinkExpired, or validation_failed when the
-	// operator is disabled.
-	Redeem(ctx context.Context, linkToken string) (sessionToken string, s portal.Session, err error)
 	// Session is the live session the token names; portal.ErrNoSession otherwise.
 	Session(ctx context.Context, sessionToken string) (portal.Session, error)
 	// End ends a session; ending an unknown one is no error.
@@ -117,7 +113,7 @@ func (h *handler) routes() *http.ServeMux {
 
 	m.HandleFunc("GET /settings/{$}", h.page(anyone, h.home))
 	m.HandleFunc("GET /settings", h.page(anyone, h.home))
-	m.HandleFunc("GET /settings/portal", h.signIn)
+	m.HandleFunc("GET /settings/portal", h.forwardLink)
 	m.HandleFunc("GET /settings/signed-out", h.signedOut)
 	m.HandleFunc("POST /settings/signout", h.post(anyone, false, h.signOut))
 	m.HandleFunc("GET /settings/static/{file}", h.serveStatic)

@@ -15,8 +15,9 @@ import (
 	"github.com/evs-kyb/evs/shared/settings"
 )
 
-// TestSignInShort runs without DynamoDB Local (under -short too): sign-in,
-// its refusals, sign-out and the headers need the portal alone.
+// TestSignInShort runs without DynamoDB Local (under -short too): links
+// forwarded, a passkey session, sign-out and the headers need the portal
+// alone.
 func TestSignInShort(t *testing.T) {
 	p := newFakePortal()
 	h := settings.New(settings.Deps{Portal: p, Catalogue: country.ISO(), Clock: domain.FixedClock(t0), Log: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -34,35 +35,23 @@ func TestSignInShort(t *testing.T) {
 		}
 	}
 
-	for name, tc := range map[string]struct {
-		token  string
-		status int
-	}{
-		"unknown": {"link_x", 404},
-		"used":    {p.link(s, func(l *fakeLink) { l.used = true }), 410},
-		"expired": {p.link(s, func(l *fakeLink) { l.expired = true }), 410},
-	} {
-		t.Run(name, func(t *testing.T) {
-			res := do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+url.QueryEscape(tc.token), nil))
-			if res.StatusCode != tc.status || len(res.Cookies()) != 0 {
-				t.Errorf("status %d, cookies %v", res.StatusCode, res.Cookies())
-			}
-			headers(t, res)
-		})
-	}
-
-	r := httptest.NewRequest(http.MethodGet, "/settings/portal?token="+p.link(s, nil), nil)
-	r.Header.Set("X-Forwarded-Proto", "https")
-	res := do(r)
-	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
-		t.Fatalf("sign-in: %d %v", res.StatusCode, res.Cookies())
+	link := p.link(s, nil)
+	res := do(httptest.NewRequest(http.MethodGet, "/settings/portal?token="+link, nil))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/enrol?token="+link || len(res.Cookies()) != 0 {
+		t.Errorf("a link: %d to %q, cookies %v; want 303 to the console's enrolment", res.StatusCode, res.Header.Get("Location"), res.Cookies())
 	}
 	headers(t, res)
-	c := res.Cookies()[0]
-	if c.Name != settings.CookieName || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteLaxMode || c.Path != "/settings/" || !c.Expires.Equal(s.ExpiresAt) {
-		t.Errorf("cookie %+v", c)
+	if res := do(httptest.NewRequest(http.MethodGet, "/settings/portal", nil)); res.StatusCode != http.StatusNotFound {
+		t.Errorf("no token: %d", res.StatusCode)
 	}
 
+	s.CredentialID = []byte("passkey")
+	c := &http.Cookie{Name: settings.CookieName, Value: p.start(s)}
+	page := httptest.NewRequest(http.MethodGet, "/settings/", nil)
+	page.AddCookie(c)
+	if res := do(page); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/settings/countries" {
+		t.Errorf("a passkey session: %d", res.StatusCode)
+	}
 	signOut := func(token string) *http.Response {
 		r := httptest.NewRequest(http.MethodPost, "/settings/signout", strings.NewReader(url.Values{"csrf": {token}}.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")

@@ -166,9 +166,11 @@ type syncWriter struct{ b *strings.Builder }
 
 func (s syncWriter) Write(p []byte) (int, error) { return s.b.Write(p) }
 
-// session is a role's portal session.
+// session is a role's portal session, signed in with a passkey on the
+// console: the only sessions the settings area takes.
 func (w *world) session(role string) portal.Session {
-	return portal.Session{AccountID: w.account.ID, Operator: w.ops[role], StartedAt: t0, ExpiresAt: t0.Add(portal.SessionAbsolute), IdleUntil: t0.Add(portal.SessionIdle)}
+	return portal.Session{AccountID: w.account.ID, Operator: w.ops[role], CredentialID: []byte("passkey of " + role),
+		StartedAt: t0, ExpiresAt: t0.Add(portal.SessionAbsolute), IdleUntil: t0.Add(portal.SessionIdle)}
 }
 
 // csrf is the token a session's forms carry, derived as the brief says:
