@@ -77,7 +77,7 @@ func functions() map[string]function {
 			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO(), Signatures: d.signatures()}).HandleDocument
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
-			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Heads: d.Store}).HandleSchedule
+			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Heads: d.Store, Queue: d.Store}).HandleSchedule
 		}),
 		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {
 			return (&reviewevents.Emitter{Endpoints: d.Store, Reviews: d.Store, Queue: d.Deliveries}).Handle

@@ -35,6 +35,16 @@ type HeadExporter interface {
 	ExportAuditHeads(ctx context.Context, accountID int64, day string, at time.Time) ([]auditchain.Export, error)
 }
 
+// QueueRecounter brings an account's reviews from before the review queue
+// into it (the by_queue index and the counts per status): once per account,
+// on the first daily run after the queue was deployed.
+type QueueRecounter interface {
+	// No codes.
+	QueueRecounted(ctx context.Context, accountID int64) (bool, error)
+	// No codes.
+	RecountQueue(ctx context.Context, accountID int64) (map[domain.ReviewStatus]int, error)
+}
+
 // SchedulerName is who the audit trail names for scheduled reviews.
 const SchedulerName = "periodic-review scheduler"
 
@@ -46,6 +56,8 @@ type Scheduler struct {
 	Clock domain.Clock
 	// Heads exports the audit chains' heads, once a day (nil: none).
 	Heads HeadExporter
+	// Queue recounts the accounts whose queue was never counted (nil: none).
+	Queue QueueRecounter
 }
 
 // RunResult counts what a run did.
@@ -54,6 +66,8 @@ type RunResult struct {
 	Checked  int `json:"entities_checked"`
 	Opened   int `json:"reviews_opened"`
 	Exported int `json:"audit_heads_exported"`
+	// Recounted is the accounts whose review queue this run counted.
+	Recounted int `json:"queues_recounted"`
 }
 
 // Run opens every due periodic review. It is idempotent per entity and
@@ -91,6 +105,15 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 			}
 		}
 	}
+	for _, a := range accounts {
+		counted, err := s.recountQueue(ctx, a.ID)
+		if counted {
+			res.Recounted++
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	// After the reviews, so the heads they moved are in today's export.
 	for _, a := range accounts {
 		n, err := s.exportHeads(ctx, a.ID, now)
@@ -100,8 +123,27 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 		}
 	}
 	logging.From(ctx).Info("periodic reviews", "accounts", res.Accounts, "checked", res.Checked, "opened", res.Opened,
-		"audit_heads_exported", res.Exported, "errors", len(errs))
+		"audit_heads_exported", res.Exported, "queues_recounted", res.Recounted, "errors", len(errs))
 	return res, errors.Join(errs...)
+}
+
+// recountQueue counts the account's queue if it never was: a read per
+// account and day, and the account's reviews read once, ever.
+func (s *Scheduler) recountQueue(ctx context.Context, accountID int64) (bool, error) {
+	if s.Queue == nil {
+		return false, nil
+	}
+	done, err := s.Queue.QueueRecounted(ctx, accountID)
+	if err != nil || done {
+		return false, err
+	}
+	counts, err := s.Queue.RecountQueue(ctx, accountID)
+	if err != nil {
+		return false, err
+	}
+	logging.From(ctx).Info("review queue recounted", "account_id", accountID, "open", counts[domain.ReviewOpen],
+		"in_progress", counts[domain.ReviewInProgress], "escalated", counts[domain.ReviewEscalated])
+	return true, nil
 }
 
 // exportHeads exports the account's moved chain heads under the run's day,

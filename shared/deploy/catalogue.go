@@ -213,10 +213,15 @@ func Functions() []Function {
 			LogRetentionDays: 3653,
 			Grants: []Grant{
 				// Every account's settings: a scan, once a day; the
-				// account's review sequence.
-				{Table: schema.Accounts, Actions: []string{scan, updateItem}},
-				{Table: schema.Entities, Actions: []string{query, updateItem}},
-				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
+				// account's review sequence. Its queue's counts: read
+				// (GetItem), moved with each review opened (UpdateItem),
+				// and set once by the recount of an account whose reviews
+				// predate the queue (BatchGetItem, PutItem in a
+				// transaction; its reviews indexed by UpdateItem, with
+				// their entities' names read by BatchGetItem).
+				{Table: schema.Accounts, Actions: []string{scan, getItem, batchGetItem, putItem, updateItem}},
+				{Table: schema.Entities, Actions: []string{query, batchGetItem, updateItem}},
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem, updateItem}, Indexes: true},
 				// Audit records and their chains' heads: a head is read
 				// (GetItem) before an append and the day's heads are one
 				// query per account (their key prefix) for the export.

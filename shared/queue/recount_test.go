@@ -49,6 +49,9 @@ func TestQueueRecount(t *testing.T) {
 	if p := page(); len(p.Rows) != 0 || !maps.Equal(p.Counts, counts(0, 0, 0)) {
 		t.Fatalf("before the recount: %v, %v", ids(p.Rows), p.Counts)
 	}
+	if done, err := w.st.QueueRecounted(ctx, acct); err != nil || done {
+		t.Fatalf("recounted before the recount: %t, %v", done, err)
+	}
 	active := []int64{reviews[0].ID, reviews[1].ID, reviews[2].ID, reviews[3].ID}
 	for run := range 2 {
 		got, err := w.st.RecountQueue(ctx, acct)
@@ -68,5 +71,8 @@ func TestQueueRecount(t *testing.T) {
 	}
 	if p := page(); !maps.Equal(p.Counts, counts(1, 2, 1)) {
 		t.Errorf("after a claim: %v", p.Counts)
+	}
+	if done, err := w.st.QueueRecounted(ctx, acct); err != nil || !done {
+		t.Errorf("recounted after the recount and a claim: %t, %v", done, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -72,16 +73,9 @@ func (s *Store) PendingApprovals(ctx context.Context, accountID int64, now time.
 			out = append(out, p)
 		}
 	}
-	sortByCreated(out)
+	// Oldest first, as the queue; stable, so equal times keep key order.
+	slices.SortStableFunc(out, func(a, b domain.PendingApproval) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
-}
-
-func sortByCreated(ps []domain.PendingApproval) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].CreatedAt.Before(ps[j-1].CreatedAt); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }
 
 // PendingApproval reads one. not_found: none waits under this action id.

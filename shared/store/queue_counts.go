@@ -33,6 +33,9 @@ type queueCountItem struct {
 	InProgress int64  `dynamo:"count_in_progress"`
 	Escalated  int64  `dynamo:"count_escalated"`
 	Writes     int64  `dynamo:"writes"`
+	// Recounted marks counts RecountQueue set from the reviews themselves;
+	// the writes that move them later keep it.
+	Recounted bool `dynamo:"recounted,omitempty"`
 }
 
 // queueCountAttr is the attribute of a shard counting the status.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/guregu/dynamo/v2"
+
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
 )
@@ -30,6 +32,20 @@ func (s *Store) RecountQueue(ctx context.Context, accountID int64) (map[domain.R
 			return nil, fmt.Errorf("recount the queue of account %d: %w", accountID, err)
 		}
 	}
+}
+
+// QueueRecounted says whether RecountQueue has set the account's counts:
+// one strongly consistent read of a shard.
+func (s *Store) QueueRecounted(ctx context.Context, accountID int64) (bool, error) {
+	var it queueCountItem
+	err := s.table(schema.Accounts).Get("account_id", accountID).Range("sk", dynamo.Equal, queueShardSK(0)).Consistent(true).One(ctx, &it)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read the queue counts of account %d: %w", accountID, err)
+	}
+	return it.Recounted, nil
 }
 
 // recountQueue counts once: domain.ErrStale when a shard moved meanwhile.
@@ -110,6 +126,7 @@ func (s *Store) putQueueCounts(ctx context.Context, before []queueCountItem, cou
 		c := counts[shard]
 		w, existed := writes[c.SK]
 		c.Writes = w + 1
+		c.Recounted = true
 		p := s.table(schema.Accounts).Put(*c)
 		if existed {
 			p.If("writes = ?", w)
