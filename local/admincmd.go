@@ -102,7 +102,7 @@ func localAdmin(e *env) (boot.AdminHandler, error) {
 		return nil, err
 	}
 	return boot.As[boot.AdminHandler]("admin", boot.Deps{Store: e.store, Log: e.log, Clock: domain.SystemClock, Deliveries: &lazyQueue{}, Allow: allow,
-		SettingsURL: localSettingsURL(), Blobs: localBlobs(), Passkeys: localPasskeys()})
+		SettingsURL: localSettingsURL(), Blobs: localBlobs(), Records: localRecords(), Passkeys: localPasskeys()})
 }
 
 // lazyQueue finds the local deliveries queue when first used.

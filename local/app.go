@@ -17,6 +17,7 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -45,6 +46,10 @@ type providers struct {
 	// stand-in); nil keeps none (stored false, with why).
 	blobs boot.Blobs
 }
+
+// localRecords is the records bucket's local stand-in: a directory
+// written once per key (devstack.RecordsDir).
+func localRecords() records.Dir { return records.Dir{Root: devstack.RecordsDir()} }
 
 // localBlobs is the evidence bucket's local stand-in: a directory under
 // the local stack's data (devstack.EvidenceDir).

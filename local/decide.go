@@ -184,6 +184,9 @@ func operatorAccount(ctx context.Context, e *env, operatorID int64) (int64, erro
 // --verify it checks the entity's hash chain (without --entity: the
 // account's own actions') instead.
 func cmdAudit(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "export" {
+		return cmdAuditExport(ctx, args[1:])
+	}
 	c := newAdminCmd("audit")
 	entity := idFlag(c.fs, "entity", "entity id (default: the whole account's trail, newest first; with --verify, the account's own chain)")
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
@@ -244,6 +247,9 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 		return errors.New(out.Broken.Message)
 	}
 	fmt.Printf("the chain holds: %d records\n", out.Records)
+	if l := out.Locked; l != nil && l.Checked {
+		fmt.Printf("its locked copies agree: %d records locked (through seq %d), %d not yet locked\n", l.Locked, l.LockedThrough, l.NotYetLocked)
+	}
 	for _, s := range sigs {
 		if !s.Verified {
 			return fmt.Errorf("signature of %s (%s, operator %d) does not verify: %s", s.ActionID, s.Role, s.OperatorID, s.Problem)
@@ -252,6 +258,35 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 	if len(sigs) > 0 {
 		fmt.Printf("every signature verifies: %d, against the public keys the account's chain recorded\n", len(sigs))
 	}
+	return nil
+}
+
+// cmdAuditExport runs the records' daily part now (admin command
+// audit.export), for one account or every one, and prints what it did.
+// Once it answers, every record committed before it is locked: what the
+// streams had not locked yet, it locked.
+func cmdAuditExport(ctx context.Context, args []string) error {
+	c := newAdminCmd("audit export")
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	all := c.fs.Bool("all", false, "every account")
+	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	doc := map[string]any{"command": "audit.export"}
+	if !*all {
+		acct, err := c.account(*account)
+		if err != nil {
+			return err
+		}
+		doc["account_id"] = acct
+	} else if given(c.fs, "account") {
+		return usageError{"audit export: --account and --all exclude each other"}
+	}
+	var out admin.AuditExportView
+	if err := c.send(ctx, doc, &out); err != nil {
+		return err
+	}
+	printLine(out)
 	return nil
 }
 

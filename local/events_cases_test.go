@@ -19,6 +19,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/decisions"
@@ -254,10 +255,28 @@ func sampleEvents() []sampleEvent {
 			if res.Accounts != 1 || res.Checked != 0 || res.Opened != 0 {
 				t.Errorf("run = %+v, want 1 account, nothing due", res)
 			}
-			// The audit chains' heads that moved in the two days before the
-			// run's time (the seed's and the samples') are exported.
-			if res.Exported == 0 {
-				t.Errorf("run = %+v, want audit heads exported", res)
+			// The seed's reviews predate nothing, but the account's counts
+			// were never set from its reviews: its queue is counted, once.
+			if res.Recounted != 1 {
+				t.Errorf("run = %+v, want the account's queue counted", res)
+			}
+		}},
+		{file: "audit-export-evidence.json", result: func(t *testing.T, out []byte, _ *store.Store) {
+			// A provider's answer from the evidence table's stream: locked.
+			var r events.DynamoDBEventResponse
+			if err := json.Unmarshal(out, &r); err != nil || len(r.BatchItemFailures) != 0 {
+				t.Errorf("answer %s (%v), want no batch item failures", out, err)
+			}
+		}},
+		{file: "audit-export.json", result: func(t *testing.T, out []byte, _ *store.Store) {
+			// The daily run over the seed's and the samples' records: the
+			// streams did not run here, so it locks every record itself.
+			var res auditexport.DailyResult
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatalf("run result %s: %v", out, err)
+			}
+			if res.Accounts != 1 || res.Manifests != 1 || res.CaughtUp == 0 || res.Heads == 0 {
+				t.Errorf("run = %+v, want account 1's records locked and its manifest written", res)
 			}
 		}},
 		{file: "review-events.json", result: func(t *testing.T, out []byte, _ *store.Store) {
@@ -397,12 +416,13 @@ func sampleEvents() []sampleEvent {
 		}),
 		adminEvent("admin-audit-verify.json", func(t *testing.T, r admin.AuditChainView, _ string) {
 			// The account's own chain (its opening, the sample endpoint, …)
-			// holds, and its head was exported by the periodic run.
+			// holds, and agrees with the copies audit-export's daily run
+			// locked in the records bucket.
 			if !r.Intact || r.Broken != nil || r.Records < 2 || r.Head.Seq != int64(r.Records) || len(r.Head.Hash) != 64 {
 				t.Errorf("audit.verify = %+v, want an intact chain of the account's records", r)
 			}
-			if r.Export == nil || r.Export.Seq > r.Head.Seq {
-				t.Errorf("export = %+v, want the periodic run's export of the head", r.Export)
+			if l := r.Locked; l == nil || !l.Checked || l.Locked == 0 || len(l.Findings) != 0 || l.LockedThrough > r.Head.Seq {
+				t.Errorf("locked = %+v, want the daily run's copies of the chain, agreeing", l)
 			}
 		}),
 		{file: "admin-refused.json", refused: &sampleRefusal{"NotFound", "Account 99 not found."}},

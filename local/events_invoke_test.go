@@ -51,6 +51,8 @@ func invokerOf(h any) (sampleInvoker, error) {
 		return taskInvoker(h), nil
 	case boot.AdminHandler:
 		return taskInvoker(h), nil
+	case boot.RecordsHandler:
+		return taskInvoker(h), nil
 	}
 	return nil, fmt.Errorf("no invoker for a handler of type %T", h)
 }
@@ -82,6 +84,7 @@ func sampleHandlers(storeFor func(function string) *store.Store, deps *sampleDep
 		Deliveries:     &delivery.SQSQueue{Client: deps.sqs, URL: deps.queues[deploy.QueueDeliveries]},
 		Allow:          loopback,
 		SettingsURL:    sampleSettingsURL,
+		Records:        deps.records,
 	}
 	out := map[string]sampleInvoker{}
 	for _, f := range deploy.Functions() {

@@ -18,6 +18,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -143,6 +144,10 @@ type sampleDeps struct {
 	sqs      *sqs.Client
 	queues   map[string]string
 	receiver *testReceiver
+	// records is the records bucket's stand-in audit-export and admin use
+	// in-process; s3Endpoint the S3 server of the emulated functions.
+	records    records.Dir
+	s3Endpoint string
 }
 
 func newSampleDeps(t *testing.T) *sampleDeps {
@@ -159,7 +164,8 @@ func newSampleDeps(t *testing.T) *sampleDeps {
 			client.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		}
 	})
-	return &sampleDeps{simURL: simSrv.URL, sqs: client, queues: queues, receiver: newTestReceiver(t, sampleEndpointSecret)}
+	return &sampleDeps{simURL: simSrv.URL, sqs: client, queues: queues, receiver: newTestReceiver(t, sampleEndpointSecret),
+		records: records.Dir{Root: t.TempDir()}}
 }
 
 // queued receives what the deliveries queue holds now.

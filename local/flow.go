@@ -19,6 +19,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -33,6 +34,10 @@ type reviewFlow struct {
 	QueueURLs map[string]string // deploy queue id → URL
 	Streams   *pipeline.StreamPoller
 	Queue     *pipeline.QueuePoller
+	// Exports are audit-export's stream pollers, one per table it is fed
+	// by (the audit and evidence tables), locking into the records
+	// directory; none without flowOptions.RecordsDir.
+	Exports []*pipeline.StreamPoller
 	// Checkpoints is the stream poller's position per shard, kept in
 	// DynamoDB Local beside the tables (<table prefix>stream-checkpoints) so
 	// a restarted `up` resumes where it stopped.
@@ -47,6 +52,9 @@ type flowOptions struct {
 	// ClientTimeout is the delivery timeout (webhooks.DefaultTimeout).
 	ClientTimeout time.Duration
 	RetryBackoff  time.Duration
+	// RecordsDir is the records bucket's stand-in audit-export locks into
+	// (records.Dir); empty: no export.
+	RecordsDir string
 }
 
 // newReviewFlow creates the queues if missing and wires both handlers to
@@ -97,13 +105,18 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		Checkpoints:  f.Checkpoints,
 		Timeout:      time.Duration(events.TimeoutSeconds) * time.Second,
 		Table:        names[schema.Reviews],
-		Source:       *events.Stream,
+		Source:       events.Streams[0],
 		Handler:      emit,
-		OnFailure:    pipeline.FailureQueue(client, urls[events.Stream.OnFailure]),
+		OnFailure:    pipeline.FailureQueue(client, urls[events.Streams[0].OnFailure]),
 		Interval:     o.PollInterval,
 		RetryBackoff: o.RetryBackoff,
 		FunctionARN:  pipeline.FunctionARN(events.Name),
 		Log:          log,
+	}
+	if o.RecordsDir != "" {
+		if f.Exports, err = exportPollers(f, names, log, o, urls, d); err != nil {
+			return nil, err
+		}
 	}
 	f.Queue = &pipeline.QueuePoller{
 		SQS: client, URL: urls[deploy.QueueDeliveries], BatchSize: sender.Queue.BatchSize, WaitSeconds: 1,
@@ -111,6 +124,30 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		Concurrency: deliveryPollers, Timeout: time.Duration(sender.TimeoutSeconds) * time.Second,
 	}
 	return f, nil
+}
+
+// exportPollers feed audit-export from each of its streams, as its event
+// source mappings do, into the records directory.
+func exportPollers(f *reviewFlow, names schema.Names, log *slog.Logger, o flowOptions, urls map[string]string, d boot.Deps) ([]*pipeline.StreamPoller, error) {
+	fn, err := catalogued("audit-export")
+	if err != nil {
+		return nil, err
+	}
+	d.Records = records.Dir{Root: o.RecordsDir}
+	d.Blobs = localBlobs()
+	x := boot.Exporter(d)
+	var out []*pipeline.StreamPoller
+	for _, src := range fn.Streams {
+		out = append(out, &pipeline.StreamPoller{
+			Streams: f.Streams.Streams, DB: f.Streams.DB, Checkpoints: f.Checkpoints,
+			Timeout: time.Duration(fn.TimeoutSeconds) * time.Second,
+			Table:   names[src.Table], Source: src, Handler: x.HandleStream,
+			OnFailure: pipeline.FailureQueue(f.SQS, urls[src.OnFailure]),
+			Interval:  o.PollInterval, RetryBackoff: o.RetryBackoff,
+			FunctionARN: pipeline.FunctionARN(fn.Name), Log: log,
+		})
+	}
+	return out, nil
 }
 
 // catalogued is the function's catalogue entry; a name it lacks is an
@@ -138,7 +175,11 @@ const deliveryPollers = 16
 func (f *reviewFlow) run(ctx context.Context, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	for name, run := range map[string]func(context.Context) error{"review-events": f.Streams.Run, "webhook-delivery": f.Queue.Run} {
+	runs := map[string]func(context.Context) error{"review-events": f.Streams.Run, "webhook-delivery": f.Queue.Run}
+	for _, p := range f.Exports {
+		runs["audit-export "+p.Table] = p.Run
+	}
+	for name, run := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -39,7 +39,10 @@ commands:
   decide confirm --token T --operator ID [--refuse --reason R] --stage NAME   answer a four-eyes wait on a stage
   audit [--entity ID] [--account ID] [--limit N]     the entity's (or the account's) audit trail, one JSON line per record
   audit --verify [--entity ID] [--account ID]        check the entity's (or, without --entity, the account's own) audit
-                                                     hash chain; print the head's hash; fail naming the first broken record
+                                                     hash chain and its locked copies in the records bucket; print the
+                                                     head's hash; fail naming the first broken record
+  audit export [--account ID | --all]                the records' daily run now: lock every record the streams have not,
+                                                     write the account's manifest; print what it did
   evidence --check ID [--account ID]                 a check's provider answer as received (raw bytes on stdout),
                                                      its hash verified; non-zero exit naming a mismatch
   endpoint create --url URL --events E[,E...] [--account ID] [--operator ID] [--description D]
@@ -50,9 +53,9 @@ commands:
   deliveries list [--endpoint ID] [--review ID] [--event E] [--status failed] [--from T] [--before T] [--operator ID]
                                                      one JSON line per attempt, newest first (T: RFC 3339; --before excluded)
   deliveries get --id ID / deliveries redeliver --id ID [--operator ID] [--reason TEXT]   a new attempt of a failed delivery, audited
-  portal link --operator ID [--account ID] [--console]   print a sign-in link to the settings area for the operator
-                                                     (--console: the console's enrolment link, to register a passkey)
-                                                     (single use, 15 minutes; a secret: hand it to that person alone)
+  portal link --operator ID [--account ID]           print an enrolment link for the operator: the console's page
+                                                     where they register a passkey (the first, or after losing them all;
+                                                     single use, 15 minutes; a secret: hand it to that person alone)
   passkey list --operator ID [--account ID]          the operator's passkeys, one JSON line each (never a key)
   passkey revoke --operator ID --credential ID       revoke one (the last too: the operator enrols again by a new link)
   receiver --port P --secret S [--secret S2] [--tolerance D]
@@ -71,7 +74,7 @@ positive, --limit too; --review-interval-days, --entities, --overlap, --wait and
 otherwise is refused (exit 2) before anything is done; only a flag left out takes its default (the demo account).
 
 environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info),
-SETTINGS_BASE_URL (http://localhost:$PORT: where portal link's links lead), PASSKEY_RP_ID (localhost), PASSKEY_ORIGINS (http://localhost:$PORT)
+SETTINGS_BASE_URL (http://localhost:$PORT: where portal link's links lead), EVS_RECORDS_DIR (the records bucket's stand-in), PASSKEY_RP_ID (localhost), PASSKEY_ORIGINS (http://localhost:$PORT)
 `
 
 func main() {

@@ -14,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -28,7 +29,7 @@ func TestPingReachesReceiver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
+	h, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Records: records.Dir{Root: t.TempDir()}, Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
 		Deliveries: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}})
 	if err != nil {
 		t.Fatal(err)

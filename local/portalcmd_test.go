@@ -17,6 +17,7 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -90,7 +91,7 @@ func TestPortalLinkCommand(t *testing.T) {
 
 	// The stage: its admin function served over the Lambda API, with the
 	// stage's own settings address.
-	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: st, Log: quietLogger(), Clock: domain.SystemClock,
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Records: records.Dir{Root: t.TempDir()}, Store: st, Log: quietLogger(), Clock: domain.SystemClock,
 		Deliveries: &lazyQueue{}, SettingsURL: "https://abc.execute-api.me-central-1.amazonaws.com/dev"})
 	if err != nil {
 		t.Fatal(err)

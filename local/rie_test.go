@@ -49,10 +49,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/devstack/motoserver"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/webhooks"
@@ -154,11 +157,14 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 	for _, q := range deploy.Queues() {
 		queues[q.EnvVar] = deps.queues[q.ID]
 	}
-	// A bucket's name only: the emulated functions write no answer over
-	// 350 KB, so no S3 is reached (shared/blob's tests run one).
+	// The buckets made on moto's S3 server (the records bucket under
+	// Object Lock): audit-export locks into it, admin reads it back.
 	buckets := map[string]string{}
 	for _, b := range deploy.Buckets() {
-		buckets[b.EnvVar] = "evs-local-" + b.ID
+		buckets[b.EnvVar] = rieBucket(b)
+	}
+	if len(f.BucketIDs()) > 0 {
+		env = append(env, "S3_ENDPOINT="+deps.s3Endpoint)
 	}
 	// Secrets, by value: boot.Secret reads the variable without _SECRET_ARN.
 	secrets := map[string]string{
@@ -215,6 +221,9 @@ func rieEnv(t *testing.T, f deploy.Function, names schema.Names, deps *sampleDep
 	}
 	return env
 }
+
+// rieBucket is a bucket's name on the emulated functions' S3 server.
+func rieBucket(b deploy.Bucket) string { return "evs-local-" + b.ID }
 
 // freeAddr returns a 127.0.0.1 address nothing listens on just now.
 func freeAddr(t *testing.T) string {
@@ -423,6 +432,11 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 	st := store.New(db, names)
 	deps := newSampleDeps(t)
 	seedSampleWorld(t, st, deps.receiver.url())
+	s3c := motoserver.Start(t)
+	deps.s3Endpoint = aws.ToString(s3c.Options().BaseEndpoint)
+	for _, b := range deploy.Buckets() {
+		motoserver.Bucket(t, s3c, &s3.CreateBucketInput{Bucket: aws.String(rieBucket(b)), ObjectLockEnabledForBucket: aws.Bool(b.ObjectLockDays > 0)})
+	}
 
 	// Every function's emulator starts at once; the events then run in the
 	// replay's order, so the same checks hold.

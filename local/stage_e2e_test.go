@@ -29,6 +29,7 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/webhooks"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
@@ -54,7 +55,7 @@ func newStageFixture(t *testing.T) *stageFixture {
 		t.Fatal(err)
 	}
 	ctx := logging.WithLogger(context.Background(), quietLogger())
-	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Records: records.Dir{Root: t.TempDir()}, Store: f.st, Log: quietLogger(), Clock: domain.SystemClock, Allow: allow,
 		Deliveries: &delivery.SQSQueue{Client: f.flow.SQS, URL: f.flow.QueueURLs[deploy.QueueDeliveries]}})
 	if err != nil {
 		t.Fatal(err)

@@ -75,6 +75,9 @@ func (sv *supervision) run(ctx context.Context) (stop func()) {
 	f := sv.Flow
 	f.Streams.Handler = hold(f.Streams.Handler, streamRetry, sv.ready, sv.maxHold(), log.With("function", "review-events"))
 	f.Queue.Handler = hold(f.Queue.Handler, queueRetry, sv.ready, sv.maxHold(), log.With("function", "webhook-delivery"))
+	for _, p := range f.Exports {
+		p.Handler = hold(p.Handler, streamRetry, sv.ready, sv.maxHold(), log.With("function", "audit-export"))
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -90,6 +93,20 @@ func (sv *supervision) run(ctx context.Context) (stop func()) {
 			}
 		}
 	})
+	for _, p := range f.Exports {
+		// audit-export's streams: a poller that cannot start (DynamoDB
+		// away at that moment) tries again. After DynamoDB Local comes
+		// back in memory its tables, and streams, are new: up must be
+		// started again for these (its data on disk keeps them).
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if err := p.Run(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("stream poller could not start; retrying", "function", "audit-export", "table", p.Table, "error", err.Error())
+					pipeline.Sleep(ctx, time.Second)
+				}
+			}
+		})
+	}
 	return func() { cancel(); wg.Wait() }
 }
 

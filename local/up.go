@@ -129,7 +129,7 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("WEBHOOK_ALLOWED_NETWORKS: %w", err)
 	}
-	flow, err := newReviewFlow(ctx, e.store, e.names, e.log, flowOptions{QueuePrefix: tablePrefix(), Allow: allow})
+	flow, err := newReviewFlow(ctx, e.store, e.names, e.log, flowOptions{QueuePrefix: tablePrefix(), Allow: allow, RecordsDir: devstack.RecordsDir()})
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,15 @@ func TestMatchesCDKStack(t *testing.T) {
 				sam: func() any { return sam["Outputs"].(obj)[stack.BucketOutput(b)] }},
 		)
 	}
+	// The customer-managed keys: the same ones, kept alike, rotated alike.
+	cdkKeys, samKeys := resourcesOfType(cdk, "AWS::KMS::Key"), resourcesOfType(sam, "AWS::KMS::Key")
+	tests = append(tests, check{name: "key ids", cdk: func() any { return sortedKeys(cdkKeys) }, sam: func() any { return sortedKeys(samKeys) }})
+	for id := range cdkKeys {
+		tests = append(tests,
+			check{name: id + " retained", cdk: func() any { return attrs(cdk, id) }, sam: func() any { return attrs(sam, id) }},
+			check{name: id + " rotation", cdk: func() any { return cdkKeys[id]["EnableKeyRotation"] }, sam: func() any { return samKeys[id]["EnableKeyRotation"] }},
+		)
+	}
 	// SAM's log groups (the functions' are Lambda's own there) keep their
 	// events as long as the CDK stack's of the same id.
 	cdkLogs := resourcesOfType(cdk, "AWS::Logs::LogGroup")
@@ -145,30 +154,9 @@ func envNames(props obj) []string {
 	return sortedKeys(vars)
 }
 
-// render writes an intrinsic as Fn::Sub would: "${X}", "${X.Attr}", joins
-// concatenated.
-func render(v any) string {
-	switch x := v.(type) {
-	case obj:
-		if r, ok := x["Ref"]; ok {
-			return fmt.Sprintf("${%v}", r)
-		}
-		if ga, ok := x["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
-			return fmt.Sprintf("${%v.%v}", ga[0], ga[1])
-		}
-		if s, ok := x["Fn::Sub"].(string); ok {
-			return s
-		}
-		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
-			var parts []string
-			for _, p := range j[1].([]any) {
-				parts = append(parts, render(p))
-			}
-			return strings.Join(parts, fmt.Sprint(j[0]))
-		}
-	}
-	return canonical(v)
-}
+// render writes an intrinsic as Fn::Sub would (stacktest.Render), any
+// other value canonically.
+func render(v any) string { return stacktest.Render(v, canonical) }
 
 // canonical renders a value with maps in key order, lists sorted and
 // intrinsics rendered, so that order that means nothing is ignored.
@@ -350,9 +338,7 @@ func samMappings(sam obj) map[string]obj {
 func TestMappingIDs(t *testing.T) {
 	var want []string
 	for _, f := range deploy.Functions() {
-		if id := stack.EventSourceMappingID(f); id != "" {
-			want = append(want, id)
-		}
+		want = append(want, stack.EventSourceMappingIDs(f)...)
 	}
 	sort.Strings(want)
 	if got := sortedKeys(samMappings(generated(t))); !slices.Equal(got, want) {

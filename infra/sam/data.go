@@ -42,22 +42,30 @@ func tables() ([]Pair, error) {
 // account through IAM, used by this account's principals only through
 // DynamoDB in this region.
 func tableKey(t schema.Table) Pair {
+	return key(stack.TableKeyLogicalID(t.ID), "Encrypts the "+t.ID+" table (customer-managed key)",
+		Map(KV("Sid", stack.TableKeyUseSid), KV("Effect", "Allow"),
+			KV("Principal", Flow(KV("AWS", "*"))),
+			KV("Action", Strings(stack.TableKeyUseActions())), KV("Resource", "*"),
+			KV("Condition", Map(KV("StringEquals", Map(
+				KV("kms:CallerAccount", Ref("AWS::AccountId")),
+				KV("kms:ViaService", Sub("dynamodb.${AWS::Region}.amazonaws.com"))))))))
+}
+
+// key is a customer-managed KMS key: rotated yearly, administered by the
+// account through IAM (CDK's default key policy) plus statements, and kept
+// when the stack goes or a change would replace it: what it encrypts is
+// kept too.
+func key(logicalID, description string, statements ...any) Pair {
 	policy := Map(
 		KV("Version", "2012-10-17"),
-		KV("Statement", List(
+		KV("Statement", List(append([]any{
 			Map(KV("Effect", "Allow"),
 				KV("Principal", Flow(KV("AWS", Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:root")))),
 				KV("Action", "kms:*"), KV("Resource", "*")),
-			Map(KV("Sid", stack.TableKeyUseSid), KV("Effect", "Allow"),
-				KV("Principal", Flow(KV("AWS", "*"))),
-				KV("Action", Strings(stack.TableKeyUseActions())), KV("Resource", "*"),
-				KV("Condition", Map(KV("StringEquals", Map(
-					KV("kms:CallerAccount", Ref("AWS::AccountId")),
-					KV("kms:ViaService", Sub("dynamodb.${AWS::Region}.amazonaws.com"))))))),
-		)),
+		}, statements...)...)),
 	)
-	return resource(stack.TableKeyLogicalID(t.ID), "AWS::KMS::Key", Map(
-		KV("Description", "Encrypts the "+t.ID+" table (customer-managed key)"),
+	return resource(logicalID, "AWS::KMS::Key", Map(
+		KV("Description", description),
 		KV("EnableKeyRotation", true),
 		KV("KeyPolicy", policy),
 	), KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain"))

@@ -12,9 +12,9 @@ import (
 // Events are what invokes a function, as the CDK stack wires it: its API
 // routes (plus ANY on a path whose first route it serves, so another method
 // reaches it and is answered 405 with Allow), its stream or queue event
-// source, and the periodic-review schedule. SAM names the event source
-// mapping of an event <function><event>, which is the CDK stack's
-// stack.EventSourceMappingID.
+// sources, and its daily schedule (stack.DailyRuns). SAM names the event
+// source mapping of an event <function><event>, which is the CDK stack's
+// stack.EventSourceMappingIDs.
 func Events(f deploy.Function) ([]Pair, error) {
 	var out []Pair
 	paths := map[string]bool{}
@@ -39,10 +39,10 @@ func Events(f deploy.Function) ([]Pair, error) {
 			out = append(out, apiEvent("AnyMethod"+suffix, r, "ANY"))
 		}
 	}
-	if f.Stream != nil && f.Queue != nil {
-		return nil, errors.New("two event sources")
+	if len(f.Streams) > 0 && f.Queue != nil {
+		return nil, errors.New("streams and a queue as event sources")
 	}
-	if src := f.Stream; src != nil {
+	for i, src := range f.Streams {
 		props := []Pair{
 			KV("Stream", GetAtt(deploy.TableLogicalID(src.Table), "StreamArn")),
 			KV("StartingPosition", stack.StreamStartingPosition),
@@ -63,9 +63,12 @@ func Events(f deploy.Function) ([]Pair, error) {
 			)))))
 		}
 		props = append(props, KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}))
-		out = append(out, KV(stack.StreamName(src.Table), Map(KV("Type", "DynamoDB"), KV("Properties", Map(props...)))).
-			Note("From the trim horizon (stack.StreamStartingPosition): a mapping created after the stream\n"+
-				"loses nothing, and a replay posts nothing twice (deliveries have deterministic ids)."))
+		ev := KV(stack.StreamName(src.Table), Map(KV("Type", "DynamoDB"), KV("Properties", Map(props...))))
+		if i == 0 {
+			ev = ev.Note("From the trim horizon (stack.StreamStartingPosition): a mapping created after the stream\n" +
+				"loses nothing, and a replay does nothing twice.")
+		}
+		out = append(out, ev)
 	}
 	if src := f.Queue; src != nil {
 		q, err := deploy.QueueByID(src.Queue)
@@ -80,17 +83,17 @@ func Events(f deploy.Function) ([]Pair, error) {
 		)))).Note("At most stack.QueueMaxConcurrency invocations at once, so a burst of deliveries\n"+
 			"cannot take the account's concurrency from the API."))
 	}
-	if f.Name == stack.PeriodicReviewsFunction {
+	if run, ok := stack.DailyRunOf(f.Name); ok {
 		out = append(out, KV("Daily", Map(KV("Type", "Schedule"), KV("Properties", Map(
-			KV("Name", Sub(stack.PeriodicReviewsRuleName(stage))),
-			KV("Description", stack.PeriodicReviewsDescription),
-			KV("Schedule", stack.PeriodicReviewsSchedule),
+			KV("Name", Sub(run.RuleName(stage))),
+			KV("Description", run.Description),
+			KV("Schedule", run.Schedule),
 			KV("RetryPolicy", Map(
-				KV("MaximumRetryAttempts", stack.PeriodicReviewsRetryAttempts),
-				KV("MaximumEventAgeInSeconds", stack.PeriodicReviewsMaxEventAgeSeconds),
+				KV("MaximumRetryAttempts", stack.DailyRunRetryAttempts),
+				KV("MaximumEventAgeInSeconds", stack.DailyRunMaxEventAgeSeconds),
 			)),
 		)))).Note("The handler takes the scheduled event as it is (its time names the period); a\n"+
-			"dropped run costs a day, the next opens what is due."))
+			"dropped run costs a day, the next does what is due."))
 	}
 	return out, nil
 }

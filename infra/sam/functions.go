@@ -15,12 +15,14 @@ import (
 const functionsNote = `--------------------------------------------------------------- functions
 deploy.Functions(). Each function may take exactly its catalogue's DynamoDB
 actions on exactly its tables (one statement per grant, + /index/* when the
-grant has Indexes), read exactly its secrets, send to exactly its queues,
-read exactly its event source, take exactly its actions on the decision
+grant has Indexes), take exactly its S3 actions on exactly its buckets (and
+use their keys, through S3 only), read exactly its secrets, send to exactly
+its queues, read exactly its event sources (streams, or a queue) and send
+to their on-failure queues, take exactly its actions on the decision
 workflow (the state machine, or its executions), and is told exactly those
-names: LOG_LEVEL, one variable per table, its settings (template
-parameters), its secrets' ARNs, the URLs of the queues it sends to, the
-state machine's ARN if it drives it. SAM adds AWSLambdaBasicExecutionRole,
+names: LOG_LEVEL, one variable per table and per bucket, its settings
+(template parameters), its secrets' ARNs, the URLs of the queues it sends
+to, the state machine's ARN if it drives it. SAM adds AWSLambdaBasicExecutionRole,
 X-Ray's write access (Tracing), and for a DynamoDB or SQS event AWS's
 managed stream or queue execution role.
 
@@ -147,10 +149,11 @@ type Statement struct {
 // Statements are a function's permissions in the order and shape of the
 // CDK stack's (stack.Statements), less what SAM adds by itself (its logs,
 // X-Ray): per Grant, its actions on its table (and <arn>/index/* with
-// Indexes); per ObjectGrant, its actions on the bucket's objects and the
-// bucket key's KMS actions, conditioned; GetSecretValue on its secrets; sending to each queue of
-// SendsTo; with a Stream source, reading that stream and sending to its
-// OnFailure queue; with a Queue source, consuming it; its workflow actions
+// Indexes); per ObjectGrant, its object actions on the bucket's objects,
+// its bucket actions on the bucket, and the bucket key's KMS actions,
+// conditioned; GetSecretValue on its secrets; sending to each queue of
+// SendsTo; per Stream source, reading that stream, and sending to their
+// OnFailure queues (each once); with a Queue source, consuming it; its workflow actions
 // on the state machine and on its executions (stack.WorkflowStatements).
 func Statements(f deploy.Function) ([]Statement, error) {
 	var out []Statement
@@ -174,15 +177,23 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		if !ok {
 			return nil, fmt.Errorf("grant on bucket %q, which is not in deploy.Buckets()", g.Bucket)
 		}
-		add(stack.ObjectsSid(b), g.Actions, Sub("${"+b.LogicalID+".Arn}/*"))
-		// The bucket's key, as S3 uses it for the caller: only through S3
-		// in this region, only for this bucket (stack.BucketKeyCondition).
-		cond := stack.BucketKeyCondition(Sub("s3.${AWS::Region}.amazonaws.com"), GetAtt(b.LogicalID, "Arn"))["StringEquals"].(map[string]any)
-		add(stack.KeyForObjectsSid(b), g.KeyActions(), GetAtt(stack.TableKeyLogicalID(b.KeyOfTable), "Arn"))
-		out[len(out)-1].Condition = Map(KV("StringEquals", Map(
-			KV("kms:EncryptionContext:aws:s3:arn", cond["kms:EncryptionContext:aws:s3:arn"]),
-			KV("kms:ViaService", cond["kms:ViaService"]),
-		)))
+		if a := g.ObjectActions(); len(a) > 0 {
+			add(stack.ObjectsSid(b), a, Sub("${"+b.LogicalID+".Arn}/*"))
+		}
+		if a := g.BucketActions(); len(a) > 0 {
+			add(stack.BucketSid(b), a, GetAtt(b.LogicalID, "Arn"))
+		}
+		if a := g.KeyActions(); len(a) > 0 {
+			// The bucket's key, as S3 uses it for the caller: only through
+			// S3 in this region, only for this bucket
+			// (stack.BucketKeyCondition).
+			cond := stack.BucketKeyCondition(Sub("s3.${AWS::Region}.amazonaws.com"), GetAtt(b.LogicalID, "Arn"))["StringEquals"].(map[string]any)
+			add(stack.KeyForObjectsSid(b), a, GetAtt(stack.BucketKeyLogicalID(b), "Arn"))
+			out[len(out)-1].Condition = Map(KV("StringEquals", Map(
+				KV("kms:EncryptionContext:aws:s3:arn", cond["kms:EncryptionContext:aws:s3:arn"]),
+				KV("kms:ViaService", cond["kms:ViaService"]),
+			)))
+		}
 	}
 	if len(f.Secrets) > 0 {
 		var resources []*yaml.Node
@@ -205,19 +216,19 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		}
 		add(stack.SendToSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 	}
-	if src := f.Stream; src != nil {
+	for _, src := range f.Streams {
 		t, err := schema.TableByID(src.Table)
 		if err != nil || t.Stream == "" {
 			return nil, fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
 		}
 		add(stack.ReadStreamSid(src.Table), stack.StreamReadActions(), GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
-		if src.OnFailure != "" {
-			q, err := queue(src.OnFailure, "on-failure")
-			if err != nil {
-				return nil, err
-			}
-			add(stack.OnFailureSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
+	}
+	for _, id := range stack.OnFailureQueues(f) {
+		q, err := queue(id, "on-failure")
+		if err != nil {
+			return nil, err
 		}
+		add(stack.OnFailureSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 	}
 	if src := f.Queue; src != nil {
 		q, err := queue(src.Queue, "consumes")

@@ -3,7 +3,7 @@
 // shared/schema (tables), shared/deploy (functions, grants, settings,
 // secrets, queues, event sources, routes, gateway responses, the
 // authorizer's cache) and infra/stack's exported names and constants (logical
-// ids, the decision workflow, the schedule, the pipeline's alarms, the
+// ids, the decision workflow, the schedules, the pipeline's alarms, the
 // admin output, the stage's throttling, access logs and log retention, the
 // statements' ids). Nothing here is written twice: a change to the
 // catalogue is a change to the template after `make template`, and a test
@@ -32,7 +32,8 @@ responses), infra/stack (names, workflow, schedule, alarms) or infra/sam
 // Description is the template's Description.
 const Description = "Entity Verification Service (KYB): a REST API with a Lambda REQUEST authorizer in front of " +
 	"one Go Lambda per endpoint, over DynamoDB tables; the operator-decision state machine, the daily " +
-	"periodic-review schedule, and the review-events -> SQS -> webhook-delivery pipeline with its alarms. " +
+	"periodic-review and audit-export schedules, the records bucket under Object Lock, and the " +
+	"review-events -> SQS -> webhook-delivery pipeline with its alarms. " +
 	"The SAM twin of the CDK stack in infra/, generated from the same catalogue (make template)."
 
 // stage is the Stage parameter inside a !Sub, so names built by infra/stack

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
 )
 
@@ -96,7 +97,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // TestFunctionEvents: a function's events are what the catalogue gives it:
 // Api events exactly for a route, a DynamoDB event for a stream source, an
-// SQS event for a queue source, the Schedule of the periodic reviews; none
+// SQS event for a queue source, the Schedule of a daily run; none
 // for a function that is only invoked (decision by the state machine, admin
 // through the Lambda Invoke API). The API has one event per route plus one
 // ANY per resource path.
@@ -109,13 +110,13 @@ func TestFunctionEvents(t *testing.T) {
 			if _, ok := f.Route(); ok {
 				want["Api"] = true
 			}
-			if f.Stream != nil {
+			if len(f.Streams) > 0 {
 				want["DynamoDB"] = true
 			}
 			if f.Queue != nil {
 				want["SQS"] = true
 			}
-			if f.Name == stack.PeriodicReviewsFunction {
+			if _, daily := stack.DailyRunOf(f.Name); daily {
 				want["Schedule"] = true
 			}
 			props, ok := fns[f.LogicalID]
@@ -140,7 +141,7 @@ func TestFunctionEvents(t *testing.T) {
 		t.Errorf("%d Api events, want %d (a route each, an ANY per path)", apiEvents, want)
 	}
 	admin := deploy.MustFunction(stack.AdminFunction)
-	if _, hasRoute := admin.Route(); hasRoute || admin.Stream != nil || admin.Queue != nil {
+	if _, hasRoute := admin.Route(); hasRoute || len(admin.Streams) > 0 || admin.Queue != nil {
 		t.Errorf("the catalogue gives %s a route or an event source; it is invoked only", admin.Name)
 	}
 }
@@ -270,5 +271,16 @@ func TestURLOutputs(t *testing.T) {
 		if !served {
 			t.Errorf("%s: GET %s is no public route of %s", c.output, c.path, c.function)
 		}
+	}
+}
+
+// TestRecordsBucketRules holds template.yaml to the records bucket's rules
+// as infra/stack's test of the same name holds the CDK stack
+// (stacktest.RecordsBreaches). The managed policies SAM adds to the
+// functions' roles (basic execution, X-Ray, stream and queue execution)
+// grant nothing in S3 or KMS.
+func TestRecordsBucketRules(t *testing.T) {
+	for _, b := range stacktest.RecordsBreaches(generated(t)) {
+		t.Error(b)
 	}
 }

@@ -28,8 +28,8 @@ func adminSpec(t *testing.T) deploy.Function {
 // event source mapping, no rule, not the state machine, no role's policy).
 func TestAdminFunctionHasNoTrigger(t *testing.T) {
 	f := adminSpec(t)
-	if _, ok := f.Route(); ok || f.Stream != nil || f.Queue != nil {
-		t.Fatalf("catalogue: %s has a route or an event source (stream %v, queue %v)", f.Name, f.Stream, f.Queue)
+	if _, ok := f.Route(); ok || len(f.Streams) > 0 || f.Queue != nil {
+		t.Fatalf("catalogue: %s has a route or an event source (streams %v, queue %v)", f.Name, f.Streams, f.Queue)
 	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		hasResource(t, s.Template, f.LogicalID, "AWS::Lambda::Function", m{})
@@ -117,6 +117,14 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		// bucket key's decryption (only through S3, for that bucket).
 		"s3:GetObject arn:EvidenceBucket/*",
 		"kms:Decrypt arn:EvidenceTableKey",
+		// Verification against the locked copies (any version) and legal
+		// holds on the records bucket; its key's decryption for the reads.
+		"s3:GetObject arn:RecordsBucket/*",
+		"s3:GetObjectVersion arn:RecordsBucket/*",
+		"s3:PutObjectLegalHold arn:RecordsBucket/*",
+		"s3:ListBucket arn:RecordsBucket",
+		"s3:ListBucketVersions arn:RecordsBucket",
+		"kms:Decrypt arn:RecordsBucketKey",
 		"sqs:SendMessage arn:DeliveriesQueue",
 		"logs:CreateLogStream arn:AdminFunctionLogGroup",
 		"logs:PutLogEvents arn:AdminFunctionLogGroup",
@@ -162,6 +170,7 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"EVIDENCE_TABLE":           refOf("EvidenceTable"),
 		"CHECKS_TABLE":             refOf("ChecksTable"),
 		"EVIDENCE_BUCKET":          refOf("EvidenceBucket"),
+		"RECORDS_BUCKET":           refOf("RecordsBucket"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
 		// audit.verify checks decisions' signatures for the console's
 		// domain: empty until the stage names it.

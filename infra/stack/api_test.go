@@ -142,7 +142,7 @@ func TestRoutes(t *testing.T) {
 	for id, perm := range find(t, tmpl, "AWS::Lambda::Permission", nil) {
 		p := perm["Properties"].(m)
 		if p["Principal"] == "events.amazonaws.com" {
-			continue // the periodic-review schedule's, TestPeriodicReviewsSchedule
+			continue // the daily schedules', TestDailySchedules
 		}
 		matches(t, "permission "+id, p, fromAPI)
 		granted = append(granted, ref(p["FunctionName"])+" "+ref(p["SourceArn"]))

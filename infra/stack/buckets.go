@@ -24,29 +24,39 @@ type Buckets struct {
 	constructs.Construct
 	// Buckets maps deploy.Bucket.ID to its bucket.
 	Buckets map[string]awss3.Bucket
+	// Keys maps deploy.Bucket.ID to the key that encrypts the bucket: its
+	// table's, or its own (deploy.Bucket.OwnKey).
+	Keys map[string]awskms.Key
 }
 
 // NewBuckets creates one bucket per deploy.Buckets() entry, under its
 // logical id (template.yaml's too): all public access blocked, ACLs off
 // (bucket owner enforced), a bucket policy refusing any request not made
-// over TLS, SSE-KMS with its table's customer-managed key and an S3 Bucket
-// Key (S3 asks KMS for a bucket-level key now and then instead of a data key
-// per object), versioning, objects expiring after ExpireDays and replaced
-// or expired versions NoncurrentDays later. Always retained: it holds
-// evidence that must outlive the stack (and CloudFormation cannot delete a
-// bucket with objects anyway). CloudFormation names it; the functions
-// granted its objects get the name in their environment.
+// over TLS, SSE-KMS with its table's customer-managed key or a key of its
+// own (BucketKeyLogicalID, rotated yearly) and an S3 Bucket Key (S3 asks
+// KMS for a bucket-level key now and then instead of a data key per
+// object), versioning; with ExpireDays, objects expiring then and replaced
+// or expired versions NoncurrentDays later; with ObjectLockDays, Object
+// Lock on (at creation: it cannot be turned on later) and every new
+// version locked in deploy.ObjectLockMode that many days. Always retained,
+// and so is a key of its own: it holds evidence that must outlive the
+// stack (and CloudFormation cannot delete a bucket with objects anyway).
+// CloudFormation names it; the functions granted its objects get the name
+// in their environment.
 func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Buckets {
 	if props == nil {
 		props = &BucketsProps{}
 	}
-	bs := &Buckets{Construct: constructs.NewConstruct(scope, id), Buckets: map[string]awss3.Bucket{}}
+	bs := &Buckets{Construct: constructs.NewConstruct(scope, id), Buckets: map[string]awss3.Bucket{}, Keys: map[string]awskms.Key{}}
 	for _, b := range deploy.Buckets() {
 		key, ok := props.Keys[b.KeyOfTable]
-		if !ok {
-			panic(fmt.Sprintf("infra: bucket %s: no customer-managed key of table %q", b.ID, b.KeyOfTable))
+		switch {
+		case b.OwnKey && b.KeyOfTable == "":
+			key = newBucketKey(bs.Construct, b)
+		case !ok || b.OwnKey:
+			panic(fmt.Sprintf("infra: bucket %s: no customer-managed key of table %q, or a key of its own too", b.ID, b.KeyOfTable))
 		}
-		bucket := awss3.NewBucket(bs.Construct, jsii.String(b.LogicalID), &awss3.BucketProps{
+		bp := &awss3.BucketProps{
 			BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 			ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
 			EnforceSSL:        jsii.Bool(true),
@@ -54,29 +64,70 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 			EncryptionKey:     key,
 			BucketKeyEnabled:  jsii.Bool(true),
 			Versioned:         jsii.Bool(true),
-			LifecycleRules: &[]*awss3.LifecycleRule{{
+			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		}
+		if b.ExpireDays > 0 {
+			bp.LifecycleRules = &[]*awss3.LifecycleRule{{
 				Id:                          jsii.String("ExpireAfterRetention"),
 				Expiration:                  awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays))),
 				NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
-			}},
-			RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
-		})
+			}}
+		}
+		if b.ObjectLockDays > 0 {
+			// deploy.ObjectLockMode.
+			bp.ObjectLockEnabled = jsii.Bool(true)
+			bp.ObjectLockDefaultRetention = awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(float64(b.ObjectLockDays))))
+		}
+		bucket := awss3.NewBucket(bs.Construct, jsii.String(b.LogicalID), bp)
 		bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(b.LogicalID))
 		if p := bucket.Policy(); p != nil {
 			p.Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(BucketPolicyLogicalID(b)))
 		}
 		bs.Buckets[b.ID] = bucket
+		bs.Keys[b.ID] = key
 	}
 	return bs
+}
+
+// newBucketKey is a bucket's own key (deploy.Bucket.OwnKey), rotated
+// yearly, always retained: objects it encrypts outlive the stack. Its
+// policy is the account's (administered through IAM, CDK's default): the
+// functions' grants say who may use it, through S3 only
+// (BucketKeyCondition).
+func newBucketKey(scope constructs.Construct, b deploy.Bucket) awskms.Key {
+	key := awskms.NewKey(scope, jsii.String(BucketKeyLogicalID(b)), &awskms.KeyProps{
+		Description:       jsii.String(BucketKeyDescription(b)),
+		EnableKeyRotation: jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+	})
+	key.Node().DefaultChild().(awskms.CfnKey).OverrideLogicalId(jsii.String(BucketKeyLogicalID(b)))
+	return key
+}
+
+// BucketKeyLogicalID is the logical id of the key that encrypts a bucket:
+// its table's (EvidenceTableKey), or its own, <LogicalID>Key
+// (RecordsBucketKey).
+func BucketKeyLogicalID(b deploy.Bucket) string {
+	if b.OwnKey {
+		return b.LogicalID + "Key"
+	}
+	return TableKeyLogicalID(b.KeyOfTable)
+}
+
+// BucketKeyDescription is the description of a bucket's own key.
+func BucketKeyDescription(b deploy.Bucket) string {
+	return "Encrypts the " + b.ID + " bucket (customer-managed key)"
 }
 
 // BucketPolicyLogicalID is the logical id of a bucket's policy (its
 // TLS-only statement): EvidenceBucketPolicy.
 func BucketPolicyLogicalID(b deploy.Bucket) string { return b.LogicalID + "Policy" }
 
-// ObjectsSid and KeyForObjectsSid name the statements granting a bucket's
-// objects and the use of its key ("EvidenceObjects", "EvidenceBucketKey").
+// ObjectsSid, BucketSid and KeyForObjectsSid name the statements granting
+// a bucket's objects, the bucket itself (its listings) and the use of its
+// key ("EvidenceObjects", "RecordsBucket", "EvidenceBucketKey").
 func ObjectsSid(b deploy.Bucket) string       { return upperFirst(b.ID) + "Objects" }
+func BucketSid(b deploy.Bucket) string        { return upperFirst(b.ID) + "Bucket" }
 func KeyForObjectsSid(b deploy.Bucket) string { return upperFirst(b.ID) + "BucketKey" }
 
 func upperFirst(s string) string {

@@ -35,37 +35,56 @@ func bucketKeyCondition(b deploy.Bucket) m {
 
 // Each bucket of the catalogue, in both stacks: private (every public
 // access block on, ACLs off), SSE-KMS with its table's customer-managed key
-// and an S3 Bucket Key, versioned, objects expiring after the evidence's
-// retention and replaced versions after NoncurrentDays, retained (prod and
-// dev alike), and a policy refusing every request not made over TLS.
+// or its own and an S3 Bucket Key, versioned, retained (prod and dev
+// alike), a policy refusing every request not made over TLS; with
+// ExpireDays objects expiring then and replaced versions after
+// NoncurrentDays, with ObjectLockDays Object Lock on and every new version
+// locked that long in COMPLIANCE mode. A key of its own is rotated and
+// retained.
 func TestBuckets(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::S3::Bucket", len(deploy.Buckets()))
 		for _, b := range deploy.Buckets() {
 			t.Run(b.ID, func(t *testing.T) {
-				if tb, ok := schema.Lookup(b.KeyOfTable); !ok || !tb.CustomerKey {
+				if tb, ok := schema.Lookup(b.KeyOfTable); !b.OwnKey && (!ok || !tb.CustomerKey) {
 					t.Fatalf("bucket %s: table %q has no customer-managed key", b.ID, b.KeyOfTable)
 				}
+				props := m{
+					"PublicAccessBlockConfiguration": exactly(m{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true}),
+					"OwnershipControls":              exactly(m{"Rules": arrayOf(exactly(m{"ObjectOwnership": "BucketOwnerEnforced"}))}),
+					"BucketEncryption": exactly(m{"ServerSideEncryptionConfiguration": arrayOf(exactly(m{
+						"BucketKeyEnabled": true,
+						"ServerSideEncryptionByDefault": exactly(m{"SSEAlgorithm": "aws:kms",
+							"KMSMasterKeyID": arnOf(stack.BucketKeyLogicalID(b))}),
+					}))}),
+					"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
+					"Tags":                    assertions.Match_AnyValue(), // the stack's service and stage tags
+				}
+				if b.ExpireDays > 0 {
+					props["LifecycleConfiguration"] = exactly(m{"Rules": arrayOf(exactly(m{
+						"Id": "ExpireAfterRetention", "Status": "Enabled",
+						"ExpirationInDays":            b.ExpireDays,
+						"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays}),
+					}))})
+				}
+				if b.ObjectLockDays > 0 {
+					props["ObjectLockEnabled"] = true
+					props["ObjectLockConfiguration"] = exactly(m{"ObjectLockEnabled": "Enabled", "Rule": exactly(m{
+						"DefaultRetention": exactly(m{"Mode": "COMPLIANCE", "Days": b.ObjectLockDays}),
+					})})
+				}
 				hasResource(t, s.Template, b.LogicalID, "AWS::S3::Bucket", m{
-					"Properties": exactly(m{
-						"PublicAccessBlockConfiguration": exactly(m{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true}),
-						"OwnershipControls":              exactly(m{"Rules": arrayOf(exactly(m{"ObjectOwnership": "BucketOwnerEnforced"}))}),
-						"BucketEncryption": exactly(m{"ServerSideEncryptionConfiguration": arrayOf(exactly(m{
-							"BucketKeyEnabled": true,
-							"ServerSideEncryptionByDefault": exactly(m{"SSEAlgorithm": "aws:kms",
-								"KMSMasterKeyID": arnOf(stack.TableKeyLogicalID(b.KeyOfTable))}),
-						}))}),
-						"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
-						"LifecycleConfiguration": exactly(m{"Rules": arrayOf(exactly(m{
-							"Id": "ExpireAfterRetention", "Status": "Enabled",
-							"ExpirationInDays":            b.ExpireDays,
-							"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays}),
-						}))}),
-						"Tags": assertions.Match_AnyValue(), // the stack's service and stage tags
-					}),
+					"Properties":          exactly(props),
 					"DeletionPolicy":      "Retain",
 					"UpdateReplacePolicy": "Retain",
 				})
+				if b.OwnKey {
+					hasResource(t, s.Template, stack.BucketKeyLogicalID(b), "AWS::KMS::Key", m{
+						"Properties":          like(m{"EnableKeyRotation": true, "Description": stack.BucketKeyDescription(b)}),
+						"DeletionPolicy":      "Retain",
+						"UpdateReplacePolicy": "Retain",
+					})
+				}
 				hasResource(t, s.Template, stack.BucketPolicyLogicalID(b), "AWS::S3::BucketPolicy", m{
 					"Properties": exactly(m{
 						"Bucket": refOf(b.LogicalID),
@@ -85,20 +104,21 @@ func TestBuckets(t *testing.T) {
 
 // The KMS permissions of every role, pinned: a function granted a bucket's
 // objects may use the bucket's key for exactly what S3 does with it as the
-// caller — a PutObject kms:GenerateDataKey, a GetObject kms:Decrypt —
-// only through S3 for that bucket (rolePermissions checks the condition);
-// no function holds any other KMS action, nor one on any other key. The
-// evidence table's key needs none in IAM: its key policy lets this
-// account's principals use it through DynamoDB in this region (the
-// statement DynamoDB's documentation gives, as the AWS-managed key has),
-// and its root statement lets IAM policies grant the rest.
+// caller — a PutObject kms:GenerateDataKey, a GetObject (of any version)
+// kms:Decrypt — only through S3 for that bucket (rolePermissions checks
+// the condition); no function holds any other KMS action, nor one on any
+// other key. The evidence table's key needs none in IAM: its key policy
+// lets this account's principals use it through DynamoDB in this region
+// (the statement DynamoDB's documentation gives, as the AWS-managed key
+// has), and its root statement lets IAM policies grant the rest.
 func TestKeyPermissions(t *testing.T) {
 	tmpl := dev(t).Template
 	want := map[string][]string{
 		"create-entity":    {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"decision":         {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"provider-webhook": {"kms:GenerateDataKey arn:EvidenceTableKey"},
-		"admin":            {"kms:Decrypt arn:EvidenceTableKey"},
+		"admin":            {"kms:Decrypt arn:EvidenceTableKey", "kms:Decrypt arn:RecordsBucketKey"},
+		"audit-export":     {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
 	}
 	for _, f := range deploy.Functions() {
 		t.Run(f.Name, func(t *testing.T) {
@@ -126,4 +146,20 @@ func TestKeyPermissions(t *testing.T) {
 				})})}),
 		)})})
 	}
+}
+
+// The records bucket's rules, in both stacks (template.yaml's are held to
+// the same by infra/sam's TestRecordsBucketRules): no role may delete an
+// object or a version, change a retention, bypass one, or change the
+// bucket's lock or lifecycle, nor hold a pattern that matches one; only
+// the admin function's role places legal holds; no role may schedule a
+// key's deletion or disable one; the bucket is locked (COMPLIANCE,
+// domain.RecordsLockDays), versioned, private, TLS-only, encrypted with
+// its own key, and it and every key are retained.
+func TestRecordsBucketRules(t *testing.T) {
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		for _, b := range stacktest.RecordsBreaches(s.JSON) {
+			t.Error(b)
+		}
+	})
 }

@@ -65,7 +65,7 @@ func newTable(scope constructs.Construct, t schema.Table, retain bool) (awsdynam
 	}
 	var key awskms.Key
 	if t.CustomerKey {
-		key = newTableKey(scope, t, retain)
+		key = newTableKey(scope, t)
 		tp.Encryption = awsdynamodb.TableEncryption_CUSTOMER_MANAGED
 		tp.EncryptionKey = key
 	}

@@ -72,8 +72,8 @@ func attributes(t schema.Table) assertions.Matcher {
 
 // Every table of shared/schema, exactly: keys, indexes, stream, TTL, and the
 // same settings for all (on demand, PITR, AWS-managed encryption but for a
-// table with a customer-managed key of its own, rotated); prod
-// retains and deletion-protects them.
+// table with a customer-managed key of its own, rotated and always
+// retained); prod retains and deletion-protects them.
 func TestTables(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::DynamoDB::Table", len(schema.Tables()))
@@ -94,10 +94,12 @@ func TestTables(t *testing.T) {
 				if want.CustomerKey {
 					keyID := stack.TableKeyLogicalID(want.ID)
 					sse = exactly(m{"SSEEnabled": true, "SSEType": "KMS", "KMSMasterKeyId": m{"Fn::GetAtt": []any{keyID, "Arn"}}})
+					// Kept on every stage: it encrypts a bucket's objects
+					// too, which outlive the stack.
 					hasResource(t, s.Template, keyID, "AWS::KMS::Key", m{
 						"Properties":          like(m{"EnableKeyRotation": true}),
-						"DeletionPolicy":      policy,
-						"UpdateReplacePolicy": policy,
+						"DeletionPolicy":      "Retain",
+						"UpdateReplacePolicy": "Retain",
 					})
 				}
 				hasResource(t, s.Template, deploy.TableLogicalID(want.ID), "AWS::DynamoDB::Table", m{

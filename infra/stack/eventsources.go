@@ -20,11 +20,13 @@ const (
 	// still holds (24 hours). The mapping is created after the table's
 	// stream, possibly long after (a first deployment on an existing
 	// table, a mapping replaced): LATEST would silently drop every review
-	// change made in between, whereas replaying is harmless, since every
-	// delivery has a deterministic id and webhook-delivery claims it with a
-	// conditional write, so a replayed change posts nothing twice.
+	// change (or audit record, evidence item to lock) made in between,
+	// whereas replaying is harmless, since every delivery has a
+	// deterministic id and webhook-delivery claims it with a conditional
+	// write, so a replayed change posts nothing twice, and audit-export
+	// finds a replayed record's copy already in the records bucket.
 	StreamStartingPosition = "TRIM_HORIZON"
-	// ReportBatchItemFailures: both handlers name the records they could
+	// ReportBatchItemFailures: the handlers name the records they could
 	// not process (stream: the first failed SequenceNumber; queue: the
 	// message ids), so one bad record is retried alone, never its batch.
 	ReportBatchItemFailures = "ReportBatchItemFailures"
@@ -38,17 +40,29 @@ const (
 	QueueMaxConcurrency = 10
 )
 
-// EventSourceMappingID is the logical id of a function's event source
-// mapping, as SAM names the one of an event (<function><event name>):
-// ReviewEventsFunctionReviewsStream, WebhookDeliveryFunctionDeliveriesQueue.
-func EventSourceMappingID(f deploy.Function) string {
-	switch {
-	case f.Stream != nil:
-		return f.LogicalID + StreamName(f.Stream.Table)
-	case f.Queue != nil:
-		return f.LogicalID + deploy.MustQueue(f.Queue.Queue).LogicalID
+// StreamMappingID and QueueMappingID are the logical ids of a function's
+// event source mappings, as SAM names the one of an event (<function><event
+// name>): ReviewEventsFunctionReviewsStream,
+// WebhookDeliveryFunctionDeliveriesQueue.
+func StreamMappingID(f deploy.Function, src deploy.StreamSource) string {
+	return f.LogicalID + StreamName(src.Table)
+}
+
+func QueueMappingID(f deploy.Function) string {
+	return f.LogicalID + deploy.MustQueue(f.Queue.Queue).LogicalID
+}
+
+// EventSourceMappingIDs are the logical ids of a function's event source
+// mappings: one per stream, or its queue's; none without an event source.
+func EventSourceMappingIDs(f deploy.Function) []string {
+	var out []string
+	for _, src := range f.Streams {
+		out = append(out, StreamMappingID(f, src))
 	}
-	return ""
+	if f.Queue != nil {
+		out = append(out, QueueMappingID(f))
+	}
+	return out
 }
 
 // StreamName is "ReviewsStream" for the reviews table: the stream's event
@@ -70,13 +84,14 @@ type EventSourcesProps struct {
 // EventSources holds the event source mappings.
 type EventSources struct {
 	constructs.Construct
-	// Mappings maps function names to their event source mapping.
+	// Mappings maps the mappings' logical ids (EventSourceMappingIDs) to
+	// the mappings.
 	Mappings map[string]awslambda.CfnEventSourceMapping
 }
 
-// NewEventSources creates one event source mapping per function of
-// deploy.Functions() that has a Stream or a Queue source, under
-// EventSourceMappingID:
+// NewEventSources creates the event source mappings of the functions of
+// deploy.Functions(): one per Stream source (StreamMappingID), or one for
+// the Queue source (QueueMappingID):
 //
 //   - a stream: from StreamStartingPosition, the catalogue's batch size,
 //     bisecting a failing batch, at most MaxRetries retries and records at
@@ -108,20 +123,23 @@ func NewEventSources(scope constructs.Construct, id *string, props *EventSources
 		}
 		return q
 	}
+	add := func(id string, mp *awslambda.CfnEventSourceMappingProps) {
+		m := awslambda.NewCfnEventSourceMapping(e.Construct, jsii.String(id), mp)
+		m.OverrideLogicalId(jsii.String(id))
+		e.Mappings[id] = m
+	}
 	for _, name := range names {
 		f := props.Functions[name]
 		spec := f.Spec
-		var mp *awslambda.CfnEventSourceMappingProps
-		switch {
-		case spec.Stream != nil && spec.Queue != nil:
-			panic(fmt.Sprintf("infra: %s has two event sources", spec.Name))
-		case spec.Stream != nil:
-			src := spec.Stream
+		if len(spec.Streams) > 0 && spec.Queue != nil {
+			panic(fmt.Sprintf("infra: %s has streams and a queue as event sources", spec.Name))
+		}
+		for _, src := range spec.Streams {
 			t, ok := props.Tables[src.Table]
 			if !ok || t.TableStreamArn() == nil {
 				panic(fmt.Sprintf("infra: %s: table %q has no stream in the stack", spec.Name, src.Table))
 			}
-			mp = &awslambda.CfnEventSourceMappingProps{
+			mp := &awslambda.CfnEventSourceMappingProps{
 				FunctionName:               f.Function.FunctionName(),
 				EventSourceArn:             t.TableStreamArn(),
 				StartingPosition:           jsii.String(StreamStartingPosition),
@@ -136,9 +154,10 @@ func NewEventSources(scope constructs.Construct, id *string, props *EventSources
 					OnFailure: &awslambda.CfnEventSourceMapping_OnFailureProperty{Destination: queue(spec, src.OnFailure).QueueArn()},
 				}
 			}
-		case spec.Queue != nil:
-			src := spec.Queue
-			mp = &awslambda.CfnEventSourceMappingProps{
+			add(StreamMappingID(spec, src), mp)
+		}
+		if src := spec.Queue; src != nil {
+			add(QueueMappingID(spec), &awslambda.CfnEventSourceMappingProps{
 				FunctionName:          f.Function.FunctionName(),
 				EventSourceArn:        queue(spec, src.Queue).QueueArn(),
 				BatchSize:             jsii.Number(float64(src.BatchSize)),
@@ -146,14 +165,8 @@ func NewEventSources(scope constructs.Construct, id *string, props *EventSources
 				ScalingConfig: &awslambda.CfnEventSourceMapping_ScalingConfigProperty{
 					MaximumConcurrency: jsii.Number(QueueMaxConcurrency),
 				},
-			}
-		default:
-			continue
+			})
 		}
-		mid := EventSourceMappingID(spec)
-		m := awslambda.NewCfnEventSourceMapping(e.Construct, jsii.String(mid), mp)
-		m.OverrideLogicalId(jsii.String(mid))
-		e.Mappings[name] = m
 	}
 	return e
 }

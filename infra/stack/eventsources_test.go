@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,40 +10,74 @@ import (
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
 	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// The two event source mappings, property for property (tags aside): the
-// reviews stream into review-events from the trim horizon, bisecting,
-// bounded retries and record age, the batches that still fail to the
-// failure queue, partial batch responses; the deliveries queue into
-// webhook-delivery with partial batch responses and a concurrency cap.
+// The event source mappings, property for property (tags aside): each
+// stream into its function from the trim horizon, bisecting, bounded
+// retries and record age, the batches that still fail to the failure
+// queue, partial batch responses (the reviews stream into review-events;
+// the audit and evidence streams into audit-export, one mapping each);
+// the deliveries queue into webhook-delivery with partial batch responses
+// and a concurrency cap. Exactly these, named as SAM names them.
 func TestEventSourceMappings(t *testing.T) {
-	reviewEvents, _ := deploy.Lookup("review-events")
-	delivery, _ := deploy.Lookup("webhook-delivery")
-	if reviewEvents.Stream == nil || delivery.Queue == nil {
-		t.Fatal("the catalogue's review-events has no stream or webhook-delivery no queue")
+	tests := []struct {
+		id, function string
+		stream       string // a table id, or "" for the function's queue
+	}{
+		{"ReviewEventsFunctionReviewsStream", "review-events", schema.Reviews},
+		{"AuditExportFunctionAuditStream", "audit-export", schema.Audit},
+		{"AuditExportFunctionEvidenceStream", "audit-export", schema.Evidence},
+		{"WebhookDeliveryFunctionDeliveriesQueue", "webhook-delivery", ""},
 	}
-	failures, _ := deploy.LookupQueue(reviewEvents.Stream.OnFailure)
-	deliveries, _ := deploy.LookupQueue(delivery.Queue.Queue)
-	want := map[string]m{
-		"ReviewEventsFunctionReviewsStream": {
-			"FunctionName":               refOf("ReviewEventsFunction"),
-			"EventSourceArn":             getAtt("ReviewsTable", "StreamArn"),
+	want := map[string]m{}
+	var ids []string
+	for _, f := range deploy.Functions() {
+		ids = append(ids, stack.EventSourceMappingIDs(f)...)
+	}
+	for _, tc := range tests {
+		f := deploy.MustFunction(tc.function)
+		if tc.stream == "" {
+			if f.Queue == nil {
+				t.Fatalf("the catalogue's %s has no queue", f.Name)
+			}
+			q := deploy.MustQueue(f.Queue.Queue)
+			want[tc.id] = m{
+				"FunctionName":          refOf(f.LogicalID),
+				"EventSourceArn":        arnOf(q.LogicalID),
+				"BatchSize":             f.Queue.BatchSize,
+				"FunctionResponseTypes": listOf("ReportBatchItemFailures"),
+				"ScalingConfig":         exactly(m{"MaximumConcurrency": stack.QueueMaxConcurrency}),
+			}
+			continue
+		}
+		i := slices.IndexFunc(f.Streams, func(s deploy.StreamSource) bool { return s.Table == tc.stream })
+		if i < 0 {
+			t.Fatalf("the catalogue's %s reads no stream of %s", f.Name, tc.stream)
+		}
+		src := f.Streams[i]
+		if got := stack.StreamMappingID(f, src); got != tc.id {
+			t.Errorf("StreamMappingID(%s, %s) = %s, want %s", f.Name, src.Table, got, tc.id)
+		}
+		// A stream record older than the stream keeps is gone anyway: the
+		// record age bound must not exceed the stream's 24 hours.
+		if a := src.MaxRecordAge; a < 60 || a > 86400 {
+			t.Errorf("%s: MaxRecordAge %d s: want 60 s to 24 h", tc.id, a)
+		}
+		want[tc.id] = m{
+			"FunctionName":               refOf(f.LogicalID),
+			"EventSourceArn":             getAtt(deploy.TableLogicalID(src.Table), "StreamArn"),
 			"StartingPosition":           "TRIM_HORIZON",
-			"BatchSize":                  reviewEvents.Stream.BatchSize,
+			"BatchSize":                  src.BatchSize,
 			"BisectBatchOnFunctionError": true,
-			"MaximumRetryAttempts":       reviewEvents.Stream.MaxRetries,
-			"MaximumRecordAgeInSeconds":  reviewEvents.Stream.MaxRecordAge,
-			"DestinationConfig":          exactly(m{"OnFailure": exactly(m{"Destination": arnOf(failures.LogicalID)})}),
+			"MaximumRetryAttempts":       src.MaxRetries,
+			"MaximumRecordAgeInSeconds":  src.MaxRecordAge,
+			"DestinationConfig":          exactly(m{"OnFailure": exactly(m{"Destination": arnOf(deploy.MustQueue(src.OnFailure).LogicalID)})}),
 			"FunctionResponseTypes":      listOf("ReportBatchItemFailures"),
-		},
-		"WebhookDeliveryFunctionDeliveriesQueue": {
-			"FunctionName":          refOf("WebhookDeliveryFunction"),
-			"EventSourceArn":        arnOf(deliveries.LogicalID),
-			"BatchSize":             delivery.Queue.BatchSize,
-			"FunctionResponseTypes": listOf("ReportBatchItemFailures"),
-			"ScalingConfig":         exactly(m{"MaximumConcurrency": stack.QueueMaxConcurrency}),
-		},
+		}
+	}
+	if !equal(ids, keys(want)) {
+		t.Errorf("the catalogue's mappings: %s", diff(ids, keys(want)))
 	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::Lambda::EventSourceMapping", len(want))
@@ -51,15 +86,6 @@ func TestEventSourceMappings(t *testing.T) {
 			hasResource(t, s.Template, id, "AWS::Lambda::EventSourceMapping", m{"Properties": exactly(w)})
 		}
 	})
-	// The catalogue's logical ids are SAM's names for the events.
-	if got := stack.EventSourceMappingID(reviewEvents); got != "ReviewEventsFunctionReviewsStream" {
-		t.Errorf("EventSourceMappingID(review-events) = %s", got)
-	}
-	// A stream record older than the stream keeps is gone anyway: the
-	// record age bound must not exceed the stream's 24 hours.
-	if a := reviewEvents.Stream.MaxRecordAge; a < 60 || a > 86400 {
-		t.Errorf("MaxRecordAge %d s: want 60 s to 24 h", a)
-	}
 }
 
 // CloudFormation creates a mapping only after its function's role may read
@@ -79,9 +105,11 @@ func TestEventSourceMappingsWaitForPermissions(t *testing.T) {
 
 // The pipeline's permissions, spelled out: review-events reads exactly the
 // reviews table's stream (by its stream ARN) and sends to exactly the
-// deliveries queue and its failure queue; webhook-delivery consumes exactly
-// the deliveries queue; admin and settings send to exactly the deliveries
-// queue (redeliveries, test events). TestLeastPrivilege holds every role to exactly its
+// deliveries queue and its failure queue; audit-export reads exactly the
+// audit and evidence tables' streams and sends to exactly its failure
+// queue; webhook-delivery consumes exactly the deliveries queue; admin and
+// settings send to exactly the deliveries queue (redeliveries, test
+// events). TestLeastPrivilege holds every role to exactly its
 // permissions; this also checks no other role may touch the queues or the
 // stream.
 func TestPipelinePermissions(t *testing.T) {
@@ -94,6 +122,17 @@ func TestPipelinePermissions(t *testing.T) {
 			"dynamodb:ListStreams getatt:ReviewsTable.StreamArn",
 			"sqs:SendMessage arn:DeliveriesQueue",
 			"sqs:SendMessage arn:ReviewEventsFailureQueue",
+		},
+		"AuditExportFunctionRole": {
+			"dynamodb:DescribeStream getatt:AuditTable.StreamArn",
+			"dynamodb:GetRecords getatt:AuditTable.StreamArn",
+			"dynamodb:GetShardIterator getatt:AuditTable.StreamArn",
+			"dynamodb:ListStreams getatt:AuditTable.StreamArn",
+			"dynamodb:DescribeStream getatt:EvidenceTable.StreamArn",
+			"dynamodb:GetRecords getatt:EvidenceTable.StreamArn",
+			"dynamodb:GetShardIterator getatt:EvidenceTable.StreamArn",
+			"dynamodb:ListStreams getatt:EvidenceTable.StreamArn",
+			"sqs:SendMessage arn:AuditExportFailureQueue",
 		},
 		"WebhookDeliveryFunctionRole": {
 			"sqs:ReceiveMessage arn:DeliveriesQueue",
@@ -108,7 +147,12 @@ func TestPipelinePermissions(t *testing.T) {
 		},
 	}
 	streamActions := map[string]bool{"dynamodb:DescribeStream": true, "dynamodb:GetRecords": true, "dynamodb:GetShardIterator": true, "dynamodb:ListStreams": true}
-	sensitive := map[string]bool{"getatt:ReviewsTable.StreamArn": true}
+	sensitive := map[string]bool{}
+	for _, tb := range schema.Tables() {
+		if tb.Stream != "" {
+			sensitive["getatt:"+deploy.TableLogicalID(tb.ID)+".StreamArn"] = true
+		}
+	}
 	for _, q := range deploy.Queues() {
 		sensitive["arn:"+q.LogicalID] = true
 		sensitive["ref:"+q.LogicalID] = true

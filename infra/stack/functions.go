@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,9 +41,9 @@ type FunctionsProps struct {
 	Tables map[string]awsdynamodb.Table
 	// Buckets maps deploy.Bucket.ID to its bucket (Buckets.Buckets).
 	Buckets map[string]awss3.Bucket
-	// Keys maps table ids to their customer-managed keys (Data.Keys): the
-	// buckets' keys, which S3 uses as the caller.
-	Keys map[string]awskms.Key
+	// BucketKeys maps deploy.Bucket.ID to the key that encrypts the bucket
+	// (Buckets.Keys), which S3 uses as the caller.
+	BucketKeys map[string]awskms.Key
 	// Secrets maps deploy.Secret.SecretID to its secret (Secrets.Secrets).
 	Secrets map[string]awssecretsmanager.Secret
 	// Queues maps deploy.Queue.ID to its queue (Queues.Queues): the queues
@@ -79,9 +80,10 @@ type Functions struct {
 // permissions are written here by hand from the catalogue (Statements):
 // exactly the Grant's DynamoDB actions on exactly its tables (and their
 // indexes when the Grant says so), secretsmanager:GetSecretValue on exactly
-// its secrets, sending to exactly the queues it sends to, reading exactly
-// its event source (stream or queue) and sending to exactly its on-failure
-// queue, and writing to its own log group. CDK adds the X-Ray write actions
+// its secrets, exactly its S3 actions on exactly its buckets (and their
+// keys, through S3), sending to exactly the queues it sends to, reading
+// exactly its event sources (streams, or a queue) and sending to exactly
+// their on-failure queues, and writing to its own log group. CDK adds the X-Ray write actions
 // tracing needs. The event source mappings themselves are NewEventSources',
 // the decision workflow's actions NewDecisionWorkflow's.
 // Logical ids are deploy's (<LogicalID>, <LogicalID>Role,
@@ -150,7 +152,7 @@ func newFunction(scope constructs.Construct, spec deploy.Function, root string, 
 		Description: jsii.String("Role of " + spec.Name + ": only its own tables, secrets, queues, event source and log group"),
 	})
 	role.Node().DefaultChild().(awsiam.CfnRole).OverrideLogicalId(jsii.String(spec.LogicalID + "Role"))
-	for _, s := range Statements(spec, Resources{Tables: props.Tables, Buckets: props.Buckets, Keys: props.Keys, Secrets: props.Secrets, Queues: props.Queues}, logs) {
+	for _, s := range Statements(spec, Resources{Tables: props.Tables, Buckets: props.Buckets, BucketKeys: props.BucketKeys, Secrets: props.Secrets, Queues: props.Queues}, logs) {
 		role.AddToPrincipalPolicy(s)
 	}
 
@@ -198,9 +200,10 @@ func StreamReadActions() []string {
 type Resources struct {
 	Tables  map[string]awsdynamodb.Table
 	Buckets map[string]awss3.Bucket
-	Keys    map[string]awskms.Key
-	Secrets map[string]awssecretsmanager.Secret
-	Queues  map[string]awssqs.Queue
+	// BucketKeys maps deploy.Bucket.ID to the key that encrypts it.
+	BucketKeys map[string]awskms.Key
+	Secrets    map[string]awssecretsmanager.Secret
+	Queues     map[string]awssqs.Queue
 }
 
 // BucketKeyCondition is the condition of a statement granting the use of a
@@ -216,16 +219,18 @@ func BucketKeyCondition(region, bucketArn any) map[string]any {
 
 // Statements are the permissions a function's role is given by hand:
 // per Grant, its actions on its table's ARN (and <arn>/index/* with
-// Indexes); per ObjectGrant, its actions on the bucket's objects
-// (<arn>/*) and the KMS actions S3 takes with the bucket's key as the
-// caller (ObjectGrant.KeyActions) on that key, conditioned
-// (BucketKeyCondition); secretsmanager:GetSecretValue on the function's secrets;
-// QueueSendActions() on each queue of SendsTo; with a Stream source,
+// Indexes); per ObjectGrant, its object actions on the bucket's objects
+// (<arn>/*), its bucket actions (listings) on the bucket's ARN, and the
+// KMS actions S3 takes with the bucket's key as the caller
+// (ObjectGrant.KeyActions) on that key, conditioned (BucketKeyCondition);
+// secretsmanager:GetSecretValue on the function's secrets;
+// QueueSendActions() on each queue of SendsTo; per Stream source,
 // StreamReadActions() on that table's stream ARN (the stream, not every
-// stream of the table or the account) and QueueSendActions() on its
-// OnFailure queue (Lambda sends the failed batches' descriptions as the
-// function's role); with a Queue source, QueueConsumeActions() on that queue;
-// and logs:CreateLogStream, logs:PutLogEvents on its own log group.
+// stream of the table or the account), and QueueSendActions() on each of
+// their OnFailure queues, once (Lambda sends the failed batches'
+// descriptions as the function's role); with a Queue source,
+// QueueConsumeActions() on that queue; and logs:CreateLogStream,
+// logs:PutLogEvents on its own log group.
 //
 // No KMS statement for the tables: the key policy of a table's own key
 // already lets this account's principals use it through DynamoDB
@@ -266,19 +271,26 @@ func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []aw
 	for _, g := range spec.Objects {
 		b, known := deploy.LookupBucket(g.Bucket)
 		bucket, ok := res.Buckets[g.Bucket]
-		key, hasKey := res.Keys[b.KeyOfTable]
+		key, hasKey := res.BucketKeys[g.Bucket]
 		if !known || !ok || !hasKey {
 			panic(fmt.Sprintf("infra: %s: grant on bucket %q, which the stack does not have (or not its key)", spec.Name, g.Bucket))
 		}
-		statement(sids.Unique(ObjectsSid(b)), g.Actions, bucket.ArnForObjects(jsii.String("*")))
-		cond := BucketKeyCondition(s3ViaService(), bucket.BucketArn())
-		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String(sids.Unique(KeyForObjectsSid(b))),
-			Effect:     awsiam.Effect_ALLOW,
-			Actions:    jsii.Strings(g.KeyActions()...),
-			Resources:  &[]*string{key.KeyArn()},
-			Conditions: &cond,
-		}))
+		if a := g.ObjectActions(); len(a) > 0 {
+			statement(sids.Unique(ObjectsSid(b)), a, bucket.ArnForObjects(jsii.String("*")))
+		}
+		if a := g.BucketActions(); len(a) > 0 {
+			statement(sids.Unique(BucketSid(b)), a, bucket.BucketArn())
+		}
+		if a := g.KeyActions(); len(a) > 0 {
+			cond := BucketKeyCondition(s3ViaService(), bucket.BucketArn())
+			out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:        jsii.String(sids.Unique(KeyForObjectsSid(b))),
+				Effect:     awsiam.Effect_ALLOW,
+				Actions:    jsii.Strings(a...),
+				Resources:  &[]*string{key.KeyArn()},
+				Conditions: &cond,
+			}))
+		}
 	}
 	if len(spec.Secrets) > 0 {
 		var resources []*string
@@ -295,16 +307,16 @@ func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []aw
 		q, qs := queue(id, "sends to")
 		statement(SendToSid(qs), QueueSendActions(), q.QueueArn())
 	}
-	if src := spec.Stream; src != nil {
+	for _, src := range spec.Streams {
 		t, ok := tables[src.Table]
 		if !ok || t.TableStreamArn() == nil {
 			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", spec.Name, src.Table))
 		}
-		statement(ReadStreamSid(src.Table), StreamReadActions(), t.TableStreamArn())
-		if src.OnFailure != "" {
-			q, qs := queue(src.OnFailure, "on-failure")
-			statement(OnFailureSid(qs), QueueSendActions(), q.QueueArn())
-		}
+		statement(sids.Unique(ReadStreamSid(src.Table)), StreamReadActions(), t.TableStreamArn())
+	}
+	for _, id := range OnFailureQueues(spec) {
+		q, qs := queue(id, "on-failure")
+		statement(sids.Unique(OnFailureSid(qs)), QueueSendActions(), q.QueueArn())
 	}
 	if src := spec.Queue; src != nil {
 		q, qs := queue(src.Queue, "consumes")
@@ -364,6 +376,18 @@ func Environment(spec deploy.Function, res Resources, settings map[string]string
 		env[qs.EnvVar] = q.QueueUrl()
 	}
 	return &env
+}
+
+// OnFailureQueues are the on-failure queues of a function's stream
+// sources, each once, in the order of its streams: streams may share one.
+func OnFailureQueues(spec deploy.Function) []string {
+	var out []string
+	for _, src := range spec.Streams {
+		if src.OnFailure != "" && !slices.Contains(out, src.OnFailure) {
+			out = append(out, src.OnFailure)
+		}
+	}
+	return out
 }
 
 // s3ViaService is kms:ViaService for S3 in the stack's region.

@@ -33,10 +33,11 @@ func TestFunctions(t *testing.T) {
 					"Environment":   exactly(m{"Variables": exactly(env)}),
 					"LoggingConfig": like(m{"LogGroup": refOf(f.LogicalID + "LogGroup")}),
 				})
-				// Its own log group, kept a month — the periodic function's
-				// (the audit heads' exported copy) ten years.
+				// Its own log group, kept a month — the audit exports'
+				// (periodic-reviews' past head exports, audit-export's
+				// copies and manifests) ten years.
 				days := 30
-				if f.Name == "periodic-reviews" {
+				if f.Name == "periodic-reviews" || f.Name == "audit-export" {
 					days = 3653
 				}
 				hasProps(t, s.Template, f.LogicalID+"LogGroup", "AWS::Logs::LogGroup", m{"RetentionInDays": days})
@@ -129,10 +130,11 @@ func allowedExtras(f deploy.Function) []string {
 }
 
 // wantPermissions is a function's catalogue entry as "action resource"
-// pairs: its grants, its bucket grants (the objects, and the bucket key's
-// KMS actions: TestKeyPermissions pins them), its secrets, sending to the queues of SendsTo, reading
-// its stream (the stream's ARN) and sending to its on-failure queue, or
-// consuming its queue, and its workflow actions (on the state machine, or
+// pairs: its grants, its bucket grants (the objects, the bucket itself for
+// a listing, and the bucket key's KMS actions: TestKeyPermissions pins
+// them), its secrets, sending to the queues of SendsTo, reading
+// its streams (each stream's ARN) and sending to their on-failure queues
+// (each once), or consuming its queue, and its workflow actions (on the state machine, or
 // on its executions). TestPipelinePermissions spells out the queues and
 // the stream for the functions that have them, TestOnlyTheConsoleDrivesTheWorkflow
 // the workflow.
@@ -149,11 +151,14 @@ func wantPermissions(f deploy.Function) []string {
 	}
 	for _, g := range f.Objects {
 		b := deploy.MustBucket(g.Bucket)
-		for _, a := range g.Actions {
+		for _, a := range g.ObjectActions() {
 			out = append(out, a+" arn:"+b.LogicalID+"/*")
 		}
+		for _, a := range g.BucketActions() {
+			out = append(out, a+" arn:"+b.LogicalID)
+		}
 		for _, a := range g.KeyActions() {
-			out = append(out, a+" arn:"+stack.TableKeyLogicalID(b.KeyOfTable))
+			out = append(out, a+" arn:"+stack.BucketKeyLogicalID(b))
 		}
 	}
 	for _, s := range f.Secrets {
@@ -163,11 +168,13 @@ func wantPermissions(f deploy.Function) []string {
 	for _, id := range f.SendsTo {
 		out = append(out, "sqs:SendMessage "+queueArn(id))
 	}
-	if src := f.Stream; src != nil {
+	failures := map[string]bool{}
+	for _, src := range f.Streams {
 		for _, a := range []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"} {
 			out = append(out, a+" getatt:"+deploy.TableLogicalID(src.Table)+".StreamArn")
 		}
-		if src.OnFailure != "" {
+		if src.OnFailure != "" && !failures[src.OnFailure] {
+			failures[src.OnFailure] = true
 			out = append(out, "sqs:SendMessage "+queueArn(src.OnFailure))
 		}
 	}

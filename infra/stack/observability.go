@@ -88,8 +88,8 @@ func FailureQueues() []deploy.Queue {
 		}
 	}
 	for _, f := range deploy.Functions() {
-		if f.Stream != nil && f.Stream.OnFailure != "" {
-			failure[f.Stream.OnFailure] = true
+		for _, id := range OnFailureQueues(f) {
+			failure[id] = true
 		}
 	}
 	var out []deploy.Queue
@@ -269,7 +269,7 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 			queueDepth = append(queueDepth, labelledMetric(queue(q).MetricApproximateNumberOfMessagesNotVisible(maximum()), q.ID+" in flight"))
 		}
 		for _, name := range names {
-			if f := props.Functions[name]; f.Spec.Stream != nil {
+			if f := props.Functions[name]; len(f.Spec.Streams) > 0 {
 				iteratorAge = append(iteratorAge, labelledMetric(f.Function.Metric(jsii.String("IteratorAge"), maximum()), name))
 			}
 		}

@@ -74,9 +74,10 @@ func TestAlarms(t *testing.T) {
 	if !found["evs-dev "+stack.DecisionFaultsMetric+" Sum"] {
 		t.Errorf("no alarm on %s", stack.DecisionFaultsMetric)
 	}
-	// The delivery pipeline's.
+	// The delivery pipeline's, and any stream batch audit-export gave up on.
 	want = append(want,
 		"AWS/SQS ApproximateNumberOfMessagesVisible Maximum getatt:ReviewEventsFailureQueue.QueueName",
+		"AWS/SQS ApproximateNumberOfMessagesVisible Maximum getatt:AuditExportFailureQueue.QueueName",
 		"AWS/SQS ApproximateNumberOfMessagesVisible Maximum getatt:DeliveriesDeadLetterQueue.QueueName",
 		"AWS/SQS ApproximateAgeOfOldestMessage Maximum getatt:DeliveriesQueue.QueueName",
 		"EVS WebhookDeliveriesFailed Sum",
@@ -125,6 +126,7 @@ func TestPipelineAlarms(t *testing.T) {
 		threshold any
 	}{
 		{"ReviewEventsFailureQueueMessages", m{"AlarmName": "evs-dev-review-events-failures-messages", "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Dimensions": onQueue("ReviewEventsFailureQueue")}, 1},
+		{"AuditExportFailureQueueMessages", m{"AlarmName": "evs-dev-audit-export-failures-messages", "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Dimensions": onQueue("AuditExportFailureQueue")}, 1},
 		{"DeliveriesDeadLetterQueueMessages", m{"AlarmName": "evs-dev-deliveries-dlq-messages", "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Dimensions": onQueue("DeliveriesDeadLetterQueue")}, 1},
 		{"DeliveriesQueueOldestMessageAge", m{"AlarmName": "evs-dev-deliveries-oldest-message-age", "Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Dimensions": onQueue("DeliveriesQueue")}, stack.QueueOldestMessageAgeSeconds},
 		{"WebhookDeliveriesFailed", m{"AlarmName": "evs-dev-webhook-deliveries-failed", "Namespace": "EVS", "MetricName": "WebhookDeliveriesFailed", "Statistic": "Sum", "Dimensions": absent()}, 1},
@@ -156,6 +158,7 @@ func TestDashboard(t *testing.T) {
 		`["EVS","WebhookDeliveryDuration",{"label":"p95","stat":"p95"}]`,
 		`["AWS/SQS","ApproximateNumberOfMessagesNotVisible","QueueName","getatt:DeliveriesQueue.QueueName",{"label":"deliveries in flight","stat":"Maximum"}]`,
 		`["AWS/Lambda","IteratorAge","FunctionName","ref:ReviewEventsFunction",{"label":"review-events","stat":"Maximum"}]`,
+		`["AWS/Lambda","IteratorAge","FunctionName","ref:AuditExportFunction",{"label":"audit-export","stat":"Maximum"}]`,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("dashboard lacks %s", s)

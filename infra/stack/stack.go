@@ -1,6 +1,7 @@
 // Package stack is the CDK (Go) description of the Entity Verification
 // Service: one construct per concern (tables, secrets, functions, API,
-// queues, event sources, decision workflow, schedule, observability)
+// queues, buckets, event sources, decision workflow, schedules,
+// observability)
 // composed by NewServiceStack. Everything it creates comes from the
 // service's own catalogue: shared/schema (tables), shared/deploy (functions,
 // their grants, settings, secrets, queues, event sources, routes, gateway
@@ -125,7 +126,8 @@ func StackName(stage string) string { return "evs-" + stage }
 // functions that use them, their stream and queue event sources, the REST
 // API in front of the functions (whose stage URL then becomes the value of
 // every setting that defaults to it and was given none), the decision
-// workflow, the periodic-review schedule, alarms and a dashboard.
+// workflow, the daily schedules (periodic reviews, audit export), alarms
+// and a dashboard.
 // Outputs: ApiUrl (the stage URL),
 // OpenApiUrl (OpenAPIURLOutput: the stage URL + /openapi.yaml),
 // SettingsUrl (SettingsURLOutput: the stage URL + /settings/),
@@ -160,14 +162,14 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	secrets := NewSecrets(st, jsii.String("Secrets"), &SecretsProps{Retain: retain})
 	queues := NewQueues(st, jsii.String("Queues"), &QueuesProps{Retain: retain})
 	fns := NewFunctions(st, jsii.String("Functions"), &FunctionsProps{
-		AssetRoot: props.AssetRoot,
-		Tables:    data.Tables,
-		Buckets:   buckets.Buckets,
-		Keys:      data.Keys,
-		Secrets:   secrets.Secrets,
-		Queues:    queues.Queues,
-		Settings:  props.Settings,
-		Retain:    retain,
+		AssetRoot:  props.AssetRoot,
+		Tables:     data.Tables,
+		Buckets:    buckets.Buckets,
+		BucketKeys: buckets.Keys,
+		Secrets:    secrets.Secrets,
+		Queues:     queues.Queues,
+		Settings:   props.Settings,
+		Retain:     retain,
 	})
 	sources := NewEventSources(st, jsii.String("EventSources"), &EventSourcesProps{
 		Functions: fns.Functions,

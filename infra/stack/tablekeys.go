@@ -25,17 +25,20 @@ func TableKeyUseActions() []string {
 // the key.
 const TableKeyUseSid = "UseThroughDynamoDB"
 
-// newTableKey is a table's own key, rotated yearly. Its policy is the
-// account's (administered through IAM, as CDK's default) plus, like the
-// AWS-managed DynamoDB key's, use by any principal of this account only
-// through DynamoDB in this region: who reads or writes the table stays the
-// functions' table grants (shared/deploy) alone; no function holds a KMS
-// permission it could use outside DynamoDB.
-func newTableKey(scope constructs.Construct, t schema.Table, retain bool) awskms.Key {
+// newTableKey is a table's own key, rotated yearly, and retained on every
+// stage whatever becomes of its table: it also encrypts the objects of a
+// bucket (deploy.Bucket.KeyOfTable), which outlive the stack and would be
+// unreadable without it. Its policy is the account's (administered through
+// IAM, as CDK's default) plus, like the AWS-managed DynamoDB key's, use by
+// any principal of this account only through DynamoDB in this region: who
+// reads or writes the table stays the functions' table grants
+// (shared/deploy) alone; no function holds a KMS permission it could use
+// outside DynamoDB.
+func newTableKey(scope constructs.Construct, t schema.Table) awskms.Key {
 	key := awskms.NewKey(scope, jsii.String(TableKeyLogicalID(t.ID)), &awskms.KeyProps{
 		Description:       jsii.String("Encrypts the " + t.ID + " table (customer-managed key)"),
 		EnableKeyRotation: jsii.Bool(true),
-		RemovalPolicy:     removal(retain),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
 	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String(TableKeyUseSid),

@@ -19,10 +19,11 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 )
 
-// The functions of shared/deploy the workflow and the schedule run.
+// The functions of shared/deploy the workflow and the schedules run.
 const (
 	DecisionFunction        = "decision"
 	PeriodicReviewsFunction = "periodic-reviews"
+	AuditExportFunction     = "audit-export"
 )
 
 // The decision workflow as template.yaml declares it too (made from these).
@@ -42,18 +43,58 @@ const (
 	AWSManagedSNSKey = "alias/aws/sns"
 )
 
-// The periodic-review schedule as template.yaml declares it too.
+// The daily schedules as template.yaml declares them too (DailyRuns).
 const (
 	PeriodicReviewsScheduleID = "PeriodicReviewsSchedule"
 	// PeriodicReviewsSchedule runs daily at 02:00 UTC.
-	PeriodicReviewsSchedule = "cron(0 2 * * ? *)"
+	PeriodicReviewsSchedule    = "cron(0 2 * * ? *)"
+	PeriodicReviewsDescription = "Opens the periodic reviews that are due, daily at 02:00 UTC"
+	AuditExportScheduleID      = "AuditExportSchedule"
+	// AuditExportSchedule runs daily at 03:00 UTC: the day it covers has
+	// closed, and the periodic run's appends are in, as they were when
+	// periodic-reviews exported the heads after opening the reviews.
+	AuditExportSchedule    = "cron(0 3 * * ? *)"
+	AuditExportDescription = "Locks the day's audit chain heads and manifest in the records bucket, daily at 03:00 UTC"
 	// EventBridge's retries of a delivery it could not hand to Lambda. A
-	// run that is dropped costs a day at most: the next run opens whatever
+	// run that is dropped costs a day at most: the next run does whatever
 	// is due by then.
-	PeriodicReviewsRetryAttempts      = 2
-	PeriodicReviewsMaxEventAgeSeconds = 3600
-	PeriodicReviewsDescription        = "Opens the periodic reviews that are due, daily at 02:00 UTC"
+	DailyRunRetryAttempts      = 2
+	DailyRunMaxEventAgeSeconds = 3600
 )
+
+// DailyRun is a function EventBridge invokes once a day from a rule of its
+// own: each run is retried, fails and is named on its own, and SAM
+// declares it as the function's Schedule event, which makes one rule per
+// function.
+type DailyRun struct {
+	// Function is the deploy.Function's name.
+	Function string
+	// RuleID is the rule's logical id, the same in template.yaml.
+	RuleID      string
+	Schedule    string
+	Description string
+}
+
+// DailyRuns are the functions run daily, each by its rule.
+func DailyRuns() []DailyRun {
+	return []DailyRun{
+		{Function: PeriodicReviewsFunction, RuleID: PeriodicReviewsScheduleID, Schedule: PeriodicReviewsSchedule, Description: PeriodicReviewsDescription},
+		{Function: AuditExportFunction, RuleID: AuditExportScheduleID, Schedule: AuditExportSchedule, Description: AuditExportDescription},
+	}
+}
+
+// DailyRunOf is the daily run of the function named name, if it has one.
+func DailyRunOf(name string) (DailyRun, bool) {
+	for _, r := range DailyRuns() {
+		if r.Function == name {
+			return r, true
+		}
+	}
+	return DailyRun{}, false
+}
+
+// RuleName is the run's rule name in a stage: evs-<stage>-<function>.
+func (r DailyRun) RuleName(stage string) string { return StackName(stage) + "-" + r.Function }
 
 // ApprovalTopicDisplayName is the approvals topic's display name in a stage.
 func ApprovalTopicDisplayName(stage string) string { return "EVS " + stage + " second approvals" }
@@ -240,48 +281,48 @@ func DecisionDefinition() (string, error) {
 	return string(b), nil
 }
 
-// ScheduleProps configures the periodic-review schedule.
+// ScheduleProps configures the daily schedules.
 type ScheduleProps struct {
-	// Stage names the rule.
+	// Stage names the rules.
 	Stage string
-	// Functions must hold PeriodicReviewsFunction.
+	// Functions must hold every DailyRuns() function.
 	Functions map[string]*Function
 }
 
-// Schedule is the rule that runs the periodic reviews.
+// Schedule holds the rules of the daily runs.
 type Schedule struct {
 	constructs.Construct
-	Rule awsevents.Rule
+	// Rules maps the functions' names to their rules.
+	Rules map[string]awsevents.Rule
 }
 
-// NewSchedule creates the EventBridge rule PeriodicReviewsSchedule, which
-// invokes the periodic-reviews function daily (PeriodicReviewsSchedule),
-// and the permission for EventBridge to invoke it from this rule only.
+// NewSchedule creates one EventBridge rule per DailyRuns() entry, under
+// its RuleID, which invokes its function daily with bounded retries, and
+// the permission for EventBridge to invoke the function from that rule
+// only.
 func NewSchedule(scope constructs.Construct, id *string, props *ScheduleProps) *Schedule {
 	if props == nil || props.Stage == "" {
 		panic("infra: ScheduleProps.Stage is required")
 	}
-	fn, ok := props.Functions[PeriodicReviewsFunction]
-	if !ok {
-		panic(fmt.Sprintf("infra: the schedule needs function %q", PeriodicReviewsFunction))
+	s := &Schedule{Construct: constructs.NewConstruct(scope, id), Rules: map[string]awsevents.Rule{}}
+	for _, run := range DailyRuns() {
+		fn, ok := props.Functions[run.Function]
+		if !ok {
+			panic(fmt.Sprintf("infra: the schedule needs function %q", run.Function))
+		}
+		rule := awsevents.NewRule(s.Construct, jsii.String(run.RuleID), &awsevents.RuleProps{
+			RuleName:    jsii.String(run.RuleName(props.Stage)),
+			Description: jsii.String(run.Description),
+			Schedule:    awsevents.Schedule_Expression(jsii.String(run.Schedule)),
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn.Function, &awseventstargets.LambdaFunctionProps{
+				RetryAttempts: jsii.Number(DailyRunRetryAttempts),
+				MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(DailyRunMaxEventAgeSeconds)),
+			})},
+		})
+		overrideID(rule, run.RuleID)
+		s.Rules[run.Function] = rule
 	}
-	s := &Schedule{Construct: constructs.NewConstruct(scope, id)}
-	s.Rule = awsevents.NewRule(s.Construct, jsii.String(PeriodicReviewsScheduleID), &awsevents.RuleProps{
-		RuleName:    jsii.String(PeriodicReviewsRuleName(props.Stage)),
-		Description: jsii.String(PeriodicReviewsDescription),
-		Schedule:    awsevents.Schedule_Expression(jsii.String(PeriodicReviewsSchedule)),
-		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn.Function, &awseventstargets.LambdaFunctionProps{
-			RetryAttempts: jsii.Number(PeriodicReviewsRetryAttempts),
-			MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(PeriodicReviewsMaxEventAgeSeconds)),
-		})},
-	})
-	overrideID(s.Rule, PeriodicReviewsScheduleID)
 	return s
-}
-
-// PeriodicReviewsRuleName is the rule's name in a stage.
-func PeriodicReviewsRuleName(stage string) string {
-	return StackName(stage) + "-periodic-reviews"
 }
 
 // overrideID gives a construct's CloudFormation resource a fixed logical id.

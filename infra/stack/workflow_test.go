@@ -10,6 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/infra/stack/stacktest"
+	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -359,48 +360,70 @@ func TestApprovalTopic(t *testing.T) {
 	}
 }
 
-// The periodic reviews run daily from one rule, with bounded retries;
-// EventBridge may invoke the function from that rule only, and nothing may
-// invoke the decision function but the state machine's role.
-func TestPeriodicReviewsSchedule(t *testing.T) {
+// The periodic reviews and the audit export run daily, each from a rule of
+// its own with bounded retries; EventBridge may invoke each function from
+// its rule only; there is no other rule, and nothing may invoke the
+// decision function but the state machine's role.
+func TestDailySchedules(t *testing.T) {
+	tests := []struct {
+		function, ruleID, schedule string
+	}{
+		{"periodic-reviews", "PeriodicReviewsSchedule", "cron(0 2 * * ? *)"},
+		{"audit-export", "AuditExportSchedule", "cron(0 3 * * ? *)"},
+	}
+	if len(stack.DailyRuns()) != len(tests) {
+		t.Errorf("%d daily runs, want %d", len(stack.DailyRuns()), len(tests))
+	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		hasProps(t, s.Template, stack.PeriodicReviewsScheduleID, "AWS::Events::Rule", m{
-			"ScheduleExpression": stack.PeriodicReviewsSchedule,
-			"State":              "ENABLED",
-			"Name":               stack.PeriodicReviewsRuleName(s.Props.Stage),
-			"EventPattern":       absent(),
-			"EventBusName":       absent(),
-			"Targets": arrayOf(like(m{
-				"Arn": arnOf("PeriodicReviewsFunction"),
-				// The handler reads the scheduled event itself (its time
-				// names the period), so the target passes it unchanged.
-				"Input": absent(), "InputPath": absent(), "InputTransformer": absent(), "RoleArn": absent(),
-				"RetryPolicy": exactly(m{
-					"MaximumRetryAttempts":     stack.PeriodicReviewsRetryAttempts,
-					"MaximumEventAgeInSeconds": stack.PeriodicReviewsMaxEventAgeSeconds,
-				}),
-			})),
-		})
-		for _, fn := range []string{"PeriodicReviewsFunction", "DecisionFunction"} {
-			for _, id := range keys(find(t, s.Template, "AWS::Events::Rule", m{"Targets": arrayWith(like(m{"Arn": arnOf(fn)}))})) {
-				if id != stack.PeriodicReviewsScheduleID || fn == "DecisionFunction" {
-					t.Errorf("rule %s invokes %s", id, fn)
+		countIs(t, s.Template, "AWS::Events::Rule", len(tests))
+		for _, tc := range tests {
+			t.Run(tc.function, func(t *testing.T) {
+				run, ok := stack.DailyRunOf(tc.function)
+				if !ok || run.RuleID != tc.ruleID || run.Schedule != tc.schedule {
+					t.Fatalf("daily run %+v, want rule %s on %s", run, tc.ruleID, tc.schedule)
 				}
-			}
-		}
-
-		perms := find(t, s.Template, "AWS::Lambda::Permission", m{"FunctionName": arnOf("PeriodicReviewsFunction")})
-		if len(perms) != 1 {
-			t.Errorf("%d permissions on the periodic-reviews function, want 1: %v", len(perms), keys(perms))
-		}
-		for id := range perms {
-			hasProps(t, s.Template, id, "AWS::Lambda::Permission", m{
-				"Principal":        "events.amazonaws.com",
-				"Action":           "lambda:InvokeFunction",
-				"SourceArn":        arnOf(stack.PeriodicReviewsScheduleID),
-				"SourceAccount":    absent(),
-				"EventSourceToken": absent(),
+				fn := deploy.MustFunction(tc.function).LogicalID
+				hasProps(t, s.Template, tc.ruleID, "AWS::Events::Rule", m{
+					"ScheduleExpression": tc.schedule,
+					"State":              "ENABLED",
+					"Name":               stack.StackName(s.Props.Stage) + "-" + tc.function,
+					"Description":        run.Description,
+					"EventPattern":       absent(),
+					"EventBusName":       absent(),
+					"Targets": arrayOf(like(m{
+						"Arn": arnOf(fn),
+						// The handler reads the scheduled event itself (its
+						// time names the period), so the target passes it
+						// unchanged.
+						"Input": absent(), "InputPath": absent(), "InputTransformer": absent(), "RoleArn": absent(),
+						"RetryPolicy": exactly(m{
+							"MaximumRetryAttempts":     stack.DailyRunRetryAttempts,
+							"MaximumEventAgeInSeconds": stack.DailyRunMaxEventAgeSeconds,
+						}),
+					})),
+				})
+				for _, id := range keys(find(t, s.Template, "AWS::Events::Rule", m{"Targets": arrayWith(like(m{"Arn": arnOf(fn)}))})) {
+					if id != tc.ruleID {
+						t.Errorf("rule %s invokes %s", id, fn)
+					}
+				}
+				perms := find(t, s.Template, "AWS::Lambda::Permission", m{"FunctionName": arnOf(fn)})
+				if len(perms) != 1 {
+					t.Errorf("%d permissions on %s, want 1: %v", len(perms), fn, keys(perms))
+				}
+				for id := range perms {
+					hasProps(t, s.Template, id, "AWS::Lambda::Permission", m{
+						"Principal":        "events.amazonaws.com",
+						"Action":           "lambda:InvokeFunction",
+						"SourceArn":        arnOf(tc.ruleID),
+						"SourceAccount":    absent(),
+						"EventSourceToken": absent(),
+					})
+				}
 			})
+		}
+		for _, id := range keys(find(t, s.Template, "AWS::Events::Rule", m{"Targets": arrayWith(like(m{"Arn": arnOf("DecisionFunction")}))})) {
+			t.Errorf("rule %s invokes the decision function", id)
 		}
 		for _, target := range []m{arnOf("DecisionFunction"), refOf("DecisionFunction")} {
 			for id, p := range find(t, s.Template, "AWS::Lambda::Permission", m{"FunctionName": target}) {

@@ -214,8 +214,8 @@ func TestPipelineApprovedReviewReachesDeliveryHandler(t *testing.T) {
 	}
 	fn, _ := deploy.Lookup("review-events")
 	sp := &StreamPoller{
-		Streams: streams, DB: ddb, Table: table, Source: *fn.Stream, Handler: emitter.Handle,
-		OnFailure:   FailureQueue(client, urls[fn.Stream.OnFailure]),
+		Streams: streams, DB: ddb, Table: table, Source: fn.Streams[0], Handler: emitter.Handle,
+		OnFailure:   FailureQueue(client, urls[fn.Streams[0].OnFailure]),
 		FunctionARN: FunctionARN(fn.Name), Interval: 50 * time.Millisecond, Log: testLog(),
 	}
 	var got recorder[events.SQSMessage]

@@ -1,6 +1,7 @@
 // Package admin is how an owner administers a stage: accounts and their
 // countries, API keys, operators, webhook endpoints, deliveries, the audit
-// trail, checks' evidence and sign-in links to the settings area. Each command is a JSON document, {"command": "key.create",
+// trail and its locked copies, checks' evidence and enrolment links to the
+// console. Each command is a JSON document, {"command": "key.create",
 // "actor": "ops@example.com", "account_id": 1, ...}; the answer is a JSON
 // document or a named refusal (InvalidRequest, NotFound, Forbidden,
 // Conflict). The admin function serves it over the Lambda Invoke API, and
@@ -27,6 +28,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
@@ -118,6 +120,12 @@ type Handler struct {
 	// Blobs reads the bodies of evidence kept outside its item (over
 	// domain.MaxInlineEvidence); without it evidence.get fails on them.
 	Blobs BlobGetter
+	// Records reads the records bucket: audit.verify and evidence.get
+	// compare DynamoDB with the locked copies (none: not compared).
+	Records auditexport.Reader
+	// Exporter runs the records' daily part for audit.export (none: it
+	// fails).
+	Exporter *auditexport.Exporter
 }
 
 // BlobGetter reads an object of the evidence blob store (blob.S3 on AWS,
@@ -185,6 +193,7 @@ func commands() map[string]command {
 		"audit.list":         {false, (*Handler).auditList},
 		"audit.verify":       {false, (*Handler).auditVerify},
 		"audit.dossier":      {false, (*Handler).auditDossier},
+		"audit.export":       {false, (*Handler).auditExport},
 		"evidence.get":       {false, (*Handler).evidenceGet},
 		"portal.link":        {true, (*Handler).portalLink},
 		"passkey.list":       {false, (*Handler).passkeyList},

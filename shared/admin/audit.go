@@ -78,6 +78,8 @@ type AuditChainView struct {
 	// recorded it (passkey.add); SignaturesValid is false if any fails.
 	Signatures      []SignatureCheckView `json:"signatures"`
 	SignaturesValid bool                 `json:"signatures_valid"`
+	// Locked is the chain against its locked copies in the records bucket.
+	Locked *LockedView `json:"locked"`
 }
 
 // AuditLinkView is one chained record as hashed (auditchain.Link): the
@@ -157,7 +159,13 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	if p.EntityID > 0 && !chainTraced(ch) {
-		if err := h.entityIn(ctx, p.AccountID, p.EntityID); err != nil {
+		// A trail removed from DynamoDB whole, its entity too, is still
+		// one to verify while the records bucket holds its copies.
+		locked, err := h.lockedTrace(ctx, p.AccountID, p.EntityID)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.entityIn(ctx, p.AccountID, p.EntityID); err != nil && !locked {
 			return nil, err
 		}
 	}
@@ -173,9 +181,16 @@ func (h *Handler) auditVerify(ctx context.Context, c *call) (any, error) {
 	}
 	if brk := ch.Verify(); brk != nil {
 		v.Broken = &AuditBreakView{ActionID: brk.ActionID, Seq: brk.Seq, Reason: brk.Reason, Message: brk.Error()}
-	} else {
-		v.Intact = true
 	}
+	// Against the locked copies: what a consistent rewrite of DynamoDB
+	// (hashes and head recomputed) leaves for the chain's own check.
+	if v.Locked, err = h.lockedChain(ctx, ch); err != nil {
+		return nil, err
+	}
+	if f := v.Locked.Findings; v.Broken == nil && len(f) > 0 {
+		v.Broken = &AuditBreakView{ActionID: f[0].ActionID, Seq: f[0].Seq, Reason: f[0].Kind, Message: f[0].Message}
+	}
+	v.Intact = v.Broken == nil
 	if v.Signatures, err = h.checkSignatures(ctx, p.AccountID, links); err != nil {
 		return nil, err
 	}

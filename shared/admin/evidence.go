@@ -37,6 +37,9 @@ type EvidenceView struct {
 	CheckSHA256  string `json:"check_sha256"`
 	CheckSize    int    `json:"check_size"`
 	MatchesCheck bool   `json:"matches_check"`
+	// Locked is the evidence against its locked bodies in the records
+	// bucket: a body rewritten with its hash (and the check's) is named.
+	Locked *LockedView `json:"locked"`
 }
 
 // EvidenceRequest is the request that brought the answer (its URL without
@@ -90,7 +93,11 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	recorded, _ := chk.Result["evidence"].(map[string]any)
 	checkSum, _ := recorded["sha256"].(string)
 	checkSize := wholeNumber(recorded["size"])
-	return map[string]any{"evidence": EvidenceView{
+	locked, err := h.lockedEvidence(ctx, ev)
+	if err != nil {
+		return nil, fmt.Errorf("evidence of check %d: %w", p.CheckID, err)
+	}
+	return map[string]any{"evidence": EvidenceView{Locked: locked,
 		CheckSHA256: checkSum, CheckSize: checkSize, MatchesCheck: checkSum == ev.SHA256 && checkSize == ev.Size,
 		AccountID: ev.AccountID, CheckID: ev.CheckID, Provider: ev.Provider,
 		Request:    EvidenceRequest{Method: ev.Method, URL: ev.URL},

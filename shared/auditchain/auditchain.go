@@ -184,7 +184,7 @@ func Verify(records []Link, head Head, export *Head) *Break {
 	}
 	if head.Seq != prev.Seq || head.Hash != prev.Hash {
 		return &Break{Reason: fmt.Sprintf("the head (seq %d, %s) is not the last record (seq %d, %s): records removed from the tail, or the head altered",
-			head.Seq, short(head.Hash), prev.Seq, short(prev.Hash))}
+			head.Seq, Short(head.Hash), prev.Seq, Short(prev.Hash))}
 	}
 	if export != nil {
 		return checkExport(rs, prev, *export)
@@ -209,7 +209,9 @@ func checkExport(rs []Link, last Head, export Head) *Break {
 	return nil
 }
 
-func short(h string) string {
+// Short is a hash as messages show it: its first 12 digits ("genesis" for
+// none).
+func Short(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}
@@ -287,4 +289,12 @@ func (c Chain) Verify() *Break {
 		}
 	}
 	return nil
+}
+
+// ChainHead is a chain's head as its head item holds it: whose chain, its
+// last record, and when it moved (RFC 3339, as stored).
+type ChainHead struct {
+	Head
+	EntityID int64
+	At       string
 }

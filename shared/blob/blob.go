@@ -24,9 +24,11 @@ var ErrNotFound = fmt.Errorf("blob: no such object (%w)", fs.ErrNotExist)
 // is an error rather than a Lambda out of memory.
 const MaxGet = 8 << 20
 
-// checkKey refuses what is no key of ours: empty, absolute, with empty,
+// CheckKey refuses what is no key of ours: empty, absolute, with empty,
 // "." or ".." segments, or with bytes a path or a URL would read otherwise.
-func checkKey(key string) error {
+// Exported so that every store keyed like this one (shared/records) refuses
+// the same keys by the same rule.
+func CheckKey(key string) error {
 	if key == "" || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") {
 		return fmt.Errorf("blob: bad key %q", key)
 	}

@@ -71,21 +71,22 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get %s: %w", key, err)
 	}
 	defer f.Close()
-	return readCapped(f, key)
+	return ReadCapped(f, key)
 }
 
 func (d Dir) path(key string) (string, error) {
 	if d.Root == "" {
 		return "", errors.New("blob: Dir has no Root")
 	}
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return "", err
 	}
 	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
 }
 
-// readCapped reads r whole, refusing more than MaxGet bytes.
-func readCapped(r io.Reader, key string) ([]byte, error) {
+// ReadCapped reads r whole, refusing more than MaxGet bytes; key names
+// what is read in the error. The records store reads by it too.
+func ReadCapped(r io.Reader, key string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxGet+1))
 	if err != nil {
 		return nil, fmt.Errorf("blob: get %s: %w", key, err)

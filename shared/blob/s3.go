@@ -27,7 +27,7 @@ type S3 struct {
 // kms:Decrypt too). It sends the body's SHA-256, which S3 checks before it
 // stores anything: bytes damaged on the way are refused, not kept.
 func (b S3) Put(ctx context.Context, key string, body []byte) error {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(body)
@@ -50,7 +50,7 @@ func (b S3) Put(ctx context.Context, key string, body []byte) error {
 // that holds nothing is ErrNotFound. It does not ask S3 to check a
 // checksum: the caller verifies the bytes against the hash it recorded.
 func (b S3) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return nil, err
 	}
 	out, err := b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.Bucket), Key: aws.String(key)})
@@ -63,5 +63,5 @@ func (b S3) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get s3://%s/%s: %w", b.Bucket, key, err)
 	}
 	defer out.Body.Close()
-	return readCapped(out.Body, key)
+	return ReadCapped(out.Body, key)
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/evs-kyb/evs/shared/blob"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -28,12 +27,5 @@ func EvidenceBucket(cfg aws.Config) (blob.S3, error) {
 	if name == "" {
 		return blob.S3{}, fmt.Errorf("boot: %s is not set", b.EnvVar)
 	}
-	endpoint := os.Getenv("S3_ENDPOINT")
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-			o.UsePathStyle = true
-		}
-	})
-	return blob.S3{Client: client, Bucket: name}, nil
+	return blob.S3{Client: s3Client(cfg), Bucket: name}, nil
 }

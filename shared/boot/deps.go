@@ -58,6 +58,10 @@ type Deps struct {
 	// Without it a large answer is not kept (stored false, with why) and
 	// evidence.get fails on one kept.
 	Blobs Blobs
+	// Records is the records bucket under Object Lock (records.S3 in AWS,
+	// records.Dir locally): audit-export locks what must be kept into it,
+	// admin checks DynamoDB against it.
+	Records Records
 	// Passkeys is the relying party the operators' passkeys are bound to
 	// (the console's domain and origins): the decision function checks
 	// signatures against it, the web function runs its ceremonies. Its
@@ -86,6 +90,7 @@ const (
 	needBlobs                     // Blobs
 	needPasskeys                  // Passkeys
 	needWorkflow                  // Workflow
+	needRecords                   // Records
 	// storeless: the function reads no table (api-description), so
 	// FromEnv builds no store and Handler does not ask for one.
 	storeless
@@ -109,6 +114,9 @@ func (d Deps) check(n need) error {
 	}
 	if n.has(needQueue) && d.Deliveries == nil {
 		missing = append(missing, "Deliveries")
+	}
+	if n.has(needRecords) && d.Records == nil {
+		missing = append(missing, "Records")
 	}
 	if d.Clock == nil {
 		missing = append(missing, "Clock")

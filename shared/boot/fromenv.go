@@ -28,7 +28,8 @@ func Start(name string) {
 // FromEnv builds the Deps of the function deployed as name from its Lambda
 // environment, reading only what the function uses: the tables named in
 // its environment (none for a storeless one), its providers' settings (YENTE_*, WATHQ_*) and secrets
-// (Secrets Manager), the evidence bucket (EVIDENCE_BUCKET), the deliveries
+// (Secrets Manager), the evidence bucket (EVIDENCE_BUCKET), the records
+// bucket (RECORDS_BUCKET), the deliveries
 // queue's URL, WEBHOOK_ALLOWED_NETWORKS, SETTINGS_BASE_URL, PASSKEY_RP_ID
 // and PASSKEY_ORIGINS.
 // It makes the function's JSON logger slog's default first, so an init
@@ -51,6 +52,11 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	}
 	if fn.needs.has(needBlobs) {
 		if d.Blobs, err = EvidenceBucket(cfg); err != nil {
+			return Deps{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if fn.needs.has(needRecords) {
+		if d.Records, err = RecordsBucket(cfg); err != nil {
 			return Deps{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}

@@ -77,7 +77,10 @@ func functions() map[string]function {
 			return (&decisions.Service{Store: d.Store, Checker: d.Intake, Clock: d.Clock, Countries: country.ISO(), Signatures: d.signatures()}).HandleDocument
 		}),
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
-			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Heads: d.Store, Queue: d.Store}).HandleSchedule
+			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Queue: d.Store}).HandleSchedule
+		}),
+		"audit-export": entry(needBlobs|needRecords, func(d Deps, _ deploy.Function) RecordsHandler {
+			return recordsHandler(Exporter(d))
 		}),
 		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {
 			return (&reviewevents.Emitter{Endpoints: d.Store, Reviews: d.Store, Queue: d.Deliveries}).Handle
@@ -95,8 +98,9 @@ func functions() map[string]function {
 		}),
 		// The web function: the settings area and the operator console.
 		"settings": httpEntry(needQueue|needAllow|needPasskeys|needWorkflow, web),
-		"admin": entry(needQueue|needAllow|needSettings|needBlobs|needPasskeys, func(d Deps, _ deploy.Function) AdminHandler {
+		"admin": entry(needQueue|needAllow|needSettings|needBlobs|needPasskeys|needRecords, func(d Deps, _ deploy.Function) AdminHandler {
 			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs,
+				Records: d.Records, Exporter: Exporter(d),
 				Passkeys: d.Passkeys}).Handle
 		}),
 	}

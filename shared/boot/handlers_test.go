@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
@@ -30,6 +32,7 @@ func fullDeps() Deps {
 		Intake:     &checks.Runner{Clock: domain.SystemClock},
 		Readers:    map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{}},
 		Deliveries: &delivery.SQSQueue{},
+		Records:    records.Dir{Root: os.TempDir()},
 		Clock:      domain.SystemClock,
 	}
 }
@@ -71,6 +74,7 @@ func TestHandlerKinds(t *testing.T) {
 		"review-events":    StreamHandler(nil),
 		"webhook-delivery": QueueHandler(nil),
 		"admin":            AdminHandler(nil),
+		"audit-export":     RecordsHandler(nil),
 	}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
@@ -120,7 +124,7 @@ func TestHandlerRefuses(t *testing.T) {
 		deps           Deps
 		want           string
 	}{
-		{"unknown function", "delete-entity", fullDeps(), `no function "delete-entity"; the functions are admin, api-description, authorizer, create-entity`},
+		{"unknown function", "delete-entity", fullDeps(), `no function "delete-entity"; the functions are admin, api-description, audit-export, authorizer, create-entity`},
 		{"no store", "get-entity", without(func(d *Deps) { d.Store = nil }), "get-entity: Deps lacks Store"},
 		{"no intake", "create-entity", without(func(d *Deps) { d.Intake = nil }), "create-entity: Deps lacks Intake"},
 		{"no intake for queue_checks", "decision", without(func(d *Deps) { d.Intake = nil }), "decision: Deps lacks Intake"},

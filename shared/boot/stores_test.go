@@ -24,7 +24,7 @@ var (
 	_ screening.Store          = (*store.Store)(nil)
 	_ decisions.Store          = (*store.Store)(nil)
 	_ decisions.SchedulerStore = (*store.Store)(nil)
-	_ decisions.HeadExporter   = (*store.Store)(nil)
+	_ decisions.QueueRecounter = (*store.Store)(nil)
 	_ delivery.Store           = (*store.Store)(nil)
 	_ delivery.ViewStore       = (*store.Store)(nil)
 	_ delivery.TestStore       = (*store.Store)(nil)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 )
@@ -25,14 +24,6 @@ type SchedulerStore interface {
 	// No codes; domain.ErrStale if the entity changed since read,
 	// domain.ErrDuplicateAction if this period's review was opened before.
 	ApplyDecision(ctx context.Context, d domain.Decision) error
-}
-
-// HeadExporter writes the day's audit chain heads to their export
-// (shared/auditchain): the heads that moved since the last run that
-// exported them all, each once per day.
-type HeadExporter interface {
-	// No codes.
-	ExportAuditHeads(ctx context.Context, accountID int64, day string, at time.Time) ([]auditchain.Export, error)
 }
 
 // QueueRecounter brings an account's reviews from before the review queue
@@ -54,8 +45,6 @@ type Scheduler struct {
 	Store SchedulerStore
 	// Clock tells when the run is, which decides what is due (required).
 	Clock domain.Clock
-	// Heads exports the audit chains' heads, once a day (nil: none).
-	Heads HeadExporter
 	// Queue recounts the accounts whose queue was never counted (nil: none).
 	Queue QueueRecounter
 }
@@ -65,7 +54,6 @@ type RunResult struct {
 	Accounts int `json:"accounts"`
 	Checked  int `json:"entities_checked"`
 	Opened   int `json:"reviews_opened"`
-	Exported int `json:"audit_heads_exported"`
 	// Recounted is the accounts whose review queue this run counted.
 	Recounted int `json:"queues_recounted"`
 }
@@ -114,16 +102,8 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 			errs = append(errs, err)
 		}
 	}
-	// After the reviews, so the heads they moved are in today's export.
-	for _, a := range accounts {
-		n, err := s.exportHeads(ctx, a.ID, now)
-		res.Exported += n
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
 	logging.From(ctx).Info("periodic reviews", "accounts", res.Accounts, "checked", res.Checked, "opened", res.Opened,
-		"audit_heads_exported", res.Exported, "queues_recounted", res.Recounted, "errors", len(errs))
+		"queues_recounted", res.Recounted, "errors", len(errs))
 	return res, errors.Join(errs...)
 }
 
@@ -144,26 +124,6 @@ func (s *Scheduler) recountQueue(ctx context.Context, accountID int64) (bool, er
 	logging.From(ctx).Info("review queue recounted", "account_id", accountID, "open", counts[domain.ReviewOpen],
 		"in_progress", counts[domain.ReviewInProgress], "escalated", counts[domain.ReviewEscalated])
 	return true, nil
-}
-
-// exportHeads exports the account's moved chain heads under the run's day,
-// and logs each as a structured line too: the export table can be put to
-// by this function's role, the log group by no role of the service, so the
-// lines are the copy to trust when the two differ.
-func (s *Scheduler) exportHeads(ctx context.Context, accountID int64, now time.Time) (int, error) {
-	if s.Heads == nil {
-		return 0, nil
-	}
-	day := now.UTC().Format(time.DateOnly)
-	out, err := s.Heads.ExportAuditHeads(ctx, accountID, day, now)
-	for _, h := range out {
-		logging.From(ctx).Info("audit head exported", "account_id", accountID, "entity_id", h.EntityID,
-			"day", h.Day, "seq", h.Seq, "hash", h.Hash, "last_action_id", h.ActionID)
-	}
-	if err != nil {
-		return len(out), fmt.Errorf("export audit heads of account %d: %w", accountID, err)
-	}
-	return len(out), nil
 }
 
 func (s *Scheduler) openIfDue(ctx context.Context, a domain.Account, e domain.Entity, interval time.Duration, now time.Time) (bool, error) {

@@ -7,17 +7,26 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// S3 object actions a function may be granted (ObjectGrant).
+// S3 actions a function may be granted (ObjectGrant); S3Actions says what
+// each is authorized on and what it takes of the bucket's key.
 const (
-	s3PutObject = "s3:PutObject"
-	s3GetObject = "s3:GetObject"
+	s3PutObject          = "s3:PutObject"
+	s3GetObject          = "s3:GetObject"
+	s3GetObjectVersion   = "s3:GetObjectVersion"
+	s3PutObjectLegalHold = "s3:PutObjectLegalHold"
+	s3ListBucket         = "s3:ListBucket"
+	s3ListBucketVersions = "s3:ListBucketVersions"
 )
 
+// ObjectLockMode is the mode of every bucket's default Object Lock
+// retention: COMPLIANCE, which no principal, the account's root included,
+// can shorten or bypass (GOVERNANCE can be, with
+// s3:BypassGovernanceRetention).
+const ObjectLockMode = "COMPLIANCE"
+
 // Bucket is an S3 bucket of the service: private (all public access
-// blocked), reached over TLS only, encrypted with SSE-KMS under the
-// customer-managed key of a table (bucket key on), versioned, kept when the
-// stack goes, its objects expiring after ExpireDays and a replaced or
-// expired version NoncurrentDays after.
+// blocked), reached over TLS only, encrypted with SSE-KMS under a
+// customer-managed key (bucket key on), versioned, kept when the stack goes.
 type Bucket struct {
 	ID string
 	// LogicalID is its CloudFormation logical id in both templates.
@@ -25,32 +34,63 @@ type Bucket struct {
 	// EnvVar holds its name in the environment of the functions granted it.
 	EnvVar string
 	// KeyOfTable is the schema table (with CustomerKey) whose key encrypts
-	// the bucket's objects.
-	KeyOfTable     string
+	// the bucket's objects; or, with OwnKey, the bucket has a
+	// customer-managed key of its own (rotated yearly, kept when the stack
+	// goes). Exactly one of the two.
+	KeyOfTable string
+	OwnKey     bool
+	// ExpireDays, when set, expires its objects that long after their
+	// creation and a replaced or expired version NoncurrentDays after
+	// (one lifecycle rule); zero: no lifecycle rule.
 	ExpireDays     int
 	NoncurrentDays int
+	// ObjectLockDays, when set, creates the bucket with Object Lock (it
+	// cannot be turned on later), every new object version locked in
+	// ObjectLockMode for that many days unless its writer asks otherwise,
+	// which needs s3:PutObjectRetention, a grant the catalogue cannot give.
+	ObjectLockDays int
 	Description    string
 }
 
-// BucketEvidence keeps the providers' answers too large for their evidence
-// item (README, Evidence).
-const BucketEvidence = "evidence"
+// Bucket ids.
+const (
+	// BucketEvidence keeps the providers' answers too large for their
+	// evidence item (README, Evidence).
+	BucketEvidence = "evidence"
+	// BucketRecords keeps the copies of the kept records no one can
+	// rewrite: every audit record, audit chain head and evidence body, and
+	// each day's manifest, under Object Lock (audit-export writes them).
+	BucketRecords = "records"
+)
 
 // Buckets lists every bucket of the service.
 func Buckets() []Bucket {
-	return []Bucket{{
-		ID: BucketEvidence, LogicalID: "EvidenceBucket", EnvVar: "EVIDENCE_BUCKET",
-		// The evidence table's own key: one key, one key policy and one
-		// CloudTrail trail for a check's evidence wherever it is kept.
-		KeyOfTable: schema.Evidence,
-		// At least as long as the evidence item's TTL (domain.EvidenceExpiry).
-		ExpireDays: domain.EvidenceRetentionDays,
-		// A version replaced (a retried write: the same bytes; or bytes
-		// changed behind the service's back) or expired is kept a year, time
-		// to find and restore a tampered body, then goes.
-		NoncurrentDays: 365,
-		Description:    "the providers' answers over 350 KB (objects evidence/<account>/<check>/<sha256>)",
-	}}
+	return []Bucket{
+		{
+			ID: BucketEvidence, LogicalID: "EvidenceBucket", EnvVar: "EVIDENCE_BUCKET",
+			// The evidence table's own key: one key, one key policy and one
+			// CloudTrail trail for a check's evidence wherever it is kept.
+			KeyOfTable: schema.Evidence,
+			// At least as long as the evidence item's TTL (domain.EvidenceExpiry).
+			ExpireDays: domain.EvidenceRetentionDays,
+			// A version replaced (a retried write: the same bytes; or bytes
+			// changed behind the service's back) or expired is kept a year, time
+			// to find and restore a tampered body, then goes.
+			NoncurrentDays: 365,
+			Description:    "the providers' answers over 350 KB (objects evidence/<account>/<check>/<sha256>)",
+		},
+		{
+			ID: BucketRecords, LogicalID: "RecordsBucket", EnvVar: "RECORDS_BUCKET",
+			// A key of its own: the locked copies are decrypted by those
+			// its grants name, not by whoever may read the tables.
+			OwnKey:         true,
+			ObjectLockDays: domain.RecordsLockDays,
+			// No lifecycle expiration yet: deleting by retention class
+			// (after the lock, once no rule keeps a record longer) comes
+			// with issue #27's retention work.
+			Description: "the kept records under Object Lock (COMPLIANCE): audit records, chain heads, evidence bodies and the daily manifests",
+		},
+	}
 }
 
 // LookupBucket returns the bucket with the id.
@@ -72,27 +112,80 @@ func MustBucket(id string) Bucket {
 	return b
 }
 
-// ObjectGrant allows actions on a bucket's objects (<bucket arn>/*), and
-// with them the use of the bucket's key that S3 makes as the caller
-// (KeyActions): S3 calls KMS with the caller's credentials.
+// S3Action is what IAM authorizes an S3 action on, and the KMS action S3
+// takes with an SSE-KMS bucket's key as the caller (S3 calls KMS with the
+// caller's credentials), if any.
+type S3Action struct {
+	// OnBucket: authorized on the bucket's ARN; otherwise on its objects'
+	// (<bucket arn>/*).
+	OnBucket bool
+	// KeyAction is the KMS action it needs on the bucket's key, or "".
+	KeyAction string
+}
+
+// S3Actions are the S3 actions the catalogue may grant, and no more: no
+// action that deletes an object or a version, changes a retention or the
+// bucket's lock or lifecycle configuration is among them, so no grant can
+// name one. A PutObject (one request, no multipart upload) needs
+// kms:GenerateDataKey, a GetObject of the current or an older version
+// kms:Decrypt (Amazon S3 User Guide, "Using server-side encryption with AWS
+// KMS keys (SSE-KMS)": permissions); a legal hold and a listing read or
+// write no object's bytes.
+func S3Actions() map[string]S3Action {
+	return map[string]S3Action{
+		s3PutObject:          {KeyAction: "kms:GenerateDataKey"},
+		s3GetObject:          {KeyAction: "kms:Decrypt"},
+		s3GetObjectVersion:   {KeyAction: "kms:Decrypt"},
+		s3PutObjectLegalHold: {},
+		s3ListBucket:         {OnBucket: true},
+		s3ListBucketVersions: {OnBucket: true},
+	}
+}
+
+// ObjectGrant allows S3 actions on a bucket: on its objects
+// (<bucket arn>/*) or, for a listing, on the bucket itself, and with them
+// the use of the bucket's key that S3 makes as the caller (KeyActions).
 type ObjectGrant struct {
 	Bucket  string
 	Actions []string
 }
 
-// KeyActions are the KMS actions the object actions need on an SSE-KMS
-// bucket's key, and no more: a PutObject (one request, no multipart upload)
-// kms:GenerateDataKey, a GetObject kms:Decrypt (Amazon S3 User Guide,
-// "Using server-side encryption with AWS KMS keys (SSE-KMS)": permissions).
+// ObjectActions are the grant's actions authorized on the bucket's
+// objects, in the grant's order.
+func (g ObjectGrant) ObjectActions() []string { return g.actions(false) }
+
+// BucketActions are the grant's actions authorized on the bucket itself,
+// in the grant's order.
+func (g ObjectGrant) BucketActions() []string { return g.actions(true) }
+
+func (g ObjectGrant) actions(onBucket bool) []string {
+	known := S3Actions()
+	var out []string
+	for _, a := range g.Actions {
+		s, ok := known[a]
+		if !ok {
+			panic(fmt.Sprintf("deploy: %s is not an S3 action the catalogue may grant", a))
+		}
+		if s.OnBucket == onBucket {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// KeyActions are the KMS actions the grant's S3 actions need on the
+// bucket's key, each once, and no more. An action S3Actions does not know
+// panics, naming it.
 func (g ObjectGrant) KeyActions() []string {
+	known := S3Actions()
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range g.Actions {
-		k := map[string]string{s3PutObject: "kms:GenerateDataKey", s3GetObject: "kms:Decrypt"}[a]
-		if k == "" {
-			panic(fmt.Sprintf("deploy: no KMS action known for %s", a))
+		s, ok := known[a]
+		if !ok {
+			panic(fmt.Sprintf("deploy: %s is not an S3 action the catalogue may grant", a))
 		}
-		if !seen[k] {
+		if k := s.KeyAction; k != "" && !seen[k] {
 			seen[k] = true
 			out = append(out, k)
 		}

@@ -205,11 +205,12 @@ func Functions() []Function {
 		},
 		{
 			Name: "periodic-reviews", LogicalID: "PeriodicReviewsFunction",
-			Description: "Daily (EventBridge): opens the periodic reviews that are due, exports the audit chains' heads",
+			Description: "Daily (EventBridge): opens the periodic reviews that are due",
 			MemoryMB:    256, TimeoutSeconds: 300,
-			// Its "audit head exported" lines are the copy of the chains'
-			// heads no role of the service can rewrite: kept as long as
-			// the evidence (10 years, CloudWatch's 3,653 days).
+			// The "audit head exported" lines it logged while it exported
+			// the chains' heads (before audit-export) are kept as long as
+			// the evidence (10 years, CloudWatch's 3,653 days): a shorter
+			// retention would delete them.
 			LogRetentionDays: 3653,
 			Grants: []Grant{
 				// Every account's settings: a scan, once a day; the
@@ -223,16 +224,13 @@ func Functions() []Function {
 				{Table: schema.Entities, Actions: []string{query, batchGetItem, updateItem}},
 				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem, updateItem}, Indexes: true},
 				// Audit records and their chains' heads: a head is read
-				// (GetItem) before an append and the day's heads are one
-				// query per account (their key prefix) for the export.
+				// (GetItem) before an append; an account's heads are one
+				// query (their key prefix).
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}},
-				// The export is put once per head and day (conditioned):
-				// no function may update or delete it, and no other may
-				// write it. The export's log lines are the copy no role of
-				// the service can rewrite (README, the audit trail's hash
-				// chain).
-				// The last complete run's marker is read back (Query).
-				{Table: schema.AuditExports, Actions: []string{query, putItem}},
+				// The exports it wrote stay readable (the last complete
+				// run's marker, Query); it writes none any more: the
+				// heads go to the records bucket with audit-export.
+				{Table: schema.AuditExports, Actions: []string{query}},
 			},
 		},
 		{
@@ -243,9 +241,42 @@ func Functions() []Function {
 				{Table: schema.WebhookEndpoints, Actions: []string{query}},
 			},
 			SendsTo: []string{QueueDeliveries},
-			Stream: &StreamSource{
+			Streams: []StreamSource{{
 				Table: schema.Reviews, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400,
 				OnFailure: QueueReviewEventsFailures,
+			}},
+		},
+		{
+			Name: "audit-export", LogicalID: "AuditExportFunction",
+			Description: "Audit and evidence streams, and a daily run: every audit record, chain head and evidence body " +
+				"into the records bucket under Object Lock, and the day's manifest",
+			MemoryMB: 256, TimeoutSeconds: 300,
+			// Its log lines (what it locked, each day's manifest) are kept
+			// as long as the evidence (10 years, CloudWatch's 3,653 days).
+			LogRetentionDays: 3653,
+			Grants: []Grant{
+				// Chain heads and records by key, and an account's by their
+				// key prefix for the daily run: no Scan of the trail.
+				{Table: schema.Audit, Actions: []string{getItem, query}},
+				// The accounts, listed once a day.
+				{Table: schema.Accounts, Actions: []string{scan}},
+				// A check's evidence item, by its key.
+				{Table: schema.Evidence, Actions: []string{getItem}},
+			},
+			Objects: []ObjectGrant{
+				// An evidence body kept as an object, copied under the lock.
+				{Bucket: BucketEvidence, Actions: []string{s3GetObject}},
+				// Puts objects, each version locked by the bucket's default
+				// retention (setting one would need PutObjectRetention,
+				// which it does not hold); reads and lists what is there,
+				// versions too, so a copy is not written twice.
+				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions}},
+			},
+			// Each stream a mapping of its own; a batch that still fails
+			// goes, described, to the one failure queue.
+			Streams: []StreamSource{
+				{Table: schema.Audit, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400, OnFailure: QueueAuditExportFailures},
+				{Table: schema.Evidence, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400, OnFailure: QueueAuditExportFailures},
 			},
 		},
 		{
@@ -333,8 +364,14 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{getItem}},
 				{Table: schema.Checks, Actions: []string{getItem}},
 			},
-			// evidence.get: a body kept as an object (reads only).
-			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3GetObject}}},
+			Objects: []ObjectGrant{
+				// evidence.get: a body kept as an object (reads only).
+				{Bucket: BucketEvidence, Actions: []string{s3GetObject}},
+				// Verification against the locked copies (any version),
+				// and legal holds: the one role that may place or lift
+				// one. No retention change, no delete.
+				{Bucket: BucketRecords, Actions: []string{s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold}},
+			},
 			Settings: []Setting{settingWebhookAllow(), settingSettingsURL(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries.
 			SendsTo: []string{QueueDeliveries},

@@ -61,9 +61,11 @@ type Function struct {
 	// state machine, or its executions. A function that has any is told
 	// the state machine's ARN (DecisionStateMachineVar).
 	Workflow []string
-	// Stream or Queue is its event source, if it has one.
-	Stream *StreamSource
-	Queue  *QueueSource
+	// Streams are the table streams that feed it, each a mapping of its
+	// own; Queue is the queue that does. A function has streams or a
+	// queue, not both.
+	Streams []StreamSource
+	Queue   *QueueSource
 	// LogRetentionDays, when set, keeps its log group's events that long
 	// instead of the stack's default (a CloudWatch Logs retention value).
 	LogRetentionDays int

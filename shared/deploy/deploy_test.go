@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +63,15 @@ func TestEventSources(t *testing.T) {
 				t.Errorf("%s sends to %q, which is no queue with a URL variable", f.Name, id)
 			}
 		}
-		if s := f.Stream; s != nil {
+		if len(f.Streams) > 0 && f.Queue != nil {
+			t.Errorf("%s has streams and a queue: one kind of event source", f.Name)
+		}
+		tables := map[string]bool{}
+		for _, s := range f.Streams {
+			if tables[s.Table] {
+				t.Errorf("%s reads the stream of %q twice", f.Name, s.Table)
+			}
+			tables[s.Table] = true
 			if tb, ok := schema.Lookup(s.Table); !ok || tb.Stream == "" {
 				t.Errorf("%s reads the stream of %q, which has none", f.Name, s.Table)
 			}
@@ -164,7 +173,9 @@ func TestStageURLSettings(t *testing.T) {
 // The tamper-evident tables are append-only by an allow-list: on the audit
 // trail, its exports and the evidence table, a role may hold only GetItem,
 // Query and PutItem (no UpdateItem, DeleteItem, BatchWriteItem — which can
-// delete —, PartiQL or wildcard), and only periodic-reviews may put exports.
+// delete —, PartiQL or wildcard); and no function may put, update or
+// delete audit exports any more: the heads go to the records bucket
+// (audit-export), the exports already written stay as they are.
 func TestAuditTablesAreAppendOnly(t *testing.T) {
 	allowed := map[string]bool{getItem: true, query: true, putItem: true}
 	for _, f := range Functions() {
@@ -176,8 +187,8 @@ func TestAuditTablesAreAppendOnly(t *testing.T) {
 				switch {
 				case !allowed[a]:
 					t.Errorf("%s may %s on %s: only GetItem, Query and PutItem are allowed there", f.Name, a, g.Table)
-				case g.Table == schema.AuditExports && a == putItem && f.Name != "periodic-reviews":
-					t.Errorf("%s may put audit exports", f.Name)
+				case g.Table == schema.AuditExports && a != getItem && a != query:
+					t.Errorf("%s may %s audit exports: no function may write them", f.Name, a)
 				}
 			}
 		}
@@ -186,8 +197,9 @@ func TestAuditTablesAreAppendOnly(t *testing.T) {
 
 // The evidence bucket's grants: each function that writes evidence items
 // may put objects (a large body goes there first), and nothing else of the
-// bucket; only the admin function reads objects, and writes none; no one
-// lists, deletes or touches versions. Each object action brings the one KMS
+// bucket; only the admin function (evidence.get) and audit-export (the
+// locked copy) read objects, and write none; no one lists, deletes or
+// touches versions. Each object action brings the one KMS
 // action S3 takes as its caller on the bucket's key. The bucket uses the
 // evidence table's customer-managed key and keeps objects as long as the
 // table keeps items.
@@ -197,6 +209,7 @@ func TestEvidenceObjectGrants(t *testing.T) {
 		"decision":         {s3PutObject},
 		"provider-webhook": {s3PutObject},
 		"admin":            {s3GetObject},
+		"audit-export":     {s3GetObject},
 	}
 	wantKMS := map[string][]string{s3PutObject: {"kms:GenerateDataKey"}, s3GetObject: {"kms:Decrypt"}}
 	for _, f := range Functions() {
@@ -204,6 +217,9 @@ func TestEvidenceObjectGrants(t *testing.T) {
 		for _, g := range f.Objects {
 			if _, ok := LookupBucket(g.Bucket); !ok {
 				t.Errorf("%s: grant on bucket %q, which is not in Buckets()", f.Name, g.Bucket)
+			}
+			if g.Bucket != BucketEvidence {
+				continue
 			}
 			got = append(got, g.Actions...)
 			for _, a := range g.Actions {
@@ -286,5 +302,124 @@ func TestConsoleSettings(t *testing.T) {
 		if web[v] == "" || web[v] != decision[v] {
 			t.Errorf("%s: the web function's parameter %q, the decision function's %q", v, web[v], decision[v])
 		}
+	}
+}
+
+// TestBucketsAreDescribed: each bucket has exactly one customer-managed
+// key (a table's or its own), and a lifecycle rule (both its day counts)
+// or none; a bucket under Object Lock has none yet.
+func TestBucketsAreDescribed(t *testing.T) {
+	for _, b := range Buckets() {
+		t.Run(b.ID, func(t *testing.T) {
+			if b.LogicalID == "" || b.EnvVar == "" || b.Description == "" {
+				t.Errorf("no logical id, variable or description: %+v", b)
+			}
+			tb, ok := schema.Lookup(b.KeyOfTable)
+			if tableKey := ok && tb.CustomerKey; tableKey == b.OwnKey {
+				t.Errorf("the key of table %q (customer-managed: %v) and a key of its own: %v; want exactly one", b.KeyOfTable, tableKey, b.OwnKey)
+			}
+			if (b.ExpireDays > 0) != (b.NoncurrentDays > 0) {
+				t.Errorf("expires after %d days, noncurrent versions after %d: both or neither", b.ExpireDays, b.NoncurrentDays)
+			}
+			if b.ObjectLockDays > 0 && b.ExpireDays > 0 {
+				t.Errorf("locked %d days and expiring after %d: no expiration under the lock yet", b.ObjectLockDays, b.ExpireDays)
+			}
+		})
+	}
+}
+
+// The records bucket keeps what no one can rewrite: its own key, Object
+// Lock in COMPLIANCE mode for RecordsLockDays, no lifecycle rule. By an
+// allow-list, as the audit tables: only audit-export and admin hold
+// anything on it, exactly this; only admin places legal holds; and the S3
+// actions the catalogue can grant at all name no delete, retention, lock
+// or lifecycle change, nor a wildcard, so no grant can.
+func TestRecordsBucket(t *testing.T) {
+	b := MustBucket(BucketRecords)
+	if !b.OwnKey || b.KeyOfTable != "" || b.ObjectLockDays != domain.RecordsLockDays || ObjectLockMode != "COMPLIANCE" || b.ExpireDays != 0 {
+		t.Errorf("records bucket %+v (mode %s): want its own key, locked %d days in COMPLIANCE mode, no expiration", b, ObjectLockMode, domain.RecordsLockDays)
+	}
+	// Five calendar years from any day, and not a day more.
+	longest := 0
+	for day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2029; day = day.AddDate(0, 0, 1) {
+		longest = max(longest, int(day.AddDate(5, 0, 0).Sub(day).Hours()/24))
+	}
+	if domain.RecordsLockDays != longest {
+		t.Errorf("RecordsLockDays = %d, want five calendar years at their longest, %d", domain.RecordsLockDays, longest)
+	}
+
+	want := map[string][]string{
+		"audit-export": {s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions},
+		"admin":        {s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold},
+	}
+	for _, f := range Functions() {
+		t.Run(f.Name, func(t *testing.T) {
+			var got []string
+			for _, g := range f.Objects {
+				if g.Bucket == BucketRecords {
+					got = append(got, g.Actions...)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want[f.Name]) {
+				t.Errorf("may %v on the records bucket, want %v", got, want[f.Name])
+			}
+			if slices.Contains(got, s3PutObjectLegalHold) && f.Name != "admin" {
+				t.Error("places legal holds: only admin may")
+			}
+		})
+	}
+
+	forbidden := []string{"s3:DeleteObject", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
+		"s3:PutBucketObjectLockConfiguration", "s3:PutLifecycleConfiguration", "s3:PutBucketPolicy", "s3:DeleteBucket"}
+	for a := range S3Actions() {
+		for _, no := range forbidden {
+			if strings.HasPrefix(strings.ToLower(a), strings.ToLower(no)) || strings.ContainsAny(a, "*?") {
+				t.Errorf("S3Actions() holds %s: the catalogue could grant %s", a, no)
+			}
+		}
+	}
+}
+
+// TestObjectGrantActions: a grant's actions split into those on the
+// objects and those on the bucket, each bringing the KMS action S3 takes
+// as the caller (once); an action the catalogue does not know panics.
+func TestObjectGrantActions(t *testing.T) {
+	tests := []struct {
+		name                 string
+		actions              []string
+		objects, bucket, key []string
+		panics               bool
+	}{
+		{name: "put", actions: []string{s3PutObject}, objects: []string{s3PutObject}, key: []string{"kms:GenerateDataKey"}},
+		{name: "reads", actions: []string{s3GetObject, s3GetObjectVersion}, objects: []string{s3GetObject, s3GetObjectVersion}, key: []string{"kms:Decrypt"}},
+		{name: "listings", actions: []string{s3ListBucket, s3ListBucketVersions}, bucket: []string{s3ListBucket, s3ListBucketVersions}},
+		{name: "legal hold", actions: []string{s3PutObjectLegalHold}, objects: []string{s3PutObjectLegalHold}},
+		{name: "mixed", actions: []string{s3ListBucket, s3PutObject, s3GetObject}, objects: []string{s3PutObject, s3GetObject},
+			bucket: []string{s3ListBucket}, key: []string{"kms:GenerateDataKey", "kms:Decrypt"}},
+		{name: "delete", actions: []string{"s3:DeleteObject"}, panics: true},
+		{name: "wildcard", actions: []string{"s3:*"}, panics: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := ObjectGrant{Bucket: BucketRecords, Actions: tc.actions}
+			for _, c := range []struct {
+				what string
+				of   func() []string
+				want []string
+			}{{"objects", g.ObjectActions, tc.objects}, {"bucket", g.BucketActions, tc.bucket}, {"key", g.KeyActions, tc.key}} {
+				var got []string
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					got = c.of()
+					return false
+				}()
+				if panicked != tc.panics {
+					t.Errorf("%s: panicked %v, want %v", c.what, panicked, tc.panics)
+				}
+				if !tc.panics && fmt.Sprint(got) != fmt.Sprint(c.want) {
+					t.Errorf("%s: %v, want %v", c.what, got, c.want)
+				}
+			}
+		})
 	}
 }

@@ -16,6 +16,9 @@ const (
 	// QueueReviewEventsFailures is review-events' on-failure destination:
 	// stream records that still failed after the bounded retries.
 	QueueReviewEventsFailures = "review_events_failures"
+	// QueueAuditExportFailures is audit-export's on-failure destination,
+	// for both its streams (a failure names its stream's ARN).
+	QueueAuditExportFailures = "audit_export_failures"
 )
 
 // Queue is an SQS queue of the service.
@@ -52,6 +55,8 @@ func Queues() []Queue {
 			Description: "the deliveries' dead-letter queue; redrive it with aws sqs start-message-move-task"},
 		{ID: QueueReviewEventsFailures, LogicalID: "ReviewEventsFailureQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14,
 			Description: "review-events' on-failure queue (descriptions of stream batches that failed)"},
+		{ID: QueueAuditExportFailures, LogicalID: "AuditExportFailureQueue", VisibilityTimeoutSeconds: 30, RetentionDays: 14,
+			Description: "audit-export's on-failure queue (descriptions of audit and evidence stream batches that failed)"},
 	}
 }
 

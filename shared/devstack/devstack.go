@@ -158,19 +158,29 @@ func UniquePrefix(label string) string {
 // kept and wiped together; else evidence under the stack's state directory
 // (EVS_STACK_DIR, default <repo>/.local/stack), which outlives an
 // in-memory DynamoDB Local: an object no item names is harmless.
-func EvidenceDir() string {
-	if v := os.Getenv("EVS_EVIDENCE_DIR"); v != "" {
+func EvidenceDir() string { return stateDir("EVS_EVIDENCE_DIR", "evidence") }
+
+// RecordsDir is the local records store's directory (records.Dir, written
+// once per key), the stand-in for the records bucket under Object Lock:
+// EVS_RECORDS_DIR, else found as EvidenceDir is, named records.
+func RecordsDir() string { return stateDir("EVS_RECORDS_DIR", "records") }
+
+// stateDir is a local store's directory: the variable's value; else name
+// beside DynamoDB Local's data directory, kept and wiped with it; else
+// name under the stack's state directory.
+func stateDir(envVar, name string) string {
+	if v := os.Getenv(envVar); v != "" {
 		return v
 	}
 	if v := os.Getenv("DYNAMODB_DATA_DIR"); v != "" {
-		return filepath.Join(filepath.Dir(filepath.Clean(v)), "evidence")
+		return filepath.Join(filepath.Dir(filepath.Clean(v)), name)
 	}
 	if v := os.Getenv("EVS_STACK_DIR"); v != "" {
-		return filepath.Join(v, "evidence")
+		return filepath.Join(v, name)
 	}
 	root, err := RepoRoot()
 	if err != nil {
 		root = "."
 	}
-	return filepath.Join(root, ".local", "stack", "evidence")
+	return filepath.Join(root, ".local", "stack", name)
 }

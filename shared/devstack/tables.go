@@ -66,6 +66,7 @@ type TableAPI interface {
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
+	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
 }
 
 // EnsureTables creates every table of names that does not exist yet and
@@ -89,7 +90,10 @@ func EnsureTable(ctx context.Context, api TableAPI, t schema.Table, name string)
 	var nf *types.ResourceNotFoundException
 	switch {
 	case err == nil:
-		return sameIndexes(desc.Table, t, name)
+		if err := sameIndexes(desc.Table, t, name); err != nil {
+			return err
+		}
+		return ensureStream(ctx, api, desc.Table, t, name)
 	case !errors.As(err, &nf):
 		return fmt.Errorf("describe table %s: %w", name, err)
 	}
@@ -114,6 +118,23 @@ func EnsureTable(ctx context.Context, api TableAPI, t schema.Table, name string)
 		}); err != nil {
 			return fmt.Errorf("enable ttl on %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// ensureStream turns on the stream a table kept from before its schema
+// gave it one (make local's data on disk): a stream, unlike an index, can
+// be added to a table that exists.
+func ensureStream(ctx context.Context, api TableAPI, have *types.TableDescription, t schema.Table, name string) error {
+	if t.Stream == "" || (have.StreamSpecification != nil && aws.ToBool(have.StreamSpecification.StreamEnabled)) {
+		return nil
+	}
+	_, err := api.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:           aws.String(name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(t.Stream)},
+	})
+	if err != nil {
+		return fmt.Errorf("enable the stream of %s: %w", name, err)
 	}
 	return nil
 }

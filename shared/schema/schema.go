@@ -81,8 +81,9 @@ const (
 	InboundWebhooks = "inbound_webhooks"
 	// Audit keeps one record per operator action, keyed by the action's id.
 	Audit = "audit"
-	// AuditExports keeps each day's audit chain heads, written once and
-	// never changed (no function may update or delete them).
+	// AuditExports keeps the daily exports of the audit chain heads made
+	// before the records bucket took them (audit-export): kept readable,
+	// never changed, written by no function any more.
 	AuditExports = "audit_exports"
 	// WebhookEndpoints holds subscribers' URLs, event kinds and secrets.
 	WebhookEndpoints = "webhook_endpoints"
@@ -230,6 +231,10 @@ func Tables() []Table {
 				// for the dossier Markdown a decision keeps (up to 300 KB).
 				{Name: AuditByEntity, PartitionKey: entityKey(), SortKey: Attr{"at_key", String}, Projection: ProjectInclude, NonKeyAttrs: AuditListedAttrs()},
 			},
+			// Feeds audit-export, which copies each record into the
+			// records bucket under Object Lock. The old image too: a
+			// record changed behind the service's back shows what it was.
+			Stream: NewAndOldImages,
 		},
 		{
 			// The daily export of the audit chains' heads: export_key is
@@ -290,6 +295,8 @@ func Tables() []Table {
 			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
 			TTLAttr:     "expires_at",
 			CustomerKey: true,
+			// Feeds audit-export, as the audit table's.
+			Stream: NewAndOldImages,
 		},
 		{
 			// webhook-ids of provider webhooks already applied ("<provider>#<id>").

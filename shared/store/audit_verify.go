@@ -22,15 +22,11 @@ import (
 // chain verified. Entity 0 is the account's own chain.
 func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error) {
 	c := auditchain.Chain{AccountID: accountID, EntityID: entityID}
-	var items []auditItem
-	err := s.table(schema.Audit).Get("account_id", accountID).
-		Filter("entity_id = ?", entityID).
-		Project(auditListed()...).
-		Consistent(true).All(ctx, &items)
+	items, err := s.chainItems(ctx, accountID, entityID)
 	if err != nil {
-		return c, wrap(err, "audit chain of entity %d", entityID)
+		return c, err
 	}
-	for _, it := range withoutHeads(items) {
+	for _, it := range items {
 		switch {
 		case it.ChainVersion == 0:
 			c.Unchained = append(c.Unchained, it.chainLink())
@@ -62,6 +58,38 @@ func (s *Store) AuditChain(ctx context.Context, accountID, entityID int64) (audi
 		c.Export = &c.Exports[n-1]
 	}
 	return c, nil
+}
+
+// ChainRecords reads a chain's chained records, strongly, as AuditChain
+// does, without its head or exports: what the records' daily run locks.
+func (s *Store) ChainRecords(ctx context.Context, accountID, entityID int64) ([]auditchain.Link, error) {
+	items, err := s.chainItems(ctx, accountID, entityID)
+	if err != nil {
+		return nil, err
+	}
+	var out []auditchain.Link
+	for _, it := range items {
+		if it.ChainVersion != 0 {
+			out = append(out, it.chainLink())
+		}
+	}
+	return out, nil
+}
+
+// chainItems are the entity's audit records (heads left out), from the
+// table's base: a query of the account's partition filtered on the entity
+// (by_entity_time is eventual, and a record missing from it would look
+// removed).
+func (s *Store) chainItems(ctx context.Context, accountID, entityID int64) ([]auditItem, error) {
+	var items []auditItem
+	err := s.table(schema.Audit).Get("account_id", accountID).
+		Filter("entity_id = ?", entityID).
+		Project(auditListed()...).
+		Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, wrap(err, "audit chain of entity %d", entityID)
+	}
+	return withoutHeads(items), nil
 }
 
 // exportPrefix starts an entity's export keys; the fixed width keeps

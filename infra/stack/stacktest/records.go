@@ -1,0 +1,381 @@
+package stacktest
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// The records bucket's rules, held against a whole CloudFormation template
+// (the CDK stack's JSON, or template.yaml decoded with its short intrinsics
+// in their JSON forms) by RecordsBreaches.
+
+// RecordsForbiddenActions no role may hold on the records bucket, nor an
+// action pattern that matches one (s3:*, s3:Delete*, s3:Put*, *): no
+// delete of an object or a version, no retention shortened or bypassed,
+// no change to the bucket's lock or lifecycle.
+func RecordsForbiddenActions() []string {
+	return []string{"s3:DeleteObject*", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
+		"s3:PutBucketObjectLockConfiguration", "s3:PutLifecycleConfiguration"}
+}
+
+// LegalHoldAction is the action only the admin function's role may hold on
+// the records bucket.
+const LegalHoldAction = "s3:PutObjectLegalHold"
+
+// KeyForbiddenActions no role may hold on any key: no key deleted or
+// disabled, which would make what it encrypts unreadable.
+func KeyForbiddenActions() []string { return []string{"kms:ScheduleKeyDeletion", "kms:DisableKey"} }
+
+// harmlessManagedPolicies are the AWS managed policies a role of either
+// template may have (CDK's API Gateway logging role; SAM adds the
+// functions' own), none of which grants anything in S3 or KMS.
+var harmlessManagedPolicies = []string{"AmazonAPIGatewayPushToCloudWatchLogs", "AWSLambdaBasicExecutionRole",
+	"AWSLambdaDynamoDBExecutionRole", "AWSLambdaSQSQueueExecutionRole", "AWSXrayWriteOnlyAccess", "AWSXRayDaemonWriteAccess"}
+
+// RecordsBreaches lists every way the template breaks the records bucket's
+// rules: a role holding a forbidden action (or a pattern matching one) on
+// the records bucket or on a resource that may be it, a role other than
+// the admin function's holding legal holds, a role holding a forbidden
+// KMS action on any resource, a policy it cannot read (NotAction and
+// NotResource count as "*"); the bucket not created with Object Lock, its
+// default retention other than COMPLIANCE for domain.RecordsLockDays, not
+// versioned, not private, not encrypted with its own key, with a lifecycle
+// rule, without its TLS-only policy, or not retained; a KMS key not
+// retained, or the bucket's key not rotated.
+func RecordsBreaches(tmpl map[string]any) []string {
+	res, _ := tmpl["Resources"].(map[string]any)
+	b := deploy.MustBucket(deploy.BucketRecords)
+	admin := deploy.MustFunction(stack.AdminFunction).LogicalID + "Role"
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+
+	for _, p := range rolePolicies(res) {
+		if p.unreadable != "" {
+			add("%s: %s", p.holder, p.unreadable)
+			continue
+		}
+		for _, st := range p.statements {
+			st, _ := st.(map[string]any)
+			if st["Effect"] != "Allow" {
+				continue // a Deny only takes away
+			}
+			actions, resources := listOf(st["Action"]), listOf(st["Resource"])
+			if _, ok := st["NotAction"]; ok {
+				actions = []string{"*"}
+			}
+			if _, ok := st["NotResource"]; ok {
+				resources = []string{"*"}
+			}
+			for _, a := range actions {
+				for _, no := range KeyForbiddenActions() {
+					if globsOverlap(a, no) {
+						add("%s may %s (%s) on %v", p.holder, a, no, resources)
+					}
+				}
+				if !slices.ContainsFunc(resources, func(r string) bool { return mayBeBucket(res, b, r) }) {
+					continue
+				}
+				for _, no := range RecordsForbiddenActions() {
+					if globsOverlap(a, no) {
+						add("%s may %s (%s) on the records bucket (%v)", p.holder, a, no, resources)
+					}
+				}
+				if globsOverlap(a, LegalHoldAction) && p.holder != admin {
+					add("%s may %s (legal holds) on the records bucket: only %s may", p.holder, a, admin)
+				}
+			}
+		}
+	}
+
+	bucket, _ := res[b.LogicalID].(map[string]any)
+	props, _ := bucket["Properties"].(map[string]any)
+	lock, _ := props["ObjectLockConfiguration"].(map[string]any)
+	rule, _ := lock["Rule"].(map[string]any)
+	retention, _ := rule["DefaultRetention"].(map[string]any)
+	versioning, _ := props["VersioningConfiguration"].(map[string]any)
+	block, _ := props["PublicAccessBlockConfiguration"].(map[string]any)
+	sse := first(dig(props, "BucketEncryption", "ServerSideEncryptionConfiguration"))
+	byDefault, _ := sse["ServerSideEncryptionByDefault"].(map[string]any)
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"type", bucket["Type"], "AWS::S3::Bucket"},
+		{"DeletionPolicy", bucket["DeletionPolicy"], "Retain"},
+		{"UpdateReplacePolicy", bucket["UpdateReplacePolicy"], "Retain"},
+		{"ObjectLockEnabled", props["ObjectLockEnabled"], true},
+		{"ObjectLockConfiguration.ObjectLockEnabled", lock["ObjectLockEnabled"], "Enabled"},
+		{"default retention mode", retention["Mode"], "COMPLIANCE"},
+		{"default retention days", retention["Days"], domain.RecordsLockDays},
+		{"default retention years", retention["Years"], nil},
+		{"versioning", versioning["Status"], "Enabled"},
+		{"BlockPublicAcls", block["BlockPublicAcls"], true},
+		{"BlockPublicPolicy", block["BlockPublicPolicy"], true},
+		{"IgnorePublicAcls", block["IgnorePublicAcls"], true},
+		{"RestrictPublicBuckets", block["RestrictPublicBuckets"], true},
+		{"SSE algorithm", byDefault["SSEAlgorithm"], "aws:kms"},
+		{"SSE key", render(byDefault["KMSMasterKeyID"]), "${" + stack.BucketKeyLogicalID(b) + ".Arn}"},
+		{"bucket key", sse["BucketKeyEnabled"], true},
+		{"lifecycle rules", props["LifecycleConfiguration"], nil},
+	} {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			add("records bucket %s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if !tlsOnly(res, b) {
+		add("records bucket: no policy denies every request not made over TLS")
+	}
+
+	key, _ := res[stack.BucketKeyLogicalID(b)].(map[string]any)
+	if rotation := dig(key, "Properties", "EnableKeyRotation"); key["Type"] != "AWS::KMS::Key" || rotation != true {
+		add("records bucket key %s: type %v, rotation %v", stack.BucketKeyLogicalID(b), key["Type"], rotation)
+	}
+	for _, id := range sortedIDs(res) {
+		r, _ := res[id].(map[string]any)
+		if r["Type"] == "AWS::KMS::Key" && (r["DeletionPolicy"] != "Retain" || r["UpdateReplacePolicy"] != "Retain") {
+			add("key %s: DeletionPolicy %v, UpdateReplacePolicy %v, want Retain", id, r["DeletionPolicy"], r["UpdateReplacePolicy"])
+		}
+	}
+	return out
+}
+
+// rolePolicy is what one principal's policy allows, by its holder (a role
+// of the template, or the policy's own id when it names none), or why it
+// cannot be read.
+type rolePolicy struct {
+	holder     string
+	statements []any
+	unreadable string
+}
+
+// rolePolicies gathers every identity policy of the template: AWS::IAM
+// policies, managed policies and roles' inline policies, and the Policies
+// of SAM's functions and state machines (SAM names their roles
+// <LogicalId>Role).
+func rolePolicies(res map[string]any) []rolePolicy {
+	var out []rolePolicy
+	document := func(holders []string, id string, doc any) {
+		if len(holders) == 0 {
+			holders = []string{id}
+		}
+		st := dig(doc, "Statement")
+		statements, ok := st.([]any)
+		if !ok && st != nil {
+			statements = []any{st}
+		}
+		for _, h := range holders {
+			out = append(out, rolePolicy{holder: h, statements: statements})
+		}
+	}
+	managed := func(holder string, arns any) {
+		for _, a := range listOf(arns) {
+			if !slices.ContainsFunc(harmlessManagedPolicies, func(name string) bool { return strings.HasSuffix(a, "/"+name) || a == name }) {
+				out = append(out, rolePolicy{holder: holder, unreadable: "managed policy " + a + ", whose actions this check cannot see"})
+			}
+		}
+	}
+	for _, id := range sortedIDs(res) {
+		r, _ := res[id].(map[string]any)
+		props, _ := r["Properties"].(map[string]any)
+		switch r["Type"] {
+		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy":
+			var holders []string
+			for _, role := range listOf(props["Roles"]) {
+				holders = append(holders, strings.TrimSuffix(strings.TrimPrefix(role, "${"), "}"))
+			}
+			document(holders, id, props["PolicyDocument"])
+		case "AWS::IAM::Role":
+			for _, p := range asList(props["Policies"]) {
+				document([]string{id}, id, dig(p, "PolicyDocument"))
+			}
+			managed(id, props["ManagedPolicyArns"])
+		case "AWS::Serverless::Function", "AWS::Serverless::StateMachine":
+			for _, p := range asList(props["Policies"]) {
+				switch p := p.(type) {
+				case string:
+					managed(id+"Role", p)
+				case map[string]any:
+					if _, ok := p["Statement"]; ok && (len(p) == 1 || len(p) == 2 && p["Version"] != nil) {
+						document([]string{id + "Role"}, id, p)
+					} else {
+						out = append(out, rolePolicy{holder: id + "Role", unreadable: fmt.Sprintf("policy %v, whose actions this check cannot see", p)})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// mayBeBucket tells whether a statement's resource (rendered) may be the
+// records bucket or its objects: it names the bucket, or it names no other
+// resource of the template and matches an S3 ARN once parameters and
+// pseudo parameters are taken as anything.
+func mayBeBucket(res map[string]any, b deploy.Bucket, r string) bool {
+	named := false
+	for _, m := range subRef.FindAllStringSubmatch(r, -1) {
+		if m[1] == b.LogicalID {
+			return true
+		}
+		_, isResource := res[m[1]]
+		named = named || isResource
+	}
+	return !named && globsOverlap(subRef.ReplaceAllString(r, "*"), "arn:*:s3:::*")
+}
+
+var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:]+)(?:\.[A-Za-z0-9.]+)?\}`)
+
+// tlsOnly tells whether a bucket policy on the bucket denies everyone
+// every S3 action on the bucket and its objects when the request is not
+// made over TLS.
+func tlsOnly(res map[string]any, b deploy.Bucket) bool {
+	for _, r := range res {
+		r, _ := r.(map[string]any)
+		props, _ := r["Properties"].(map[string]any)
+		if r["Type"] != "AWS::S3::BucketPolicy" || render(props["Bucket"]) != "${"+b.LogicalID+"}" {
+			continue
+		}
+		for _, st := range asList(dig(props["PolicyDocument"], "Statement")) {
+			st, _ := st.(map[string]any)
+			principal := render(st["Principal"])
+			if p, ok := st["Principal"].(map[string]any); ok {
+				principal = render(p["AWS"])
+			}
+			insecure := fmt.Sprint(dig(st, "Condition", "Bool", "aws:SecureTransport"))
+			arn := "${" + b.LogicalID + ".Arn}"
+			if st["Effect"] == "Deny" && principal == "*" && slices.Contains(listOf(st["Action"]), "s3:*") && insecure == "false" &&
+				slices.Contains(listOf(st["Resource"]), arn) && slices.Contains(listOf(st["Resource"]), arn+"/*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// render writes a value as Fn::Sub would (Render), a literal as it is.
+func render(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return Render(v, func(v any) string { return fmt.Sprint(v) })
+}
+
+// Render writes an intrinsic as Fn::Sub would: "${X}" for a Ref,
+// "${X.Attr}" for a GetAtt, a Sub's text, a Join's parts joined; anything
+// else as other says. The CDK and SAM templates' checks compare through it.
+func Render(v any, other func(any) string) string {
+	if x, ok := v.(map[string]any); ok {
+		if r, ok := x["Ref"]; ok {
+			return fmt.Sprintf("${%v}", r)
+		}
+		if ga, ok := x["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
+			return fmt.Sprintf("${%v.%v}", ga[0], ga[1])
+		}
+		if s, ok := x["Fn::Sub"].(string); ok {
+			return s
+		}
+		if s, ok := x["Fn::Sub"].([]any); ok && len(s) > 0 {
+			return fmt.Sprint(s[0])
+		}
+		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
+			var parts []string
+			for _, p := range asList(j[1]) {
+				parts = append(parts, Render(p, other))
+			}
+			return strings.Join(parts, fmt.Sprint(j[0]))
+		}
+	}
+	return other(v)
+}
+
+// listOf is a string or a list of values, rendered.
+func listOf(v any) []string {
+	if v == nil {
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return []string{render(v)}
+	}
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i] = render(x)
+	}
+	return out
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// dig follows keys through nested maps; nil where one is missing.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// first is the first element of a list, as a map.
+func first(v any) map[string]any {
+	l := asList(v)
+	if len(l) == 0 {
+		return nil
+	}
+	m, _ := l[0].(map[string]any)
+	return m
+}
+
+func sortedIDs(res map[string]any) []string {
+	out := make([]string, 0, len(res))
+	for id := range res {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// globsOverlap tells whether two IAM patterns (* any run of characters, ?
+// any one; case-insensitive, as IAM compares actions) match a common
+// string: a granted pattern implies a forbidden action exactly when they
+// overlap.
+func globsOverlap(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	memo := map[[2]int]bool{}
+	var overlap func(i, j int) bool
+	overlap = func(i, j int) bool {
+		key := [2]int{i, j}
+		if v, ok := memo[key]; ok {
+			return v
+		}
+		var v bool
+		switch {
+		case i == len(a) && j == len(b):
+			v = true
+		case i < len(a) && a[i] == '*':
+			// The star matches nothing, or takes b's next character.
+			v = overlap(i+1, j) || j < len(b) && overlap(i, j+1)
+		case j < len(b) && b[j] == '*':
+			v = overlap(i, j+1) || i < len(a) && overlap(i+1, j)
+		case i == len(a) || j == len(b):
+			v = false
+		default:
+			v = (a[i] == b[j] || a[i] == '?' || b[j] == '?') && overlap(i+1, j+1)
+		}
+		memo[key] = v
+		return v
+	}
+	return overlap(0, 0)
+}

@@ -1,0 +1,81 @@
+package admin_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/evs-kyb/evs/shared/auditexport"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/schema"
+)
+
+// audit.export locks the account's records and writes its manifest;
+// audit.verify then names a tail removed from DynamoDB with its head set
+// to match — which the chain's own check cannot see — by the locked copy
+// that contradicts it.
+func TestAuditVerifyAgainstTheLockedCopies(t *testing.T) {
+	w := newWorld(t)
+	rec := records.Dir{Root: t.TempDir()}
+	w.h.Records = rec
+	w.h.Exporter = &auditexport.Exporter{Source: w.st, Records: rec, Clock: domain.FixedClock(t0),
+		Differs: func(err error) bool { return errors.Is(err, records.ErrDiffers) }}
+	const actor = `"actor": "ops@example.com"`
+	id := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
+	w.must(fmt.Sprintf(`{"command": "operator.create", %s, "account_id": %d, "name": "Ann", "permissions": ["entity.review.decide"]}`, actor, id))
+	w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "name": "Acme Pay"}`, actor, id))
+	verify := fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d}`, actor, id)
+
+	before := obj(w.must(verify), "locked")
+	if before["checked"] != true || num(before["locked"]) != 0 || num(before["not_yet_locked"]) != 3 {
+		t.Fatalf("before the export: locked %v", before)
+	}
+	out := w.must(fmt.Sprintf(`{"command": "audit.export", %s, "account_id": %d}`, actor, id))
+	if num(out["caught_up"]) != 3 || num(out["manifests"]) != 1 || !strings.HasPrefix(out["manifest_key"].(string), auditexport.ManifestPrefix(id)) {
+		t.Fatalf("audit.export = %v", out)
+	}
+	if got := w.must(verify); got["intact"] != true || num(obj(got, "locked")["locked"]) != 3 {
+		t.Fatalf("after the export: %v", got)
+	}
+
+	// The tail removed, the head set to the record before: consistent.
+	ctx := context.Background()
+	audit := w.db.Table(w.names[schema.Audit])
+	c, err := w.st.AuditChain(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second, third string
+	for _, l := range c.Records {
+		switch l.Seq {
+		case 2:
+			second = l.Hash
+		case 3:
+			third = l.ActionID
+		}
+	}
+	if err := audit.Delete("account_id", id).Range("action_id", third).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.Update("account_id", id).Range("action_id", "HEAD#0").Set("seq", 2).Set("hash", second).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := w.must(verify)
+	broken := obj(got, "broken")
+	key := auditexport.RecordKey(id, 0, 3)
+	if got["intact"] != false || broken["action_id"] != third || broken["reason"] != auditexport.FindingMissing ||
+		!strings.Contains(broken["message"].(string), key) {
+		t.Errorf("audit.verify after the tail went = %v, want it missing, naming %s", got, key)
+	}
+	if n := len(obj(got, "locked")["findings"].([]any)); n != 2 {
+		t.Errorf("findings %v, want the record missing and the head behind", obj(got, "locked")["findings"])
+	}
+
+	// The exports stay per account: none for another.
+	if _, err := w.call(fmt.Sprintf(`{"command": "audit.export", %s, "account_id": 999999}`, actor)); failure(err) != "NotFound" {
+		t.Errorf("audit.export of an unknown account: %v", err)
+	}
+}

@@ -1,0 +1,263 @@
+package auditexport_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/guregu/dynamo/v2"
+
+	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/auditexport"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/store"
+)
+
+var t0 = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+
+// world is a store on DynamoDB Local, a write-once records directory and
+// the exporter between them.
+type world struct {
+	st    *store.Store
+	db    *dynamo.DB
+	names schema.Names
+	rec   records.Dir
+	x     *auditexport.Exporter
+	acct  int64
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	devstacktest.Stack(t)
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	w := &world{st: store.New(db, names), db: db, names: names, rec: records.Dir{Root: t.TempDir()}}
+	w.x = &auditexport.Exporter{Source: w.st, Records: w.rec, Clock: domain.FixedClock(t0),
+		Differs: func(err error) bool { return errors.Is(err, records.ErrDiffers) }}
+	a, err := w.st.CreateAccount(context.Background(), "Records "+t.Name(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.acct = a.ID
+	return w
+}
+
+func act(entity int64, n int) string { return fmt.Sprintf("e%d-%d", entity, n) }
+
+// chain appends n records to entity's chain, as decisions do.
+func (w *world) chain(t *testing.T, entity int64, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		a := domain.AuditRecord{AccountID: w.acct, ActionID: act(entity, i), Action: domain.ActionStart, EntityID: entity,
+			OperatorID: 3, OperatorName: "op", Reason: "r", Before: map[string]any{"n": i - 1}, After: map[string]any{"n": i},
+			At: t0.Add(time.Duration(i) * time.Minute)}
+		if err := w.st.ApplyDecision(context.Background(), domain.Decision{Audit: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (w *world) compare(t *testing.T, entity int64) auditexport.ChainComparison {
+	t.Helper()
+	c, err := w.st.AuditChain(context.Background(), w.acct, entity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmp
+}
+
+func mustRun(t *testing.T, op interface{ Run(context.Context) error }) {
+	t.Helper()
+	if err := op.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The daily run locks every record the streams did not, writes the
+// account's manifest, and writes nothing twice; the objects check from the
+// bucket alone: each one's SHA-256 is the next one's prev_hash.
+func TestDailyRunLocksEveryRecord(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	w.chain(t, 7, 3)
+	w.chain(t, 8, 2)
+	res, err := w.x.RunDaily(ctx)
+	if err != nil || res.Accounts != 1 || res.Manifests != 1 || res.CaughtUp != 5 {
+		t.Fatalf("run = %+v, %v; want 5 records caught up in 1 manifest", res, err)
+	}
+	keys, err := w.rec.List(ctx, auditexport.ChainPrefix(w.acct, 7))
+	if err != nil || len(keys) != 3 {
+		t.Fatalf("chain 7's objects: %v, %v", keys, err)
+	}
+	prev := auditchain.Genesis
+	for i, k := range keys {
+		obj, err := w.rec.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := auditchain.Parse(obj.Body)
+		if err != nil || l.Seq != int64(i+1) || l.PrevHash != prev || l.Hash != obj.SHA256 {
+			t.Fatalf("%s: %+v, %v; want seq %d after %s", k, l, err, i+1, prev)
+		}
+		prev = l.Hash
+	}
+	manifests, _ := w.rec.List(ctx, auditexport.ManifestPrefix(w.acct))
+	if len(manifests) != 1 || manifests[0] != auditexport.ManifestKey(w.acct, t0) {
+		t.Errorf("manifests %v", manifests)
+	}
+	// Again, a day later: nothing to catch up, a manifest of what moved.
+	w.x.Clock = domain.FixedClock(t0.Add(24 * time.Hour))
+	if res, err := w.x.RunDaily(ctx); err != nil || res.CaughtUp != 0 || res.Manifests != 1 {
+		t.Errorf("second run = %+v, %v", res, err)
+	}
+}
+
+// The four rewrites of DynamoDB that a chain's own check cannot see — it is
+// consistent again afterwards — are each named by the locked copy that
+// contradicts them.
+func TestCompareNamesRewritesTheChainCannotSee(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	audit := w.db.Table(w.names[schema.Audit])
+	head := func(e int64) string { return fmt.Sprintf("HEAD#%d", e) }
+	item := func(t *testing.T, e int64, n int) map[string]any {
+		t.Helper()
+		var it map[string]any
+		if err := audit.Get("account_id", w.acct).Range("action_id", dynamo.Equal, act(e, n)).Consistent(true).One(ctx, &it); err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, e int64)
+		want   []string // kind@seq of every finding, in order
+	}{
+		{"intact", func(*testing.T, int64) {}, nil},
+		{"the tail removed and the head set to match", func(t *testing.T, e int64) {
+			third := item(t, e, 3)
+			mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, 4)))
+			mustRun(t, audit.Update("account_id", w.acct).Range("action_id", head(e)).
+				Set("seq", 3).Set("hash", third["hash"]).Set("last_action_id", act(e, 3)))
+		}, []string{"missing@4", "head_behind@4"}},
+		{"the whole trail removed with its head", func(t *testing.T, e int64) {
+			for n := 1; n <= 4; n++ {
+				mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
+			}
+			mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", head(e)))
+		}, []string{"missing@1", "missing@2", "missing@3", "missing@4", "head_behind@4"}},
+		{"a record altered, the later hashes and the head recomputed", func(t *testing.T, e int64) {
+			c, err := w.st.AuditChain(ctx, w.acct, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			links := c.Records
+			slices.SortFunc(links, func(a, b auditchain.Link) int { return int(a.Seq - b.Seq) })
+			links[1].Reason = "nothing to see"
+			prev := links[0].Hash
+			for i := 1; i < len(links); i++ {
+				links[i].PrevHash = prev
+				links[i].Hash, _ = auditchain.Sum(links[i])
+				prev = links[i].Hash
+				mustRun(t, audit.Update("account_id", w.acct).Range("action_id", links[i].ActionID).
+					Set("reason", links[i].Reason).Set("prev_hash", links[i].PrevHash).Set("hash", links[i].Hash))
+			}
+			mustRun(t, audit.Update("account_id", w.acct).Range("action_id", head(e)).Set("hash", prev))
+		}, []string{"differs@2", "differs@3", "differs@4"}},
+	}
+	for i := range tests {
+		w.chain(t, int64(100+i), 4)
+	}
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := int64(100 + i)
+			tt.tamper(t, e)
+			c, err := w.st.AuditChain(ctx, w.acct, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if brk := c.Verify(); brk != nil {
+				t.Fatalf("the chain's own check found %v: the rewrite was meant to be consistent", brk)
+			}
+			cmp := w.compare(t, e)
+			var got []string
+			for _, f := range cmp.Findings {
+				got = append(got, fmt.Sprintf("%s@%d", f.Kind, f.Seq))
+				if !strings.Contains(f.Message, f.Key) || f.Key != auditexport.RecordKey(w.acct, e, f.Seq) || f.Locked != t0.Format(time.DateOnly) && f.Locked != time.Now().UTC().Format(time.DateOnly) {
+					t.Errorf("finding %+v does not name its locked copy and day", f)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			if cmp.Locked != 4 {
+				t.Errorf("locked %d, want 4", cmp.Locked)
+			}
+		})
+	}
+}
+
+// Evidence from the evidence table's stream is locked under its hash; a
+// body rewritten in DynamoDB with its hash is named against it, and a
+// stream image of the rewrite does not replace the locked body.
+func TestEvidenceLockedFromTheStream(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	body := []byte(`{"results":[]}`)
+	e := domain.Evidence{AccountID: w.acct, CheckID: 55, Provider: "opensanctions", SHA256: sha(body), Size: len(body), Body: body}
+	ev := events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("1", e)}}
+	if res, err := w.x.HandleStream(ctx, ev); err != nil || len(res.BatchItemFailures) != 0 {
+		t.Fatalf("stream: %+v, %v", res, err)
+	}
+	if locked, fs, err := auditexport.CompareEvidence(ctx, w.rec, e); err != nil || !locked || len(fs) != 0 {
+		t.Fatalf("intact evidence: locked %t, %+v, %v", locked, fs, err)
+	}
+	forged := []byte(`{"results":[{"id":"hidden"}]}`)
+	rewritten := e
+	rewritten.Body, rewritten.SHA256, rewritten.Size = forged, sha(forged), len(forged)
+	// The rewrite comes down the stream too: it is locked under its own
+	// hash, beside the original, which stays.
+	if res, err := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("2", rewritten)}}); err != nil || len(res.BatchItemFailures) != 0 {
+		t.Fatalf("stream: %+v, %v", res, err)
+	}
+	keys, _ := w.rec.List(ctx, auditexport.EvidencePrefix(w.acct, 55))
+	if !slices.Contains(keys, auditexport.EvidenceKey(w.acct, 55, e.SHA256)) {
+		t.Errorf("the original body's lock is gone: %v", keys)
+	}
+	// Rewritten before the stream ever saw it: no lock has its hash.
+	hidden := e
+	hidden.CheckID = 56
+	if res, _ := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("3", hidden)}}); len(res.BatchItemFailures) != 0 {
+		t.Fatal("stream failed")
+	}
+	hidden.Body, hidden.SHA256 = forged, sha(forged)
+	locked, fs, err := auditexport.CompareEvidence(ctx, w.rec, hidden)
+	if err != nil || !locked || len(fs) != 1 || fs[0].Kind != auditexport.FindingEvidenceNotLocked || !strings.Contains(fs[0].Message, "rewritten") {
+		t.Errorf("rewritten evidence: locked %t, %+v, %v", locked, fs, err)
+	}
+	// A body that does not hash to its item's hash is never locked.
+	bad := e
+	bad.CheckID, bad.Body = 57, forged
+	if res, _ := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("4", bad)}}); len(res.BatchItemFailures) != 0 {
+		t.Fatal("stream failed")
+	}
+	if keys, _ := w.rec.List(ctx, auditexport.EvidencePrefix(w.acct, 57)); len(keys) != 0 {
+		t.Errorf("a body that is not its hash's was locked: %v", keys)
+	}
+}

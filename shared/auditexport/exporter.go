@@ -1,0 +1,140 @@
+package auditexport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+)
+
+// Locker keeps write-once objects (records.S3 on AWS, records.Dir
+// locally): Put writes a key once; a second Put of the same bytes is
+// existed, of other bytes an error wrapping ErrDiffers.
+type Locker interface {
+	Put(ctx context.Context, key string, body []byte) (existed bool, err error)
+	List(ctx context.Context, prefix string) ([]string, error)
+}
+
+// Source reads what is exported: the streams' images, and, for the daily
+// run, the accounts, their chains' heads and a chain's records
+// (*store.Store has it).
+type Source interface {
+	// No codes; ok is false for an image that is no chained record.
+	AuditLinkFromImage(img map[string]events.DynamoDBAttributeValue) (auditchain.Link, bool, error)
+	// No codes.
+	EvidenceFromImage(img map[string]events.DynamoDBAttributeValue) (domain.Evidence, error)
+	// No codes.
+	ListAccounts(ctx context.Context) ([]domain.Account, error)
+	// No codes.
+	AuditHeads(ctx context.Context, accountID int64) ([]auditchain.ChainHead, error)
+	// No codes.
+	ChainRecords(ctx context.Context, accountID, entityID int64) ([]auditchain.Link, error)
+}
+
+// BlobGetter reads a large evidence body from the evidence blob store.
+type BlobGetter interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// Exporter writes records into the records bucket.
+type Exporter struct {
+	Source  Source
+	Records Locker
+	// Blobs holds the bodies too large for their evidence item (nil: none
+	// are read, and such a body is a failure to retry).
+	Blobs BlobGetter
+	// Differs tells a Locker's "other bytes under this key" error.
+	Differs func(error) bool
+	Clock   domain.Clock
+}
+
+// HandleStream exports each new or changed audit record and evidence item
+// of a batch from either table's stream. A record already locked with the
+// same bytes is done; one whose DynamoDB item now says something else than
+// its locked copy was rewritten there: it is logged as such (the locked
+// copy stands, verification names it) and the batch goes on. Any other
+// failure stops the batch at that record, for Lambda to retry it and what
+// follows (and, past its retries, to send it to the failure queue).
+func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	log := logging.From(ctx)
+	written, kept := 0, 0
+	for _, rec := range ev.Records {
+		if rec.EventName == string(events.DynamoDBOperationTypeRemove) || rec.Change.NewImage == nil {
+			// A removal is what verification finds against the locked copy.
+			continue
+		}
+		key, existed, err := x.exportImage(ctx, rec.Change.NewImage)
+		switch {
+		case err != nil && x.Differs != nil && x.Differs(err):
+			log.Error("a record was rewritten in DynamoDB: its locked copy differs", "key", key,
+				"event_id", rec.EventID, "event", rec.EventName)
+			continue
+		case err != nil:
+			log.Error("record export failed", "key", key, "event_id", rec.EventID, "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
+			return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: rec.Change.SequenceNumber}}}, nil
+		case key == "":
+		case existed:
+			kept++
+		default:
+			written++
+		}
+	}
+	log.Info("records exported", "records", len(ev.Records), "written", written, "already_locked", kept)
+	return events.DynamoDBEventResponse{}, nil
+}
+
+// exportImage locks what one image holds: an audit record (heads and
+// records from before the chain are nothing to lock: key "") or an
+// evidence body. The two tables' items are told apart by their keys.
+func (x *Exporter) exportImage(ctx context.Context, img map[string]events.DynamoDBAttributeValue) (string, bool, error) {
+	if _, ok := img["check_id"]; ok {
+		e, err := x.Source.EvidenceFromImage(img)
+		if err != nil {
+			return "", false, err
+		}
+		return x.exportEvidence(ctx, e)
+	}
+	l, ok, err := x.Source.AuditLinkFromImage(img)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	key := RecordKey(l.AccountID, l.EntityID, l.Seq)
+	if sum, err := auditchain.Sum(l); err != nil || sum != l.Hash {
+		// Not what was hashed: locking it would vouch for it.
+		logging.From(ctx).Error("audit record does not match its hash: not locked", "key", key, "action_id", l.ActionID)
+		return "", false, nil
+	}
+	existed, err := x.Records.Put(ctx, key, auditchain.Canonical(l))
+	return key, existed, err
+}
+
+// exportEvidence locks a provider's answer under its hash: the item's body,
+// or the evidence blob store's object for a large one. A body that no
+// longer hashes to what was recorded on receipt is not locked as if it were.
+func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (string, bool, error) {
+	key := EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
+	if e.BodyKey != "" {
+		if x.Blobs == nil {
+			return key, false, errors.New("evidence body in the blob store, and no blob store to read it")
+		}
+		body, err := x.Blobs.Get(ctx, e.BodyKey)
+		if err != nil {
+			return key, false, fmt.Errorf("read evidence body %s: %w", e.BodyKey, err)
+		}
+		e.Body = body
+	}
+	if ok, got := e.Verify(); !ok {
+		// The locked copy would carry a hash the body does not have: leave
+		// the key empty, for verification to find the item altered.
+		logging.From(ctx).Error("evidence body does not match its recorded hash: not locked", "account_id", e.AccountID,
+			"check_id", e.CheckID, "recorded_sha256", e.SHA256, "computed_sha256", got)
+		return "", false, nil
+	}
+	existed, err := x.Records.Put(ctx, key, e.Body)
+	return key, existed, err
+}

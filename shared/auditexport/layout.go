@@ -1,0 +1,98 @@
+// Package auditexport copies what the service must be able to prove into
+// the records bucket, under S3 Object Lock in compliance mode, where no
+// principal — our own roles and the account's root included — can delete or
+// overwrite it before its date: every audit record as it was hashed, and
+// every provider's answer (evidence body). The audit and evidence tables'
+// streams feed it within a minute of each commit; a daily run catches up on
+// anything the streams missed and writes each account's manifest.
+//
+// It also checks a trail against those locked copies (Compare), so that a
+// record, a head or an evidence body rewritten or removed in DynamoDB —
+// however consistently, hashes and head included — is named with the
+// object that contradicts it.
+//
+// The bucket's layout (README, "What is kept, where, for how long"):
+//
+//	audit/<account>/<entity>/<seq, 20 digits>.txt
+//	    one audit record: its canonical form (auditchain.Canonical), exactly
+//	    the bytes hashed, so the object's SHA-256 is the record's hash and
+//	    its prev_hash field links it to the object before it.
+//	evidence/<account>/<check>/<sha256>
+//	    a provider's answer, the bytes as received; the key names their hash.
+//	manifests/<account>/<run time, 20060102T150405Z>.json
+//	    a daily run: every chain head that moved since the run before (or
+//	    every head on the first), and the objects the run itself wrote.
+//
+// A regulator verifies a trail from the bucket alone: list
+// audit/<account>/<entity>/, read each object's first version, check that
+// its SHA-256 is the prev_hash of the next (the first's is empty) and that
+// the seqs run 1, 2, 3 … without a gap; the latest manifest's head for the
+// entity must be one of them.
+package auditexport
+
+import (
+	"fmt"
+	"time"
+)
+
+// ManifestFormat names the manifest's format and its version.
+const ManifestFormat = "evs-records-manifest/v1"
+
+// RecordKey is the object of an audit record: its chain and seq; the
+// fixed width sorts a chain's objects in seq order.
+func RecordKey(accountID, entityID, seq int64) string {
+	return fmt.Sprintf("%s%020d.txt", ChainPrefix(accountID, entityID), seq)
+}
+
+// ChainPrefix starts the keys of a chain's records.
+func ChainPrefix(accountID, entityID int64) string {
+	return fmt.Sprintf("audit/%d/%d/", accountID, entityID)
+}
+
+// EvidencePrefix starts the keys of a check's evidence: one key per body
+// ever received for the check, named by its SHA-256.
+func EvidencePrefix(accountID, checkID int64) string {
+	return fmt.Sprintf("evidence/%d/%d/", accountID, checkID)
+}
+
+// EvidenceKey is the object of a provider's answer.
+func EvidenceKey(accountID, checkID int64, sha256Hex string) string {
+	return EvidencePrefix(accountID, checkID) + sha256Hex
+}
+
+// ManifestPrefix starts an account's manifests, oldest first.
+func ManifestPrefix(accountID int64) string { return fmt.Sprintf("manifests/%d/", accountID) }
+
+// ManifestKey is the manifest of an account's run at a time.
+func ManifestKey(accountID int64, at time.Time) string {
+	return ManifestPrefix(accountID) + at.UTC().Format("20060102T150405Z") + ".json"
+}
+
+// Manifest is a daily run's account of what it found and wrote.
+type Manifest struct {
+	Format    string `json:"format"`
+	AccountID int64  `json:"account_id"`
+	RunAt     string `json:"run_at"`
+	// Since is the run before's time: heads that moved after it (less a
+	// margin) are listed. Empty on an account's first run: every head.
+	Since string         `json:"since,omitempty"`
+	Heads []ManifestHead `json:"heads"`
+	// Written are the objects this run wrote that the streams had not:
+	// what it caught up on.
+	Written []ManifestObject `json:"written"`
+}
+
+// ManifestHead is a chain's head at the run.
+type ManifestHead struct {
+	EntityID     int64  `json:"entity_id"`
+	Seq          int64  `json:"seq"`
+	Hash         string `json:"hash"`
+	LastActionID string `json:"last_action_id"`
+	At           string `json:"at"`
+}
+
+// ManifestObject is an object and the SHA-256 of its bytes.
+type ManifestObject struct {
+	Key    string `json:"key"`
+	SHA256 string `json:"sha256"`
+}

@@ -1,0 +1,187 @@
+package auditexport
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
+)
+
+// Reader reads the records bucket (records.S3, records.Dir): an object's
+// first version with every later one, and the keys under a prefix.
+type Reader interface {
+	Get(ctx context.Context, key string) (records.Object, error)
+	List(ctx context.Context, prefix string) ([]string, error)
+}
+
+// Finding kinds: what a comparison with the locked copies found.
+const (
+	// FindingMissing: a locked record is not in DynamoDB (removed).
+	FindingMissing = "missing"
+	// FindingDiffers: a record in DynamoDB differs from its locked copy.
+	FindingDiffers = "differs"
+	// FindingHeadBehind: the head is before the last locked record (the
+	// tail removed, the head set to match).
+	FindingHeadBehind = "head_behind"
+	// FindingRewrittenInBucket: someone wrote other bytes under a locked
+	// key; the lock kept the first version, which is the one compared.
+	FindingRewrittenInBucket = "rewritten_in_bucket"
+	// FindingUnreadable: a locked object that is no record.
+	FindingUnreadable = "unreadable"
+	// FindingEvidenceNotLocked: DynamoDB's hash of a check's evidence is
+	// not among its locked bodies' (the evidence rewritten with its hash).
+	FindingEvidenceNotLocked = "evidence_not_locked"
+)
+
+// Finding is one contradiction between DynamoDB and the locked copies.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Seq      int64  `json:"seq,omitempty"`
+	ActionID string `json:"action_id,omitempty"`
+	// Key and VersionID name the locked object that contradicts DynamoDB,
+	// Locked the day it was written (UTC).
+	Key       string `json:"key"`
+	VersionID string `json:"version_id,omitempty"`
+	Locked    string `json:"locked,omitempty"`
+	Message   string `json:"message"`
+}
+
+// ChainComparison is a chain against its locked copies.
+type ChainComparison struct {
+	// Locked is how many of the chain's records have a locked copy, and
+	// LockedThrough the highest seq among them.
+	Locked        int `json:"locked"`
+	LockedThrough int64
+	// NotYetLocked are DynamoDB's records after the last locked one: the
+	// streams lock a record within a minute of its commit.
+	NotYetLocked int       `json:"not_yet_locked"`
+	Findings     []Finding `json:"findings"`
+}
+
+// CompareChain checks a chain as DynamoDB holds it against its locked
+// copies: every locked record must be in DynamoDB, the same; the head may
+// not be before the last locked record. A trail removed from DynamoDB
+// whole, or rewritten with its hashes and head recomputed, is named by
+// the first locked record it contradicts.
+func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainComparison, error) {
+	cmp := ChainComparison{Findings: []Finding{}}
+	keys, err := r.List(ctx, ChainPrefix(c.AccountID, c.EntityID))
+	if err != nil {
+		return cmp, fmt.Errorf("list the locked copies of chain %d: %w", c.EntityID, err)
+	}
+	inDynamo := make(map[int64]auditchain.Link, len(c.Records))
+	for _, l := range c.Records {
+		inDynamo[l.Seq] = l
+	}
+	var last Finding
+	for _, key := range keys {
+		obj, err := r.Get(ctx, key)
+		if err != nil {
+			return cmp, fmt.Errorf("read locked copy %s: %w", key, err)
+		}
+		at := lockedDay(obj)
+		f := Finding{Key: key, VersionID: obj.VersionID, Locked: at}
+		if len(obj.Rewritten) > 0 {
+			w := f
+			w.Kind = FindingRewrittenInBucket
+			w.Message = fmt.Sprintf("the locked copy %s has %d later version(s) with other bytes (the first, written %s, is the one compared)", key, len(obj.Rewritten), at)
+			cmp.Findings = append(cmp.Findings, w)
+		}
+		locked, err := auditchain.Parse(obj.Body)
+		if err != nil || locked.AccountID != c.AccountID || locked.EntityID != c.EntityID || key != RecordKey(c.AccountID, c.EntityID, locked.Seq) {
+			f.Kind = FindingUnreadable
+			f.Message = fmt.Sprintf("the locked copy %s is not a record of this chain", key)
+			cmp.Findings = append(cmp.Findings, f)
+			continue
+		}
+		cmp.Locked++
+		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
+		f.Seq, f.ActionID = locked.Seq, locked.ActionID
+		if f.Seq == cmp.LockedThrough {
+			last = f
+		}
+		got, ok := inDynamo[locked.Seq]
+		switch {
+		case !ok:
+			f.Kind = FindingMissing
+			f.Message = fmt.Sprintf("record seq %d (%s, %s, %s) is missing from DynamoDB; its locked copy is %s, written %s",
+				locked.Seq, locked.ActionID, locked.Action, locked.At, key, at)
+		case got.Hash != locked.Hash || !sums(got, locked.Hash):
+			f.Kind = FindingDiffers
+			f.Message = fmt.Sprintf("record seq %d (%s) in DynamoDB differs from its locked copy %s, written %s (hash %s there, %s locked)",
+				locked.Seq, locked.ActionID, key, at, auditchain.Short(got.Hash), auditchain.Short(locked.Hash))
+		default:
+			continue
+		}
+		cmp.Findings = append(cmp.Findings, f)
+	}
+	if c.Head.Seq < cmp.LockedThrough {
+		last.Kind = FindingHeadBehind
+		last.Message = fmt.Sprintf("the head says seq %d but the locked copies go to seq %d (%s, written %s): records removed from the tail",
+			c.Head.Seq, cmp.LockedThrough, last.Key, last.Locked)
+		cmp.Findings = append(cmp.Findings, last)
+	}
+	for _, l := range c.Records {
+		if l.Seq > cmp.LockedThrough {
+			cmp.NotYetLocked++
+		}
+	}
+	slices.SortStableFunc(cmp.Findings, func(a, b Finding) int { return int(a.Seq - b.Seq) })
+	return cmp, nil
+}
+
+// CompareEvidence checks a check's evidence as DynamoDB holds it against
+// its locked bodies: the hash DynamoDB records must be one of theirs, and
+// the body DynamoDB holds (when it holds it) must hash to it. No finding
+// and locked false: nothing locked yet.
+func CompareEvidence(ctx context.Context, r Reader, e domain.Evidence) (locked bool, findings []Finding, err error) {
+	keys, err := r.List(ctx, EvidencePrefix(e.AccountID, e.CheckID))
+	if err != nil {
+		return false, nil, fmt.Errorf("list the locked evidence of check %d: %w", e.CheckID, err)
+	}
+	if len(keys) == 0 {
+		return false, nil, nil
+	}
+	want := EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
+	for _, key := range keys {
+		obj, err := r.Get(ctx, key)
+		if err != nil {
+			return true, findings, fmt.Errorf("read locked evidence %s: %w", key, err)
+		}
+		f := Finding{Key: key, VersionID: obj.VersionID, Locked: lockedDay(obj)}
+		if len(obj.Rewritten) > 0 {
+			f.Kind = FindingRewrittenInBucket
+			f.Message = fmt.Sprintf("the locked evidence %s has %d later version(s) with other bytes", key, len(obj.Rewritten))
+			findings = append(findings, f)
+		}
+		if key == want {
+			return true, findings, nil
+		}
+	}
+	f := Finding{Kind: FindingEvidenceNotLocked, Key: keys[0],
+		Message: fmt.Sprintf("check %d's evidence in DynamoDB has SHA-256 %s, which no locked body has (locked: %s): the evidence was rewritten with its hash",
+			e.CheckID, auditchain.Short(e.SHA256), strings.Join(keys, ", "))}
+	if obj, err := r.Get(ctx, keys[0]); err == nil {
+		f.VersionID, f.Locked = obj.VersionID, lockedDay(obj)
+	}
+	return true, append(findings, f), nil
+}
+
+// sums reports whether the record's content still hashes to hash.
+func sums(l auditchain.Link, hash string) bool {
+	got, err := auditchain.Sum(l)
+	return err == nil && got == hash
+}
+
+// lockedDay is the day the object's first version was written.
+func lockedDay(o records.Object) string {
+	if len(o.Versions) == 0 || o.Versions[0].LastModified.IsZero() {
+		return "an unknown day"
+	}
+	return o.Versions[0].LastModified.UTC().Format(time.DateOnly)
+}

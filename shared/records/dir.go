@@ -1,0 +1,230 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Dir keeps records as files under Root, one per key (its slashes are
+// folders): the local stand-in for S3. A file is written once and made
+// read-only; there is one version, no lock mode and no retention, and a file
+// changed behind Dir's back reads as it now is.
+//
+// The legal hold is a marker file beside the record's (key + "~legal-hold"),
+// kept rather than ignored so that code that holds and releases records runs
+// locally as on AWS. No key holds a "~" (blob.CheckKey), so no key's file is
+// ever taken for a marker or a temporary file, nor the reverse.
+type Dir struct {
+	Root string
+}
+
+const (
+	holdSuffix = "~legal-hold"
+	tempPrefix = "~put-"
+)
+
+// Put writes body under key unless the key already holds something: the same
+// bytes are existed=true, other bytes ErrDiffers, and neither writes. The
+// file is written beside its place (created exclusively), synced, then
+// linked into place: a link, unlike a rename, refuses a name that exists, so
+// two Puts cannot both write, and a crash leaves at most a temporary file,
+// never half a record.
+func (d Dir) Put(ctx context.Context, key string, body []byte) (existed bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := checkPut(key, body); err != nil {
+		return false, err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return false, fmt.Errorf("records: put %s: %w", key, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*")
+	if err != nil {
+		return false, fmt.Errorf("records: put %s: %w", key, err)
+	}
+	defer os.Remove(tmp.Name()) // the record, once linked, is the other name
+	_, err = tmp.Write(body)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err == nil {
+		// Read-only, so that a stray write is refused as the lock refuses
+		// one on S3 (the owner may still change it: no guarantee).
+		err = tmp.Chmod(0o400)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp.Name(), path)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return d.compare(key, path, body)
+	}
+	if err != nil {
+		return false, fmt.Errorf("records: put %s: %w", key, err)
+	}
+	return false, nil
+}
+
+// compare tells whether the file at path holds body: existed, or ErrDiffers.
+func (d Dir) compare(key, path string, body []byte) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("records: put %s: %w", key, err)
+	}
+	defer f.Close()
+	got, err := readCapped(f, key)
+	if err != nil {
+		return false, err
+	}
+	if !bytes.Equal(got, body) {
+		return false, fmt.Errorf("records: put %s: %w", key, ErrDiffers)
+	}
+	return true, nil
+}
+
+// Get reads the record under key (at most MaxGet bytes): one version, dated
+// by the file's modification time; a key that holds nothing is ErrNotFound.
+func (d Dir) Get(ctx context.Context, key string) (Object, error) {
+	if err := ctx.Err(); err != nil {
+		return Object{}, err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return Object{}, err
+	}
+	f, info, err := openFile(path)
+	if err != nil {
+		return Object{}, fmt.Errorf("records: get %s: %w", key, err)
+	}
+	defer f.Close()
+	body, err := readCapped(f, key)
+	if err != nil {
+		return Object{}, err
+	}
+	_, err = os.Stat(path + holdSuffix)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Object{}, fmt.Errorf("records: get %s: %w", key, err)
+	}
+	sum := hexSHA256(body)
+	return Object{
+		Key:       key,
+		Body:      body,
+		SHA256:    sum,
+		Versions:  []Version{{SHA256: sum, LastModified: info.ModTime()}},
+		LegalHold: err == nil,
+	}, nil
+}
+
+// List returns the keys under prefix, sorted, leaving out temporary files
+// and legal hold markers.
+func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d.Root == "" {
+		return nil, errors.New("records: Dir has no Root")
+	}
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	// Only the folder the prefix's whole segments name can hold its keys.
+	dir := d.Root
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		dir = filepath.Join(d.Root, filepath.FromSlash(prefix[:i]))
+	}
+	var keys []string
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && path == dir {
+			return fs.SkipAll // nothing was ever written there
+		}
+		if err != nil || e.IsDir() || strings.Contains(e.Name(), "~") {
+			return err
+		}
+		rel, err := filepath.Rel(d.Root, path)
+		if err != nil {
+			return err
+		}
+		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("records: list %s: %w", prefix, err)
+	}
+	// Byte order, as S3 lists: a walk goes folder by folder ("a/b" before
+	// "a-c").
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// SetLegalHold creates or removes the record's marker; a key that holds
+// nothing is ErrNotFound.
+func (d Dir) SetLegalHold(ctx context.Context, key string, on bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	f, _, err := openFile(path)
+	if err != nil {
+		return fmt.Errorf("records: legal hold %s: %w", key, err)
+	}
+	f.Close()
+	if on {
+		err = os.WriteFile(path+holdSuffix, nil, 0o600)
+	} else if err = os.Remove(path + holdSuffix); errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("records: legal hold %s: %w", key, err)
+	}
+	return nil
+}
+
+func (d Dir) path(key string) (string, error) {
+	if d.Root == "" {
+		return "", errors.New("records: Dir has no Root")
+	}
+	if err := checkKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
+}
+
+// openFile opens a record's file. Nothing there, or a folder (other keys
+// under key + "/"), is ErrNotFound, as S3 answers for such a key.
+func openFile(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && info.IsDir() {
+		err = ErrNotFound
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
+}
