@@ -56,6 +56,10 @@ commands:
   portal link --operator ID [--account ID]           print an enrolment link for the operator: the console's page
                                                      where they register a passkey (the first, or after losing them all;
                                                      single use, 15 minutes; a secret: hand it to that person alone)
+  legal-hold set|release --entity ID --reason TEXT [--account ID]
+                                                     hold an entity's records past any expiry (its evidence keeps no
+                                                     expiry, its locked copies an S3 legal hold), or release it; audited
+  legal-hold list [--account ID]                     the account's holds, one JSON line each
   passkey list --operator ID [--account ID]          the operator's passkeys, one JSON line each (never a key)
   passkey revoke --operator ID --credential ID       revoke one (the last too: the operator enrols again by a new link)
   receiver --port P --secret S [--secret S2] [--tolerance D]
@@ -127,6 +131,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdDeliveries(ctx, sub, rest[1:])
 	case cmd == "portal" && sub != "":
 		return cmdPortal(ctx, sub, rest[1:])
+	case cmd == "legal-hold" && sub != "":
+		return cmdLegalHold(ctx, sub, rest[1:])
 	case cmd == "passkey" && sub != "":
 		return cmdPasskey(ctx, sub, rest[1:])
 	case cmd == "stage-api":

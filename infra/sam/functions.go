@@ -171,6 +171,10 @@ func Statements(f deploy.Function) ([]Statement, error) {
 			resources = append(resources, Sub("${"+id+".Arn}/index/*"))
 		}
 		add(stack.GrantSid(g.Table), g.Actions, resources...)
+		if len(g.Attributes) > 0 {
+			// As stack's (deploy.Grant.AttributesCondition).
+			out[len(out)-1].Condition = Map(KV("ForAllValues:StringEquals", Map(KV("dynamodb:Attributes", Strings(g.Attributes)))))
+		}
 	}
 	for _, g := range f.Objects {
 		b, ok := deploy.LookupBucket(g.Bucket)

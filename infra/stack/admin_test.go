@@ -111,8 +111,19 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable/index/*",
 		"dynamodb:PutItem arn:PortalTokensTable",
 		"dynamodb:GetItem arn:EvidenceTable",
-		// evidence.get compares the check's own record of the hash.
+		// A legal hold moves an evidence item's expiry aside and back: an
+		// UpdateItem of those attributes alone (TestEvidenceHoldIsConditioned).
+		"dynamodb:UpdateItem arn:EvidenceTable",
+		// evidence.get compares the check's own record of the hash; a
+		// legal hold lists the entity's checks (by_entity, read back).
 		"dynamodb:GetItem arn:ChecksTable",
+		"dynamodb:GetItem arn:ChecksTable/index/*",
+		"dynamodb:Query arn:ChecksTable",
+		"dynamodb:Query arn:ChecksTable/index/*",
+		"dynamodb:BatchGetItem arn:ChecksTable",
+		"dynamodb:BatchGetItem arn:ChecksTable/index/*",
+		// The entity audit.verify, audit.list or a legal hold names.
+		"dynamodb:GetItem arn:EntitiesTable",
 		// evidence.get: a body kept in the evidence bucket, and the
 		// bucket key's decryption (only through S3, for that bucket).
 		"s3:GetObject arn:EvidenceBucket/*",
@@ -135,9 +146,9 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		t.Errorf("permissions: %s", diff(got, want))
 	}
 	// Nothing beyond what the catalogue lists: no stream, no secret, no
-	// table it does not name (of the checks, one item at a time).
+	// table it does not name (of the checks and entities, reads only).
 	for _, p := range got {
-		if p == "dynamodb:GetItem arn:ChecksTable" {
+		if strings.Contains(p, "ChecksTable") || p == "dynamodb:GetItem arn:EntitiesTable" {
 			continue
 		}
 		for _, banned := range []string{"secretsmanager:", "StreamArn", "EntitiesTable", "ChecksTable", "ReviewsTable", "IdempotencyTable", "InboundWebhooksTable", "lambda:"} {
@@ -169,6 +180,7 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"PORTAL_TOKENS_TABLE":      refOf("PortalTokensTable"),
 		"EVIDENCE_TABLE":           refOf("EvidenceTable"),
 		"CHECKS_TABLE":             refOf("ChecksTable"),
+		"ENTITIES_TABLE":           refOf("EntitiesTable"),
 		"EVIDENCE_BUCKET":          refOf("EvidenceBucket"),
 		"RECORDS_BUCKET":           refOf("RecordsBucket"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
@@ -199,6 +211,23 @@ func TestAdminFunctionOutput(t *testing.T) {
 		hasOutput(t, s.Template, stack.AdminFunctionOutput, m{"Value": refOf(f.LogicalID), "Description": stringLike(`^[\s\S]{1,1024}$`)})
 		for _, w := range []string{"aws lambda invoke", "--function-name", `"command"`, `"actor"`, "--cli-binary-format raw-in-base64-out"} {
 			hasOutput(t, s.Template, stack.AdminFunctionOutput, m{"Description": stringLike(regexp.QuoteMeta(w))})
+		}
+	})
+}
+
+// The admin function's UpdateItem on the evidence table may name the
+// item's key and its expiry alone (IAM's dynamodb:Attributes): a legal hold
+// can take an expiry off and put it back, never change the evidence.
+func TestEvidenceHoldIsConditioned(t *testing.T) {
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		got := find(t, s.Template, "AWS::IAM::Policy", m{"PolicyDocument": like(m{"Statement": arrayWith(like(m{
+			"Action":   "dynamodb:UpdateItem",
+			"Resource": arnOf("EvidenceTable"),
+			"Condition": exactly(m{"ForAllValues:StringEquals": exactly(m{
+				"dynamodb:Attributes": arrayOf("account_id", "check_id", "expires_at", "held_expires_at")})}),
+		}))})})
+		if len(got) != 1 {
+			t.Errorf("%d policies hold the conditioned UpdateItem on the evidence table, want the admin function's alone", len(got))
 		}
 	})
 }

@@ -267,6 +267,9 @@ func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []aw
 			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
 		}
 		statement(sids.Unique(GrantSid(g.Table)), g.Actions, resources...)
+		if cond := g.AttributesCondition(); cond != nil {
+			out[len(out)-1].AddConditions(&cond)
+		}
 	}
 	for _, g := range spec.Objects {
 		b, known := deploy.LookupBucket(g.Bucket)

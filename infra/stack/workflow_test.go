@@ -332,10 +332,15 @@ func rolePermissions(t *testing.T, tmpl assertions.Template, roleID string) []st
 	for id, pol := range find(t, tmpl, "AWS::IAM::Policy", m{"Roles": arrayWith(refOf(roleID))}) {
 		for _, st := range pol["Properties"].(m)["PolicyDocument"].(m)["Statement"].([]any) {
 			if b, ok := bucketKeyStatement(st.(m)); ok {
-				// The one conditioned statement: a bucket's key, only
-				// through S3 and only for that bucket.
+				// A conditioned statement: a bucket's key, only through S3
+				// and only for that bucket.
 				matches(t, id+" statement", st, like(m{"Effect": "Allow", "NotAction": absent(), "NotResource": absent(), "Principal": absent(),
 					"Condition": exactly(m{"StringEquals": exactly(bucketKeyCondition(b))})}))
+			} else if _, conditioned := st.(m)["Condition"]; conditioned {
+				// The other: an UpdateItem of some attributes alone
+				// (deploy.Grant.Attributes).
+				matches(t, id+" statement", st, like(m{"Effect": "Allow", "Action": "dynamodb:UpdateItem", "NotAction": absent(), "NotResource": absent(),
+					"Principal": absent(), "Condition": like(m{"ForAllValues:StringEquals": like(m{"dynamodb:Attributes": arrayWith()})})}))
 			} else {
 				matches(t, id+" statement", st, plainAllow)
 			}

@@ -98,6 +98,18 @@ type Store interface {
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
 	// not_found: no such review in the account.
 	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
+	// No codes.
+	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
+	// conflict: held already; domain.ErrDuplicateAction if the action id
+	// was applied before.
+	PutLegalHold(ctx context.Context, h domain.LegalHold, audit domain.AuditRecord) error
+	// not_found: not held; domain.ErrDuplicateAction if the action id was
+	// applied before.
+	DeleteLegalHold(ctx context.Context, accountID, entityID int64, audit domain.AuditRecord) error
+	// No codes.
+	LegalHolds(ctx context.Context, accountID int64) ([]domain.LegalHold, error)
+	// No codes.
+	HoldEvidence(ctx context.Context, accountID, checkID int64, held bool) error
 }
 
 // Handler runs admin commands.
@@ -121,11 +133,19 @@ type Handler struct {
 	// domain.MaxInlineEvidence); without it evidence.get fails on them.
 	Blobs BlobGetter
 	// Records reads the records bucket: audit.verify and evidence.get
-	// compare DynamoDB with the locked copies (none: not compared).
-	Records auditexport.Reader
+	// compare DynamoDB with the locked copies (none: not compared), and
+	// legal holds are set on them.
+	Records Records
 	// Exporter runs the records' daily part for audit.export (none: it
 	// fails).
 	Exporter *auditexport.Exporter
+}
+
+// Records is the records bucket as admin uses it (records.S3, records.Dir):
+// read back, and held.
+type Records interface {
+	auditexport.Reader
+	SetLegalHold(ctx context.Context, key string, on bool) error
 }
 
 // BlobGetter reads an object of the evidence blob store (blob.S3 on AWS,
@@ -195,6 +215,9 @@ func commands() map[string]command {
 		"audit.dossier":      {false, (*Handler).auditDossier},
 		"audit.export":       {false, (*Handler).auditExport},
 		"evidence.get":       {false, (*Handler).evidenceGet},
+		"legal_hold.set":     {true, (*Handler).legalHoldSet},
+		"legal_hold.release": {true, (*Handler).legalHoldRelease},
+		"legal_hold.list":    {false, (*Handler).legalHoldList},
 		"portal.link":        {true, (*Handler).portalLink},
 		"passkey.list":       {false, (*Handler).passkeyList},
 		"passkey.revoke":     {true, (*Handler).passkeyRevoke},

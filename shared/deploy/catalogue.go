@@ -56,6 +56,12 @@ func settingPasskeyOrigins() Setting {
 		Description: "The console's origins (PASSKEY_ORIGINS, comma-separated), e.g. https://console.example.com."}
 }
 
+// EvidenceHoldAttributes are the evidence item's attributes a legal hold
+// may change (its expiry, moved aside and back) with the item's key.
+func EvidenceHoldAttributes() []string {
+	return []string{"account_id", "check_id", "expires_at", "held_expires_at"}
+}
+
 func settingWebhookAllow() Setting {
 	return Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
@@ -227,10 +233,6 @@ func Functions() []Function {
 				// (GetItem) before an append; an account's heads are one
 				// query (their key prefix).
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}},
-				// The exports it wrote stay readable (the last complete
-				// run's marker, Query); it writes none any more: the
-				// heads go to the records bucket with audit-export.
-				{Table: schema.AuditExports, Actions: []string{query}},
 			},
 		},
 		{
@@ -343,7 +345,7 @@ func Functions() []Function {
 		},
 		{
 			Name: "admin", LogicalID: "AdminFunction",
-			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit, settings sign-in links",
+			Description: "Administration of a stage (Lambda Invoke only, no route): accounts, countries, API keys, operators, webhook endpoints, deliveries, audit and its locked copies, legal holds, enrolment links",
 			MemoryMB:    256, TimeoutSeconds: 30,
 			Grants: []Grant{
 				// Accounts, their countries and operators; account.list scans;
@@ -360,9 +362,15 @@ func Functions() []Function {
 				// a link or a session).
 				{Table: schema.PortalTokens, Actions: []string{putItem}},
 				// evidence.get: a check's provider answer, and the check, whose
-				// result recorded the answer's hash and size too.
+				// result recorded the answer's hash and size too. A legal hold
+				// lists the entity's checks and takes their evidence's expiry
+				// off, or puts it back: an UpdateItem of those two attributes
+				// and nothing else, so the evidence itself stays append-only.
 				{Table: schema.Evidence, Actions: []string{getItem}},
-				{Table: schema.Checks, Actions: []string{getItem}},
+				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: EvidenceHoldAttributes()},
+				{Table: schema.Checks, Actions: []string{getItem, query, batchGetItem}, Indexes: true},
+				// An entity named by audit.list, audit.verify or a legal hold.
+				{Table: schema.Entities, Actions: []string{getItem}},
 			},
 			Objects: []ObjectGrant{
 				// evidence.get: a body kept as an object (reads only).

@@ -20,6 +20,19 @@ type Grant struct {
 	Table   string // schema table id
 	Actions []string
 	Indexes bool
+	// Attributes, when set, are the only attributes the actions may name
+	// (IAM's dynamodb:Attributes, every value among them): an UpdateItem
+	// that may change these and nothing else of an item.
+	Attributes []string
+}
+
+// AttributesCondition is the IAM condition of a grant with Attributes (nil
+// without): every attribute the request names is one of them.
+func (g Grant) AttributesCondition() map[string]any {
+	if len(g.Attributes) == 0 {
+		return nil
+	}
+	return map[string]any{"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": g.Attributes}}
 }
 
 // StreamSource feeds a function from a table's stream.

@@ -135,6 +135,20 @@ func RepoRoot() (string, error) {
 	}
 }
 
+// runningDataDir asks the stack script where the running service keeps
+// its data on disk ("" when it runs in memory, or not at all).
+func runningDataDir(service string) string {
+	root, err := RepoRoot()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command("bash", filepath.Join(root, "local", "stack", "stack.sh"), "data", service).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // UniquePrefix returns a table-name prefix no other run uses.
 func UniquePrefix(label string) string {
 	var b [4]byte
@@ -166,13 +180,20 @@ func EvidenceDir() string { return stateDir("EVS_EVIDENCE_DIR", "evidence") }
 func RecordsDir() string { return stateDir("EVS_RECORDS_DIR", "records") }
 
 // stateDir is a local store's directory: the variable's value; else name
-// beside DynamoDB Local's data directory, kept and wiped with it; else
-// name under the stack's state directory.
+// beside DynamoDB Local's data directory (DYNAMODB_DATA_DIR, or the one the
+// running server was started with), kept and wiped with it; else name
+// under the stack's state directory.
 func stateDir(envVar, name string) string {
 	if v := os.Getenv(envVar); v != "" {
 		return v
 	}
-	if v := os.Getenv("DYNAMODB_DATA_DIR"); v != "" {
+	v := os.Getenv("DYNAMODB_DATA_DIR")
+	if v == "" {
+		// A command run beside make local, in a shell without make's
+		// variables: the running DynamoDB Local says where its data is.
+		v = runningDataDir("dynamodb")
+	}
+	if v != "" {
 		return filepath.Join(filepath.Dir(filepath.Clean(v)), name)
 	}
 	if v := os.Getenv("EVS_STACK_DIR"); v != "" {

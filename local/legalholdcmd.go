@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/admin"
+)
+
+// cmdLegalHold is legal-hold set|release|list: an entity's legal hold
+// (admin commands legal_hold.*), on the local store or a stage's.
+func cmdLegalHold(ctx context.Context, sub string, args []string) error {
+	if sub != "set" && sub != "release" && sub != "list" {
+		return usageError{fmt.Sprintf("unknown command %q", "legal-hold "+sub)}
+	}
+	c := newAdminCmd("legal-hold " + sub)
+	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	entity := idFlag(c.fs, "entity", "set, release: the entity held (required)")
+	reason := c.fs.String("reason", "", "set, release: why (required; audited)")
+	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	acct, err := c.account(*account)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		if *entity != 0 || *reason != "" {
+			return usageError{"legal-hold list: --entity and --reason are for set and release"}
+		}
+		var out struct {
+			Holds []admin.LegalHoldView `json:"legal_holds"`
+		}
+		if err := c.send(ctx, map[string]any{"command": "legal_hold.list", "account_id": acct}, &out); err != nil {
+			return err
+		}
+		for _, h := range out.Holds {
+			printLine(h)
+		}
+		return nil
+	}
+	if *entity == 0 || *reason == "" {
+		return usageError{"legal-hold " + sub + ": --entity and --reason are required"}
+	}
+	var out struct {
+		Hold admin.LegalHoldView `json:"legal_hold"`
+	}
+	doc := map[string]any{"command": "legal_hold." + sub, "account_id": acct, "entity_id": *entity, "reason": *reason}
+	if err := c.send(ctx, doc, &out); err != nil {
+		return err
+	}
+	printLine(out.Hold)
+	return nil
+}

@@ -1,0 +1,151 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/auditexport"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/freetext"
+)
+
+// Legal holds (legal_hold.set, .release, .list): while one stands on an
+// entity, nothing of it expires. Its evidence items lose their expiry (kept
+// aside, and put back on release) and every locked copy of its records in
+// the records bucket gets an S3 legal hold, which no one can delete past
+// until it is lifted. Only the admin function may place or lift one.
+
+type holdFields struct {
+	common
+	AccountID int64  `json:"account_id" strict:"id"`
+	EntityID  int64  `json:"entity_id" strict:"id"`
+	Reason    string `json:"reason"`
+}
+
+// LegalHoldView is a hold, and what setting or releasing it reached.
+type LegalHoldView struct {
+	AccountID int64  `json:"account_id"`
+	EntityID  int64  `json:"entity_id"`
+	Reason    string `json:"reason,omitempty"`
+	SetBy     string `json:"set_by,omitempty"`
+	SetAt     string `json:"set_at,omitempty"`
+	ActionID  string `json:"action_id,omitempty"`
+	// Held says whether the hold stands after the command.
+	Held bool `json:"held"`
+	// Already: the entity was held (set) or not held (release) before: the
+	// command applied the hold's effects again and changed nothing else.
+	Already bool `json:"already,omitempty"`
+	// Evidence counts the evidence items and Objects the locked copies the
+	// command reached.
+	Evidence int `json:"evidence"`
+	Objects  int `json:"objects"`
+}
+
+func (h *Handler) legalHoldSet(ctx context.Context, c *call) (any, error) {
+	return h.legalHold(ctx, c, true)
+}
+
+func (h *Handler) legalHoldRelease(ctx context.Context, c *call) (any, error) {
+	return h.legalHold(ctx, c, false)
+}
+
+// legalHold places (on) or lifts a hold, audited in the entity's chain,
+// then applies it to the entity's evidence items and locked copies. Run
+// again, it applies it again: a run cut short is finished by the next.
+func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) {
+	var p holdFields
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if err := freetext.Check("reason", p.Reason, freetext.Reason, true); err != nil {
+		return nil, err
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	ent, err := h.Store.Entity(ctx, p.AccountID, p.EntityID)
+	if err != nil {
+		return nil, notFoundIn(err, p.AccountID, "entity", p.EntityID)
+	}
+	action := domain.ActionLegalHoldRelease
+	if on {
+		action = domain.ActionLegalHoldSet
+	}
+	audit := c.audit(p.AccountID, action, nil, map[string]any{"entity_id": p.EntityID, "reason": p.Reason})
+	audit.EntityID, audit.Reason = p.EntityID, p.Reason
+	v := LegalHoldView{AccountID: p.AccountID, EntityID: p.EntityID, Reason: p.Reason, Held: on, ActionID: c.ActionID}
+	if on {
+		v.SetBy, v.SetAt = c.Actor, domain.FormatTime(c.now)
+		err = h.Store.PutLegalHold(ctx, domain.LegalHold{AccountID: p.AccountID, EntityID: p.EntityID, Reason: p.Reason,
+			SetBy: c.Actor, ActionID: c.ActionID, SetAt: c.now}, audit)
+		v.Already = domain.ErrorCode(err) == domain.ECodeConflict
+	} else {
+		err = h.Store.DeleteLegalHold(ctx, p.AccountID, p.EntityID, audit)
+		v.Already = domain.ErrorCode(err) == domain.ECodeNotFound
+	}
+	if err != nil && !v.Already {
+		return nil, err
+	}
+	if v.Evidence, v.Objects, err = h.applyHold(ctx, ent, on); err != nil {
+		return nil, fmt.Errorf("legal hold on entity %d: recorded, not yet applied whole (run the command again): %w", p.EntityID, err)
+	}
+	return map[string]any{"legal_hold": v}, nil
+}
+
+// applyHold takes the expiry off the entity's evidence items (or puts it
+// back) and sets (or lifts) the S3 legal hold of its locked copies: one
+// request per item and per object.
+func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool) (evidence, objects int, err error) {
+	checks, err := h.Store.EntityChecks(ctx, ent.AccountID, ent.ID, ent.ChecksCount)
+	if err != nil {
+		return 0, 0, err
+	}
+	prefixes := []string{auditexport.ChainPrefix(ent.AccountID, ent.ID)}
+	for _, chk := range checks {
+		if err := h.Store.HoldEvidence(ctx, ent.AccountID, chk.ID, on); err != nil {
+			return evidence, objects, err
+		}
+		evidence++
+		prefixes = append(prefixes, auditexport.EvidencePrefix(ent.AccountID, chk.ID))
+	}
+	if h.Records == nil {
+		return evidence, 0, nil
+	}
+	for _, prefix := range prefixes {
+		keys, err := h.Records.List(ctx, prefix)
+		if err != nil {
+			return evidence, objects, err
+		}
+		for _, k := range keys {
+			if err := h.Records.SetLegalHold(ctx, k, on); err != nil {
+				return evidence, objects, err
+			}
+			objects++
+		}
+	}
+	return evidence, objects, nil
+}
+
+// legalHoldList lists the account's holds.
+func (h *Handler) legalHoldList(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		common
+		AccountID int64 `json:"account_id" strict:"id"`
+	}
+	if err := decode(c, &p); err != nil {
+		return nil, err
+	}
+	if _, err := h.account(ctx, p.AccountID); err != nil {
+		return nil, err
+	}
+	holds, err := h.Store.LegalHolds(ctx, p.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LegalHoldView, 0, len(holds))
+	for _, x := range holds {
+		out = append(out, LegalHoldView{AccountID: x.AccountID, EntityID: x.EntityID, Reason: x.Reason, SetBy: x.SetBy,
+			SetAt: domain.FormatTime(x.SetAt), ActionID: x.ActionID, Held: true})
+	}
+	return map[string]any{"legal_holds": out}, nil
+}
