@@ -261,3 +261,43 @@ func TestEvidenceLockedFromTheStream(t *testing.T) {
 		t.Errorf("a body that is not its hash's was locked: %v", keys)
 	}
 }
+
+// The regulator's check, from the bucket alone: the locked trail holds,
+// whatever was rewritten in DynamoDB since, and its records are what the
+// chain held when they were locked.
+func TestVerifyFromTheBucketAlone(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	w.chain(t, 9, 5)
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := w.st.AuditChain(ctx, w.acct, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// DynamoDB loses the whole trail.
+	audit := w.db.Table(w.names[schema.Audit])
+	for n := 1; n <= 5; n++ {
+		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(9, n)))
+	}
+	links, brk, err := auditexport.VerifyBucket(ctx, w.rec, w.acct, 9)
+	if err != nil || brk != nil || len(links) != 5 {
+		t.Fatalf("from the bucket: %d records, %v, %v; want 5 that hold", len(links), brk, err)
+	}
+	for i, l := range links {
+		if l.ActionID != act(9, i+1) {
+			t.Errorf("record %d from the bucket: %+v", i+1, l)
+		}
+	}
+	if links[4].Hash != before.Head.Hash {
+		t.Errorf("the bucket's last record %s, the chain's head was %s", links[4].Hash, before.Head.Hash)
+	}
+	// An object under a chain's prefix that is no record of it is named.
+	if _, err := w.rec.Put(ctx, auditexport.RecordKey(w.acct, 10, 2), []byte("evs-audit/v3\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, brk, _ := auditexport.VerifyBucket(ctx, w.rec, w.acct, 10); brk == nil {
+		t.Error("an object that is no record verified")
+	}
+}
