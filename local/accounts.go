@@ -62,6 +62,7 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	fourEyes := c.fs.String("four-eyes", "\x00", "create, update: actions needing a second operator, comma-separated (empty: none)")
 	declared := c.fs.String("declared-decisions", "", "create, update: true to accept decisions not signed with a passkey (default false)")
 	sla := c.fs.String("sla-days", "\x00", "create, update: days a review may stay active per purpose, e.g. initial=5,periodic=10 (empty: none)")
+	retention := countFlag(c.fs, "extended-retention-years", 0, "create, update: years to keep an entity after its relationship ends where its country's rule allows more, 5 to 10 (0: each rule's own)")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
@@ -95,6 +96,9 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	}
 	if given(c.fs, "review-interval-days") {
 		doc["review_interval_days"] = *interval
+	}
+	if given(c.fs, "extended-retention-years") { // 1 to 4 and over 10: the admin command refuses them
+		doc["extended_retention_years"] = *retention
 	}
 	if *fourEyes != "\x00" {
 		doc["four_eyes"] = splitList(*fourEyes)

@@ -24,6 +24,7 @@ var cliActions = map[string]domain.Action{
 	"escalate-to-aml": domain.ActionEscalateToAML, "approve": domain.ActionApprove, "reject": domain.ActionReject,
 	"cancel": domain.ActionCancel, "queue-checks": domain.ActionQueueChecks, "adjudicate-match": domain.ActionAdjudicateMatch,
 	"assess-risk": domain.ActionAssessRisk, "update-profile": domain.ActionUpdateProfile, "open-periodic-review": domain.ActionOpenPeriodicReview,
+	"end-relationship": domain.ActionEndRelationship,
 }
 
 // cmdDecide runs an operator action through the decision function's own

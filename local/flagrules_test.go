@@ -127,10 +127,10 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 
 	cases := []flagCase{
 		{args: []string{"account", "get", "--id", a}, ids: []string{"id"}},
-		{args: []string{"account", "update", "--id", a, "--name", "Renamed", "--review-interval-days", "30"}, ids: []string{"id"},
-			settings: map[string][]string{"review-interval-days": {"-1", "-5"}}},
-		{args: []string{"account", "create", "--name", "New", "--countries", "SA", "--review-interval-days", "30"},
-			settings: map[string][]string{"review-interval-days": {"-5"}}},
+		{args: []string{"account", "update", "--id", a, "--name", "Renamed", "--review-interval-days", "30", "--extended-retention-years", "7"}, ids: []string{"id"},
+			settings: map[string][]string{"review-interval-days": {"-1", "-5"}, "extended-retention-years": {"-1"}}},
+		{args: []string{"account", "create", "--name", "New", "--countries", "SA", "--review-interval-days", "30", "--extended-retention-years", "7"},
+			settings: map[string][]string{"review-interval-days": {"-5"}, "extended-retention-years": {"-1"}}},
 		{args: []string{"key", "create", "--account", a, "--permissions", domain.PermEntityView}, ids: []string{"account"}},
 		{args: []string{"key", "list", "--account", a}, ids: []string{"account"}},
 		{args: []string{"key", "revoke", "--account", a, "--id", "key_x"}, ids: []string{"account"}},
@@ -219,6 +219,65 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 	}
 	if err != nil || json.Unmarshal([]byte(stdout), &got) != nil || got.ReviewIntervalDays == nil || *got.ReviewIntervalDays != 0 {
 		t.Errorf("account update --review-interval-days 0: %v, %s (%s)", err, stdout, stderr)
+	}
+}
+
+// TestAccountExtendedRetentionFlag: account create and update carry
+// --extended-retention-years to the admin command, which keeps it and
+// answers it; a value no rule allows (1 to 4, over 10) is its refusal
+// naming the field, a negative one a usage error; both write nothing.
+func TestAccountExtendedRetentionFlag(t *testing.T) {
+	ctx := context.Background()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	st := store.New(db, names)
+	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	t.Setenv("LOG_LEVEL", "error")
+	stdout, stderr, err := runCaptured(t, "account", "create", "--name", "Retains", "--countries", "SA", "--extended-retention-years", "7")
+	id, perr := strconv.ParseInt(strings.TrimSpace(stdout), 10, 64)
+	if err != nil || perr != nil {
+		t.Fatalf("account create: %v %q (%s)", err, stdout, stderr)
+	}
+	if a, err := st.Account(ctx, id); err != nil || a.Settings.ExtendedRetentionYears != 7 {
+		t.Fatalf("created %+v (%v), want extended retention 7", a.Settings, err)
+	}
+	acct := strconv.FormatInt(id, 10)
+	for _, tc := range []struct {
+		args  []string
+		want  int    // the years stored after, and answered on success
+		fails string // what the refusal says, "" for none
+	}{
+		{[]string{"account", "get", "--id", acct}, 7, ""},
+		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "10"}, 10, ""},
+		{[]string{"account", "update", "--id", acct, "--name", "Retains more"}, 10, ""},
+		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "3"}, 10, "extended_retention_years must be 0"},
+		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "11"}, 10, "extended_retention_years must be from 0 to 10"},
+		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "-1"}, 10, `--extended-retention-years must be 0 or more (given "-1")`},
+		{[]string{"account", "create", "--name", "Short", "--countries", "SA", "--extended-retention-years", "4"}, 10, "extended_retention_years must be 0"},
+		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "0"}, 0, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			before := tableCounts(t, db, names)
+			stdout, stderr, err := runCaptured(t, tc.args...)
+			if tc.fails != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.fails) {
+					t.Errorf("%v, want a refusal saying %q", err, tc.fails)
+				}
+				if after := tableCounts(t, db, names); !maps.Equal(before, after) {
+					t.Errorf("the refusal wrote: items per table %v, then %v", before, after)
+				}
+			} else {
+				var got struct {
+					ExtendedRetentionYears *int `json:"extended_retention_years"`
+				}
+				if err != nil || json.Unmarshal([]byte(stdout), &got) != nil || got.ExtendedRetentionYears == nil || *got.ExtendedRetentionYears != tc.want {
+					t.Errorf("%v, %s (%s), want extended_retention_years %d", err, stdout, stderr, tc.want)
+				}
+			}
+			if a, err := st.Account(ctx, id); err != nil || a.Settings.ExtendedRetentionYears != tc.want {
+				t.Errorf("stored %+v (%v), want extended retention %d", a.Settings, err, tc.want)
+			}
+		})
 	}
 }
 

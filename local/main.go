@@ -22,7 +22,7 @@ const usage = `usage: go run ./local <command> [flags]
 commands:
   up [--seed demo|none] [--entities N] [--port P]   start the stack, create the tables, seed, serve the API
   account create --name NAME --countries SA[,AE...] [--review-interval-days N] [--four-eyes A,..]
-                 [--declared-decisions true|false] [--sla-days initial=5,periodic=10]
+                 [--declared-decisions true|false] [--sla-days initial=5,periodic=10] [--extended-retention-years N]
                                                      print the new account id
   account list                                       print "<id>\t<name>" per account
   account get|update --id ID [--name N] [--countries SA,..] [--disable-countries AE,..] [--review-interval-days N] [--four-eyes A,..]

@@ -215,9 +215,10 @@ func TestAdminFunctionOutput(t *testing.T) {
 	})
 }
 
-// The admin function's UpdateItem on the evidence table may name the
-// item's key and its expiry alone (IAM's dynamodb:Attributes): a legal hold
-// can take an expiry off and put it back, never change the evidence.
+// The admin and decision functions' UpdateItem on the evidence table may
+// name the item's key and its expiry alone (IAM's dynamodb:Attributes): a
+// legal hold can take an expiry off and put it back, the end of a
+// relationship set it, never change the evidence.
 func TestEvidenceHoldIsConditioned(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		got := find(t, s.Template, "AWS::IAM::Policy", m{"PolicyDocument": like(m{"Statement": arrayWith(like(m{
@@ -226,8 +227,8 @@ func TestEvidenceHoldIsConditioned(t *testing.T) {
 			"Condition": exactly(m{"ForAllValues:StringEquals": exactly(m{
 				"dynamodb:Attributes": arrayOf("account_id", "check_id", "expires_at", "held_expires_at")})}),
 		}))})})
-		if len(got) != 1 {
-			t.Errorf("%d policies hold the conditioned UpdateItem on the evidence table, want the admin function's alone", len(got))
+		if len(got) != 2 {
+			t.Errorf("%d policies hold the conditioned UpdateItem on the evidence table, want the admin and decision functions'", len(got))
 		}
 	})
 }

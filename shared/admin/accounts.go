@@ -61,6 +61,9 @@ type accountFields struct {
 	// SLADays: days a review of each purpose may stay active before the
 	// queue tags it late ({} clears them).
 	SLADays *map[string]int `json:"sla_days"`
+	// ExtendedRetentionYears: 0, or 5 to 10 (applyAccountFields refuses
+	// 1 to 4, shorter than every country's rule).
+	ExtendedRetentionYears *int `json:"extended_retention_years" strict:"min=0,max=10"`
 }
 
 func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
@@ -195,7 +198,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 func sameAccount(a, b domain.Account) bool {
 	return a.Name == b.Name && a.Settings.ReviewIntervalDays == b.Settings.ReviewIntervalDays &&
 		sameSet(a.Settings.FourEyes, b.Settings.FourEyes) && a.Settings.DeclaredDecisions == b.Settings.DeclaredDecisions &&
-		maps.Equal(a.Settings.SLADays, b.Settings.SLADays)
+		maps.Equal(a.Settings.SLADays, b.Settings.SLADays) && a.Settings.ExtendedRetentionYears == b.Settings.ExtendedRetentionYears
 }
 
 // changedCountries are the configurations listed that differ from the
@@ -251,8 +254,19 @@ func applyAccountFields(a *domain.Account, p accountFields) error {
 		}
 		a.Settings.SLADays = sla
 	}
+	if p.ExtendedRetentionYears != nil { // over 10 or negative: its strict tag
+		n := *p.ExtendedRetentionYears
+		if n != 0 && n < minExtendedRetentionYears {
+			return domain.Invalid("extended_retention_years", fmt.Sprintf("must be 0 (each country's own rule) or from %d to 10 years, not %d", minExtendedRetentionYears, n))
+		}
+		a.Settings.ExtendedRetentionYears = n
+	}
 	return nil
 }
+
+// minExtendedRetentionYears is the shortest extension: no country's rule
+// keeps less (the EU's 5 years), so fewer would extend nothing.
+const minExtendedRetentionYears = 5
 
 // maxSLADays bounds a purpose's SLA: a year is already no deadline.
 const maxSLADays = 365
@@ -357,7 +371,8 @@ func checkRule(code, pattern, message string) error {
 // accountSnapshot is an account in the audit trail.
 func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
 	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes,
-		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays}
+		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays,
+		"extended_retention_years": a.Settings.ExtendedRetentionYears}
 	if a.ID != 0 {
 		m["account_id"] = a.ID
 	}

@@ -112,15 +112,18 @@ func TestFirstDayCommands(t *testing.T) {
 	w := newWorld(t)
 	const actor = `"actor": "ops@example.com"`
 
-	acct := obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme Payments", "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}], "review_interval_days": 365, "four_eyes": ["escalate_to_aml"]}`), "account")
+	acct := obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme Payments", "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}], "review_interval_days": 365, "four_eyes": ["escalate_to_aml"], "extended_retention_years": 7}`), "account")
 	id := num(acct["id"])
-	if id <= 0 || acct["name"] != "Acme Payments" || num(acct["review_interval_days"]) != 365 {
+	if id <= 0 || acct["name"] != "Acme Payments" || num(acct["review_interval_days"]) != 365 || num(acct["extended_retention_years"]) != 7 {
 		t.Fatalf("account.create answered %v", acct)
 	}
 	got := obj(w.must(fmt.Sprintf(`{"command": "account.get", %s, "account_id": %d}`, actor, id)), "account")
 	countries, _ := got["countries"].([]any)
 	if len(countries) != 2 {
 		t.Fatalf("account.get countries = %v", got["countries"])
+	}
+	if num(got["extended_retention_years"]) != 7 {
+		t.Errorf("account.get extended_retention_years = %v, want 7", got["extended_retention_years"])
 	}
 	ae := countries[0].(map[string]any)
 	if ae["code"] != "AE" || ae["registration_pattern"] != "^CN-[0-9]{4}$" || ae["active"] != true {
@@ -146,14 +149,18 @@ func TestFirstDayCommands(t *testing.T) {
 		t.Errorf("a new account accepts declared decisions: %+v", a.Settings)
 	}
 
-	// Declared decisions and SLA days: set, shown, and cleared.
-	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": true, "sla_days": {"initial": 5, "periodic": 10}}`, actor, id)), "account")
-	if upd["declared_decisions"] != true || fmt.Sprint(upd["sla_days"]) != "map[initial:5 periodic:10]" {
-		t.Errorf("after setting declared decisions and SLA days: %v", upd)
+	// Declared decisions, SLA days and extended retention: set, shown,
+	// and cleared.
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": true, "sla_days": {"initial": 5, "periodic": 10}, "extended_retention_years": 10}`, actor, id)), "account")
+	if upd["declared_decisions"] != true || fmt.Sprint(upd["sla_days"]) != "map[initial:5 periodic:10]" || num(upd["extended_retention_years"]) != 10 {
+		t.Errorf("after setting declared decisions, SLA days and extended retention: %v", upd)
 	}
-	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": false, "sla_days": {}}`, actor, id)), "account")
-	if upd["declared_decisions"] != false || fmt.Sprint(upd["sla_days"]) != "map[]" {
-		t.Errorf("after clearing declared decisions and SLA days: %v", upd)
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": false, "sla_days": {}, "extended_retention_years": 0}`, actor, id)), "account")
+	if upd["declared_decisions"] != false || fmt.Sprint(upd["sla_days"]) != "map[]" || upd["extended_retention_years"] != float64(0) {
+		t.Errorf("after clearing declared decisions, SLA days and extended retention: %v", upd)
+	}
+	if a, _ := w.st.Account(context.Background(), id); a.Settings.ExtendedRetentionYears != 0 {
+		t.Errorf("extended retention after clearing: %+v", a.Settings)
 	}
 
 	// A key: in clear once, stored as its hash, accepted by the authorizer.
@@ -246,6 +253,18 @@ func TestFirstDayCommands(t *testing.T) {
 			t.Errorf("no audit record of %s", a)
 		}
 	}
+	// The extended retention is in the snapshots (newest first): created
+	// at 7, kept by the countries' update, set to 10, cleared.
+	var retention []string
+	for _, r := range trail {
+		rec := r.(map[string]any)
+		if after := obj(rec, "after"); after != nil && strings.HasPrefix(rec["action"].(string), "account.") {
+			retention = append(retention, fmt.Sprint(obj(rec, "before")["extended_retention_years"], "→", after["extended_retention_years"]))
+		}
+	}
+	if got := strings.Join(retention, " "); got != "10→0 7→10 7→7 <nil>→7" {
+		t.Errorf("extended_retention_years in the account's audit snapshots: %s", got)
+	}
 	all := mustJSON(t, trail)
 	for _, s := range []string{key, next, secret, auth.HashKey(key)} {
 		if strings.Contains(all, s) {
@@ -287,6 +306,13 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		{"SLA purpose unknown", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "sla_days": {"urgent": 2}}`, actor, acct), "InvalidRequest", ""},
 		{"SLA days out of range", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "sla_days": {"initial": 0}}`, actor, acct), "InvalidRequest", ""},
 		{"declared decisions of wrong type", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": "yes"}`, actor, acct), "InvalidRequest", ""},
+		{"extended retention shorter than every rule", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 3}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention of 1", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 1}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention over 10", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 11}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention negative", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": -1}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention not whole", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 7.5}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention of wrong type", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": "7"}`, actor, acct), "InvalidRequest", "extended_retention_years"},
+		{"extended retention out of range at create", `{"command": "account.create", ` + actor + `, "name": "X", "countries": ["SA"], "extended_retention_years": 3}`, "InvalidRequest", "extended_retention_years"},
 		{"four-eyes action unknown", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "four_eyes": ["approve_all"]}`, actor, acct), "InvalidRequest", ""},
 		{"account id of wrong type", `{"command": "account.get", ` + actor + `, "account_id": "1"}`, "InvalidRequest", ""},
 		{"account that does not exist", `{"command": "account.get", ` + actor + `, "account_id": 99999999}`, "NotFound", ""},

@@ -68,6 +68,9 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	ev, err := h.Store.Evidence(ctx, p.AccountID, p.CheckID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		return nil, h.evidenceGone(ctx, p.AccountID, p.CheckID, err)
+	}
 	if err != nil {
 		return nil, err
 	}

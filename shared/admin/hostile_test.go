@@ -74,11 +74,11 @@ func TestHostileAdminDocuments(t *testing.T) {
 	}
 	a := member{"account_id", n(acct)}
 	templates := map[string]hostileTemplate{
-		"account.create": {cmd("account.create", change, member{"name", q("X")}, member{"countries", `["SA"]`}, member{"review_interval_days", "30"}, member{"four_eyes", `["escalate_to_aml"]`}),
+		"account.create": {cmd("account.create", change, member{"name", q("X")}, member{"countries", `["SA"]`}, member{"review_interval_days", "30"}, member{"four_eyes", `["escalate_to_aml"]`}, member{"extended_retention_years", "7"}),
 			[]string{"actor", "action_id", "name"}, nil},
 		"account.list": {cmd("account.list", common), []string{"actor"}, nil},
 		"account.get":  {cmd("account.get", common, a), []string{"actor"}, []string{"account_id"}},
-		"account.update": {cmd("account.update", change, a, member{"name", q("Y")}, member{"countries", `[{"code": "AE", "registration_pattern": "^A$", "registration_message": "m"}]`}),
+		"account.update": {cmd("account.update", change, a, member{"name", q("Y")}, member{"countries", `[{"code": "AE", "registration_pattern": "^A$", "registration_message": "m"}]`}, member{"extended_retention_years", "10"}),
 			[]string{"actor", "action_id", "name"}, []string{"account_id"}},
 		"key.create": {cmd("key.create", change, a, member{"permissions", `["entity.view"]`}, member{"description", q("d")}),
 			[]string{"actor", "action_id", "description"}, []string{"account_id"}},

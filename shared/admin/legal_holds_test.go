@@ -51,9 +51,17 @@ func TestLegalHolds(t *testing.T) {
 		}
 		return it
 	}
+	// Evidence is written without an expiry; the relationship's end gives
+	// it one (end_relationship), which a hold then keeps aside.
+	if it := evidence(); it["expires_at"] != nil {
+		t.Fatalf("evidence written with an expiry %v: nothing expires while the relationship lasts", it["expires_at"])
+	}
+	if err := w.st.ExpireEvidence(ctx, acct, chk, t0.AddDate(10, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
 	expires := evidence()["expires_at"]
-	if expires == nil {
-		t.Fatal("the evidence has no expiry to begin with")
+	if expires != float64(t0.AddDate(10, 0, 0).Unix()) {
+		t.Fatalf("the evidence's expiry %v after the relationship ended", expires)
 	}
 	doc := func(cmd, reason string) string {
 		return fmt.Sprintf(`{"command": %q, %s, "account_id": %d, "entity_id": %d, "reason": %q}`, cmd, actor, acct, ent, reason)

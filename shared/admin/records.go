@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/auditexport"
@@ -33,7 +34,7 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if h.Records == nil {
 		return &LockedView{Findings: []auditexport.Finding{}}, nil
 	}
-	cmp, err := auditexport.CompareChain(ctx, h.Records, ch)
+	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, h.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +70,30 @@ func (h *Handler) lockedEvidence(ctx context.Context, ev domain.Evidence) (*Lock
 		v.NotYetLocked = 1
 	}
 	return v, nil
+}
+
+// evidenceGone says why a check has no evidence in DynamoDB: expired under
+// retention (its entity's relationship ended that long ago), or gone
+// before it with a locked copy to show for it — or the store's own
+// not-found when neither can be told.
+func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, notFound error) error {
+	chk, err := h.Store.Check(ctx, accountID, checkID)
+	if err != nil {
+		return notFound
+	}
+	ent, err := h.Store.Entity(ctx, accountID, chk.EntityID)
+	if err == nil && ent.RetainUntil != nil && !h.Clock.Now().Before(*ent.RetainUntil) {
+		return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d expired under retention on %s: the relationship with entity %d ended on %s.",
+			checkID, ent.RetainUntil.UTC().Format(time.DateOnly), ent.ID, ent.RelationshipEndedAt.UTC().Format(time.DateOnly))
+	}
+	if h.Records == nil {
+		return notFound
+	}
+	keys, err := h.Records.List(ctx, auditexport.EvidencePrefix(accountID, checkID))
+	if err != nil || len(keys) == 0 {
+		return notFound
+	}
+	return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d is gone from DynamoDB before its retention ended; its locked copy is %s in the records bucket.", checkID, keys[0])
 }
 
 // AuditExportView is audit.export's answer: the daily run, now, for one

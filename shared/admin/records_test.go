@@ -2,6 +2,8 @@ package admin_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,5 +79,48 @@ func TestAuditVerifyAgainstTheLockedCopies(t *testing.T) {
 	// The exports stay per account: none for another.
 	if _, err := w.call(fmt.Sprintf(`{"command": "audit.export", %s, "account_id": 999999}`, actor)); failure(err) != "NotFound" {
 		t.Errorf("audit.export of an unknown account: %v", err)
+	}
+}
+
+// evidence.get of a check whose evidence item is gone tells expiry under
+// retention from a removal the locked copy contradicts.
+func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	rec := records.Dir{Root: t.TempDir()}
+	w.h.Records = rec
+	const actor = `"actor": "ops@example.com"`
+	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
+	body := []byte(`{"results":[]}`)
+	sum := sha256.Sum256(body)
+	sha := hex.EncodeToString(sum[:])
+	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000004560", LegalName: "Gone Co", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
+			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha, Size: len(body), Body: body, Stored: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := d.Checks[0].ID
+	key := auditexport.EvidenceKey(acct, chk, sha)
+	if _, err := rec.Put(ctx, key, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.db.Table(w.names[schema.Evidence]).Delete("account_id", acct).Range("check_id", chk).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	get := fmt.Sprintf(`{"command": "evidence.get", %s, "account_id": %d, "check_id": %d}`, actor, acct, chk)
+	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") || !strings.Contains(err.Error(), key) {
+		t.Errorf("evidence removed while kept: %v, want NotFound naming %s", err, key)
+	}
+	// The relationship ended eleven years ago, SA keeps ten: expired.
+	if err := w.db.Table(w.names[schema.Entities]).Update("account_id", acct).Range("entity_id", d.Entity.ID).
+		Set("relationship_ended_at", domain.FormatTime(t0.AddDate(-11, 0, 0))).Set("retain_until", domain.FormatTime(t0.AddDate(-1, 0, 0))).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+t0.AddDate(-1, 0, 0).Format("2006-01-02")) {
+		t.Errorf("evidence expired: %v", err)
 	}
 }

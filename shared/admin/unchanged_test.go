@@ -59,7 +59,7 @@ func (w *world) auditCount(accountID int64) int {
 func TestUpdatesThatChangeNothingWriteNothing(t *testing.T) {
 	w := newWorld(t)
 	const actor = `"actor": "ops@example.com"`
-	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}, {"code": "BH", "active": false}], "review_interval_days": 365, "four_eyes": ["reject", "approve_high_risk"]}`), "account")["id"])
+	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}, {"code": "BH", "active": false}], "review_interval_days": 365, "four_eyes": ["reject", "approve_high_risk"], "extended_retention_years": 7}`), "account")["id"])
 	op := num(obj(w.must(fmt.Sprintf(`{"command": "operator.create", %s, "account_id": %d, "name": "Dana", "permissions": ["webhook_endpoint.manage", "entity.review.decide"]}`, actor, acct)), "operator")["id"])
 	ep := num(obj(w.must(fmt.Sprintf(`{"command": "endpoint.create", %s, "account_id": %d, "url": "https://hooks.example.com/evs", "events": ["approved", "entity_review.rejected"], "description": "ERP"}`, actor, acct)), "endpoint")["id"])
 	inactive := num(obj(w.must(fmt.Sprintf(`{"command": "endpoint.create", %s, "account_id": %d, "url": "https://off.example.com/evs", "events": ["approved"]}`, actor, acct)), "endpoint")["id"])
@@ -89,7 +89,10 @@ func TestUpdatesThatChangeNothingWriteNothing(t *testing.T) {
 		current func() map[string]any // the record as a read answers it
 	}{
 		{"account.update with every field as it is",
-			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "name": "Acme", "review_interval_days": 365, "four_eyes": ["approve_high_risk", "reject", "reject"], "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}, {"code": "BH", "active": false}]}`, actor, acct),
+			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "name": "Acme", "review_interval_days": 365, "four_eyes": ["approve_high_risk", "reject", "reject"], "extended_retention_years": 7, "countries": ["SA", {"code": "AE", "registration_pattern": "^CN-[0-9]{4}$", "registration_message": "must be CN- and 4 digits"}, {"code": "BH", "active": false}]}`, actor, acct),
+			"account", func() map[string]any { return get(accountGet, "account") }},
+		{"account.update with its extended retention",
+			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 7}`, actor, acct),
 			"account", func() map[string]any { return get(accountGet, "account") }},
 		{"account.update enabling an enabled country",
 			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "countries": [{"code": "SA", "active": true}]}`, actor, acct),
@@ -156,6 +159,7 @@ func TestUpdatesThatChangeNothingWriteNothing(t *testing.T) {
 	t.Run("changes", func(t *testing.T) {
 		for _, doc := range []string{
 			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "name": "Acme Pay"}`, actor, acct),
+			fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 10}`, actor, acct),
 			fmt.Sprintf(`{"command": "operator.update", %s, "account_id": %d, "operator_id": %d, "permissions": ["webhook_endpoint.manage"]}`, actor, acct, op),
 			fmt.Sprintf(`{"command": "endpoint.update", %s, "account_id": %d, "endpoint_id": %d, "active": true}`, actor, acct, inactive),
 		} {

@@ -37,8 +37,10 @@ type AccountView struct {
 	// DeclaredDecisions: whether unsigned decisions are accepted.
 	DeclaredDecisions bool                         `json:"declared_decisions"`
 	SLADays           map[domain.ReviewPurpose]int `json:"sla_days"`
-	Countries         []CountryView                `json:"countries,omitempty"`
-	CreatedAt         string                       `json:"created_at"`
+	// ExtendedRetentionYears: 0 keeps each country's retention rule.
+	ExtendedRetentionYears int           `json:"extended_retention_years"`
+	Countries              []CountryView `json:"countries,omitempty"`
+	CreatedAt              string        `json:"created_at"`
 }
 
 // CountryView is an account's configuration of one country.
@@ -54,7 +56,8 @@ type CountryView struct {
 
 func viewAccount(a domain.Account, countries []domain.CountryConfig) AccountView {
 	v := AccountView{ID: a.ID, Name: a.Name, ReviewIntervalDays: a.Settings.ReviewIntervalDays, FourEyes: a.Settings.FourEyes,
-		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: a.Settings.SLADays, CreatedAt: domain.FormatTime(a.CreatedAt)}
+		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: a.Settings.SLADays,
+		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears, CreatedAt: domain.FormatTime(a.CreatedAt)}
 	if v.SLADays == nil {
 		v.SLADays = map[domain.ReviewPurpose]int{}
 	}

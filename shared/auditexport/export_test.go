@@ -72,7 +72,7 @@ func (w *world) compare(t *testing.T, entity int64) auditexport.ChainComparison 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c)
+	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +299,55 @@ func TestVerifyFromTheBucketAlone(t *testing.T) {
 	}
 	if _, brk, _ := auditexport.VerifyBucket(ctx, w.rec, w.acct, 10); brk == nil {
 		t.Error("an object that is no record verified")
+	}
+}
+
+// Records gone from DynamoDB after the retention their chain's locked
+// closure record names are told apart from records removed before it.
+func TestCompareTellsExpiryFromTampering(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	w.chain(t, 12, 2)
+	until := t0.AddDate(10, 0, 0)
+	closure := domain.AuditRecord{AccountID: w.acct, ActionID: act(12, 3), Action: domain.ActionEndRelationship, EntityID: 12,
+		OperatorID: 3, OperatorName: "op", Reason: "offboarded", At: t0.Add(time.Hour),
+		After: map[string]any{"relationship_ended_at": domain.FormatTime(t0.Add(time.Hour)), "retain_until": domain.FormatTime(until)}}
+	if err := w.st.ApplyDecision(ctx, domain.Decision{Audit: closure}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	audit := w.db.Table(w.names[schema.Audit])
+	for n := 1; n <= 3; n++ {
+		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(12, n)))
+	}
+	mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", "HEAD#12"))
+	c, err := w.st.AuditChain(ctx, w.acct, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want string
+	}{
+		{"before the end of retention: removed", until.Add(-time.Hour), auditexport.FindingMissing},
+		{"after it: expired", until.Add(time.Hour), auditexport.FindingExpired},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmp, err := auditexport.CompareChain(ctx, w.rec, c, tc.now)
+			if err != nil || len(cmp.Findings) == 0 {
+				t.Fatalf("findings %+v, %v", cmp.Findings, err)
+			}
+			for _, f := range cmp.Findings {
+				if f.Kind != tc.want && !(tc.want == auditexport.FindingMissing && f.Kind == auditexport.FindingHeadBehind) {
+					t.Errorf("finding %s (%s), want %s", f.Kind, f.Message, tc.want)
+				}
+				if tc.want == auditexport.FindingExpired && !strings.Contains(f.Message, "expired under retention on "+until.Format(time.DateOnly)) {
+					t.Errorf("message %q does not say when it expired", f.Message)
+				}
+			}
+		})
 	}
 }

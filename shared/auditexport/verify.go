@@ -2,6 +2,7 @@ package auditexport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ const (
 	// FindingEvidenceNotLocked: DynamoDB's hash of a check's evidence is
 	// not among its locked bodies' (the evidence rewritten with its hash).
 	FindingEvidenceNotLocked = "evidence_not_locked"
+	// FindingExpired: a locked record is not in DynamoDB because its
+	// retention ended (the chain's locked closure record says when): not
+	// tampering.
+	FindingExpired = "expired"
 )
 
 // Finding is one contradiction between DynamoDB and the locked copies.
@@ -68,7 +73,10 @@ type ChainComparison struct {
 // not be before the last locked record. A trail removed from DynamoDB
 // whole, or rewritten with its hashes and head recomputed, is named by
 // the first locked record it contradicts.
-func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainComparison, error) {
+//
+// A record gone after the retention its chain's locked closure record (the
+// relationship's end) names, at now, is told apart as expired.
+func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, now time.Time) (ChainComparison, error) {
 	cmp := ChainComparison{Findings: []Finding{}}
 	keys, err := r.List(ctx, ChainPrefix(c.AccountID, c.EntityID))
 	if err != nil {
@@ -79,6 +87,7 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 		inDynamo[l.Seq] = l
 	}
 	var last Finding
+	var retainUntil time.Time // from the locked closure record, if any
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -101,6 +110,9 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 		}
 		cmp.Locked++
 		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
+		if until, ok := closure(locked); ok {
+			retainUntil = until
+		}
 		f.Seq, f.ActionID = locked.Seq, locked.ActionID
 		if f.Seq == cmp.LockedThrough {
 			last = f
@@ -131,8 +143,33 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 			cmp.NotYetLocked++
 		}
 	}
+	if !retainUntil.IsZero() && !now.Before(retainUntil) {
+		// Past the retention the closure names, what is gone expired.
+		day := retainUntil.UTC().Format(time.DateOnly)
+		for i, f := range cmp.Findings {
+			if f.Kind == FindingMissing || f.Kind == FindingHeadBehind {
+				cmp.Findings[i].Kind = FindingExpired
+				cmp.Findings[i].Message = fmt.Sprintf("record seq %d expired under retention on %s (the relationship's end is locked in the chain); its locked copy is %s", f.Seq, day, f.Key)
+			}
+		}
+	}
 	slices.SortStableFunc(cmp.Findings, func(a, b Finding) int { return int(a.Seq - b.Seq) })
 	return cmp, nil
+}
+
+// closure reads the end of retention an end_relationship record names.
+func closure(l auditchain.Link) (time.Time, bool) {
+	if l.Action != string(domain.ActionEndRelationship) {
+		return time.Time{}, false
+	}
+	var after struct {
+		RetainUntil string `json:"retain_until"`
+	}
+	if err := json.Unmarshal([]byte(l.After), &after); err != nil {
+		return time.Time{}, false
+	}
+	t, err := domain.ParseTime(after.RetainUntil)
+	return t, err == nil
 }
 
 // CompareEvidence checks a check's evidence as DynamoDB holds it against

@@ -119,6 +119,8 @@ func actionLabel(a domain.Action) string {
 		return "Update the profile"
 	case domain.ActionOpenPeriodicReview:
 		return "Open a periodic review"
+	case domain.ActionEndRelationship:
+		return "End the relationship"
 	case domain.ActionReviewClaim:
 		// Not a decision, but on the audit trail beside them.
 		return "Take from the queue"

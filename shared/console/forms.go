@@ -71,6 +71,10 @@ func reviewForms(s portal.Session, d shownDossier, r domain.Review, operators []
 			if !periodicAllowed(d) {
 				continue
 			}
+		case domain.ActionEndRelationship:
+			if d.Entity.RelationshipEndedAt != nil {
+				continue
+			}
 		}
 		out = append(out, f)
 	}

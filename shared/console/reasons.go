@@ -53,6 +53,8 @@ func reasonCodes(a domain.Action) []reasonCode {
 		codes = []reasonCode{{"customer_provided", "Provided by the customer"}, {"public_source", "Public source"}}
 	case domain.ActionOpenPeriodicReview:
 		codes = []reasonCode{{"trigger_event", "Trigger event"}, {"scheduled_early", "Scheduled review brought forward"}}
+	case domain.ActionEndRelationship:
+		codes = []reasonCode{{"offboarded", "Customer off-boarded"}, {"business_closed", "Business closed"}, {"terminated", "Relationship terminated by us"}}
 	case domain.ActionStart:
 		return nil // start takes no reason
 	}

@@ -110,6 +110,15 @@ func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decis
 			ent.Score = checks.Coverage(checks.CoverageFrom(ent))
 		}
 		entityChanged = true
+	case domain.ActionEndRelationship:
+		years := domain.RetentionYears(ent.CountryCode, st.account.Settings)
+		until := domain.RetainUntil(now, years)
+		ent.RelationshipEndedAt, ent.RetainUntil = &now, &until
+		entityChanged = true
+		// The closure record: locked with the trail, it tells records
+		// expired under retention apart from records removed.
+		after["relationship_ended_at"], after["retain_until"] = domain.FormatTime(now), domain.FormatTime(until)
+		after["retention_rule"], after["retention_years"] = domain.RetentionRuleFor(ent.CountryCode).Name, years
 	case domain.ActionOpenPeriodicReview:
 		newReview = &domain.Review{
 			AccountID: req.AccountID, EntityID: ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,

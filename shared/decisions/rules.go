@@ -58,6 +58,8 @@ func ruleOf(a domain.Action) (r rule, ok bool) {
 		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess, fields: []string{fieldRisk}},
 		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit, fields: []string{fieldWebsite, fieldSocial, fieldSummary}},
 		domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
+		// On any review of the entity: the relationship is the entity's.
+		domain.ActionEndRelationship: {permission: domain.PermReviewDecide, reason: reasonRequired},
 	}[a]
 	return r, ok
 }

@@ -41,6 +41,7 @@ func legalActions() map[domain.Action]legal {
 		domain.ActionUpdateProfile: {domain.ReviewOpen, "", func(w *world) int64 { return w.edit },
 			func(r *decisions.Request, _ *world) { r.WebsiteURL = new("https://seen.example.sa") }},
 		domain.ActionOpenPeriodicReview: {domain.ReviewCompleted, domain.EntityApproved, decider, nil},
+		domain.ActionEndRelationship:    {domain.ReviewCompleted, domain.EntityApproved, decider, nil},
 	}
 }
 

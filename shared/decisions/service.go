@@ -48,6 +48,8 @@ type Store interface {
 	PutPendingApproval(ctx context.Context, p domain.PendingApproval) error
 	// No codes: a signature's counter, after its decision, never backwards.
 	AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
+	// No codes: when a check's evidence expires, its relationship ended.
+	ExpireEvidence(ctx context.Context, accountID, checkID int64, until time.Time) error
 }
 
 // Checker re-runs an entity's checks (queue_checks).
@@ -197,6 +199,10 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 		if _, err := s.latestScreening(ctx, st, req.MatchID); err != nil {
 			return err
 		}
+	case domain.ActionEndRelationship:
+		if e := st.entity.RelationshipEndedAt; e != nil {
+			return domain.Errorf(domain.ECodeIllegalTransition, "the relationship with entity %d ended on %s", st.entity.ID, domain.FormatTime(*e))
+		}
 	case domain.ActionOpenPeriodicReview:
 		switch st.entity.Status {
 		case domain.EntityApproved, domain.EntityOnboarded, domain.EntityUnderMonitoring:
@@ -342,6 +348,12 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 		if err != nil {
 			return domain.Review{}, err
 		}
+		if rec.Action == domain.ActionEndRelationship {
+			// A retry after the expiries were cut short finishes them.
+			if err := s.expireEntity(ctx, req.AccountID, rec.EntityID); err != nil {
+				return domain.Review{}, err
+			}
+		}
 		return s.replay(ctx, rec)
 	case errors.Is(err, domain.ErrStale):
 		return domain.Review{}, stale(req)
@@ -350,6 +362,11 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 			"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
 	case err != nil:
 		return domain.Review{}, err
+	}
+	if req.Action == domain.ActionEndRelationship {
+		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID); err != nil {
+			return domain.Review{}, err
+		}
 	}
 	for _, u := range d.Signed {
 		// The decision stands whatever happens here: the counter is the
@@ -365,6 +382,31 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 		return *d.Review, nil // at its new version
 	}
 	return result, nil
+}
+
+// expireEntity gives the evidence of every check of an entity whose
+// relationship ended its expiry, the end of its retention: one UpdateItem
+// per check. Nothing of an entity expires before (its evidence is written
+// without an expiry). A failure fails the task: its retry, refused as
+// applied already, comes back here and finishes.
+func (s *Service) expireEntity(ctx context.Context, accountID, entityID int64) error {
+	ent, err := s.Store.Entity(ctx, accountID, entityID)
+	if err != nil {
+		return err
+	}
+	if ent.RetainUntil == nil {
+		return nil
+	}
+	chks, err := s.Store.EntityChecks(ctx, accountID, entityID, ent.ChecksCount)
+	if err != nil {
+		return err
+	}
+	for _, c := range chks {
+		if err := s.Store.ExpireEvidence(ctx, accountID, c.ID, *ent.RetainUntil); err != nil {
+			return fmt.Errorf("the relationship ended; its evidence's expiry: %w", err)
+		}
+	}
+	return nil
 }
 
 // stale is the refusal of an action whose review or entity changed while it

@@ -201,6 +201,9 @@ func Functions() []Function {
 				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 				// queue_checks: the providers' answers.
 				{Table: schema.Evidence, Actions: []string{putItem}},
+				// end_relationship gives the entity's evidence its expiry: an
+				// UpdateItem of the expiry alone, as a legal hold's.
+				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: EvidenceHoldAttributes()},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingPasskeyRPID(), settingPasskeyOrigins()},

@@ -69,7 +69,8 @@ const (
 // Actions lists every operator action.
 func Actions() []Action {
 	return []Action{ActionAssign, ActionStart, ActionEscalate, ActionEscalateToAML, ActionApprove, ActionReject,
-		ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview}
+		ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview,
+		ActionEndRelationship}
 }
 
 // Escalation levels of an escalated review.

@@ -105,13 +105,20 @@ type Entity struct {
 	ActivitySummary    *string
 	// DismissedMatches are screening matches an operator judged false
 	// positives; the next screening excludes them.
-	DismissedMatches   []string
-	RelationshipsCount int // parties marked current
-	ReviewsCount       int
-	DocumentsCount     int
-	ChecksCount        int
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	DismissedMatches []string
+	// RelationshipEndedAt is when an operator recorded the end of the
+	// business relationship (end_relationship), and RetainUntil how long
+	// its records are then kept: its country's rule (RetentionYears)
+	// after that end. Both nil while the relationship lasts, when nothing
+	// of the entity expires.
+	RelationshipEndedAt *time.Time
+	RetainUntil         *time.Time
+	RelationshipsCount  int // parties marked current
+	ReviewsCount        int
+	DocumentsCount      int
+	ChecksCount         int
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
 	// Version increases with every operator change: concurrent decisions
 	// are told apart by it.
 	Version int64
@@ -285,6 +292,10 @@ type AccountSettings struct {
 	// active before the queue tags it late; a purpose not listed has no
 	// due date.
 	SLADays map[ReviewPurpose]int
+	// ExtendedRetentionYears extends how long entities are kept after
+	// their relationship ends, where their country's rule allows it (the
+	// EU's 5 years up to 10: RetentionRuleFor); 0 keeps every rule's own.
+	ExtendedRetentionYears int
 }
 
 // FourEyesApproveHighRisk in AccountSettings.FourEyes requires a second

@@ -257,3 +257,76 @@ func TestUpdateAccountVersion(t *testing.T) {
 		}
 	})
 }
+
+// TestAccountExtendedRetention: the account's extended retention is
+// written by OpenAccount, UpdateAccount and PutAccountSettings and read
+// back as written; 0 leaves no attribute (a create omits it, an update
+// removes it), and an update of another setting keeps it.
+func TestAccountExtendedRetention(t *testing.T) {
+	ctx := context.Background()
+	w := newAccountWorld(t)
+	update := func(years int) func(t *testing.T, id int64) {
+		return func(t *testing.T, id int64) {
+			read, err := w.st.Account(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read.Settings.ExtendedRetentionYears = years
+			if err := w.st.UpdateAccount(ctx, read, nil, accountAudit(id, fmt.Sprint("ext-", read.Version))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put := func(set domain.AccountSettings) func(t *testing.T, id int64) {
+		return func(t *testing.T, id int64) {
+			if err := w.st.PutAccountSettings(ctx, id, set); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rename := func(t *testing.T, id int64) {
+		read, _ := w.st.Account(ctx, id)
+		read.Name = "renamed"
+		if err := w.st.UpdateAccount(ctx, read, nil, accountAudit(id, "ext-rename")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		created int
+		then    []func(t *testing.T, id int64)
+		want    int
+	}{
+		{"created without", 0, nil, 0},
+		{"created with 7", 7, nil, 7},
+		{"updated to 10", 0, []func(*testing.T, int64){update(10)}, 10},
+		{"updated from 7 to 0", 7, []func(*testing.T, int64){update(0)}, 0},
+		{"kept by a rename", 8, []func(*testing.T, int64){rename}, 8},
+		{"put with 6", 0, []func(*testing.T, int64){put(domain.AccountSettings{ExtendedRetentionYears: 6})}, 6},
+		{"put without", 9, []func(*testing.T, int64){put(domain.AccountSettings{DeclaredDecisions: true})}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := w.st.OpenAccount(ctx, domain.Account{Name: "Acme " + tc.name, CreatedAt: t0,
+				Settings: domain.AccountSettings{ExtendedRetentionYears: tc.created}}, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tc.then {
+				f(t, a.ID)
+			}
+			got, err := w.st.Account(ctx, a.ID)
+			if err != nil || got.Settings.ExtendedRetentionYears != tc.want {
+				t.Errorf("read %+v (%v), want extended retention %d", got.Settings, err, tc.want)
+			}
+			raw, present := w.raw(t, a.ID)["extended_retention_years"]
+			if present != (tc.want != 0) || (present && fmt.Sprint(raw) != fmt.Sprint(tc.want)) {
+				t.Errorf("stored extended_retention_years %v (present %v), want %d, absent when 0", raw, present, tc.want)
+			}
+			if accts, err := w.st.ListAccounts(ctx); err != nil || !slices.ContainsFunc(accts, func(l domain.Account) bool {
+				return l.ID == a.ID && l.Settings.ExtendedRetentionYears == tc.want
+			}) {
+				t.Errorf("ListAccounts does not show %d: %v", tc.want, err)
+			}
+		})
+	}
+}

@@ -37,6 +37,8 @@ type accountItem struct {
 	ReviewIntervalDays int            `dynamo:"review_interval_days,omitempty"`
 	DeclaredDecisions  bool           `dynamo:"declared_decisions,omitempty"`
 	SLADays            map[string]int `dynamo:"sla_days,omitempty"`
+	// ExtendedRetentionYears: absent when 0 (every country's own rule).
+	ExtendedRetentionYears int `dynamo:"extended_retention_years,omitempty"`
 	// Version moves with every change of the name, the policies or the
 	// countries (account_update.go); absent (items from before it) is 0.
 	// Creates never move it.
@@ -87,7 +89,8 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	a.ID = id
 	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},
 		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays,
-		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: slaItem(a.Settings.SLADays)}
+		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: slaItem(a.Settings.SLADays),
+		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears}
 	if audit != nil {
 		a := *audit
 		a.AccountID = id
@@ -148,7 +151,8 @@ func (s *Store) Account(ctx context.Context, id int64) (domain.Account, error) {
 func (it accountItem) account() domain.Account {
 	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt),
 		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays,
-			DeclaredDecisions: it.DeclaredDecisions, SLADays: slaDomain(it.SLADays)}, Version: it.Version}
+			DeclaredDecisions: it.DeclaredDecisions, SLADays: slaDomain(it.SLADays),
+			ExtendedRetentionYears: it.ExtendedRetentionYears}, Version: it.Version}
 }
 
 func slaItem(m map[domain.ReviewPurpose]int) map[string]int {
@@ -175,7 +179,7 @@ func slaDomain(m map[string]int) map[domain.ReviewPurpose]int {
 
 // setPolicies sets an account item's review policies on an update: the
 // ones kept as sets or maps are removed when empty, as DynamoDB keeps no
-// empty set.
+// empty set; the retention extension when 0, as a create omits it.
 func setPolicies(u *dynamo.Update, set domain.AccountSettings) {
 	u.Set("review_interval_days", set.ReviewIntervalDays).Set("declared_decisions", set.DeclaredDecisions)
 	if len(set.FourEyes) > 0 {
@@ -187,6 +191,11 @@ func setPolicies(u *dynamo.Update, set domain.AccountSettings) {
 		u.Set("sla_days", slaItem(set.SLADays))
 	} else {
 		u.Remove("sla_days")
+	}
+	if set.ExtendedRetentionYears != 0 {
+		u.Set("extended_retention_years", set.ExtendedRetentionYears)
+	} else {
+		u.Remove("extended_retention_years")
 	}
 }
 

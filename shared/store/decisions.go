@@ -184,5 +184,9 @@ func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
 	} else {
 		u.Remove("dismissed_matches")
 	}
+	// Once ended, a relationship stays ended: never removed.
+	if e.RelationshipEndedAt != nil && e.RetainUntil != nil {
+		u.Set("relationship_ended_at", fmtTime(*e.RelationshipEndedAt)).Set("retain_until", fmtTime(*e.RetainUntil))
+	}
 	return u
 }

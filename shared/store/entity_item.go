@@ -31,13 +31,16 @@ type entityItem struct {
 	SocialURL          *string              `dynamo:"social_url,omitempty"`
 	ActivitySummary    *string              `dynamo:"business_activity_summary,omitempty"`
 	DismissedMatches   []string             `dynamo:"dismissed_matches,set,omitempty"`
-	RelationshipsCount int                  `dynamo:"current_relationships_count"`
-	ReviewsCount       int                  `dynamo:"reviews_count"`
-	DocumentsCount     int                  `dynamo:"documents_count"`
-	ChecksCount        int                  `dynamo:"checks_count"`
-	CreatedAt          string               `dynamo:"created_at"`
-	UpdatedAt          string               `dynamo:"updated_at"`
-	Version            int64                `dynamo:"version,omitempty"`
+	// The end of the relationship and the end of its records' retention.
+	RelationshipEndedAt string `dynamo:"relationship_ended_at,omitempty"`
+	RetainUntil         string `dynamo:"retain_until,omitempty"`
+	RelationshipsCount  int    `dynamo:"current_relationships_count"`
+	ReviewsCount        int    `dynamo:"reviews_count"`
+	DocumentsCount      int    `dynamo:"documents_count"`
+	ChecksCount         int    `dynamo:"checks_count"`
+	CreatedAt           string `dynamo:"created_at"`
+	UpdatedAt           string `dynamo:"updated_at"`
+	Version             int64  `dynamo:"version,omitempty"`
 	// DossierRev is added 1 by every write to the entity, its checks or its
 	// reviews (domain.Entity.DossierRev); absent on items written before it
 	// existed, which read as 0.
@@ -91,6 +94,10 @@ func (it entityItem) domain() domain.Entity {
 	if it.CurrentScore != nil {
 		e.Score = &domain.Score{Value: *it.CurrentScore, Breakdown: scoreComponents(it.ScoreBreakdown)}
 	}
+	if it.RelationshipEndedAt != "" && it.RetainUntil != "" {
+		ended, until := parseTime(it.RelationshipEndedAt), parseTime(it.RetainUntil)
+		e.RelationshipEndedAt, e.RetainUntil = &ended, &until
+	}
 	// Only an assessment writes both fields; anything less is unassessed.
 	if it.RiskLevel != "" && it.RiskLevelUpdatedAt != "" {
 		e.Risk = &domain.RiskAssessment{Level: domain.RiskLevel(it.RiskLevel), AssessedAt: parseTime(it.RiskLevelUpdatedAt)}
@@ -132,6 +139,9 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 	if e.Risk != nil {
 		it.RiskLevel = string(e.Risk.Level)
 		it.RiskLevelUpdatedAt = fmtTime(e.Risk.AssessedAt)
+	}
+	if e.RelationshipEndedAt != nil && e.RetainUntil != nil {
+		it.RelationshipEndedAt, it.RetainUntil = fmtTime(*e.RelationshipEndedAt), fmtTime(*e.RetainUntil)
 	}
 	return it
 }

@@ -20,7 +20,9 @@ type evidenceItem struct {
 	Size       int    `dynamo:"size"`
 	Body       []byte `dynamo:"body,allowempty"`
 	BodyKey    string `dynamo:"body_key,omitempty"`
-	ExpiresAt  int64  `dynamo:"expires_at"` // TTL, Unix seconds
+	// ExpiresAt is the TTL (Unix seconds): none while the relationship
+	// lasts; the end of its retention once it ended (ExpireEvidence).
+	ExpiresAt int64 `dynamo:"expires_at,omitempty"`
 }
 
 func newEvidenceItem(e domain.Evidence) evidenceItem {
@@ -28,7 +30,8 @@ func newEvidenceItem(e domain.Evidence) evidenceItem {
 		AccountID: e.AccountID, CheckID: e.CheckID, Provider: e.Provider,
 		Method: e.Method, URL: e.URL, ReceivedAt: fmtTime(e.ReceivedAt),
 		HTTPStatus: e.HTTPStatus, SHA256: e.SHA256, Size: e.Size, Body: e.Body,
-		ExpiresAt: domain.EvidenceExpiry(e.ReceivedAt).Unix(), // 10 calendar years
+		// No expiry: nothing of an entity expires before its relationship
+		// ends (end_relationship sets it then).
 	}
 	if e.BodyKey != "" {
 		// Where the body is, never the body too: an item holds 400 KB.

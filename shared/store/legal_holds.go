@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -82,6 +83,23 @@ func (s *Store) LegalHolds(ctx context.Context, accountID int64) ([]domain.Legal
 		out = append(out, it.domain())
 	}
 	return out, nil
+}
+
+// ExpireEvidence sets when a check's evidence expires (its relationship
+// ended): on the item, or, while a legal hold keeps the expiry aside, on
+// what the release puts back. The same date again changes nothing.
+func (s *Store) ExpireEvidence(ctx context.Context, accountID, checkID int64, until time.Time) error {
+	at := until.Unix()
+	err := s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID).
+		Set("expires_at", at).If("attribute_exists(check_id) AND attribute_not_exists(held_expires_at)").Run(ctx)
+	if isCondFailed(err) {
+		err = s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID).
+			Set("held_expires_at", at).If("attribute_exists(held_expires_at)").Run(ctx)
+		if isCondFailed(err) {
+			return nil // no evidence kept for the check
+		}
+	}
+	return wrap(err, "set the expiry of check %d's evidence", checkID)
 }
 
 // HoldEvidence takes the expiry off a check's evidence item while a hold

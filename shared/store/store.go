@@ -13,6 +13,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -35,6 +36,10 @@ func New(db *dynamo.DB, names schema.Names) *Store {
 
 // DB returns the underlying client, for tools that manage tables.
 func (s *Store) DB() *dynamo.DB { return s.db }
+
+// Names returns (a copy of) the physical table names, for tools and tests
+// that read a table beside the store.
+func (s *Store) Names() schema.Names { return maps.Clone(s.names) }
 
 func (s *Store) table(id string) dynamo.Table {
 	name, ok := s.names[id]
