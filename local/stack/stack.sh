@@ -335,6 +335,9 @@ queues {
   "${p}review_events_failures" {
     defaultVisibilityTimeout = 30 seconds
   }
+  "${p}audit_export_failures" {
+    defaultVisibilityTimeout = 30 seconds
+  }
   "${p}deliveries" {
     defaultVisibilityTimeout = 360 seconds
     deadLettersQueue {
