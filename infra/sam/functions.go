@@ -173,7 +173,9 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		add(stack.GrantSid(g.Table), g.Actions, resources...)
 		if len(g.Attributes) > 0 {
 			// As stack's (deploy.Grant.AttributesCondition).
-			out[len(out)-1].Condition = Map(KV("ForAllValues:StringEquals", Map(KV("dynamodb:Attributes", Strings(g.Attributes)))))
+			out[len(out)-1].Condition = Map(
+				KV("ForAllValues:StringEquals", Map(KV("dynamodb:Attributes", Strings(g.Attributes)))),
+				KV("StringEqualsIfExists", Map(KV("dynamodb:ReturnValues", Strings(deploy.ReturnValuesAllowed())))))
 		}
 	}
 	for _, g := range f.Objects {

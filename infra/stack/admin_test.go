@@ -224,8 +224,10 @@ func TestEvidenceHoldIsConditioned(t *testing.T) {
 		got := find(t, s.Template, "AWS::IAM::Policy", m{"PolicyDocument": like(m{"Statement": arrayWith(like(m{
 			"Action":   "dynamodb:UpdateItem",
 			"Resource": arnOf("EvidenceTable"),
-			"Condition": exactly(m{"ForAllValues:StringEquals": exactly(m{
-				"dynamodb:Attributes": arrayOf("account_id", "check_id", "expires_at", "held_expires_at")})}),
+			"Condition": exactly(m{
+				"ForAllValues:StringEquals": exactly(m{"dynamodb:Attributes": arrayOf("account_id", "check_id", "expires_at", "held_expires_at")}),
+				"StringEqualsIfExists":      exactly(m{"dynamodb:ReturnValues": arrayOf("NONE", "UPDATED_OLD", "UPDATED_NEW")}),
+			}),
 		}))})})
 		if len(got) != 2 {
 			t.Errorf("%d policies hold the conditioned UpdateItem on the evidence table, want the admin and decision functions'", len(got))

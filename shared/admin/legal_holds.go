@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/evs-kyb/evs/shared/auditexport"
@@ -83,6 +84,9 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 		err = h.Store.DeleteLegalHold(ctx, p.AccountID, p.EntityID, audit)
 		v.Already = domain.ErrorCode(err) == domain.ECodeNotFound
 	}
+	// The same command again (a retried invocation, its action id applied
+	// already): apply its effects again, which finishes a run cut short.
+	v.Already = v.Already || errors.Is(err, domain.ErrDuplicateAction)
 	if err != nil && !v.Already {
 		return nil, err
 	}

@@ -112,3 +112,57 @@ func TestLegalHolds(t *testing.T) {
 		}
 	}
 }
+
+// A hold placed while the relationship lasts (the evidence has no expiry
+// yet) still holds when the relationship then ends: the end sets the date
+// kept aside, which the release puts back.
+func TestLegalHoldBeforeTheRelationshipEnds(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	const actor = `"actor": "dpo@example.com"`
+	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
+	body := []byte(`{"results":[]}`)
+	sum := sha256.Sum256(body)
+	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000001240", LegalName: "Held Early Co", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
+			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: hex.EncodeToString(sum[:]), Size: len(body), Body: body, Stored: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent, chk := d.Entity.ID, d.Checks[0].ID
+	item := func() map[string]any {
+		t.Helper()
+		var it map[string]any
+		if err := w.db.Table(w.names[schema.Evidence]).Get("account_id", acct).Range("check_id", dynamo.Equal, chk).Consistent(true).One(ctx, &it); err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	doc := func(cmd string) string {
+		return fmt.Sprintf(`{"command": %q, %s, "account_id": %d, "entity_id": %d, "reason": "inquiry"}`, cmd, actor, acct, ent)
+	}
+	w.must(doc("legal_hold.set"))
+	until := t0.AddDate(10, 0, 0)
+	if err := w.st.ExpireEvidence(ctx, acct, chk, until); err != nil { // the relationship ends meanwhile
+		t.Fatal(err)
+	}
+	if it := item(); it["expires_at"] != nil || it["held_expires_at"] != float64(until.Unix()) {
+		t.Fatalf("held evidence after the relationship ended: expires_at %v, kept aside %v", it["expires_at"], it["held_expires_at"])
+	}
+	w.must(doc("legal_hold.release"))
+	if it := item(); it["expires_at"] != float64(until.Unix()) || it["held_expires_at"] != nil {
+		t.Errorf("released: expires_at %v, kept aside %v", it["expires_at"], it["held_expires_at"])
+	}
+	// Held and released while the relationship lasts: no expiry appears.
+	w.must(doc("legal_hold.set"))
+	if err := w.db.Table(w.names[schema.Evidence]).Update("account_id", acct).Range("check_id", chk).Remove("expires_at").Set("held_expires_at", 0).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.must(doc("legal_hold.release"))
+	if it := item(); it["expires_at"] != nil || it["held_expires_at"] != nil {
+		t.Errorf("released with no expiry: expires_at %v, kept aside %v", it["expires_at"], it["held_expires_at"])
+	}
+}

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
@@ -34,7 +35,7 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if h.Records == nil {
 		return &LockedView{Findings: []auditexport.Finding{}}, nil
 	}
-	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, h.Clock.Now())
+	cmp, err := auditexport.CompareChain(ctx, h.Records, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -73,27 +74,60 @@ func (h *Handler) lockedEvidence(ctx context.Context, ev domain.Evidence) (*Lock
 }
 
 // evidenceGone says why a check has no evidence in DynamoDB: expired under
-// retention (its entity's relationship ended that long ago), or gone
-// before it with a locked copy to show for it — or the store's own
-// not-found when neither can be told.
+// retention, as the entity's locked closure record (end_relationship, in
+// the records bucket, which no one can rewrite) dates it and no legal hold
+// stands; or gone while it should be kept, with its locked copy to show —
+// or the store's own not-found when neither can be told.
 func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, notFound error) error {
 	chk, err := h.Store.Check(ctx, accountID, checkID)
+	if err != nil || h.Records == nil {
+		return notFound
+	}
+	until, ended, err := h.lockedClosure(ctx, accountID, chk.EntityID)
 	if err != nil {
-		return notFound
+		return err
 	}
-	ent, err := h.Store.Entity(ctx, accountID, chk.EntityID)
-	if err == nil && ent.RetainUntil != nil && !h.Clock.Now().Before(*ent.RetainUntil) {
-		return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d expired under retention on %s: the relationship with entity %d ended on %s.",
-			checkID, ent.RetainUntil.UTC().Format(time.DateOnly), ent.ID, ent.RelationshipEndedAt.UTC().Format(time.DateOnly))
+	holds, err := h.Store.LegalHolds(ctx, accountID)
+	if err != nil {
+		return err
 	}
-	if h.Records == nil {
-		return notFound
+	held := slices.ContainsFunc(holds, func(x domain.LegalHold) bool { return x.EntityID == chk.EntityID })
+	if ended && !held && !h.Clock.Now().Before(until) {
+		return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d expired under retention on %s: entity %d's relationship ended, as its locked closure record says.",
+			checkID, until.UTC().Format(time.DateOnly), chk.EntityID)
 	}
 	keys, err := h.Records.List(ctx, auditexport.EvidencePrefix(accountID, checkID))
 	if err != nil || len(keys) == 0 {
 		return notFound
 	}
-	return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d is gone from DynamoDB before its retention ended; its locked copy is %s in the records bucket.", checkID, keys[0])
+	why := "before its retention ended"
+	if held {
+		why = "while a legal hold stands"
+	}
+	return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d is gone from DynamoDB %s; its locked copy is %s in the records bucket.", checkID, why, keys[0])
+}
+
+// lockedClosure is the end of retention the entity's locked chain names
+// (its end_relationship record), newest first; ended false without one.
+func (h *Handler) lockedClosure(ctx context.Context, accountID, entityID int64) (time.Time, bool, error) {
+	keys, err := h.Records.List(ctx, auditexport.ChainPrefix(accountID, entityID))
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		obj, err := h.Records.Get(ctx, keys[i])
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		l, err := auditchain.Parse(obj.Body)
+		if err != nil {
+			continue
+		}
+		if until, ok := auditexport.Closure(l); ok {
+			return until, true, nil
+		}
+	}
+	return time.Time{}, false, nil
 }
 
 // AuditExportView is audit.export's answer: the daily run, now, for one

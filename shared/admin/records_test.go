@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
@@ -115,12 +116,21 @@ func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") || !strings.Contains(err.Error(), key) {
 		t.Errorf("evidence removed while kept: %v, want NotFound naming %s", err, key)
 	}
-	// The relationship ended eleven years ago, SA keeps ten: expired.
-	if err := w.db.Table(w.names[schema.Entities]).Update("account_id", acct).Range("entity_id", d.Entity.ID).
-		Set("relationship_ended_at", domain.FormatTime(t0.AddDate(-11, 0, 0))).Set("retain_until", domain.FormatTime(t0.AddDate(-1, 0, 0))).Run(ctx); err != nil {
+	// The entity's locked chain closes the relationship: retained until a
+	// year ago. The entity item says nothing (anyone editing it could).
+	until := t0.AddDate(-1, 0, 0)
+	closure := auditchain.Link{AccountID: acct, EntityID: d.Entity.ID, ActionID: "end-1", Action: string(domain.ActionEndRelationship),
+		Before: "{}", After: `{"retain_until":"` + domain.FormatTime(until) + `"}`, At: domain.FormatTime(t0.AddDate(-11, 0, 0))}
+	auditchain.Next(auditchain.Head{}, &closure)
+	if _, err := rec.Put(ctx, auditexport.RecordKey(acct, d.Entity.ID, closure.Seq), auditchain.Canonical(closure)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+t0.AddDate(-1, 0, 0).Format("2006-01-02")) {
+	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+until.Format("2006-01-02")) {
 		t.Errorf("evidence expired: %v", err)
+	}
+	// Under a legal hold nothing expires: gone is removed.
+	w.must(fmt.Sprintf(`{"command": "legal_hold.set", %s, "account_id": %d, "entity_id": %d, "reason": "inquiry"}`, actor, acct, d.Entity.ID))
+	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "while a legal hold stands") {
+		t.Errorf("evidence gone under a hold: %v", err)
 	}
 }

@@ -26,9 +26,9 @@ func VerifyBucket(ctx context.Context, r Reader, accountID, entityID int64) ([]a
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", key, err)
 		}
-		l, err := auditchain.Parse(obj.Body)
-		if err != nil || l.AccountID != accountID || l.EntityID != entityID || key != RecordKey(accountID, entityID, l.Seq) {
-			return links, &auditchain.Break{Reason: fmt.Sprintf("%s is not a record of this chain", key)}, nil
+		l, err := chainRecord(obj.Body, key, accountID, entityID)
+		if err != nil {
+			return links, &auditchain.Break{Reason: err.Error()}, nil
 		}
 		links = append(links, l)
 	}

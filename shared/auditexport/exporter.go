@@ -70,7 +70,7 @@ func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (e
 		}
 		key, existed, err := x.exportImage(ctx, rec.Change.NewImage)
 		switch {
-		case err != nil && x.Differs != nil && x.Differs(err):
+		case err != nil && (errors.Is(err, errRewritten) || x.Differs != nil && x.Differs(err)):
 			log.Error("a record was rewritten in DynamoDB: its locked copy differs", "key", key,
 				"event_id", rec.EventID, "event", rec.EventName)
 			continue
@@ -103,9 +103,15 @@ func (x *Exporter) exportImage(ctx context.Context, img map[string]events.Dynamo
 	if err != nil || !ok {
 		return "", false, err
 	}
+	return x.lockLink(ctx, l)
+}
+
+// lockLink locks an audit record as its canonical form, the bytes hashed;
+// key "" for one that no longer matches its hash, which locking would
+// vouch for.
+func (x *Exporter) lockLink(ctx context.Context, l auditchain.Link) (string, bool, error) {
 	key := RecordKey(l.AccountID, l.EntityID, l.Seq)
 	if sum, err := auditchain.Sum(l); err != nil || sum != l.Hash {
-		// Not what was hashed: locking it would vouch for it.
 		logging.From(ctx).Error("audit record does not match its hash: not locked", "key", key, "action_id", l.ActionID)
 		return "", false, nil
 	}
@@ -135,6 +141,22 @@ func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (strin
 			"check_id", e.CheckID, "recorded_sha256", e.SHA256, "computed_sha256", got)
 		return "", false, nil
 	}
+	// A check has one answer: another body locked for it already means
+	// this one is a rewrite (a new key, as the hash is in it), which must
+	// not stand beside the original as if genuine.
+	held, err := x.Records.List(ctx, EvidencePrefix(e.AccountID, e.CheckID))
+	if err != nil {
+		return key, false, err
+	}
+	for _, k := range held {
+		if k != key {
+			return key, false, fmt.Errorf("check %d's evidence is locked already as %s: %w", e.CheckID, k, errRewritten)
+		}
+	}
 	existed, err := x.Records.Put(ctx, key, e.Body)
 	return key, existed, err
 }
+
+// errRewritten marks a record whose locked original differs: treated as
+// the Locker's "other bytes under this key".
+var errRewritten = errors.New("a record was rewritten after it was locked")

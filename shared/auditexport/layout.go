@@ -4,7 +4,9 @@
 // overwrite it before its date: every audit record as it was hashed, and
 // every provider's answer (evidence body). The audit and evidence tables'
 // streams feed it within a minute of each commit; a daily run catches up on
-// anything the streams missed and writes each account's manifest.
+// any audit record the streams missed (evidence relies on the stream, its
+// retries and its alarmed failure queue) and writes each account's
+// manifest.
 //
 // It also checks a trail against those locked copies (Compare), so that a
 // record, a head or an evidence body rewritten or removed in DynamoDB —
@@ -26,8 +28,8 @@
 // A regulator verifies a trail from the bucket alone: list
 // audit/<account>/<entity>/, read each object's first version, check that
 // its SHA-256 is the prev_hash of the next (the first's is empty) and that
-// the seqs run 1, 2, 3 … without a gap; the latest manifest's head for the
-// entity must be one of them.
+// the seqs run 1, 2, 3 … without a gap; the newest manifest naming the
+// entity must name one of them as its head.
 package auditexport
 
 import (

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
@@ -37,10 +36,6 @@ const (
 	// FindingEvidenceNotLocked: DynamoDB's hash of a check's evidence is
 	// not among its locked bodies' (the evidence rewritten with its hash).
 	FindingEvidenceNotLocked = "evidence_not_locked"
-	// FindingExpired: a locked record is not in DynamoDB because its
-	// retention ended (the chain's locked closure record says when): not
-	// tampering.
-	FindingExpired = "expired"
 )
 
 // Finding is one contradiction between DynamoDB and the locked copies.
@@ -72,11 +67,9 @@ type ChainComparison struct {
 // copies: every locked record must be in DynamoDB, the same; the head may
 // not be before the last locked record. A trail removed from DynamoDB
 // whole, or rewritten with its hashes and head recomputed, is named by
-// the first locked record it contradicts.
-//
-// A record gone after the retention its chain's locked closure record (the
-// relationship's end) names, at now, is told apart as expired.
-func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, now time.Time) (ChainComparison, error) {
+// the first locked record it contradicts. Audit records never expire from
+// DynamoDB, so every one missing is one removed.
+func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainComparison, error) {
 	cmp := ChainComparison{Findings: []Finding{}}
 	keys, err := r.List(ctx, ChainPrefix(c.AccountID, c.EntityID))
 	if err != nil {
@@ -87,7 +80,6 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, now time.Ti
 		inDynamo[l.Seq] = l
 	}
 	var last Finding
-	var retainUntil time.Time // from the locked closure record, if any
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -95,25 +87,21 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, now time.Ti
 		}
 		at := lockedDay(obj)
 		f := Finding{Key: key, VersionID: obj.VersionID, Locked: at}
+		locked, err := chainRecord(obj.Body, key, c.AccountID, c.EntityID)
+		if err != nil {
+			f.Kind, f.Message = FindingUnreadable, err.Error()
+			cmp.Findings = append(cmp.Findings, f)
+			continue
+		}
+		cmp.Locked++
+		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
+		f.Seq, f.ActionID = locked.Seq, locked.ActionID
 		if len(obj.Rewritten) > 0 {
 			w := f
 			w.Kind = FindingRewrittenInBucket
 			w.Message = fmt.Sprintf("the locked copy %s has %d later version(s) with other bytes (the first, written %s, is the one compared)", key, len(obj.Rewritten), at)
 			cmp.Findings = append(cmp.Findings, w)
 		}
-		locked, err := auditchain.Parse(obj.Body)
-		if err != nil || locked.AccountID != c.AccountID || locked.EntityID != c.EntityID || key != RecordKey(c.AccountID, c.EntityID, locked.Seq) {
-			f.Kind = FindingUnreadable
-			f.Message = fmt.Sprintf("the locked copy %s is not a record of this chain", key)
-			cmp.Findings = append(cmp.Findings, f)
-			continue
-		}
-		cmp.Locked++
-		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
-		if until, ok := closure(locked); ok {
-			retainUntil = until
-		}
-		f.Seq, f.ActionID = locked.Seq, locked.ActionID
 		if f.Seq == cmp.LockedThrough {
 			last = f
 		}
@@ -143,22 +131,24 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, now time.Ti
 			cmp.NotYetLocked++
 		}
 	}
-	if !retainUntil.IsZero() && !now.Before(retainUntil) {
-		// Past the retention the closure names, what is gone expired.
-		day := retainUntil.UTC().Format(time.DateOnly)
-		for i, f := range cmp.Findings {
-			if f.Kind == FindingMissing || f.Kind == FindingHeadBehind {
-				cmp.Findings[i].Kind = FindingExpired
-				cmp.Findings[i].Message = fmt.Sprintf("record seq %d expired under retention on %s (the relationship's end is locked in the chain); its locked copy is %s", f.Seq, day, f.Key)
-			}
-		}
-	}
 	slices.SortStableFunc(cmp.Findings, func(a, b Finding) int { return int(a.Seq - b.Seq) })
 	return cmp, nil
 }
 
-// closure reads the end of retention an end_relationship record names.
-func closure(l auditchain.Link) (time.Time, bool) {
+// chainRecord reads a locked object as a record of the chain, or says why
+// it is none: not a canonical record, another chain's, or under a key that
+// is not its seq's.
+func chainRecord(body []byte, key string, accountID, entityID int64) (auditchain.Link, error) {
+	l, err := auditchain.Parse(body)
+	if err != nil || l.AccountID != accountID || l.EntityID != entityID || key != RecordKey(accountID, entityID, l.Seq) {
+		return l, fmt.Errorf("the locked copy %s is not a record of this chain", key)
+	}
+	return l, nil
+}
+
+// Closure reads the end of retention an end_relationship record names: the
+// locked closure a relationship's records expire by.
+func Closure(l auditchain.Link) (time.Time, bool) {
 	if l.Action != string(domain.ActionEndRelationship) {
 		return time.Time{}, false
 	}
@@ -173,9 +163,11 @@ func closure(l auditchain.Link) (time.Time, bool) {
 }
 
 // CompareEvidence checks a check's evidence as DynamoDB holds it against
-// its locked bodies: the hash DynamoDB records must be one of theirs, and
-// the body DynamoDB holds (when it holds it) must hash to it. No finding
-// and locked false: nothing locked yet.
+// its locked body: a check has one answer, so the body locked first is the
+// one received, and DynamoDB's recorded hash must be its hash. A body
+// locked after it is a rewrite that came down the stream (the exporter
+// refuses those; one there anyway is named too). No finding and locked
+// false: nothing locked yet.
 func CompareEvidence(ctx context.Context, r Reader, e domain.Evidence) (locked bool, findings []Finding, err error) {
 	keys, err := r.List(ctx, EvidencePrefix(e.AccountID, e.CheckID))
 	if err != nil {
@@ -184,7 +176,8 @@ func CompareEvidence(ctx context.Context, r Reader, e domain.Evidence) (locked b
 	if len(keys) == 0 {
 		return false, nil, nil
 	}
-	want := EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
+	var first Finding
+	var firstAt time.Time
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -192,21 +185,33 @@ func CompareEvidence(ctx context.Context, r Reader, e domain.Evidence) (locked b
 		}
 		f := Finding{Key: key, VersionID: obj.VersionID, Locked: lockedDay(obj)}
 		if len(obj.Rewritten) > 0 {
-			f.Kind = FindingRewrittenInBucket
-			f.Message = fmt.Sprintf("the locked evidence %s has %d later version(s) with other bytes", key, len(obj.Rewritten))
-			findings = append(findings, f)
+			w := f
+			w.Kind = FindingRewrittenInBucket
+			w.Message = fmt.Sprintf("the locked evidence %s has %d later version(s) with other bytes", key, len(obj.Rewritten))
+			findings = append(findings, w)
 		}
-		if key == want {
-			return true, findings, nil
+		at := time.Time{}
+		if len(obj.Versions) > 0 {
+			at = obj.Versions[0].LastModified
+		}
+		if first.Key == "" || at.Before(firstAt) {
+			first, firstAt = f, at
 		}
 	}
-	f := Finding{Kind: FindingEvidenceNotLocked, Key: keys[0],
-		Message: fmt.Sprintf("check %d's evidence in DynamoDB has SHA-256 %s, which no locked body has (locked: %s): the evidence was rewritten with its hash",
-			e.CheckID, auditchain.Short(e.SHA256), strings.Join(keys, ", "))}
-	if obj, err := r.Get(ctx, keys[0]); err == nil {
-		f.VersionID, f.Locked = obj.VersionID, lockedDay(obj)
+	for _, key := range keys {
+		if key != first.Key {
+			findings = append(findings, Finding{Kind: FindingRewrittenInBucket, Key: key,
+				Message: fmt.Sprintf("check %d has a second body locked (%s) after the first (%s): a rewrite", e.CheckID, key, first.Key)})
+		}
 	}
-	return true, append(findings, f), nil
+	if want := EvidenceKey(e.AccountID, e.CheckID, e.SHA256); first.Key != want {
+		f := first
+		f.Kind = FindingEvidenceNotLocked
+		f.Message = fmt.Sprintf("check %d's evidence in DynamoDB has SHA-256 %s, but the body locked on receipt is %s (locked %s): the evidence was rewritten with its hash",
+			e.CheckID, auditchain.Short(e.SHA256), first.Key, first.Locked)
+		findings = append(findings, f)
+	}
+	return true, findings, nil
 }
 
 // sums reports whether the record's content still hashes to hash.

@@ -27,13 +27,21 @@ type Grant struct {
 }
 
 // AttributesCondition is the IAM condition of a grant with Attributes (nil
-// without): every attribute the request names is one of them.
+// without): every attribute the request names is one of them, and it asks
+// back no more than those (an UpdateItem answering ALL_OLD or ALL_NEW would
+// read the whole item).
 func (g Grant) AttributesCondition() map[string]any {
 	if len(g.Attributes) == 0 {
 		return nil
 	}
-	return map[string]any{"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": g.Attributes}}
+	return map[string]any{
+		"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": g.Attributes},
+		"StringEqualsIfExists":      map[string]any{"dynamodb:ReturnValues": ReturnValuesAllowed()},
+	}
 }
+
+// ReturnValuesAllowed are what an attribute-limited grant may ask back.
+func ReturnValuesAllowed() []string { return []string{"NONE", "UPDATED_OLD", "UPDATED_NEW"} }
 
 // StreamSource feeds a function from a table's stream.
 type StreamSource struct {

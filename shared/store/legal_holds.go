@@ -103,16 +103,27 @@ func (s *Store) ExpireEvidence(ctx context.Context, accountID, checkID int64, un
 }
 
 // HoldEvidence takes the expiry off a check's evidence item while a hold
-// stands (held), keeping it aside, or puts it back (released): one
-// UpdateItem, which does nothing to an item already so.
+// stands (held), keeping it aside in held_expires_at (0: it had none yet,
+// the relationship lasting, which still marks the item held, so that the
+// relationship's end sets the kept-aside date rather than an expiry), or
+// puts it back (released). One UpdateItem (two to release an item that had
+// no expiry), each doing nothing to an item already so.
 func (s *Store) HoldEvidence(ctx context.Context, accountID, checkID int64, held bool) error {
-	u := s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID)
-	if held {
-		u.SetExpr("held_expires_at = expires_at").Remove("expires_at").If("attribute_exists(expires_at)")
-	} else {
-		u.SetExpr("expires_at = held_expires_at").Remove("held_expires_at").If("attribute_exists(held_expires_at)")
+	update := func() *dynamo.Update {
+		return s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID)
 	}
-	if err := u.Run(ctx); err != nil && !isCondFailed(err) {
+	var err error
+	if held {
+		err = update().SetExpr("'held_expires_at' = if_not_exists('expires_at', ?)", 0).Remove("expires_at").
+			If("attribute_exists(check_id) AND attribute_not_exists(held_expires_at)").Run(ctx)
+	} else {
+		err = update().SetExpr("'expires_at' = held_expires_at").Remove("held_expires_at").If("held_expires_at > ?", 0).Run(ctx)
+		if isCondFailed(err) {
+			// Held with no expiry to put back (or not held at all).
+			err = update().Remove("held_expires_at").If("attribute_exists(held_expires_at)").Run(ctx)
+		}
+	}
+	if err != nil && !isCondFailed(err) {
 		return wrap(err, "hold the evidence of check %d", checkID)
 	}
 	return nil
