@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 )
 
@@ -87,6 +88,11 @@ func (x *Exporter) runAccount(ctx context.Context, accountID int64) (Manifest, e
 		if err != nil {
 			return m, err
 		}
+		written, err = x.catchUpEvidence(ctx, accountID, h.EntityID)
+		m.Written = append(m.Written, written...)
+		if err != nil {
+			return m, err
+		}
 	}
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -113,6 +119,46 @@ func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, err
 		return time.Time{}, fmt.Errorf("manifest %s: %w", keys[len(keys)-1], err)
 	}
 	return t, nil
+}
+
+// catchUpEvidence locks the evidence of the entity's checks that has no
+// locked body yet (the stream's retries and failure queue exhausted): one
+// listing per check of an entity whose chain moved, the item read only
+// when nothing is locked for it.
+func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int64) ([]ManifestObject, error) {
+	if entityID == 0 {
+		return nil, nil // the account's own chain has no checks
+	}
+	chks, err := x.Source.EntityChecks(ctx, accountID, entityID, 0)
+	if err != nil {
+		return nil, fmt.Errorf("checks of entity %d: %w", entityID, err)
+	}
+	var out []ManifestObject
+	for _, c := range chks {
+		keys, err := x.Records.List(ctx, EvidencePrefix(accountID, c.ID))
+		if err != nil {
+			return out, err
+		}
+		if len(keys) > 0 {
+			continue
+		}
+		ev, err := x.Source.Evidence(ctx, accountID, c.ID)
+		if domain.ErrorCode(err) == domain.ECodeNotFound {
+			continue // no answer was kept for the check
+		}
+		if err != nil {
+			return out, err
+		}
+		key, existed, err := x.exportEvidence(ctx, ev)
+		if err != nil && !errors.Is(err, errRewritten) {
+			return out, fmt.Errorf("lock evidence %s: %w", key, err)
+		}
+		if err == nil && key != "" && !existed {
+			out = append(out, ManifestObject{Key: key, SHA256: ev.SHA256})
+			logging.From(ctx).Warn("evidence locked by the daily run: the stream had not", "key", key)
+		}
+	}
+	return out, nil
 }
 
 // catchUp locks the chain's records that have no locked copy yet: one

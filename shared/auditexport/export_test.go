@@ -304,3 +304,29 @@ func TestVerifyFromTheBucketAlone(t *testing.T) {
 		t.Error("an object that is no record verified")
 	}
 }
+
+// The daily run also locks the evidence of a moved entity's checks that
+// the stream never locked (its retries exhausted).
+func TestDailyRunCatchesUpOnEvidence(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	body := []byte(`{"results":[{"id":"NK-1"}]}`)
+	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
+		Entity: domain.Entity{AccountID: w.acct, RegistrationNumber: "7000003330", LegalName: "Caught Up Co", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityReadyForReview, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
+			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha(body), Size: len(body), Body: body, Stored: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.chain(t, d.Entity.ID, 1) // its chain moves
+	res, err := w.x.RunDaily(ctx)
+	if err != nil || res.CaughtUp != 2 {
+		t.Fatalf("run = %+v, %v; want its record and its evidence caught up", res, err)
+	}
+	key := auditexport.EvidenceKey(w.acct, d.Checks[0].ID, sha(body))
+	if o, err := w.rec.Get(ctx, key); err != nil || string(o.Body) != string(body) {
+		t.Errorf("evidence %s: %q, %v", key, o.Body, err)
+	}
+}

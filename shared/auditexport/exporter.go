@@ -34,6 +34,10 @@ type Source interface {
 	AuditHeads(ctx context.Context, accountID int64) ([]auditchain.ChainHead, error)
 	// No codes.
 	ChainRecords(ctx context.Context, accountID, entityID int64) ([]auditchain.Link, error)
+	// No codes. want is the entity's ChecksCount (0: what the index shows).
+	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
+	// not_found: nothing is kept for the check.
+	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
 }
 
 // BlobGetter reads a large evidence body from the evidence blob store.

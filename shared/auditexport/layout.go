@@ -4,9 +4,8 @@
 // overwrite it before its date: every audit record as it was hashed, and
 // every provider's answer (evidence body). The audit and evidence tables'
 // streams feed it within a minute of each commit; a daily run catches up on
-// any audit record the streams missed (evidence relies on the stream, its
-// retries and its alarmed failure queue) and writes each account's
-// manifest.
+// what the streams missed in every chain that moved (its records, and its
+// entity's evidence) and writes each account's manifest.
 //
 // It also checks a trail against those locked copies (Compare), so that a
 // record, a head or an evidence body rewritten or removed in DynamoDB —

@@ -267,6 +267,9 @@ func Functions() []Function {
 				{Table: schema.Accounts, Actions: []string{scan}},
 				// A check's evidence item, by its key.
 				{Table: schema.Evidence, Actions: []string{getItem}},
+				// The daily run's catch-up: a moved entity's checks (by_entity,
+				// read back), whose evidence it locks if the stream did not.
+				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
 			},
 			Objects: []ObjectGrant{
 				// An evidence body kept as an object, copied under the lock.
