@@ -131,9 +131,11 @@ func TestQueuePollerDeletesHandledAndRedrivesFailed(t *testing.T) {
 	if n["ok-1"] != 1 || n["ok-2"] != 1 || n["bad"] != maxReceives {
 		t.Errorf("handler saw %v; want each ok message once and the bad one %d times", n, maxReceives)
 	}
-	if !queueEmpty(t, client, url) {
-		t.Error("the queue still holds messages")
-	}
+	// Empty, as ElasticMQ counts it: its counts may lag a moment behind a
+	// move to the dead-letter queue on a busy machine.
+	waitFor(t, 5*time.Second, "the queue empty (the handled messages deleted, the failed one moved)", func() bool {
+		return queueEmpty(t, client, url)
+	})
 
 	// The records are what Lambda builds.
 	for _, m := range seen.all() {
