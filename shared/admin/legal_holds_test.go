@@ -26,18 +26,7 @@ func TestLegalHolds(t *testing.T) {
 	w.h.Records = rec
 	const actor = `"actor": "dpo@example.com"`
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
-	body := []byte(`{"results":[]}`)
-	sum := sha256.Sum256(body)
-	sha := hex.EncodeToString(sum[:])
-	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
-		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000001230", LegalName: "Held Co", CountryCode: "SA", CountryID: 682,
-			Status: domain.EntityReadyForReview, CreatedAt: t0, UpdatedAt: t0},
-		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
-			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha, Size: len(body), Body: body, Stored: true}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, body, sha := w.screened(t, acct, "7000001230")
 	ent, chk := d.Entity.ID, d.Checks[0].ID
 	key := auditexport.EvidenceKey(acct, chk, sha)
 	if _, err := rec.Put(ctx, key, body); err != nil {
@@ -121,17 +110,7 @@ func TestLegalHoldBeforeTheRelationshipEnds(t *testing.T) {
 	w := newWorld(t)
 	const actor = `"actor": "dpo@example.com"`
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
-	body := []byte(`{"results":[]}`)
-	sum := sha256.Sum256(body)
-	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
-		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000001240", LegalName: "Held Early Co", CountryCode: "SA", CountryID: 682,
-			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
-		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
-			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: hex.EncodeToString(sum[:]), Size: len(body), Body: body, Stored: true}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _, _ := w.screened(t, acct, "7000001240")
 	ent, chk := d.Entity.ID, d.Checks[0].ID
 	item := func() map[string]any {
 		t.Helper()
@@ -165,4 +144,23 @@ func TestLegalHoldBeforeTheRelationshipEnds(t *testing.T) {
 	if it := item(); it["expires_at"] != nil || it["held_expires_at"] != nil {
 		t.Errorf("released with no expiry: expires_at %v, kept aside %v", it["expires_at"], it["held_expires_at"])
 	}
+}
+
+// screened creates an approved Saudi entity of the account whose screening
+// kept its provider's answer: the entity, the body and its SHA-256.
+func (w *world) screened(t *testing.T, acct int64, number string) (domain.EntityDetail, []byte, string) {
+	t.Helper()
+	body := []byte(`{"results":[]}`)
+	sum := sha256.Sum256(body)
+	sha := hex.EncodeToString(sum[:])
+	d, err := w.st.CreateEntity(context.Background(), domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: number, LegalName: "Screened Co " + number, CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
+			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha, Size: len(body), Body: body, Stored: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, body, sha
 }

@@ -2,8 +2,6 @@ package admin_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -92,18 +90,7 @@ func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	w.h.Records = rec
 	const actor = `"actor": "ops@example.com"`
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
-	body := []byte(`{"results":[]}`)
-	sum := sha256.Sum256(body)
-	sha := hex.EncodeToString(sum[:])
-	d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
-		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000004560", LegalName: "Gone Co", CountryCode: "SA", CountryID: 682,
-			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
-		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
-			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha, Size: len(body), Body: body, Stored: true}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, body, sha := w.screened(t, acct, "7000004560")
 	chk := d.Checks[0].ID
 	key := auditexport.EvidenceKey(acct, chk, sha)
 	if _, err := rec.Put(ctx, key, body); err != nil {
