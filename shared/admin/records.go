@@ -83,7 +83,7 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 	if err != nil || h.Records == nil {
 		return notFound
 	}
-	until, ended, err := h.lockedClosure(ctx, accountID, chk.EntityID)
+	until, ended, err := auditexport.LockedClosure(ctx, h.Records, accountID, chk.EntityID)
 	if err != nil {
 		return err
 	}
@@ -105,29 +105,6 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 		why = "while a legal hold stands"
 	}
 	return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d is gone from DynamoDB %s; its locked copy is %s in the records bucket.", checkID, why, keys[0])
-}
-
-// lockedClosure is the end of retention the entity's locked chain names
-// (its end_relationship record), newest first; ended false without one.
-func (h *Handler) lockedClosure(ctx context.Context, accountID, entityID int64) (time.Time, bool, error) {
-	keys, err := h.Records.List(ctx, auditexport.ChainPrefix(accountID, entityID))
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	for i := len(keys) - 1; i >= 0; i-- {
-		obj, err := h.Records.Get(ctx, keys[i])
-		if err != nil {
-			return time.Time{}, false, err
-		}
-		l, err := auditchain.Parse(obj.Body)
-		if err != nil {
-			continue
-		}
-		if until, ok := auditexport.Closure(l); ok {
-			return until, true, nil
-		}
-	}
-	return time.Time{}, false, nil
 }
 
 // AuditExportView is audit.export's answer: the daily run, now, for one
@@ -168,11 +145,9 @@ func (h *Handler) auditExport(ctx context.Context, c *call) (any, error) {
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
 	}
-	m, err := h.Exporter.RunAccount(ctx, p.AccountID)
+	m, key, err := h.Exporter.RunAccount(ctx, p.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	at, _ := domain.ParseTime(m.RunAt)
-	return AuditExportView{Accounts: 1, Heads: len(m.Heads), CaughtUp: len(m.Written), Manifests: 1, Manifest: &m,
-		ManifestKey: auditexport.ManifestKey(p.AccountID, at)}, nil
+	return AuditExportView{Accounts: 1, Heads: len(m.Heads), CaughtUp: len(m.Written), Manifests: 1, Manifest: &m, ManifestKey: key}, nil
 }

@@ -1,6 +1,7 @@
 package auditexport
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/records"
 )
 
 // sinceMargin is how far before the run before a head's move still counts
@@ -43,7 +45,7 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 	}
 	var errs []error
 	for _, a := range accounts {
-		m, err := x.runAccount(ctx, a.ID)
+		m, _, err := x.RunAccount(ctx, a.ID)
 		res.Accounts++
 		res.Heads += len(m.Heads)
 		res.CaughtUp += len(m.Written)
@@ -58,26 +60,23 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 	return res, errors.Join(errs...)
 }
 
-// RunAccount is the daily run for one account (audit.export for one).
-func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, error) {
-	return x.runAccount(ctx, accountID)
-}
-
-func (x *Exporter) runAccount(ctx context.Context, accountID int64) (Manifest, error) {
+// RunAccount is the daily run for one account (audit.export names one): the
+// manifest it wrote, and its key.
+func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, string, error) {
 	now := x.Clock.Now().UTC()
 	m := Manifest{Format: ManifestFormat, AccountID: accountID, RunAt: now.Format(time.RFC3339Nano), Heads: []ManifestHead{}, Written: []ManifestObject{}}
 	since, err := x.lastRun(ctx, accountID)
 	if err != nil {
-		return m, err
+		return m, "", err
 	}
 	if !since.IsZero() {
 		m.Since = since.Format(time.RFC3339Nano)
 	}
 	heads, err := x.Source.AuditHeads(ctx, accountID)
 	if err != nil {
-		return m, err
+		return m, "", err
 	}
-	slices.SortFunc(heads, func(a, b auditchain.ChainHead) int { return int(a.EntityID - b.EntityID) })
+	slices.SortFunc(heads, func(a, b auditchain.ChainHead) int { return cmp.Compare(a.EntityID, b.EntityID) })
 	for _, h := range heads {
 		if at, err := time.Parse(time.RFC3339Nano, h.At); err == nil && !since.IsZero() && at.Before(since.Add(-sinceMargin)) {
 			continue
@@ -86,22 +85,23 @@ func (x *Exporter) runAccount(ctx context.Context, accountID int64) (Manifest, e
 		written, err := x.catchUp(ctx, accountID, h)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, err
+			return m, "", err
 		}
 		written, err = x.catchUpEvidence(ctx, accountID, h.EntityID)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, err
+			return m, "", err
 		}
 	}
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return m, err
+		return m, "", err
 	}
-	if _, err := x.Records.Put(ctx, ManifestKey(accountID, now), append(body, '\n')); err != nil {
-		return m, fmt.Errorf("write manifest: %w", err)
+	key := ManifestKey(accountID, now)
+	if _, err := x.Records.Put(ctx, key, append(body, '\n')); err != nil {
+		return m, "", fmt.Errorf("write manifest: %w", err)
 	}
-	return m, nil
+	return m, key, nil
 }
 
 // lastRun is the time of the account's newest manifest (zero: none).
@@ -150,7 +150,7 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 			return out, err
 		}
 		key, existed, err := x.exportEvidence(ctx, ev)
-		if err != nil && !errors.Is(err, errRewritten) {
+		if err != nil && !errors.Is(err, records.ErrDiffers) {
 			return out, fmt.Errorf("lock evidence %s: %w", key, err)
 		}
 		if err == nil && key != "" && !existed {
@@ -194,7 +194,7 @@ func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.Ch
 			continue
 		}
 		locked, existed, err := x.lockLink(ctx, l)
-		if err != nil && (x.Differs == nil || !x.Differs(err)) {
+		if err != nil && !errors.Is(err, records.ErrDiffers) {
 			return out, fmt.Errorf("lock record %s: %w", key, err)
 		}
 		if err == nil && locked != "" && !existed {

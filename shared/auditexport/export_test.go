@@ -2,7 +2,6 @@ package auditexport_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,8 +40,7 @@ func newWorld(t *testing.T) *world {
 	db := devstack.DB()
 	names := devstacktest.Tables(t, db)
 	w := &world{st: store.New(db, names), db: db, names: names, rec: records.Dir{Root: t.TempDir()}}
-	w.x = &auditexport.Exporter{Source: w.st, Records: w.rec, Clock: domain.FixedClock(t0),
-		Differs: func(err error) bool { return errors.Is(err, records.ErrDiffers) }}
+	w.x = &auditexport.Exporter{Source: w.st, Records: w.rec, Clock: domain.FixedClock(t0)}
 	a, err := w.st.CreateAccount(context.Background(), "Records "+t.Name(), t0)
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,12 @@ import (
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/records"
 )
 
 // Locker keeps write-once objects (records.S3 on AWS, records.Dir
 // locally): Put writes a key once; a second Put of the same bytes is
-// existed, of other bytes an error wrapping ErrDiffers.
+// existed, of other bytes an error wrapping records.ErrDiffers.
 type Locker interface {
 	Put(ctx context.Context, key string, body []byte) (existed bool, err error)
 	List(ctx context.Context, prefix string) ([]string, error)
@@ -52,9 +53,7 @@ type Exporter struct {
 	// Blobs holds the bodies too large for their evidence item (nil: none
 	// are read, and such a body is a failure to retry).
 	Blobs BlobGetter
-	// Differs tells a Locker's "other bytes under this key" error.
-	Differs func(error) bool
-	Clock   domain.Clock
+	Clock domain.Clock
 }
 
 // HandleStream exports each new or changed audit record and evidence item
@@ -74,7 +73,7 @@ func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (e
 		}
 		key, existed, err := x.exportImage(ctx, rec.Change.NewImage)
 		switch {
-		case err != nil && (errors.Is(err, errRewritten) || x.Differs != nil && x.Differs(err)):
+		case errors.Is(err, records.ErrDiffers):
 			log.Error("a record was rewritten in DynamoDB: its locked copy differs", "key", key,
 				"event_id", rec.EventID, "event", rec.EventName)
 			continue
@@ -154,13 +153,9 @@ func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (strin
 	}
 	for _, k := range held {
 		if k != key {
-			return key, false, fmt.Errorf("check %d's evidence is locked already as %s: %w", e.CheckID, k, errRewritten)
+			return key, false, fmt.Errorf("check %d's evidence is locked already as %s: %w", e.CheckID, k, records.ErrDiffers)
 		}
 	}
 	existed, err := x.Records.Put(ctx, key, e.Body)
 	return key, existed, err
 }
-
-// errRewritten marks a record whose locked original differs: treated as
-// the Locker's "other bytes under this key".
-var errRewritten = errors.New("a record was rewritten after it was locked")

@@ -146,9 +146,29 @@ func chainRecord(body []byte, key string, accountID, entityID int64) (auditchain
 	return l, nil
 }
 
-// Closure reads the end of retention an end_relationship record names: the
-// locked closure a relationship's records expire by.
-func Closure(l auditchain.Link) (time.Time, bool) {
+// LockedClosure is the end of retention the entity's locked chain names
+// (its end_relationship record, the newest first); ended false without one.
+func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64) (until time.Time, ended bool, err error) {
+	keys, err := r.List(ctx, ChainPrefix(accountID, entityID))
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		obj, err := r.Get(ctx, keys[i])
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		if l, err := chainRecord(obj.Body, keys[i], accountID, entityID); err == nil {
+			if until, ok := closure(l); ok {
+				return until, true, nil
+			}
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// closure reads the end of retention an end_relationship record names.
+func closure(l auditchain.Link) (time.Time, bool) {
 	if l.Action != string(domain.ActionEndRelationship) {
 		return time.Time{}, false
 	}
