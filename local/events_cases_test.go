@@ -428,10 +428,10 @@ func sampleEvents() []sampleEvent {
 		adminEvent("admin-legal-hold.json", func(t *testing.T, r struct {
 			Hold admin.LegalHoldView `json:"legal_hold"`
 		}, _ string) {
-			// Entity 1's screening evidence loses its expiry, and its locked
+			// Entity 1's items are held (none had an expiry yet: the relationship lasts), and its locked
 			// copies (the daily run locked its chain) an S3 legal hold.
-			if h := r.Hold; !h.Held || h.EntityID != sid(1) || h.Evidence == 0 || h.Objects == 0 {
-				t.Errorf("legal hold = %+v, want entity 1 held, its evidence and locked copies reached", h)
+			if h := r.Hold; !h.Held || h.EntityID != sid(1) || h.Items == 0 || h.Objects == 0 {
+				t.Errorf("legal hold = %+v, want entity 1 held, its items and locked copies reached", h)
 			}
 		}),
 		{file: "admin-refused.json", refused: &sampleRefusal{"NotFound", "Account 99 not found."}},

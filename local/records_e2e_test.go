@@ -37,24 +37,7 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 		ClientTimeout: 2 * time.Second, RecordsDir: dir})
 	t.Cleanup(f.flow.run(f.ctx, flowLog()))
 	rec := records.Dir{Root: dir}
-	// An entity whose screening brought a provider's answer, as intake
-	// writes it: the check and its evidence in one transaction.
-	now := domain.Now()
-	body := []byte(`{"responses":{"q":{"results":[]}}}`)
-	sum := sha256.Sum256(body)
-	d, err := f.st.CreateEntity(f.ctx, domain.EntityDetail{
-		Entity: domain.Entity{AccountID: f.acct, RegistrationNumber: "7000009990", LegalName: "Locked Records Co", CountryCode: "SA",
-			CountryID: 682, Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid,
-			SanctionsStatus: domain.SanctionsClear, CreatedAt: now, UpdatedAt: now},
-		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: now, UpdatedAt: now,
-			Result: map[string]any{"matches_count": 0},
-			Evidence: &domain.Evidence{Provider: "opensanctions", Method: "POST", URL: "https://yente.example/match/default", ReceivedAt: now,
-				HTTPStatus: 200, SHA256: hex.EncodeToString(sum[:]), Size: len(body), Body: body, Stored: true}}},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := f.screenedEntity("7000009990")
 	r := d.Reviews[0]
 	chks := d.Checks
 	f.decide(domain.ActionAssign, r.ID, func(q *decisions.Request) { q.AssigneeID = f.op.ID })
@@ -83,23 +66,10 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 		return true
 	})
 
-	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: domain.SystemClock,
-		Records: rec, Deliveries: &lazyQueue{}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	verify := func() admin.AuditChainView {
 		t.Helper()
-		doc, _ := json.Marshal(map[string]any{"command": "audit.verify", "actor": "e2e", "account_id": f.acct, "entity_id": r.EntityID})
-		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "records-e2e"})
-		out, err := adm(ctx, doc)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var v admin.AuditChainView
-		if err := json.Unmarshal(out, &v); err != nil {
-			t.Fatal(err)
-		}
+		f.admin(domain.SystemClock, rec, map[string]any{"command": "audit.verify", "account_id": f.acct, "entity_id": r.EntityID}, &v)
 		return v
 	}
 	v := verify()
@@ -134,5 +104,50 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("findings %+v, want %s named as differing from DynamoDB", v.Locked.Findings, key)
+	}
+}
+
+// screenedEntity creates an entity whose screening brought a provider's
+// answer, as intake writes it (the check and its evidence in one
+// transaction), with an open review.
+func (f *flowFixture) screenedEntity(number string) domain.EntityDetail {
+	f.t.Helper()
+	now := domain.Now()
+	body := []byte(`{"responses":{"q":{"results":[]}},"n":"` + number + `"}`)
+	sum := sha256.Sum256(body)
+	d, err := f.st.CreateEntity(f.ctx, domain.EntityDetail{
+		Entity: domain.Entity{AccountID: f.acct, RegistrationNumber: number, LegalName: "Locked Records Co " + number, CountryCode: "SA",
+			CountryID: 682, Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid,
+			SanctionsStatus: domain.SanctionsClear, CreatedAt: now, UpdatedAt: now},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: now, UpdatedAt: now,
+			Result: map[string]any{"matches_count": 0},
+			Evidence: &domain.Evidence{Provider: "opensanctions", Method: "POST", URL: "https://yente.example/match/default", ReceivedAt: now,
+				HTTPStatus: 200, SHA256: hex.EncodeToString(sum[:]), Size: len(body), Body: body, Stored: true}}},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
+// admin runs one admin command through the admin function's handler, on
+// the fixture's store, the records store and the clock given, into out.
+func (f *flowFixture) admin(clock domain.Clock, rec records.Dir, doc map[string]any, out any) {
+	f.t.Helper()
+	adm, err := boot.As[boot.AdminHandler]("admin", boot.Deps{Store: f.st, Log: quietLogger(), Clock: clock, Records: rec, Deliveries: &lazyQueue{}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	doc["actor"] = "e2e"
+	raw, _ := json.Marshal(doc)
+	f.seq++ // each call an invocation of its own: its own action id
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "records-e2e-" + itoa(f.seq)})
+	res, err := adm(ctx, raw)
+	if err != nil {
+		f.t.Fatalf("%s: %v", doc["command"], err)
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		f.t.Fatal(err)
 	}
 }

@@ -31,13 +31,15 @@ func buckets() ([]Pair, error) {
 				)),
 			))))),
 		}
-		if b.ExpireDays > 0 {
-			props = append(props, KV("LifecycleConfiguration", Map(KV("Rules", List(Map(
-				KV("ExpirationInDays", b.ExpireDays),
-				KV("Id", "ExpireAfterRetention"),
+		if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+			var rule []Pair
+			if b.ExpireDays > 0 {
+				rule = append(rule, KV("ExpirationInDays", b.ExpireDays))
+			}
+			rule = append(rule, KV("Id", "ExpireAfterRetention"),
 				KV("NoncurrentVersionExpiration", Flow(KV("NoncurrentDays", b.NoncurrentDays))),
-				KV("Status", "Enabled"),
-			))))))
+				KV("Status", "Enabled"))
+			props = append(props, KV("LifecycleConfiguration", Map(KV("Rules", List(Map(rule...))))))
 		}
 		if b.ObjectLockDays > 0 {
 			props = append(props,

@@ -111,9 +111,17 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"dynamodb:UpdateItem arn:WebhookDeliveriesTable/index/*",
 		"dynamodb:PutItem arn:PortalTokensTable",
 		"dynamodb:GetItem arn:EvidenceTable",
-		// A legal hold moves an evidence item's expiry aside and back: an
-		// UpdateItem of those attributes alone (TestEvidenceHoldIsConditioned).
+		// A legal hold moves the expiry of every item of the entity aside
+		// and back: an UpdateItem of those attributes alone where the role
+		// writes nothing else (TestRetentionUpdatesAreConditioned); it
+		// finds the entity's reviews by their by_entity index.
 		"dynamodb:UpdateItem arn:EvidenceTable",
+		"dynamodb:UpdateItem arn:AuditTable",
+		"dynamodb:UpdateItem arn:ChecksTable",
+		"dynamodb:UpdateItem arn:EntitiesTable",
+		"dynamodb:UpdateItem arn:ReviewsTable",
+		"dynamodb:Query arn:ReviewsTable",
+		"dynamodb:Query arn:ReviewsTable/index/*",
 		// evidence.get compares the check's own record of the hash; a
 		// legal hold lists the entity's checks (by_entity, read back).
 		"dynamodb:GetItem arn:ChecksTable",
@@ -146,12 +154,13 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		t.Errorf("permissions: %s", diff(got, want))
 	}
 	// Nothing beyond what the catalogue lists: no stream, no secret, no
-	// table it does not name (of the checks and entities, reads only).
+	// table it does not name (of the checks, entities and reviews, reads
+	// and the expiry's updates only).
 	for _, p := range got {
-		if strings.Contains(p, "ChecksTable") || p == "dynamodb:GetItem arn:EntitiesTable" {
+		if strings.Contains(p, "ChecksTable") || strings.Contains(p, "EntitiesTable") || strings.Contains(p, "ReviewsTable") {
 			continue
 		}
-		for _, banned := range []string{"secretsmanager:", "StreamArn", "EntitiesTable", "ChecksTable", "ReviewsTable", "IdempotencyTable", "InboundWebhooksTable", "lambda:"} {
+		for _, banned := range []string{"secretsmanager:", "StreamArn", "IdempotencyTable", "InboundWebhooksTable", "lambda:"} {
 			if strings.Contains(p, banned) {
 				t.Errorf("%s: the admin function has no business with %s", p, banned)
 			}
@@ -181,6 +190,7 @@ func TestAdminFunctionEnvironment(t *testing.T) {
 		"EVIDENCE_TABLE":           refOf("EvidenceTable"),
 		"CHECKS_TABLE":             refOf("ChecksTable"),
 		"ENTITIES_TABLE":           refOf("EntitiesTable"),
+		"REVIEWS_TABLE":            refOf("ReviewsTable"),
 		"EVIDENCE_BUCKET":          refOf("EvidenceBucket"),
 		"RECORDS_BUCKET":           refOf("RecordsBucket"),
 		"SETTINGS_BASE_URL":        nil, // per stack, below
@@ -215,22 +225,37 @@ func TestAdminFunctionOutput(t *testing.T) {
 	})
 }
 
-// The admin and decision functions' UpdateItem on the evidence table may
-// name the item's key and its expiry alone (IAM's dynamodb:Attributes): a
-// legal hold can take an expiry off and put it back, the end of a
-// relationship set it, never change the evidence.
-func TestEvidenceHoldIsConditioned(t *testing.T) {
+// Where the admin and decision functions may only date an entity's items
+// (the audit trail and evidence, append-only; what else the role does not
+// write), their UpdateItem may name the item's key and its expiry alone
+// (IAM's dynamodb:Attributes): a legal hold can take an expiry off and put
+// it back, the end of a relationship set it, never change the item.
+func TestRetentionUpdatesAreConditioned(t *testing.T) {
+	tests := []struct {
+		table    string
+		key      []any
+		policies int // the admin's and the decision's, or the admin's alone
+	}{
+		{"EvidenceTable", []any{"account_id", "check_id"}, 2},
+		{"AuditTable", []any{"account_id", "action_id"}, 2},
+		{"ChecksTable", []any{"account_id", "check_id"}, 2},
+		{"EntitiesTable", []any{"account_id", "entity_id"}, 1},
+		{"ReviewsTable", []any{"account_id", "review_id"}, 1},
+	}
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		got := find(t, s.Template, "AWS::IAM::Policy", m{"PolicyDocument": like(m{"Statement": arrayWith(like(m{
-			"Action":   "dynamodb:UpdateItem",
-			"Resource": arnOf("EvidenceTable"),
-			"Condition": exactly(m{
-				"ForAllValues:StringEquals": exactly(m{"dynamodb:Attributes": arrayOf("account_id", "check_id", "expires_at", "held_expires_at")}),
-				"StringEqualsIfExists":      exactly(m{"dynamodb:ReturnValues": arrayOf("NONE", "UPDATED_OLD", "UPDATED_NEW")}),
-			}),
-		}))})})
-		if len(got) != 2 {
-			t.Errorf("%d policies hold the conditioned UpdateItem on the evidence table, want the admin and decision functions'", len(got))
+		for _, tc := range tests {
+			attrs := append(append([]any{}, tc.key...), "expires_at", "held_expires_at")
+			got := find(t, s.Template, "AWS::IAM::Policy", m{"PolicyDocument": like(m{"Statement": arrayWith(like(m{
+				"Action":   "dynamodb:UpdateItem",
+				"Resource": arnOf(tc.table),
+				"Condition": exactly(m{
+					"ForAllValues:StringEquals": exactly(m{"dynamodb:Attributes": arrayOf(attrs...)}),
+					"StringEqualsIfExists":      exactly(m{"dynamodb:ReturnValues": arrayOf("NONE", "UPDATED_OLD", "UPDATED_NEW")}),
+				}),
+			}))})})
+			if len(got) != tc.policies {
+				t.Errorf("%s: %d policies hold the conditioned UpdateItem, want %d", tc.table, len(got), tc.policies)
+			}
 		}
 	})
 }

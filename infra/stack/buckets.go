@@ -66,12 +66,15 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 			Versioned:         jsii.Bool(true),
 			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 		}
-		if b.ExpireDays > 0 {
-			bp.LifecycleRules = &[]*awss3.LifecycleRule{{
+		if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+			rule := &awss3.LifecycleRule{
 				Id:                          jsii.String("ExpireAfterRetention"),
-				Expiration:                  awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays))),
 				NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
-			}}
+			}
+			if b.ExpireDays > 0 {
+				rule.Expiration = awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays)))
+			}
+			bp.LifecycleRules = &[]*awss3.LifecycleRule{rule}
 		}
 		if b.ObjectLockDays > 0 {
 			// deploy.ObjectLockMode.

@@ -60,12 +60,13 @@ func TestBuckets(t *testing.T) {
 					"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
 					"Tags":                    assertions.Match_AnyValue(), // the stack's service and stage tags
 				}
-				if b.ExpireDays > 0 {
-					props["LifecycleConfiguration"] = exactly(m{"Rules": arrayOf(exactly(m{
-						"Id": "ExpireAfterRetention", "Status": "Enabled",
-						"ExpirationInDays":            b.ExpireDays,
-						"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays}),
-					}))})
+				if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+					rule := m{"Id": "ExpireAfterRetention", "Status": "Enabled",
+						"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays})}
+					if b.ExpireDays > 0 {
+						rule["ExpirationInDays"] = b.ExpireDays
+					}
+					props["LifecycleConfiguration"] = exactly(m{"Rules": arrayOf(exactly(rule))})
 				}
 				if b.ObjectLockDays > 0 {
 					props["ObjectLockEnabled"] = true

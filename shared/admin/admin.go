@@ -108,8 +108,9 @@ type Store interface {
 	DeleteLegalHold(ctx context.Context, accountID, entityID int64, audit domain.AuditRecord) error
 	// No codes.
 	LegalHolds(ctx context.Context, accountID int64) ([]domain.LegalHold, error)
-	// No codes.
-	HoldEvidence(ctx context.Context, accountID, checkID int64, held bool) error
+	// No codes: every item of the entity held (or released, and dated
+	// again if its relationship ended); how many changed.
+	HoldEntity(ctx context.Context, ent domain.Entity, held bool) (int, error)
 }
 
 // Handler runs admin commands.

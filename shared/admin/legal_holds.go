@@ -11,10 +11,12 @@ import (
 )
 
 // Legal holds (legal_hold.set, .release, .list): while one stands on an
-// entity, nothing of it expires. Its evidence items lose their expiry (kept
-// aside, and put back on release) and every locked copy of its records in
-// the records bucket gets an S3 legal hold, which no one can delete past
-// until it is lifted. Only the admin function may place or lift one.
+// entity, nothing of it expires. Its items (the entity, its checks,
+// evidence, reviews, audit records and webhook deliveries) lose their
+// expiry, kept aside and put back on release (store.HoldEntity), and every
+// locked copy of its records in the records bucket gets an S3 legal hold,
+// which no one can delete past until it is lifted. Only the admin function
+// may place or lift one.
 
 type holdFields struct {
 	common
@@ -36,10 +38,11 @@ type LegalHoldView struct {
 	// Already: the entity was held (set) or not held (release) before: the
 	// command applied the hold's effects again and changed nothing else.
 	Already bool `json:"already,omitempty"`
-	// Evidence counts the evidence items and Objects the locked copies the
-	// command reached.
-	Evidence int `json:"evidence"`
-	Objects  int `json:"objects"`
+	// Items counts the entity's DynamoDB items whose expiry the command
+	// took off or put back (none when run again), Objects the locked
+	// copies it reached.
+	Items   int `json:"items"`
+	Objects int `json:"objects"`
 }
 
 func (h *Handler) legalHoldSet(ctx context.Context, c *call) (any, error) {
@@ -90,44 +93,43 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 	if err != nil && !v.Already {
 		return nil, err
 	}
-	if v.Evidence, v.Objects, err = h.applyHold(ctx, ent, on); err != nil {
+	if v.Items, v.Objects, err = h.applyHold(ctx, ent, on); err != nil {
 		return nil, fmt.Errorf("legal hold on entity %d: recorded, not yet applied whole (run the command again): %w", p.EntityID, err)
 	}
 	return map[string]any{"legal_hold": v}, nil
 }
 
-// applyHold takes the expiry off the entity's evidence items (or puts it
-// back) and sets (or lifts) the S3 legal hold of its locked copies: one
-// request per item and per object.
-func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool) (evidence, objects int, err error) {
+// applyHold takes the expiry off the entity's items (or puts it back) and
+// sets (or lifts) the S3 legal hold of its locked copies: one request per
+// item and per object.
+func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool) (items, objects int, err error) {
+	if items, err = h.Store.HoldEntity(ctx, ent, on); err != nil {
+		return items, 0, err
+	}
+	if h.Records == nil {
+		return items, 0, nil
+	}
 	checks, err := h.Store.EntityChecks(ctx, ent.AccountID, ent.ID, ent.ChecksCount)
 	if err != nil {
-		return 0, 0, err
+		return items, 0, err
 	}
 	prefixes := []string{auditexport.ChainPrefix(ent.AccountID, ent.ID)}
 	for _, chk := range checks {
-		if err := h.Store.HoldEvidence(ctx, ent.AccountID, chk.ID, on); err != nil {
-			return evidence, objects, err
-		}
-		evidence++
 		prefixes = append(prefixes, auditexport.EvidencePrefix(ent.AccountID, chk.ID))
-	}
-	if h.Records == nil {
-		return evidence, 0, nil
 	}
 	for _, prefix := range prefixes {
 		keys, err := h.Records.List(ctx, prefix)
 		if err != nil {
-			return evidence, objects, err
+			return items, objects, err
 		}
 		for _, k := range keys {
 			if err := h.Records.SetLegalHold(ctx, k, on); err != nil {
-				return evidence, objects, err
+				return items, objects, err
 			}
 			objects++
 		}
 	}
-	return evidence, objects, nil
+	return items, objects, nil
 }
 
 // legalHoldList lists the account's holds.

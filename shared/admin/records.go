@@ -27,6 +27,13 @@ type LockedView struct {
 	// lock each within a minute of its commit, audit.export at once.
 	NotYetLocked int                   `json:"not_yet_locked"`
 	Findings     []auditexport.Finding `json:"findings"`
+	// Expired counts the records gone from DynamoDB under retention, on
+	// ExpiredOn, as the locked closure record (Closure) dates it.
+	Expired   int    `json:"expired,omitempty"`
+	ExpiredOn string `json:"expired_on,omitempty"`
+	Closure   string `json:"closure,omitempty"`
+	// Message says it for a person.
+	Message string `json:"message,omitempty"`
 }
 
 // lockedChain compares a chain with its locked copies (nil when there is
@@ -35,11 +42,30 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if h.Records == nil {
 		return &LockedView{Findings: []auditexport.Finding{}}, nil
 	}
-	cmp, err := auditexport.CompareChain(ctx, h.Records, ch)
+	held, err := h.entityHeld(ctx, ch.AccountID, ch.EntityID)
 	if err != nil {
 		return nil, err
 	}
-	return &LockedView{Checked: true, Locked: cmp.Locked, LockedThrough: cmp.LockedThrough, NotYetLocked: cmp.NotYetLocked, Findings: cmp.Findings}, nil
+	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, auditexport.Retention{Now: h.Clock.Now(), Held: held})
+	if err != nil {
+		return nil, err
+	}
+	v := &LockedView{Checked: true, Locked: cmp.Locked, LockedThrough: cmp.LockedThrough, NotYetLocked: cmp.NotYetLocked, Findings: cmp.Findings,
+		Expired: cmp.Expired, ExpiredOn: cmp.ExpiredOn, Closure: cmp.Closure}
+	if cmp.Expired > 0 {
+		v.Message = fmt.Sprintf("%d record(s) expired under retention on %s: entity %d's relationship ended, as its locked closure record %s says",
+			cmp.Expired, cmp.ExpiredOn, ch.EntityID, cmp.Closure)
+	}
+	return v, nil
+}
+
+// entityHeld says whether a legal hold stands on the entity.
+func (h *Handler) entityHeld(ctx context.Context, accountID, entityID int64) (bool, error) {
+	holds, err := h.Store.LegalHolds(ctx, accountID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(holds, func(x domain.LegalHold) bool { return x.EntityID == entityID }), nil
 }
 
 // lockedTrace says whether the records bucket holds anything of the chain:
@@ -79,19 +105,30 @@ func (h *Handler) lockedEvidence(ctx context.Context, ev domain.Evidence) (*Lock
 // stands; or gone while it should be kept, with its locked copy to show —
 // or the store's own not-found when neither can be told.
 func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, notFound error) error {
-	chk, err := h.Store.Check(ctx, accountID, checkID)
-	if err != nil || h.Records == nil {
+	if h.Records == nil {
 		return notFound
+	}
+	chk, err := h.Store.Check(ctx, accountID, checkID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		// The check is gone too: with the rest of its entity under
+		// retention, or removed; the entity's audit.verify tells which.
+		keys, err := h.Records.List(ctx, auditexport.EvidencePrefix(accountID, checkID))
+		if err != nil || len(keys) == 0 {
+			return notFound
+		}
+		return domain.Errorf(domain.ECodeNotFound, "Check %d is gone from DynamoDB, its evidence with it; its locked copy is %s in the records bucket. "+
+			"audit.verify of its entity tells whether it expired under retention.", checkID, keys[0])
+	} else if err != nil {
+		return err
 	}
 	until, ended, err := auditexport.LockedClosure(ctx, h.Records, accountID, chk.EntityID)
 	if err != nil {
 		return err
 	}
-	holds, err := h.Store.LegalHolds(ctx, accountID)
+	held, err := h.entityHeld(ctx, accountID, chk.EntityID)
 	if err != nil {
 		return err
 	}
-	held := slices.ContainsFunc(holds, func(x domain.LegalHold) bool { return x.EntityID == chk.EntityID })
 	if ended && !held && !h.Clock.Now().Before(until) {
 		return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d expired under retention on %s: entity %d's relationship ended, as its locked closure record says.",
 			checkID, until.UTC().Format(time.DateOnly), chk.EntityID)

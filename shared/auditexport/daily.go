@@ -30,6 +30,8 @@ type DailyResult struct {
 	CaughtUp int `json:"caught_up"`
 	// Manifests written.
 	Manifests int `json:"manifests"`
+	// Renewed are the locked copies written again to keep them locked.
+	Renewed int `json:"renewed"`
 }
 
 // RunDaily writes, for every account, the records of each chain whose head
@@ -49,6 +51,7 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 		res.Accounts++
 		res.Heads += len(m.Heads)
 		res.CaughtUp += len(m.Written)
+		res.Renewed += len(m.Renewed)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("account %d: %w", a.ID, err))
 			continue
@@ -56,7 +59,7 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 		res.Manifests++
 	}
 	logging.From(ctx).Info("records daily run", "accounts", res.Accounts, "heads", res.Heads, "caught_up", res.CaughtUp,
-		"manifests", res.Manifests, "errors", len(errs))
+		"manifests", res.Manifests, "renewed", res.Renewed, "errors", len(errs))
 	return res, errors.Join(errs...)
 }
 
@@ -92,6 +95,9 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 		if err != nil {
 			return m, "", err
 		}
+	}
+	if m.Renewed, err = x.renew(ctx, accountID, now); err != nil {
+		return m, "", fmt.Errorf("renew locks: %w", err)
 	}
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -2,6 +2,7 @@ package auditexport_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/auditexport"
+	"github.com/evs-kyb/evs/shared/blob"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -66,11 +68,16 @@ func (w *world) chain(t *testing.T, entity int64, n int) {
 
 func (w *world) compare(t *testing.T, entity int64) auditexport.ChainComparison {
 	t.Helper()
+	return w.compareAt(t, entity, auditexport.Retention{Now: t0})
+}
+
+func (w *world) compareAt(t *testing.T, entity int64, ret auditexport.Retention) auditexport.ChainComparison {
+	t.Helper()
 	c, err := w.st.AuditChain(context.Background(), w.acct, entity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c)
+	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c, ret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +218,57 @@ func TestCompareNamesRewritesTheChainCannotSee(t *testing.T) {
 	}
 }
 
+// A trail gone from DynamoDB after the retention its locked closure record
+// names ran out expired: no finding, but the count and the date. Gone
+// before that date, or while a legal hold stands, it was removed.
+func TestCompareTellsExpiryFromRemoval(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	const e = 300
+	w.chain(t, e, 2)
+	until := t0.AddDate(10, 0, 0)
+	end := domain.AuditRecord{AccountID: w.acct, ActionID: act(e, 3), Action: domain.ActionEndRelationship, EntityID: e,
+		OperatorID: 3, OperatorName: "op", Reason: "customer left", At: t0.Add(time.Hour),
+		After: map[string]any{"relationship_ended_at": domain.FormatTime(t0.Add(time.Hour)), "retain_until": domain.FormatTime(until)}}
+	if err := w.st.ApplyDecision(ctx, domain.Decision{Audit: end}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	audit := w.db.Table(w.names[schema.Audit])
+	for n := 1; n <= 3; n++ { // as TTL does
+		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
+	}
+	mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)))
+	for _, tc := range []struct {
+		name    string
+		ret     auditexport.Retention
+		expired int
+		want    []string
+	}{
+		{"before its retention ran out", auditexport.Retention{Now: until.Add(-time.Hour)}, 0,
+			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
+		{"after", auditexport.Retention{Now: until}, 3, nil},
+		{"after, under a legal hold", auditexport.Retention{Now: until.AddDate(1, 0, 0), Held: true}, 0,
+			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmp := w.compareAt(t, e, tc.ret)
+			var got []string
+			for _, f := range cmp.Findings {
+				got = append(got, fmt.Sprintf("%s@%d", f.Kind, f.Seq))
+			}
+			if !slices.Equal(got, tc.want) || cmp.Expired != tc.expired {
+				t.Errorf("findings %v, expired %d; want %v, %d", got, cmp.Expired, tc.want, tc.expired)
+			}
+			if tc.expired > 0 && (cmp.ExpiredOn != until.Format(time.DateOnly) || cmp.Closure != auditexport.RecordKey(w.acct, e, 3)) {
+				t.Errorf("expired on %q by %q; want %s by the closure record", cmp.ExpiredOn, cmp.Closure, until.Format(time.DateOnly))
+			}
+		})
+	}
+}
+
 // Evidence from the evidence table's stream is locked under its hash; a
 // body rewritten in DynamoDB with its hash is named against it, and a
 // stream image of the rewrite is refused a lock of its own.
@@ -326,5 +384,51 @@ func TestDailyRunCatchesUpOnEvidence(t *testing.T) {
 	key := auditexport.EvidenceKey(w.acct, d.Checks[0].ID, sha(body))
 	if o, err := w.rec.Get(ctx, key); err != nil || string(o.Body) != string(body) {
 		t.Errorf("evidence %s: %q, %v", key, o.Body, err)
+	}
+}
+
+// When DynamoDB's TTL removes an evidence item (the end of its retention),
+// its large body goes from the evidence blob store too; a removal by
+// anyone else deletes nothing (verification names it), and an inline body
+// has nothing beside it.
+func TestExpiredEvidenceTakesItsBodyAlong(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	blobs := blob.Dir{Root: t.TempDir()}
+	w.x.Blobs = blobs
+	ttl := &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+	someone := &events.DynamoDBUserIdentity{Type: "User", PrincipalID: "AROAEXAMPLE:admin"}
+	for i, tc := range []struct {
+		name  string
+		who   *events.DynamoDBUserIdentity
+		large bool
+		gone  bool
+	}{
+		{"expired, a large body", ttl, true, true},
+		{"removed by someone", someone, true, false},
+		{"removed, no identity", nil, true, false},
+		{"expired, inline", ttl, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := fmt.Sprintf("evidence/1/%d/body", i)
+			if err := blobs.Put(ctx, key, []byte("large")); err != nil {
+				t.Fatal(err)
+			}
+			body := []byte(`{"results":[]}`)
+			rec := evidenceRecord("9", domain.Evidence{AccountID: w.acct, CheckID: 77, Provider: "opensanctions", SHA256: sha(body), Body: body})
+			old := rec.Change.NewImage
+			if tc.large {
+				delete(old, "body")
+				old["body_key"] = events.NewStringAttribute(key)
+			}
+			rec.EventName, rec.UserIdentity, rec.Change.NewImage, rec.Change.OldImage = "REMOVE", tc.who, nil, old
+			if res, err := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}}); err != nil || len(res.BatchItemFailures) != 0 {
+				t.Fatalf("stream: %+v, %v", res, err)
+			}
+			_, err := blobs.Get(ctx, key)
+			if gone := errors.Is(err, blob.ErrNotFound); gone != tc.gone {
+				t.Errorf("body gone %t (%v), want %t", gone, err, tc.gone)
+			}
+		})
 	}
 }

@@ -16,14 +16,19 @@ import (
 // Locker keeps write-once objects (records.S3 on AWS, records.Dir
 // locally): Put writes a key once; a second Put of the same bytes is
 // existed, of other bytes an error wrapping records.ErrDiffers.
+// ListWritten dates each key's newest version, Renew writes a record
+// again as a new version, locked from then (records.S3 says more).
 type Locker interface {
 	Put(ctx context.Context, key string, body []byte) (existed bool, err error)
+	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
+	ListWritten(ctx context.Context, prefix string) ([]records.Listed, error)
+	Renew(ctx context.Context, key string) (sha256 string, err error)
 }
 
 // Source reads what is exported: the streams' images, and, for the daily
-// run, the accounts, their chains' heads and a chain's records
-// (*store.Store has it).
+// run, the accounts, their chains' heads and a chain's records, and what
+// says how long an entity's records are kept (*store.Store has it).
 type Source interface {
 	// No codes; ok is false for an image that is no chained record.
 	AuditLinkFromImage(img map[string]events.DynamoDBAttributeValue) (auditchain.Link, bool, error)
@@ -39,11 +44,19 @@ type Source interface {
 	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	// not_found: nothing is kept for the check.
 	Evidence(ctx context.Context, accountID, checkID int64) (domain.Evidence, error)
+	// not_found: no such entity (expired, or never created).
+	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	// not_found: no such check.
+	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
+	// No codes.
+	LegalHolds(ctx context.Context, accountID int64) ([]domain.LegalHold, error)
 }
 
-// BlobGetter reads a large evidence body from the evidence blob store.
-type BlobGetter interface {
+// BlobStore is the evidence blob store, which keeps the bodies too large
+// for their item: read to lock one, deleted when its item expired.
+type BlobStore interface {
 	Get(ctx context.Context, key string) ([]byte, error)
+	Delete(ctx context.Context, key string) error
 }
 
 // Exporter writes records into the records bucket.
@@ -52,7 +65,7 @@ type Exporter struct {
 	Records Locker
 	// Blobs holds the bodies too large for their evidence item (nil: none
 	// are read, and such a body is a failure to retry).
-	Blobs BlobGetter
+	Blobs BlobStore
 	Clock domain.Clock
 }
 
@@ -67,8 +80,16 @@ func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (e
 	log := logging.From(ctx)
 	written, kept := 0, 0
 	for _, rec := range ev.Records {
-		if rec.EventName == string(events.DynamoDBOperationTypeRemove) || rec.Change.NewImage == nil {
-			// A removal is what verification finds against the locked copy.
+		if rec.EventName == string(events.DynamoDBOperationTypeRemove) {
+			// A removal is what verification finds against the locked
+			// copy; an evidence item's expiry takes its large body along.
+			if err := x.expired(ctx, rec); err != nil {
+				log.Error("expired evidence body not deleted", "event_id", rec.EventID, "sequence_number", rec.Change.SequenceNumber, "error", err.Error())
+				return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: rec.Change.SequenceNumber}}}, nil
+			}
+			continue
+		}
+		if rec.Change.NewImage == nil {
 			continue
 		}
 		key, existed, err := x.exportImage(ctx, rec.Change.NewImage)
@@ -89,6 +110,32 @@ func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (e
 	}
 	log.Info("records exported", "records", len(ev.Records), "written", written, "already_locked", kept)
 	return events.DynamoDBEventResponse{}, nil
+}
+
+// expired deletes the large body of an evidence item DynamoDB's TTL
+// removed (its retention over): the removal's identity is DynamoDB's own
+// service. A removal by anyone else deletes nothing: verification names
+// it against the locked copy.
+func (x *Exporter) expired(ctx context.Context, rec events.DynamoDBEventRecord) error {
+	id := rec.UserIdentity
+	if id == nil || id.Type != "Service" || id.PrincipalID != "dynamodb.amazonaws.com" {
+		return nil
+	}
+	if _, ok := rec.Change.OldImage["check_id"]; !ok {
+		return nil // an audit record's expiry: nothing beside it
+	}
+	e, err := x.Source.EvidenceFromImage(rec.Change.OldImage)
+	if err != nil || e.BodyKey == "" {
+		return err
+	}
+	if x.Blobs == nil {
+		return errors.New("an expired evidence body in the blob store, and no blob store to delete it from")
+	}
+	if err := x.Blobs.Delete(ctx, e.BodyKey); err != nil {
+		return err
+	}
+	logging.From(ctx).Info("expired evidence body deleted", "account_id", e.AccountID, "check_id", e.CheckID, "key", e.BodyKey)
+	return nil
 }
 
 // exportImage locks what one image holds: an audit record (heads and

@@ -22,7 +22,14 @@
 //	    a provider's answer, the bytes as received; the key names their hash.
 //	manifests/<account>/<run time, 20060102T150405Z>.json
 //	    a daily run: every chain head that moved since the run before (or
-//	    every head on the first), and the objects the run itself wrote.
+//	    every head on the first), the objects the run itself wrote, and
+//	    those it renewed.
+//
+// Each version is locked a short while from its write; a record is kept
+// locked by renewals (its bytes written again as a new version) while it
+// must be kept, and then runs out of its lock and is deleted by the
+// bucket's lifecycle (renew.go, domain.RenewRecord). A key's versions all
+// hold the record's bytes; one with other bytes is a rewrite.
 //
 // A regulator verifies a trail from the bucket alone: list
 // audit/<account>/<entity>/, read each object's first version, check that
@@ -81,6 +88,9 @@ type Manifest struct {
 	// Written are the objects this run wrote that the streams had not:
 	// what it caught up on.
 	Written []ManifestObject `json:"written"`
+	// Renewed are the locked copies this run wrote again, as new
+	// versions locked from now, to keep them as long as they must be.
+	Renewed []ManifestObject `json:"renewed,omitempty"`
 }
 
 // ManifestHead is a chain's head at the run.

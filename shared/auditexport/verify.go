@@ -61,15 +61,31 @@ type ChainComparison struct {
 	// streams lock a record within a minute of its commit.
 	NotYetLocked int       `json:"not_yet_locked"`
 	Findings     []Finding `json:"findings"`
+	// Expired counts the locked records gone from DynamoDB under
+	// retention: the entity's relationship ended, its retention ran out
+	// on ExpiredOn (the date its locked closure record names, in Closure)
+	// and no legal hold stands. Gone, they are no finding.
+	Expired   int    `json:"expired,omitempty"`
+	ExpiredOn string `json:"expired_on,omitempty"`
+	Closure   string `json:"closure,omitempty"`
+}
+
+// Retention is what tells a record expired under retention from one
+// removed: the time of the check, and whether a legal hold stands.
+type Retention struct {
+	Now  time.Time
+	Held bool
 }
 
 // CompareChain checks a chain as DynamoDB holds it against its locked
 // copies: every locked record must be in DynamoDB, the same; the head may
 // not be before the last locked record. A trail removed from DynamoDB
 // whole, or rewritten with its hashes and head recomputed, is named by
-// the first locked record it contradicts. Audit records never expire from
-// DynamoDB, so every one missing is one removed.
-func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainComparison, error) {
+// the first locked record it contradicts. A record missing once the
+// retention its locked closure record names has run out (and no hold
+// stands) expired, TTL removing it: counted, not a finding; missing before,
+// it was removed.
+func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retention) (ChainComparison, error) {
 	cmp := ChainComparison{Findings: []Finding{}}
 	keys, err := r.List(ctx, ChainPrefix(c.AccountID, c.EntityID))
 	if err != nil {
@@ -80,6 +96,8 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 		inDynamo[l.Seq] = l
 	}
 	var last Finding
+	var missing []Finding
+	var until time.Time
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -96,6 +114,9 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 		cmp.Locked++
 		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
 		f.Seq, f.ActionID = locked.Seq, locked.ActionID
+		if u, ok := closure(locked); ok && u.After(until) {
+			until, cmp.Closure = u, key
+		}
 		if len(obj.Rewritten) > 0 {
 			w := f
 			w.Kind = FindingRewrittenInBucket
@@ -111,6 +132,8 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 			f.Kind = FindingMissing
 			f.Message = fmt.Sprintf("record seq %d (%s, %s, %s) is missing from DynamoDB; its locked copy is %s, written %s",
 				locked.Seq, locked.ActionID, locked.Action, locked.At, key, at)
+			missing = append(missing, f)
+			continue
 		case got.Hash != locked.Hash || !sums(got, locked.Hash):
 			f.Kind = FindingDiffers
 			f.Message = fmt.Sprintf("record seq %d (%s) in DynamoDB differs from its locked copy %s, written %s (hash %s there, %s locked)",
@@ -120,11 +143,17 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain) (ChainCompa
 		}
 		cmp.Findings = append(cmp.Findings, f)
 	}
-	if c.Head.Seq < cmp.LockedThrough {
-		last.Kind = FindingHeadBehind
-		last.Message = fmt.Sprintf("the head says seq %d but the locked copies go to seq %d (%s, written %s): records removed from the tail",
-			c.Head.Seq, cmp.LockedThrough, last.Key, last.Locked)
-		cmp.Findings = append(cmp.Findings, last)
+	if !until.IsZero() && !ret.Held && !ret.Now.Before(until) {
+		// Expired under retention: what is gone went by TTL, the head too.
+		cmp.Expired, cmp.ExpiredOn = len(missing), until.UTC().Format(time.DateOnly)
+	} else {
+		cmp.Findings = append(cmp.Findings, missing...)
+		if c.Head.Seq < cmp.LockedThrough {
+			last.Kind = FindingHeadBehind
+			last.Message = fmt.Sprintf("the head says seq %d but the locked copies go to seq %d (%s, written %s): records removed from the tail",
+				c.Head.Seq, cmp.LockedThrough, last.Key, last.Locked)
+			cmp.Findings = append(cmp.Findings, last)
+		}
 	}
 	for _, l := range c.Records {
 		if l.Seq > cmp.LockedThrough {

@@ -14,6 +14,7 @@ import (
 type store interface {
 	Put(ctx context.Context, key string, body []byte) error
 	Get(ctx context.Context, key string) ([]byte, error)
+	Delete(ctx context.Context, key string) error
 }
 
 // contract holds an implementation to what the evidence needs of it: the
@@ -70,6 +71,24 @@ func contract(t *testing.T, s store) {
 	t.Run("missing", func(t *testing.T) {
 		if _, err := s.Get(ctx, "evidence/9/9/none"); !errors.Is(err, blob.ErrNotFound) {
 			t.Errorf("Get of a missing key = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("deleted", func(t *testing.T) {
+		// Gone once deleted; deleting it again, or nothing, is no error.
+		key := "evidence/9/8/expired"
+		if err := s.Put(ctx, key, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := s.Delete(ctx, key); err != nil {
+				t.Fatalf("Delete = %v", err)
+			}
+		}
+		if _, err := s.Get(ctx, key); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Get of a deleted key = %v, want ErrNotFound", err)
+		}
+		if err := s.Delete(ctx, "../x"); err == nil {
+			t.Error("Delete of a bad key: no error")
 		}
 	})
 }

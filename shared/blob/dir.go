@@ -53,6 +53,22 @@ func (d Dir) Put(ctx context.Context, key string, body []byte) error {
 	return nil
 }
 
+// Delete removes the object under key; a key that holds nothing is no
+// error.
+func (d Dir) Delete(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob: delete %s: %w", key, err)
+	}
+	return nil
+}
+
 // Get reads the object under key (at most MaxGet bytes); a key that holds
 // nothing is ErrNotFound.
 func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {

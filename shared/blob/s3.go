@@ -46,6 +46,19 @@ func (b S3) Put(ctx context.Context, key string, body []byte) error {
 	return nil
 }
 
+// Delete removes the object under key: in a versioned bucket, a delete
+// marker over its versions, which the bucket's lifecycle removes later.
+// A key that holds nothing is no error.
+func (b S3) Delete(ctx context.Context, key string) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	if _, err := b.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b.Bucket), Key: aws.String(key)}); err != nil {
+		return fmt.Errorf("blob: delete s3://%s/%s: %w", b.Bucket, key, err)
+	}
+	return nil
+}
+
 // Get reads the object's current version (at most MaxGet bytes); a key
 // that holds nothing is ErrNotFound. It does not ask S3 to check a
 // checksum: the caller verifies the bytes against the hash it recorded.

@@ -12,10 +12,13 @@ import (
 )
 
 // Blobs is the evidence blob store as the functions use it: the writers
-// put (checks.BlobPutter), the admin function gets (admin.BlobGetter).
+// put (checks.BlobPutter), the admin function gets (admin.BlobGetter),
+// audit-export reads a body to lock it and deletes one whose item expired
+// (auditexport.BlobStore).
 type Blobs interface {
 	Put(ctx context.Context, key string, body []byte) error
 	Get(ctx context.Context, key string) ([]byte, error)
+	Delete(ctx context.Context, key string) error
 }
 
 // EvidenceBucket is the evidence bucket named in the function's

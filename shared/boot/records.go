@@ -17,12 +17,10 @@ import (
 )
 
 // Records is the records bucket as the functions use it (records.S3 in
-// AWS, records.Dir locally): audit-export locks into it, admin reads it
-// back and sets legal holds.
+// AWS, records.Dir locally): audit-export locks into it and renews the
+// locks, admin reads it back and sets legal holds.
 type Records interface {
-	Put(ctx context.Context, key string, body []byte) (bool, error)
-	Get(ctx context.Context, key string) (records.Object, error)
-	List(ctx context.Context, prefix string) ([]string, error)
+	auditexport.Locker
 	SetLegalHold(ctx context.Context, key string, on bool) error
 }
 

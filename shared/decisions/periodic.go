@@ -82,6 +82,9 @@ func (s *Scheduler) Run(ctx context.Context) (RunResult, error) {
 			continue
 		}
 		for _, e := range ents {
+			if e.RelationshipEndedAt != nil {
+				continue // no monitoring once the relationship ended
+			}
 			res.Checked++
 			opened, err := s.openIfDue(ctx, a, e, interval, now)
 			if err != nil {

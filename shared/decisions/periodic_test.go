@@ -7,6 +7,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func TestPeriodicReviews(t *testing.T) {
@@ -18,6 +19,11 @@ func TestPeriodicReviews(t *testing.T) {
 	due, _ := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)          // created t0, reviewed long ago
 	busy, _ := w.entity(t, domain.ReviewInProgress, domain.EntityUnderMonitoring) // has an active review
 	draft, _ := w.entity(t, domain.ReviewCompleted, domain.EntityRejected)        // not monitored
+	ended, _ := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)        // its relationship ended
+	if err := w.st.DB().Table(w.st.Names()[schema.Entities]).Update("account_id", w.account).Range("entity_id", ended.ID).
+		Set("relationship_ended_at", domain.FormatTime(t0)).Set("retain_until", domain.FormatTime(t0.AddDate(10, 0, 0))).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
 	now := t0.Add(40 * 24 * time.Hour)
 	s := &decisions.Scheduler{Store: w.st, Clock: domain.FixedClock(now), Queue: w.st}
 	res, err := s.Run(ctx)
@@ -43,7 +49,7 @@ func TestPeriodicReviews(t *testing.T) {
 	if len(reviews) != 2 || reviews[0].Purpose != domain.ReviewPeriodic || reviews[0].Status != domain.ReviewOpen || ent.Status != domain.EntityUnderMonitoring {
 		t.Errorf("due entity: %s with %+v", ent.Status, reviews)
 	}
-	for _, id := range []int64{busy.ID, draft.ID} {
+	for _, id := range []int64{busy.ID, draft.ID, ended.ID} {
 		if rs, _ := w.st.EntityReviews(ctx, w.account, id, 1); len(rs) != 1 {
 			t.Errorf("entity %d got a review", id)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -15,8 +17,8 @@ import (
 
 // end_relationship records the end of the relationship and, from the
 // entity's country's rule, how long its records are kept: it changes no
-// status, gives the entity's evidence (written without an expiry) its
-// expiry, keeps the closure in the audit record, and is refused a second
+// status, gives every item of the entity (each written without an
+// expiry) the end of its retention, keeps the closure in the audit record, and is refused a second
 // time.
 func TestEndRelationship(t *testing.T) {
 	ctx := context.Background()
@@ -34,17 +36,45 @@ func TestEndRelationship(t *testing.T) {
 		t.Fatal(err)
 	}
 	ent, rev, chk := d.Entity, d.Reviews[0], d.Checks[0]
-	expiry := func() any {
+	// Every item of the entity, by table and key: the entity, its
+	// registration guard, check, evidence, review, and (after the end)
+	// its audit records and chain head.
+	expiries := func() map[string]any {
 		t.Helper()
-		var it map[string]any
-		if err := w.st.DB().Table(w.st.Names()[schema.Evidence]).Get("account_id", w.account).Range("check_id", dynamo.Equal, chk.ID).
-			Consistent(true).One(ctx, &it); err != nil {
+		keys := []struct {
+			table, rng string
+			rv         any
+		}{
+			{schema.Entities, "entity_id", ent.ID}, {schema.Accounts, "sk", "REG#7000077770#SA"}, {schema.Checks, "check_id", chk.ID},
+			{schema.Evidence, "check_id", chk.ID}, {schema.Reviews, "review_id", rev.ID}, {schema.Audit, "action_id", fmt.Sprintf("HEAD#%d", ent.ID)},
+		}
+		trail, err := w.st.AuditTrail(ctx, w.account, ent.ID)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return it["expires_at"]
+		for _, r := range trail {
+			keys = append(keys, struct {
+				table, rng string
+				rv         any
+			}{schema.Audit, "action_id", r.ActionID})
+		}
+		out := map[string]any{}
+		for _, k := range keys {
+			var it map[string]any
+			err := w.st.DB().Table(w.st.Names()[k.table]).Get("account_id", w.account).Range(k.rng, dynamo.Equal, k.rv).Consistent(true).One(ctx, &it)
+			if errors.Is(err, dynamo.ErrNotFound) && k.table == schema.Audit {
+				continue // no chain yet
+			} else if err != nil {
+				t.Fatal(k, err)
+			}
+			out[fmt.Sprintf("%s %v", k.table, k.rv)] = it["expires_at"]
+		}
+		return out
 	}
-	if e := expiry(); e != nil {
-		t.Fatalf("evidence written with an expiry %v, while the relationship lasts", e)
+	for item, e := range expiries() {
+		if e != nil {
+			t.Fatalf("%s written with an expiry %v, while the relationship lasts", item, e)
+		}
 	}
 
 	req := w.req(domain.ActionEndRelationship, rev.ID, w.decider)
@@ -60,8 +90,14 @@ func TestEndRelationship(t *testing.T) {
 		got.RetainUntil == nil || !got.RetainUntil.Equal(got.RelationshipEndedAt.AddDate(10, 0, 0)) {
 		t.Fatalf("entity after end_relationship: status %s, ended %v, retained until %v; want approved, now, 10 years on (SA)", got.Status, got.RelationshipEndedAt, got.RetainUntil)
 	}
-	if e := expiry(); e != float64(got.RetainUntil.Unix()) {
-		t.Errorf("the evidence expires at %v, want the end of retention %d", e, got.RetainUntil.Unix())
+	items := expiries()
+	if len(items) != 7 {
+		t.Errorf("items %v: want the entity, guard, check, evidence, review, head and the closure record", items)
+	}
+	for item, e := range items {
+		if e != float64(got.RetainUntil.Unix()) {
+			t.Errorf("%s expires at %v, want the end of retention %d", item, e, got.RetainUntil.Unix())
+		}
 	}
 	rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
 	if err != nil || rec.After["retain_until"] != domain.FormatTime(*got.RetainUntil) || rec.After["retention_rule"] != "sa" || rec.Reason != "because" {

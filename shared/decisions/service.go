@@ -48,8 +48,8 @@ type Store interface {
 	PutPendingApproval(ctx context.Context, p domain.PendingApproval) error
 	// No codes: a signature's counter, after its decision, never backwards.
 	AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
-	// No codes: when a check's evidence expires, its relationship ended.
-	ExpireEvidence(ctx context.Context, accountID, checkID int64, until time.Time) error
+	// No codes: every item of an entity whose relationship ended dated.
+	ExpireEntity(ctx context.Context, ent domain.Entity) (int, error)
 }
 
 // Checker re-runs an entity's checks (queue_checks).
@@ -348,8 +348,9 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 		if err != nil {
 			return domain.Review{}, err
 		}
-		if rec.Action == domain.ActionEndRelationship {
-			// A retry after the expiries were cut short finishes them.
+		if rec.EntityID > 0 {
+			// A retry after the expiries were cut short finishes them
+			// (nothing to do while the relationship lasts).
 			if err := s.expireEntity(ctx, req.AccountID, rec.EntityID); err != nil {
 				return domain.Review{}, err
 			}
@@ -363,7 +364,8 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	case err != nil:
 		return domain.Review{}, err
 	}
-	if req.Action == domain.ActionEndRelationship {
+	if req.Action == domain.ActionEndRelationship || st.entity.RelationshipEndedAt != nil {
+		// What the decision wrote is dated with the rest.
 		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID); err != nil {
 			return domain.Review{}, err
 		}
@@ -384,27 +386,19 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	return result, nil
 }
 
-// expireEntity gives the evidence of every check of an entity whose
-// relationship ended its expiry, the end of its retention: one UpdateItem
-// per check. Nothing of an entity expires before (its evidence is written
-// without an expiry). A failure fails the task: its retry, refused as
-// applied already, comes back here and finishes.
+// expireEntity dates every item of an entity whose relationship ended:
+// the end of its retention, one UpdateItem per item (store.ExpireEntity).
+// Nothing of an entity expires before. It runs after end_relationship and
+// after every later decision on the entity, which reaches what the
+// decision wrote. A failure fails the task: its retry, refused as applied
+// already, comes back here and finishes.
 func (s *Service) expireEntity(ctx context.Context, accountID, entityID int64) error {
 	ent, err := s.Store.Entity(ctx, accountID, entityID)
 	if err != nil {
 		return err
 	}
-	if ent.RetainUntil == nil {
-		return nil
-	}
-	chks, err := s.Store.EntityChecks(ctx, accountID, entityID, ent.ChecksCount)
-	if err != nil {
-		return err
-	}
-	for _, c := range chks {
-		if err := s.Store.ExpireEvidence(ctx, accountID, c.ID, *ent.RetainUntil); err != nil {
-			return fmt.Errorf("the relationship ended; its evidence's expiry: %w", err)
-		}
+	if _, err := s.Store.ExpireEntity(ctx, ent); err != nil {
+		return fmt.Errorf("the relationship ended; the expiry of its records: %w", err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ const (
 	s3PutObjectLegalHold = "s3:PutObjectLegalHold"
 	s3ListBucket         = "s3:ListBucket"
 	s3ListBucketVersions = "s3:ListBucketVersions"
+	s3DeleteObject       = "s3:DeleteObject"
 )
 
 // ObjectLockMode is the mode of every bucket's default Object Lock
@@ -39,9 +40,9 @@ type Bucket struct {
 	// goes). Exactly one of the two.
 	KeyOfTable string
 	OwnKey     bool
-	// ExpireDays, when set, expires its objects that long after their
-	// creation and a replaced or expired version NoncurrentDays after
-	// (one lifecycle rule); zero: no lifecycle rule.
+	// ExpireDays, when set, expires a current version that long after it
+	// was written, and NoncurrentDays a replaced or expired version that
+	// long after (one lifecycle rule when either is set).
 	ExpireDays     int
 	NoncurrentDays int
 	// ObjectLockDays, when set, creates the bucket with Object Lock (it
@@ -71,11 +72,13 @@ func Buckets() []Bucket {
 			// The evidence table's own key: one key, one key policy and one
 			// CloudTrail trail for a check's evidence wherever it is kept.
 			KeyOfTable: schema.Evidence,
-			// At least as long as the evidence item's TTL (domain.EvidenceExpiry).
-			ExpireDays: domain.EvidenceRetentionDays,
+			// No expiry by age: a body is kept as long as its evidence item,
+			// which has no expiry while the relationship lasts and which
+			// TTL removes at the end of its retention; audit-export then
+			// deletes the body (the removal comes down the evidence stream).
 			// A version replaced (a retried write: the same bytes; or bytes
-			// changed behind the service's back) or expired is kept a year, time
-			// to find and restore a tampered body, then goes.
+			// changed behind the service's back) or deleted is kept a year,
+			// time to find and restore a tampered body, then goes.
 			NoncurrentDays: 365,
 			Description:    "the providers' answers over 350 KB (objects evidence/<account>/<check>/<sha256>)",
 		},
@@ -83,12 +86,16 @@ func Buckets() []Bucket {
 			ID: BucketRecords, LogicalID: "RecordsBucket", EnvVar: "RECORDS_BUCKET",
 			// A key of its own: the locked copies are decrypted by those
 			// its grants name, not by whoever may read the tables.
-			OwnKey:         true,
+			OwnKey: true,
+			// Each version locked a short while from its write, renewed by
+			// audit-export while it must be kept (domain.RenewRecord); a
+			// current version no longer renewed goes a month after its lock
+			// ran out, the versions beneath it a day later: lifecycle
+			// deletes no version before its lock allows.
 			ObjectLockDays: domain.RecordsLockDays,
-			// No lifecycle expiration yet: deleting by retention class
-			// (after the lock, once no rule keeps a record longer) comes
-			// with issue #27's retention work.
-			Description: "the kept records under Object Lock (COMPLIANCE): audit records, chain heads, evidence bodies and the daily manifests",
+			ExpireDays:     domain.RecordsExpireDays,
+			NoncurrentDays: domain.RecordsNoncurrentDays,
+			Description:    "the kept records under Object Lock (COMPLIANCE): audit records, chain heads, evidence bodies and the daily manifests",
 		},
 	}
 }
@@ -124,9 +131,10 @@ type S3Action struct {
 }
 
 // S3Actions are the S3 actions the catalogue may grant, and no more: no
-// action that deletes an object or a version, changes a retention or the
-// bucket's lock or lifecycle configuration is among them, so no grant can
-// name one. A PutObject (one request, no multipart upload) needs
+// action that deletes a version, changes a retention or the bucket's lock
+// or lifecycle configuration is among them, so no grant can name one; the
+// one delete, of a current object (a delete marker where versioned), is
+// audit-export's on the evidence bucket alone (deploy_test.go). A PutObject (one request, no multipart upload) needs
 // kms:GenerateDataKey, a GetObject of the current or an older version
 // kms:Decrypt (Amazon S3 User Guide, "Using server-side encryption with AWS
 // KMS keys (SSE-KMS)": permissions); a legal hold and a listing read or
@@ -139,6 +147,7 @@ func S3Actions() map[string]S3Action {
 		s3PutObjectLegalHold: {},
 		s3ListBucket:         {OnBucket: true},
 		s3ListBucketVersions: {OnBucket: true},
+		s3DeleteObject:       {},
 	}
 }
 

@@ -56,12 +56,6 @@ func settingPasskeyOrigins() Setting {
 		Description: "The console's origins (PASSKEY_ORIGINS, comma-separated), e.g. https://console.example.com."}
 }
 
-// EvidenceHoldAttributes are the evidence item's attributes a legal hold
-// may change (its expiry, moved aside and back) with the item's key.
-func EvidenceHoldAttributes() []string {
-	return []string{"account_id", "check_id", "expires_at", "held_expires_at"}
-}
-
 func settingWebhookAllow() Setting {
 	return Setting{EnvVar: "WEBHOOK_ALLOWED_NETWORKS", Parameter: "WebhookAllowedNetworks", Default: "",
 		Description: "CIDRs (comma-separated) webhook deliveries may reach although private or loopback (WEBHOOK_ALLOWED_NETWORKS); none in AWS."}
@@ -198,12 +192,17 @@ func Functions() []Function {
 				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem, updateItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				{Table: schema.Checks, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
-				{Table: schema.Audit, Actions: []string{getItem, putItem}},
+				// Records appended; an entity's records found (by_entity_time)
+				// when its relationship ends.
+				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
 				// queue_checks: the providers' answers.
 				{Table: schema.Evidence, Actions: []string{putItem}},
-				// end_relationship gives the entity's evidence its expiry: an
-				// UpdateItem of the expiry alone, as a legal hold's.
-				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: EvidenceHoldAttributes()},
+				// end_relationship dates every item of the entity: where the
+				// role writes nothing else, an UpdateItem of the expiry alone
+				// (the audit trail and the evidence stay append-only).
+				{Table: schema.Checks, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Checks)},
+				{Table: schema.Audit, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Audit)},
+				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Evidence)},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
 			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingPasskeyRPID(), settingPasskeyOrigins()},
@@ -267,17 +266,25 @@ func Functions() []Function {
 				{Table: schema.Accounts, Actions: []string{scan}},
 				// A check's evidence item, by its key.
 				{Table: schema.Evidence, Actions: []string{getItem}},
+				// How long an entity's locked copies are renewed: the entity
+				// (its end of retention), a check (its entity), the
+				// account's legal holds (a query of the accounts table).
+				{Table: schema.Entities, Actions: []string{getItem}},
+				{Table: schema.Accounts, Actions: []string{query}},
 				// The daily run's catch-up: a moved entity's checks (by_entity,
 				// read back), whose evidence it locks if the stream did not.
-				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
+				{Table: schema.Checks, Actions: []string{getItem, query, batchGetItem}, Indexes: true},
 			},
 			Objects: []ObjectGrant{
-				// An evidence body kept as an object, copied under the lock.
-				{Bucket: BucketEvidence, Actions: []string{s3GetObject}},
+				// An evidence body kept as an object, copied under the lock;
+				// deleted once DynamoDB's TTL removed its item (the end of
+				// its retention), the removal coming down the stream.
+				{Bucket: BucketEvidence, Actions: []string{s3GetObject, s3DeleteObject}},
 				// Puts objects, each version locked by the bucket's default
 				// retention (setting one would need PutObjectRetention,
-				// which it does not hold); reads and lists what is there,
-				// versions too, so a copy is not written twice.
+				// which it does not hold), and renews a record by putting
+				// its bytes again; reads and lists what is there, versions
+				// too, so a copy is not written twice.
 				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions}},
 			},
 			// Each stream a mapping of its own; a batch that still fails
@@ -368,15 +375,22 @@ func Functions() []Function {
 				// a link or a session).
 				{Table: schema.PortalTokens, Actions: []string{putItem}},
 				// evidence.get: a check's provider answer, and the check, whose
-				// result recorded the answer's hash and size too. A legal hold
-				// lists the entity's checks and takes their evidence's expiry
-				// off, or puts it back: an UpdateItem of those two attributes
-				// and nothing else, so the evidence itself stays append-only.
+				// result recorded the answer's hash and size too.
 				{Table: schema.Evidence, Actions: []string{getItem}},
-				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: EvidenceHoldAttributes()},
 				{Table: schema.Checks, Actions: []string{getItem, query, batchGetItem}, Indexes: true},
 				// An entity named by audit.list, audit.verify or a legal hold.
 				{Table: schema.Entities, Actions: []string{getItem}},
+				// A legal hold finds the entity's reviews (by_entity) and
+				// takes the expiry off every item of the entity, or puts it
+				// back: where the role writes nothing else, an UpdateItem of
+				// those two attributes alone, so the audit trail and the
+				// evidence stay append-only.
+				{Table: schema.Reviews, Actions: []string{query}, Indexes: true},
+				{Table: schema.Entities, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Entities)},
+				{Table: schema.Checks, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Checks)},
+				{Table: schema.Reviews, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Reviews)},
+				{Table: schema.Audit, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Audit)},
+				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Evidence)},
 			},
 			Objects: []ObjectGrant{
 				// evidence.get: a body kept as an object (reads only).

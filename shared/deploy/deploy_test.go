@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -173,8 +172,9 @@ func TestStageURLSettings(t *testing.T) {
 // The tamper-evident tables are append-only by an allow-list: on the audit
 // trail, its exports and the evidence table, a role may hold only GetItem,
 // Query and PutItem (no UpdateItem, DeleteItem, BatchWriteItem — which can
-// delete —, PartiQL or wildcard), but for the admin function's UpdateItem
-// of an evidence item's expiry alone (legal holds); and no function may put, update or
+// delete —, PartiQL or wildcard), but for the admin and decision functions'
+// UpdateItem of an item's expiry alone (legal holds, the end of a
+// relationship); and no function may put, update or
 // delete audit exports any more: the heads go to the records bucket
 // (audit-export), the exports already written stay as they are.
 func TestAuditTablesAreAppendOnly(t *testing.T) {
@@ -186,7 +186,7 @@ func TestAuditTablesAreAppendOnly(t *testing.T) {
 			}
 			for _, a := range g.Actions {
 				switch {
-				case a == updateItem && g.Table == schema.Evidence && (f.Name == "admin" || f.Name == "decision") && slices.Equal(g.Attributes, EvidenceHoldAttributes()):
+				case a == updateItem && g.Table != schema.AuditExports && (f.Name == "admin" || f.Name == "decision") && slices.Equal(g.Attributes, schema.RetentionAttributes(g.Table)):
 					// A legal hold moves the expiry aside and back, the end of
 					// a relationship sets it: those attributes alone, by the
 					// grant's IAM condition.
@@ -203,8 +203,9 @@ func TestAuditTablesAreAppendOnly(t *testing.T) {
 // The evidence bucket's grants: each function that writes evidence items
 // may put objects (a large body goes there first), and nothing else of the
 // bucket; only the admin function (evidence.get) and audit-export (the
-// locked copy) read objects, and write none; no one lists, deletes or
-// touches versions. Each object action brings the one KMS
+// locked copy) read objects, and write none; only audit-export deletes
+// one (a body whose item expired); no one lists or touches versions. Each
+// object action brings the one KMS
 // action S3 takes as its caller on the bucket's key. The bucket uses the
 // evidence table's customer-managed key and keeps objects as long as the
 // table keeps items.
@@ -214,9 +215,9 @@ func TestEvidenceObjectGrants(t *testing.T) {
 		"decision":         {s3PutObject},
 		"provider-webhook": {s3PutObject},
 		"admin":            {s3GetObject},
-		"audit-export":     {s3GetObject},
+		"audit-export":     {s3GetObject, s3DeleteObject},
 	}
-	wantKMS := map[string][]string{s3PutObject: {"kms:GenerateDataKey"}, s3GetObject: {"kms:Decrypt"}}
+	wantKMS := map[string][]string{s3PutObject: {"kms:GenerateDataKey"}, s3GetObject: {"kms:Decrypt"}, s3DeleteObject: nil}
 	for _, f := range Functions() {
 		var got []string
 		for _, g := range f.Objects {
@@ -248,13 +249,11 @@ func TestEvidenceObjectGrants(t *testing.T) {
 	if tb, ok := schema.Lookup(b.KeyOfTable); !ok || !tb.CustomerKey || tb.ID != schema.Evidence {
 		t.Errorf("the evidence bucket is encrypted with the key of %q, want the evidence table's own", b.KeyOfTable)
 	}
-	// No object may go before its item's TTL, whatever day it was received.
-	longest := 0
-	for day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2029; day = day.AddDate(0, 0, 1) {
-		longest = max(longest, int(domain.EvidenceExpiry(day).Sub(day).Hours()/24))
-	}
-	if b.ExpireDays < longest || b.NoncurrentDays <= 0 {
-		t.Errorf("objects expire after %d days (noncurrent %d), want at least the evidence's %d", b.ExpireDays, b.NoncurrentDays, longest)
+	// No object goes by age: it is kept as long as its item, which has no
+	// expiry while the relationship lasts; replaced versions go after a
+	// while.
+	if b.ExpireDays != 0 || b.NoncurrentDays <= 0 {
+		t.Errorf("objects expire after %d days (noncurrent %d), want never by age, replaced versions after a while", b.ExpireDays, b.NoncurrentDays)
 	}
 }
 
@@ -311,8 +310,8 @@ func TestConsoleSettings(t *testing.T) {
 }
 
 // TestBucketsAreDescribed: each bucket has exactly one customer-managed
-// key (a table's or its own), and a lifecycle rule (both its day counts)
-// or none; a bucket under Object Lock has none yet.
+// key (a table's or its own); versions that expire go a while after; under
+// Object Lock, a version expires only after its lock ran out.
 func TestBucketsAreDescribed(t *testing.T) {
 	for _, b := range Buckets() {
 		t.Run(b.ID, func(t *testing.T) {
@@ -323,34 +322,34 @@ func TestBucketsAreDescribed(t *testing.T) {
 			if tableKey := ok && tb.CustomerKey; tableKey == b.OwnKey {
 				t.Errorf("the key of table %q (customer-managed: %v) and a key of its own: %v; want exactly one", b.KeyOfTable, tableKey, b.OwnKey)
 			}
-			if (b.ExpireDays > 0) != (b.NoncurrentDays > 0) {
-				t.Errorf("expires after %d days, noncurrent versions after %d: both or neither", b.ExpireDays, b.NoncurrentDays)
+			if b.ExpireDays > 0 && b.NoncurrentDays <= 0 {
+				t.Errorf("expires after %d days, noncurrent versions never", b.ExpireDays)
 			}
-			if b.ObjectLockDays > 0 && b.ExpireDays > 0 {
-				t.Errorf("locked %d days and expiring after %d: no expiration under the lock yet", b.ObjectLockDays, b.ExpireDays)
+			if b.ObjectLockDays > 0 && b.ExpireDays > 0 && b.ExpireDays <= b.ObjectLockDays {
+				t.Errorf("locked %d days and expiring after %d: it would expire under its lock", b.ObjectLockDays, b.ExpireDays)
 			}
 		})
 	}
 }
 
 // The records bucket keeps what no one can rewrite: its own key, Object
-// Lock in COMPLIANCE mode for RecordsLockDays, no lifecycle rule. By an
+// Lock in COMPLIANCE mode for RecordsLockDays, unrenewed versions expiring
+// after RecordsExpireDays. By an
 // allow-list, as the audit tables: only audit-export and admin hold
 // anything on it, exactly this; only admin places legal holds; and the S3
 // actions the catalogue can grant at all name no delete, retention, lock
 // or lifecycle change, nor a wildcard, so no grant can.
 func TestRecordsBucket(t *testing.T) {
 	b := MustBucket(BucketRecords)
-	if !b.OwnKey || b.KeyOfTable != "" || b.ObjectLockDays != domain.RecordsLockDays || ObjectLockMode != "COMPLIANCE" || b.ExpireDays != 0 {
-		t.Errorf("records bucket %+v (mode %s): want its own key, locked %d days in COMPLIANCE mode, no expiration", b, ObjectLockMode, domain.RecordsLockDays)
+	if !b.OwnKey || b.KeyOfTable != "" || b.ObjectLockDays != domain.RecordsLockDays || ObjectLockMode != "COMPLIANCE" ||
+		b.ExpireDays != domain.RecordsExpireDays || b.NoncurrentDays != domain.RecordsNoncurrentDays {
+		t.Errorf("records bucket %+v (mode %s): want its own key, locked %d days in COMPLIANCE mode, unrenewed versions expiring after %d days",
+			b, ObjectLockMode, domain.RecordsLockDays, domain.RecordsExpireDays)
 	}
-	// Five calendar years from any day, and not a day more.
-	longest := 0
-	for day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2029; day = day.AddDate(0, 0, 1) {
-		longest = max(longest, int(day.AddDate(5, 0, 0).Sub(day).Hours()/24))
-	}
-	if domain.RecordsLockDays != longest {
-		t.Errorf("RecordsLockDays = %d, want five calendar years at their longest, %d", domain.RecordsLockDays, longest)
+	// A renewal comes before the lock runs out, and the lifecycle only
+	// after it did.
+	if domain.RecordsRenewDays >= domain.RecordsLockDays || domain.RecordsExpireDays <= domain.RecordsLockDays {
+		t.Errorf("renewed within %d days of a %d-day lock's end, expiring after %d days", domain.RecordsRenewDays, domain.RecordsLockDays, domain.RecordsExpireDays)
 	}
 
 	want := map[string][]string{
@@ -374,12 +373,22 @@ func TestRecordsBucket(t *testing.T) {
 		})
 	}
 
-	forbidden := []string{"s3:DeleteObject", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
+	// The one delete the catalogue knows removes a current object (a
+	// delete marker in a versioned bucket), never a version, and only
+	// audit-export holds it, on the evidence bucket.
+	forbidden := []string{"s3:DeleteObjectVersion", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
 		"s3:PutBucketObjectLockConfiguration", "s3:PutLifecycleConfiguration", "s3:PutBucketPolicy", "s3:DeleteBucket"}
 	for a := range S3Actions() {
 		for _, no := range forbidden {
 			if strings.HasPrefix(strings.ToLower(a), strings.ToLower(no)) || strings.ContainsAny(a, "*?") {
 				t.Errorf("S3Actions() holds %s: the catalogue could grant %s", a, no)
+			}
+		}
+	}
+	for _, f := range Functions() {
+		for _, g := range f.Objects {
+			if slices.Contains(g.Actions, s3DeleteObject) && (g.Bucket != BucketEvidence || f.Name != "audit-export") {
+				t.Errorf("%s may delete objects of the %s bucket: only audit-export, of the evidence bucket", f.Name, g.Bucket)
 			}
 		}
 	}
@@ -401,7 +410,8 @@ func TestObjectGrantActions(t *testing.T) {
 		{name: "legal hold", actions: []string{s3PutObjectLegalHold}, objects: []string{s3PutObjectLegalHold}},
 		{name: "mixed", actions: []string{s3ListBucket, s3PutObject, s3GetObject}, objects: []string{s3PutObject, s3GetObject},
 			bucket: []string{s3ListBucket}, key: []string{"kms:GenerateDataKey", "kms:Decrypt"}},
-		{name: "delete", actions: []string{"s3:DeleteObject"}, panics: true},
+		{name: "delete", actions: []string{s3DeleteObject}, objects: []string{s3DeleteObject}},
+		{name: "delete a version", actions: []string{"s3:DeleteObjectVersion"}, panics: true},
 		{name: "wildcard", actions: []string{"s3:*"}, panics: true},
 	}
 	for _, tc := range tests {

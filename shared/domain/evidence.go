@@ -46,22 +46,6 @@ const MaxInlineEvidence = 350 << 10
 // recorded, with stored false and the reason.
 const MaxEvidence = 4 << 20
 
-// EvidenceRetentionYears is how long a provider's answer is kept after it
-// was received, item and object alike: 10 calendar years (the Saudi AML
-// law's figure; README, Evidence), counted by EvidenceExpiry.
-const EvidenceRetentionYears = 10
-
-// EvidenceRetentionDays is the evidence bucket's lifecycle: the longest
-// span of EvidenceRetentionYears calendar years (three leap days at most),
-// so an object is never deleted before its item's TTL.
-const EvidenceRetentionDays = EvidenceRetentionYears*365 + 3
-
-// EvidenceExpiry is when evidence received at t may go: the same day and
-// time EvidenceRetentionYears later (the evidence table's TTL).
-func EvidenceExpiry(t time.Time) time.Time {
-	return t.AddDate(EvidenceRetentionYears, 0, 0)
-}
-
 // NewEvidence records body as received now, its hash and size computed
 // over exactly these bytes. A body over MaxEvidence is the start of an
 // answer whose reading stopped there (a client reads MaxEvidence+1 bytes at

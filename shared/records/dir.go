@@ -8,8 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Dir keeps records as files under Root, one per key (its slashes are
@@ -132,6 +133,12 @@ func (d Dir) Get(ctx context.Context, key string) (Object, error) {
 // List returns the keys under prefix, sorted, leaving out temporary files
 // and legal hold markers.
 func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
+	ls, err := d.ListWritten(ctx, prefix)
+	return listedKeys(ls), err
+}
+
+// ListWritten is List with each file's modification time.
+func (d Dir) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -146,7 +153,7 @@ func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		dir = filepath.Join(d.Root, filepath.FromSlash(prefix[:i]))
 	}
-	var keys []string
+	var out []Listed
 	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) && path == dir {
 			return fs.SkipAll // nothing was ever written there
@@ -159,7 +166,11 @@ func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
 			return err
 		}
 		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
-			keys = append(keys, key)
+			info, err := e.Info()
+			if err != nil {
+				return err
+			}
+			out = append(out, Listed{Key: key, Written: info.ModTime()})
 		}
 		return nil
 	})
@@ -168,8 +179,26 @@ func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
 	}
 	// Byte order, as S3 lists: a walk goes folder by folder ("a/b" before
 	// "a-c").
-	sort.Strings(keys)
-	return keys, nil
+	slices.SortFunc(out, func(a, b Listed) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// Renew dates the record's file now, as a renewal's new version would be;
+// a key that holds nothing is ErrNotFound. It returns the bytes' SHA-256.
+func (d Dir) Renew(ctx context.Context, key string) (string, error) {
+	obj, err := d.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	path, err := d.path(key)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	if err := os.Chtimes(path, now, now); err != nil {
+		return "", fmt.Errorf("records: renew %s: %w", key, err)
+	}
+	return obj.SHA256, nil
 }
 
 // SetLegalHold creates or removes the record's marker; a key that holds

@@ -16,8 +16,15 @@
 // applies to every version (a date set at upload would need
 // s3:PutObjectRetention, which no role may hold).
 //
+// A record is renewed (Renew) by writing its first version's bytes again as
+// the newest version: the bucket's default retention locks it from then, so
+// a record is kept locked as long as it must be without any role holding
+// s3:PutObjectRetention (domain.RenewRecord says when). Renewals hold the
+// record's own bytes, so Get never names them in Rewritten.
+//
 // Dir keeps each record as a file written once; it guarantees nothing against
-// whoever may write the directory, and keeps one version only.
+// whoever may write the directory, and keeps one version only (a renewal
+// dates the file anew).
 //
 // Keys follow blob's rules (blob.CheckKey).
 package records
@@ -70,6 +77,21 @@ type Object struct {
 	Mode        string    // the first version's lock mode: "COMPLIANCE", "GOVERNANCE" or ""
 	RetainUntil time.Time // its retain-until date (zero if none)
 	LegalHold   bool      // its legal hold
+}
+
+// Listed is a key as a listing shows it: when its newest version was
+// written, which dates its lock.
+type Listed struct {
+	Key     string
+	Written time.Time
+}
+
+func listedKeys(ls []Listed) []string {
+	keys := make([]string, len(ls))
+	for i, l := range ls {
+		keys[i] = l.Key
+	}
+	return keys
 }
 
 // checkKey is blob's rule, so that both stores take the same keys.

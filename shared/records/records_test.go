@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/records"
 )
@@ -22,6 +23,8 @@ type store interface {
 	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
 	SetLegalHold(ctx context.Context, key string, on bool) error
+	ListWritten(ctx context.Context, prefix string) ([]records.Listed, error)
+	Renew(ctx context.Context, key string) (string, error)
 }
 
 func hexSum(b []byte) string {
@@ -194,6 +197,35 @@ func contract(t *testing.T, fresh func(t *testing.T) store) {
 			if err != nil || !slices.Equal(got, l.want) {
 				t.Errorf("List(%q) = %q, %v; want %q", l.prefix, got, err, l.want)
 			}
+		}
+	})
+
+	t.Run("renew", func(t *testing.T) {
+		// A renewal writes the record's bytes again, dated now: the record
+		// reads the same, names no rewrite, and lists as written anew.
+		s := fresh(t)
+		key := "exports/5/renewed.json"
+		if _, err := s.Put(ctx, key, []byte(`{"kept":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		before, err := s.ListWritten(ctx, "exports/5/")
+		if err != nil || len(before) != 1 || before[0].Key != key || before[0].Written.IsZero() {
+			t.Fatalf("ListWritten = %+v, %v; want the record, dated", before, err)
+		}
+		time.Sleep(1100 * time.Millisecond) // S3 dates to the second
+		if sum, err := s.Renew(ctx, key); err != nil || sum != hexSum([]byte(`{"kept":true}`)) {
+			t.Fatalf("Renew = %s, %v; want the record's SHA-256", sum, err)
+		}
+		after, err := s.ListWritten(ctx, "exports/5/")
+		if err != nil || len(after) != 1 || !after[0].Written.After(before[0].Written) {
+			t.Errorf("ListWritten after a renewal = %+v, %v; want the record dated after %s", after, err, before[0].Written)
+		}
+		got, err := s.Get(ctx, key)
+		if err != nil || string(got.Body) != `{"kept":true}` || len(got.Rewritten) != 0 {
+			t.Errorf("Get after a renewal = %q, rewritten %v, %v; want the record, no rewrite", got.Body, got.Rewritten, err)
+		}
+		if _, err := s.Renew(ctx, "exports/5/none"); !errors.Is(err, records.ErrNotFound) {
+			t.Errorf("Renew of nothing = %v, want ErrNotFound", err)
 		}
 	})
 

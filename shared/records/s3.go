@@ -50,16 +50,9 @@ func (r S3) Put(ctx context.Context, key string, body []byte) (existed bool, err
 	if err != nil || found {
 		return found, err
 	}
-	_, err = r.Client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket:            aws.String(r.Bucket),
-		Key:               aws.String(key),
-		Body:              bytes.NewReader(body),
-		ContentLength:     aws.Int64(int64(len(body))),
-		ContentType:       aws.String(contentType(key)),
-		ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
-		ChecksumSHA256:    aws.String(base64.StdEncoding.EncodeToString(sum[:])),
-		IfNoneMatch:       aws.String("*"),
-	})
+	in := r.putInput(key, body, sum)
+	in.IfNoneMatch = aws.String("*")
+	_, err = r.Client.PutObject(ctx, in)
 	if isCode(err, "PreconditionFailed", "ConditionalRequestConflict") {
 		// Another Put wrote the key since the HeadObject: this one is a
 		// retry of it or it differs.
@@ -107,17 +100,7 @@ func (r S3) Get(ctx context.Context, key string) (Object, error) {
 	}
 	first := versions[0]
 	id := aws.ToString(first.VersionId)
-	out, err := r.Client.GetObject(ctx, &s3.GetObjectInput{
-		Bucket:       aws.String(r.Bucket),
-		Key:          aws.String(key),
-		VersionId:    aws.String(id),
-		ChecksumMode: types.ChecksumModeEnabled,
-	})
-	if err != nil {
-		return Object{}, fmt.Errorf("records: get %s version %s: %w", r.url(key), id, err)
-	}
-	body, err := readCapped(out.Body, r.url(key))
-	out.Body.Close()
+	body, err := r.readVersion(ctx, key, id)
 	if err != nil {
 		return Object{}, err
 	}
@@ -160,6 +143,13 @@ func (r S3) Get(ctx context.Context, key string) (Object, error) {
 // sorted: a key hidden by a delete marker is not listed, though Get still
 // reads it.
 func (r S3) List(ctx context.Context, prefix string) ([]string, error) {
+	ls, err := r.ListWritten(ctx, prefix)
+	return listedKeys(ls), err
+}
+
+// ListWritten is List with the time each key's current version was
+// written.
+func (r S3) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -168,22 +158,51 @@ func (r S3) List(ctx context.Context, prefix string) ([]string, error) {
 		Prefix:  aws.String(prefix),
 		MaxKeys: r.maxKeys(),
 	})
-	var keys []string
+	var out []Listed
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("records: list %s: %w", r.url(prefix), err)
 		}
 		for _, o := range page.Contents {
-			keys = append(keys, aws.ToString(o.Key))
+			out = append(out, Listed{Key: aws.ToString(o.Key), Written: aws.ToTime(o.LastModified)})
 		}
 	}
-	sort.Strings(keys)
-	return keys, nil
+	slices.SortFunc(out, func(a, b Listed) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
 }
 
-// SetLegalHold puts the legal hold of key's first version (the record) on or
-// off; a key with no version is ErrNotFound.
+// Renew writes the record's first version again as the key's newest
+// version, which the bucket's default retention locks from now: its bytes
+// read back (GetObject of that version id) and put with their SHA-256,
+// which S3 checks, and metadata naming the version renewed. (A CopyObject
+// would spare the transfer; moto refuses one on a locked bucket.) A key
+// with no version is ErrNotFound. It returns the bytes' SHA-256.
+func (r S3) Renew(ctx context.Context, key string) (string, error) {
+	if err := checkKey(key); err != nil {
+		return "", err
+	}
+	versions, err := r.versions(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	id := aws.ToString(versions[0].VersionId)
+	body, err := r.readVersion(ctx, key, id)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(body)
+	in := r.putInput(key, body, sum)
+	in.Metadata = map[string]string{"renewal-of": id}
+	_, err = r.Client.PutObject(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("records: renew %s from version %s: %w", r.url(key), id, err)
+	}
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// SetLegalHold puts the legal hold of every version of key (the record and
+// its renewals) on or off; a key with no version is ErrNotFound.
 func (r S3) SetLegalHold(ctx context.Context, key string, on bool) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -196,20 +215,52 @@ func (r S3) SetLegalHold(ctx context.Context, key string, on bool) error {
 	if on {
 		status = types.ObjectLockLegalHoldStatusOn
 	}
-	id := aws.ToString(versions[0].VersionId)
-	_, err = r.Client.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{
-		Bucket:    aws.String(r.Bucket),
-		Key:       aws.String(key),
-		VersionId: aws.String(id),
-		LegalHold: &types.ObjectLockLegalHold{Status: status},
-		// S3 wants the request's checksum; naming the algorithm also sends
-		// the header moto looks for on a locked bucket.
-		ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
-	})
-	if err != nil {
-		return fmt.Errorf("records: legal hold %s version %s: %w", r.url(key), id, err)
+	for _, v := range versions {
+		id := aws.ToString(v.VersionId)
+		_, err = r.Client.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{
+			Bucket:    aws.String(r.Bucket),
+			Key:       aws.String(key),
+			VersionId: aws.String(id),
+			LegalHold: &types.ObjectLockLegalHold{Status: status},
+			// S3 wants the request's checksum; naming the algorithm also
+			// sends the header moto looks for on a locked bucket.
+			ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
+		})
+		if err != nil {
+			return fmt.Errorf("records: legal hold %s version %s: %w", r.url(key), id, err)
+		}
 	}
 	return nil
+}
+
+// putInput is the PutObject of body under key, with its SHA-256, which S3
+// checks before it stores anything (and moto wants on a locked bucket).
+func (r S3) putInput(key string, body []byte, sum [sha256.Size]byte) *s3.PutObjectInput {
+	return &s3.PutObjectInput{
+		Bucket:            aws.String(r.Bucket),
+		Key:               aws.String(key),
+		Body:              bytes.NewReader(body),
+		ContentLength:     aws.Int64(int64(len(body))),
+		ContentType:       aws.String(contentType(key)),
+		ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
+		ChecksumSHA256:    aws.String(base64.StdEncoding.EncodeToString(sum[:])),
+	}
+}
+
+// readVersion reads one version's bytes (at most MaxGet), asking for the
+// stored checksum so that the SDK checks them as they arrive.
+func (r S3) readVersion(ctx context.Context, key, id string) ([]byte, error) {
+	out, err := r.Client.GetObject(ctx, &s3.GetObjectInput{
+		Bucket:       aws.String(r.Bucket),
+		Key:          aws.String(key),
+		VersionId:    aws.String(id),
+		ChecksumMode: types.ChecksumModeEnabled,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("records: get %s version %s: %w", r.url(key), id, err)
+	}
+	defer out.Body.Close()
+	return readCapped(out.Body, r.url(key))
 }
 
 // versions lists key's versions, oldest first, leaving out delete markers

@@ -228,26 +228,55 @@ func TestS3(t *testing.T) {
 		}
 	})
 
-	t.Run("the legal hold is the first version's", func(t *testing.T) {
+	t.Run("a renewal is locked from its own write", func(t *testing.T) {
+		s := fresh(t)
+		key := "exports/1/renewed.json"
+		if _, err := s.Put(ctx, key, first); err != nil {
+			t.Fatal(err)
+		}
+		was, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		if _, err := s.Renew(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		now, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.ObjectLockMode != types.ObjectLockModeCompliance || !aws.ToTime(now.ObjectLockRetainUntilDate).After(aws.ToTime(was.ObjectLockRetainUntilDate)) ||
+			now.Metadata["renewal-of"] != aws.ToString(was.VersionId) {
+			t.Errorf("renewal: %s until %s, renewing %q; want COMPLIANCE past %s, renewing %s", now.ObjectLockMode, aws.ToTime(now.ObjectLockRetainUntilDate),
+				now.Metadata["renewal-of"], aws.ToTime(was.ObjectLockRetainUntilDate), aws.ToString(was.VersionId))
+		}
+	})
+
+	t.Run("the legal hold is every version's", func(t *testing.T) {
+		// The record, its renewals and any bytes written over it: while a
+		// hold stands nothing under the key may go.
 		s := fresh(t)
 		key := "exports/1/day.json"
 		if _, err := s.Put(ctx, key, first); err != nil {
 			t.Fatal(err)
 		}
 		rawPut(t, s, key, other, types.ChecksumAlgorithmSha256)
-		if err := s.SetLegalHold(ctx, key, true); err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Get(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		current, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got.LegalHold || current.ObjectLockLegalHoldStatus == types.ObjectLockLegalHoldStatusOn {
-			t.Errorf("first version held %v, current %q; want only the first held", got.LegalHold, current.ObjectLockLegalHoldStatus)
+		for _, on := range []bool{true, false} {
+			if err := s.SetLegalHold(ctx, key, on); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			current, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.LegalHold != on || (current.ObjectLockLegalHoldStatus == types.ObjectLockLegalHoldStatusOn) != on {
+				t.Errorf("SetLegalHold(%t): first version held %v, current %q; want both so", on, got.LegalHold, current.ObjectLockLegalHoldStatus)
+			}
 		}
 	})
 

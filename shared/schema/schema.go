@@ -153,6 +153,8 @@ func Tables() []Table {
 			// The account item, its country configurations and its counters.
 			ID: Accounts, EnvVar: "ACCOUNTS_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"sk", String},
+			// Dated when the relationship ends (retention.go).
+			TTLAttr: ExpiresAt,
 		},
 		{
 			// API keys by the SHA-256 of the key. This is the one table whose key
@@ -192,6 +194,8 @@ func Tables() []Table {
 				// sequence.
 				{Name: EntitiesByCountryUpdated, PartitionKey: Attr{"country_key", String}, SortKey: Attr{"updated_at", String}, Projection: ProjectInclude, NonKeyAttrs: []string{"country_seq"}},
 			},
+			// Dated when the relationship ends (retention.go).
+			TTLAttr: ExpiresAt,
 		},
 		{
 			ID: Checks, EnvVar: "CHECKS_TABLE",
@@ -201,6 +205,8 @@ func Tables() []Table {
 				// from the table, strongly consistently (store/entity_children.go).
 				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"check_id", Number}, Projection: ProjectKeysOnly},
 			},
+			// Dated when the relationship ends (retention.go).
+			TTLAttr: ExpiresAt,
 		},
 		{
 			// Its stream feeds review-events, which turns state changes into webhooks.
@@ -219,6 +225,8 @@ func Tables() []Table {
 				{Name: ReviewsByQueue, PartitionKey: accountID(), SortKey: Attr{"queue_key", String}, Projection: ProjectAll},
 			},
 			Stream: NewAndOldImages,
+			// Dated when the relationship ends (retention.go).
+			TTLAttr: ExpiresAt,
 		},
 		{
 			// One record per operator action; the action id makes a repeat a no-op.
@@ -235,6 +243,8 @@ func Tables() []Table {
 			// records bucket under Object Lock. The old image too: a
 			// record changed behind the service's back shows what it was.
 			Stream: NewAndOldImages,
+			// Dated when the relationship ends (retention.go).
+			TTLAttr: ExpiresAt,
 		},
 		{
 			// The daily export of the audit chains' heads: export_key is
@@ -286,11 +296,10 @@ func Tables() []Table {
 		{
 			// The provider's raw answer of each check, as received (body,
 			// SHA-256, size, request without credentials, time, HTTP status),
-			// keyed like the check. Kept 10 years after receipt (expires_at,
-			// domain.EvidenceExpiry): FATF Recommendation 11 asks 5 years
-			// after a relationship ends, the Saudi AML Law (art. 12) 10, and
-			// this service serves Saudi entities first. Encrypted with a
-			// customer-managed key of its own.
+			// keyed like the check. Kept while the relationship lasts, then
+			// as long as its country's rule says (expires_at, set when it
+			// ends: retention.go). Encrypted with a customer-managed key of
+			// its own.
 			ID: Evidence, EnvVar: "EVIDENCE_TABLE",
 			PartitionKey: accountID(), SortKey: &Attr{"check_id", Number},
 			TTLAttr:     "expires_at",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/guregu/dynamo/v2"
 
@@ -83,48 +82,4 @@ func (s *Store) LegalHolds(ctx context.Context, accountID int64) ([]domain.Legal
 		out = append(out, it.domain())
 	}
 	return out, nil
-}
-
-// ExpireEvidence sets when a check's evidence expires (its relationship
-// ended): on the item, or, while a legal hold keeps the expiry aside, on
-// what the release puts back. The same date again changes nothing.
-func (s *Store) ExpireEvidence(ctx context.Context, accountID, checkID int64, until time.Time) error {
-	at := until.Unix()
-	err := s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID).
-		Set("expires_at", at).If("attribute_exists(check_id) AND attribute_not_exists(held_expires_at)").Run(ctx)
-	if isCondFailed(err) {
-		err = s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID).
-			Set("held_expires_at", at).If("attribute_exists(held_expires_at)").Run(ctx)
-		if isCondFailed(err) {
-			return nil // no evidence kept for the check
-		}
-	}
-	return wrap(err, "set the expiry of check %d's evidence", checkID)
-}
-
-// HoldEvidence takes the expiry off a check's evidence item while a hold
-// stands (held), keeping it aside in held_expires_at (0: it had none yet,
-// the relationship lasting, which still marks the item held, so that the
-// relationship's end sets the kept-aside date rather than an expiry), or
-// puts it back (released). One UpdateItem (two to release an item that had
-// no expiry), each doing nothing to an item already so.
-func (s *Store) HoldEvidence(ctx context.Context, accountID, checkID int64, held bool) error {
-	update := func() *dynamo.Update {
-		return s.table(schema.Evidence).Update("account_id", accountID).Range("check_id", checkID)
-	}
-	var err error
-	if held {
-		err = update().SetExpr("'held_expires_at' = if_not_exists('expires_at', ?)", 0).Remove("expires_at").
-			If("attribute_exists(check_id) AND attribute_not_exists(held_expires_at)").Run(ctx)
-	} else {
-		err = update().SetExpr("'expires_at' = held_expires_at").Remove("held_expires_at").If("held_expires_at > ?", 0).Run(ctx)
-		if isCondFailed(err) {
-			// Held with no expiry to put back (or not held at all).
-			err = update().Remove("held_expires_at").If("attribute_exists(held_expires_at)").Run(ctx)
-		}
-	}
-	if err != nil && !isCondFailed(err) {
-		return wrap(err, "hold the evidence of check %d", checkID)
-	}
-	return nil
 }

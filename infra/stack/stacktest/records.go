@@ -47,7 +47,8 @@ var harmlessManagedPolicies = []string{"AmazonAPIGatewayPushToCloudWatchLogs", "
 // NotResource count as "*"); the bucket not created with Object Lock, its
 // default retention other than COMPLIANCE for domain.RecordsLockDays, not
 // versioned, not private, not encrypted with its own key, with a lifecycle
-// rule, without its TLS-only policy, or not retained; a KMS key not
+// other than deleting an unrenewed version RecordsExpireDays after its
+// write, without its TLS-only policy, or not retained; a KMS key not
 // retained, or the bucket's key not rotated.
 func RecordsBreaches(tmpl map[string]any) []string {
 	res, _ := tmpl["Resources"].(map[string]any)
@@ -123,7 +124,9 @@ func RecordsBreaches(tmpl map[string]any) []string {
 		{"SSE algorithm", byDefault["SSEAlgorithm"], "aws:kms"},
 		{"SSE key", render(byDefault["KMSMasterKeyID"]), "${" + stack.BucketKeyLogicalID(b) + ".Arn}"},
 		{"bucket key", sse["BucketKeyEnabled"], true},
-		{"lifecycle rules", props["LifecycleConfiguration"], nil},
+		{"lifecycle rules", props["LifecycleConfiguration"], map[string]any{"Rules": []any{map[string]any{
+			"Id": "ExpireAfterRetention", "Status": "Enabled", "ExpirationInDays": domain.RecordsExpireDays,
+			"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": domain.RecordsNoncurrentDays}}}}},
 	} {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
 			add("records bucket %s: %v, want %v", c.what, c.got, c.want)

@@ -50,7 +50,8 @@ const goodTemplate = `{"Resources": {
   "RecordsBucket": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
     "Properties": {
       "ObjectLockEnabled": true,
-      "ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "COMPLIANCE", "Days": 1827}}},
+      "ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "COMPLIANCE", "Days": 90}}},
+      "LifecycleConfiguration": {"Rules": [{"ExpirationInDays": 120, "Id": "ExpireAfterRetention", "NoncurrentVersionExpiration": {"NoncurrentDays": 1}, "Status": "Enabled"}]},
       "VersioningConfiguration": {"Status": "Enabled"},
       "PublicAccessBlockConfiguration": {"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
       "BucketEncryption": {"ServerSideEncryptionConfiguration": [{"BucketKeyEnabled": true,
@@ -107,8 +108,11 @@ func TestRecordsBreaches(t *testing.T) {
 		{name: "no object lock", want: "ObjectLockEnabled: <nil>", change: func(res map[string]any) {
 			delete(props(res, "RecordsBucket"), "ObjectLockEnabled")
 		}},
-		{name: "lifecycle rule", want: "lifecycle rules", change: func(res map[string]any) {
+		{name: "no lifecycle rule", want: "lifecycle rules", change: func(res map[string]any) {
 			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": []any{}}
+		}},
+		{name: "an unrenewed version kept past its lock", want: "lifecycle rules", change: func(res map[string]any) {
+			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[0].(map[string]any)["ExpirationInDays"] = 3650
 		}},
 		{name: "not versioned", want: "versioning", change: func(res map[string]any) {
 			delete(props(res, "RecordsBucket"), "VersioningConfiguration")

@@ -1,0 +1,131 @@
+package auditexport
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+)
+
+// Renewal keeps every locked copy locked as long as it must be kept
+// (domain.RenewRecord): the bucket locks each version RecordsLockDays from
+// its write, and the daily run writes a record again once its lock comes
+// within RecordsRenewDays of its end — for as long as the relationship of
+// its entity lasts or a legal hold stands on it, and, once it ended, until
+// the lock reaches the end of its retention. What is not renewed runs out
+// of its lock and the bucket's lifecycle deletes it. One listing of the
+// account's objects a day (1,000 keys a request) finds what is due; each
+// renewal is a read and a write of one object.
+
+// retention finds the end of retention of the account's entities: nil
+// while it must be kept (the relationship lasts, a hold stands, the
+// account's own chain), read once per entity a run.
+type retention struct {
+	x       *Exporter
+	account int64
+	held    map[int64]bool
+	until   map[int64]*time.Time
+}
+
+func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) {
+	if entityID == 0 || r.held[entityID] {
+		return nil, nil
+	}
+	if u, ok := r.until[entityID]; ok {
+		return u, nil
+	}
+	var until *time.Time
+	ent, err := r.x.Source.Entity(ctx, r.account, entityID)
+	switch {
+	case err == nil:
+		until = ent.RetainUntil
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		// Expired under retention (its closure record says when), or
+		// removed unseen: kept then, verification names the removal.
+		t, ended, err := LockedClosure(ctx, r.x.Records, r.account, entityID)
+		if err != nil {
+			return nil, err
+		}
+		if ended {
+			until = &t
+		}
+	default:
+		return nil, err
+	}
+	r.until[entityID] = until
+	return until, nil
+}
+
+// renew renews the account's due locked copies: its chains' records, its
+// evidence bodies and its manifests. An evidence body whose check is gone
+// from DynamoDB (its entity's items expired) is left to run out.
+func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([]ManifestObject, error) {
+	holds, err := x.Source.LegalHolds(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("legal holds: %w", err)
+	}
+	r := &retention{x: x, account: accountID, held: map[int64]bool{}, until: map[int64]*time.Time{}}
+	for _, h := range holds {
+		r.held[h.EntityID] = true
+	}
+	var out []ManifestObject
+	orphans := 0
+	for _, prefix := range []string{fmt.Sprintf("audit/%d/", accountID), fmt.Sprintf("evidence/%d/", accountID), ManifestPrefix(accountID)} {
+		listed, err := x.Records.ListWritten(ctx, prefix)
+		if err != nil {
+			return out, err
+		}
+		for _, l := range listed {
+			if !domain.RenewRecord(l.Written, now, nil) {
+				continue // not due, whatever its retention
+			}
+			entityID, err := x.ownerOf(ctx, accountID, prefix, l.Key)
+			if domain.ErrorCode(err) == domain.ECodeNotFound {
+				orphans++
+				continue
+			} else if err != nil {
+				return out, err
+			}
+			until, err := r.of(ctx, entityID)
+			if err != nil {
+				return out, fmt.Errorf("retention of entity %d: %w", entityID, err)
+			}
+			if !domain.RenewRecord(l.Written, now, until) {
+				continue
+			}
+			sum, err := x.Records.Renew(ctx, l.Key)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, ManifestObject{Key: l.Key, SHA256: sum})
+		}
+	}
+	if orphans > 0 {
+		logging.From(ctx).Info("locked evidence of checks gone from DynamoDB left to run out", "account_id", accountID, "objects", orphans)
+	}
+	return out, nil
+}
+
+// ownerOf is the entity a locked object belongs to: a chain's from its
+// key, a check's evidence's from the check (not_found: the check is gone),
+// 0 for a manifest (the account's).
+func (x *Exporter) ownerOf(ctx context.Context, accountID int64, prefix, key string) (int64, error) {
+	rest := strings.TrimPrefix(key, prefix)
+	id, _, _ := strings.Cut(rest, "/")
+	switch {
+	case strings.HasPrefix(prefix, "audit/"):
+		return strconv.ParseInt(id, 10, 64)
+	case strings.HasPrefix(prefix, "evidence/"):
+		checkID, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("locked evidence %s: %w", key, err)
+		}
+		chk, err := x.Source.Check(ctx, accountID, checkID)
+		return chk.EntityID, err
+	}
+	return 0, nil
+}
