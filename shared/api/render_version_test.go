@@ -38,9 +38,12 @@ func renderingFixtures() []domain.EntityDetail {
 		Checks: []domain.Check{
 			{AccountID: 1, ID: 1000000021, EntityID: 1000000005, ReviewID: &review, Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions",
 				Status: domain.CheckCompleted, ProviderStatus: "done", TriggeringReason: "periodic_review",
-				// As read back from DynamoDB: numbers are float64.
+				// As read back from DynamoDB (numbers are float64), with the
+				// keys checks.ScreeningResultMap stores, a match's included.
 				Result: readBack(map[string]any{"status": "possible_match", "matched": true, "matches_count": 1,
-					"matches":  []any{map[string]any{"id": "NK-1", "name": "Smith Holdings", "score": 0.91}},
+					"top_score": 0.91, "threshold": 0.7, "algorithm": "logic-v1", "dataset": "default",
+					"matches": []any{map[string]any{"id": "NK-1", "caption": "Smith Holdings", "schema": "Company", "score": 0.91,
+						"datasets": []string{"us_ofac_sdn", "eu_fsf"}}},
 					"changes":  map[string]any{"previous_check_id": 1000000017, "matches_added": []any{map[string]any{"id": "NK-1", "score": 0.91}}},
 					"evidence": ev.ResultMap()}),
 				CheckedAt: &later, CreatedAt: later, UpdatedAt: later},

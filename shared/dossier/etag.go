@@ -24,8 +24,10 @@ const (
 // RenderVersion, or clients would keep the old bytes under a tag that still
 // matches: TestRenderVersionPinsTheRendering (shared/api) fails until it
 // does. Version 2: whole numbers in check results (read back as float64)
-// print as integers, not in exponent form.
-const RenderVersion = 2
+// print as integers, not in exponent form. Version 3: nested values in
+// check results read as text (a match as its name, then score, lists, id),
+// not in Go's map syntax.
+const RenderVersion = 3
 
 // ETag is the strong entity tag of the entity's dossier in form f: a digest
 // of the account, the entity (and its creation time, so an id used again

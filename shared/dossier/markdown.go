@@ -4,7 +4,6 @@ package dossier
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -149,23 +148,6 @@ func countryLabel(e domain.Entity, countries *country.Catalogue) string {
 		return fmt.Sprintf("%s (%s, id %d)", mdText(c.Name, c.Alpha2), c.Alpha2, c.Numeric)
 	}
 	return fmt.Sprintf("%s (id %d)", mdText(e.CountryCode, "unknown"), e.CountryID)
-}
-
-// resultSummary prints a check result's keys in a stable order.
-func resultSummary(m map[string]any) string {
-	if len(m) == 0 {
-		return "—"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s: %v", k, plainNumbers(m[k])))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func optTimeLabel(t *time.Time) string {
