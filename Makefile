@@ -54,20 +54,24 @@ build: tools ## build every function: build/<name>/bootstrap (linux/arm64; BUILD
 # runs was started in memory (by make test or make stack), stack.sh refuses
 # to use it for make local and says how to go on, rather than restart it
 # under whoever is using it.
-LOCAL_DATA := $(CURDIR)/.local/data
-LOCAL_ENV  := DYNAMODB_DATA_DIR=$(LOCAL_DATA)/dynamodb ELASTICMQ_DATA_DIR=$(LOCAL_DATA)/elasticmq
+# Set DYNAMODB_DATA_DIR or ELASTICMQ_DATA_DIR (or LOCAL_DATA, the folder of
+# both) to keep them elsewhere: make local uses what you set.
+LOCAL_DATA         ?= $(CURDIR)/.local/data
+DYNAMODB_DATA_DIR  ?= $(LOCAL_DATA)/dynamodb
+ELASTICMQ_DATA_DIR ?= $(LOCAL_DATA)/elasticmq
+LOCAL_ENV := DYNAMODB_DATA_DIR=$(DYNAMODB_DATA_DIR) ELASTICMQ_DATA_DIR=$(ELASTICMQ_DATA_DIR)
 
 .PHONY: local local-reset
 local: tools docs ## run the whole system locally with demo data (kept in .local/data); prints the API and docs addresses and a demo key
 	@$(LOCAL_ENV) $(STACK) start
 	@$(LOCAL_ENV) PORT=$(PORT) $(GO) run ./local up
 
-local-reset: ## stop make local's servers and wipe its data (.local/data, .local/demo.json)
+local-reset: ## stop make local's servers and wipe its data (.local/data, .local/demo.json, .local/demo.env)
 	@for svc in dynamodb elasticmq; do \
-	  case "$$($(STACK) data $$svc)" in $(LOCAL_DATA)/*) $(STACK) stop $$svc ;; esac; \
+	  case "$$($(STACK) data $$svc)" in "$(DYNAMODB_DATA_DIR)"|"$(ELASTICMQ_DATA_DIR)"|$(LOCAL_DATA)/*) $(STACK) stop $$svc ;; esac; \
 	done
-	@rm -rf $(LOCAL_DATA) .local/demo.json
-	@echo "removed $(LOCAL_DATA) and .local/demo.json; make local starts afresh"
+	@rm -rf "$(DYNAMODB_DATA_DIR)" "$(ELASTICMQ_DATA_DIR)" $(LOCAL_DATA) .local/demo.json .local/demo.env
+	@echo "removed $(DYNAMODB_DATA_DIR), $(ELASTICMQ_DATA_DIR) and the demo's state; make local starts afresh"
 
 # staticcheck, pinned, installed once into the cache outside the clone.
 STATICCHECK_VERSION := v0.8.2
@@ -97,18 +101,26 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 	@! $(GO) list -deps ./shared/... | grep -q 'evs-kyb/evs/\(local\|infra\)' || { echo "a shared/ package imports local/ or infra/"; exit 1; }
 	@$(GO) run ./infra/sam/cmd/gensam -o /dev/stdout | cmp -s - template.yaml || { echo "template.yaml is not what infra/sam generates: run make template"; exit 1; }
 
-# make test starts the services it needs, and stops again those it started.
+# make test starts the services it needs, and stops again those it started:
+# a stack of its own (state in .local/test-stack, ports of its own, data in
+# memory), whatever the shell says of make local's data folders, ports or
+# stores, so a test never writes into yours and a running make local is
+# left alone.
+TEST_ENV := EVS_STACK_DIR=$(CURDIR)/.local/test-stack DYNAMODB_PORT=8200 ELASTICMQ_PORT=9524 ELASTICMQ_STATS_PORT=9525 \
+	DYNAMODB_DATA_DIR= ELASTICMQ_DATA_DIR= DYNAMODB_ENDPOINT= SQS_ENDPOINT= EVS_RECORDS_DIR= EVS_EVIDENCE_DIR= \
+	EVS_TABLE_PREFIX= EVS_DEMO_DIR= PORT= SIM_PORT= LOG_LEVEL=
 .PHONY: test
 test: tools stack-install sfn-install browser-install vet lint-api sam-validate sam-build ## install what is missing and run every test
-	@started=$$($(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
-	status=0; $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
-	if [ -n "$$started" ]; then $(STACK) stop $$started || true; fi; \
+	@started=$$($(TEST_ENV) $(STACK) start | tee /dev/stderr | sed -n 's/^\([a-z]*\): started.*/\1/p' | tr '\n' ' '); \
+	status=0; $(TEST_ENV) $(GO) test $(GOTEST_FLAGS) ./... || status=$$?; \
+	if [ -n "$$started" ]; then $(TEST_ENV) $(STACK) stop $$started || true; fi; \
 	exit $$status
 
 # Benchmarks run on a DynamoDB Local of their own, started fresh and stopped
 # after: a long-lived in-memory instance slows down as tables come and go,
 # which would skew the numbers.
-BENCH_ENV := EVS_STACK_DIR=$(CURDIR)/.local/bench-stack DYNAMODB_PORT=8100 ELASTICMQ_PORT=9424 ELASTICMQ_STATS_PORT=9425
+BENCH_ENV := EVS_STACK_DIR=$(CURDIR)/.local/bench-stack DYNAMODB_PORT=8100 ELASTICMQ_PORT=9424 ELASTICMQ_STATS_PORT=9425 \
+	DYNAMODB_DATA_DIR= ELASTICMQ_DATA_DIR= DYNAMODB_ENDPOINT= SQS_ENDPOINT= EVS_RECORDS_DIR= EVS_EVIDENCE_DIR= EVS_TABLE_PREFIX=
 
 .PHONY: bench
 bench: tools ## run the benchmarks (ratios measured in one run)

@@ -94,7 +94,7 @@ func (s *ownStack) script(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(s.root, "local", "stack", "stack.sh")}, args...)...)
-	cmd.Env = append(os.Environ(), "EVS_STACK_DIR="+s.dir, "DYNAMODB_PORT="+strconv.Itoa(s.dynamoPort),
+	cmd.Env = append(devstack.EnvWithout(os.Environ(), devstack.PersonalVars()...), "EVS_STACK_DIR="+s.dir, "DYNAMODB_PORT="+strconv.Itoa(s.dynamoPort),
 		"ELASTICMQ_PORT="+strconv.Itoa(s.queuePort), "ELASTICMQ_STATS_PORT="+strconv.Itoa(freePort(s.t)))
 	cmd.Env = append(cmd.Env, s.env...)
 	out, err := cmd.CombinedOutput()

@@ -6,6 +6,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -69,6 +70,21 @@ func New(t *testing.T, width, height int) *Browser {
 		t.Fatalf("starting Chromium: %v", err)
 	}
 	return &Browser{t: t, ctx: ctx, Dir: t.ArtifactDir()}
+}
+
+// Main runs a package's tests (its TestMain) with the folder -outputdir
+// names made first: with -artifacts, go test makes <outputdir>/_artifacts
+// at start but not outputdir itself, so `-artifacts -outputdir /tmp/shots`
+// failed until /tmp/shots existed.
+func Main(m *testing.M) int {
+	flag.Parse()
+	if f := flag.Lookup("test.outputdir"); f != nil && f.Value.String() != "" {
+		if err := os.MkdirAll(f.Value.String(), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "the artifacts' folder:", err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // Do runs steps with a deadline, failing the test on error.

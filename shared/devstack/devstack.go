@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,26 @@ func SQSEndpoint() string {
 		return v
 	}
 	return "http://127.0.0.1:" + envOr("ELASTICMQ_PORT", "9324")
+}
+
+// PersonalVars are the variables that point a local command at someone's
+// own data, stores or servers (make local's folders, a DynamoDB elsewhere):
+// a test that starts servers of its own leaves them out of their
+// environment, so it never writes into what the person running it keeps.
+func PersonalVars() []string {
+	return []string{"DYNAMODB_DATA_DIR", "ELASTICMQ_DATA_DIR", "DYNAMODB_ENDPOINT", "SQS_ENDPOINT", "EVS_RECORDS_DIR", "EVS_EVIDENCE_DIR", "EVS_DEMO_DIR"}
+}
+
+// EnvWithout is env (os.Environ's form) without the named variables.
+func EnvWithout(env []string, names ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func envOr(k, def string) string {
