@@ -259,7 +259,7 @@ func (h *Handler) auditDossier(ctx context.Context, c *call) (any, error) {
 func (h *Handler) entityIn(ctx context.Context, accountID, entityID int64) error {
 	_, err := h.Store.Entity(ctx, accountID, entityID)
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
-		return domain.Errorf(domain.ECodeNotFound, "Entity %d not found in account %d.", entityID, accountID)
+		return domain.Errorf(domain.ECodeNotFound, "Entity %d not found in account %d%s.", entityID, accountID, domain.ShortIDHint(accountID, entityID))
 	}
 	return err
 }

@@ -104,7 +104,7 @@ func (h *Handler) deliveryFiltersIn(ctx context.Context, accountID int64, f doma
 	if f.ReviewID > 0 {
 		_, err := h.Store.Review(ctx, accountID, f.ReviewID)
 		if domain.ErrorCode(err) == domain.ECodeNotFound {
-			return domain.Errorf(domain.ECodeNotFound, "Review %d not found in account %d.", f.ReviewID, accountID)
+			return domain.Errorf(domain.ECodeNotFound, "Review %d not found in account %d%s.", f.ReviewID, accountID, domain.ShortIDHint(accountID, f.ReviewID))
 		}
 		if err != nil {
 			return err

@@ -69,6 +69,9 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	}
 	ev, err := h.Store.Evidence(ctx, p.AccountID, p.CheckID)
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
+		if hint := domain.ShortIDHint(p.AccountID, p.CheckID); hint != "" {
+			return nil, domain.Errorf(domain.ECodeNotFound, "Check %d not found in account %d%s.", p.CheckID, p.AccountID, hint)
+		}
 		return nil, h.evidenceGone(ctx, p.AccountID, p.CheckID, err)
 	}
 	if err != nil {

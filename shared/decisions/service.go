@@ -155,7 +155,7 @@ func (s *Service) load(ctx context.Context, req Request) (state, error) {
 		return state{}, notFound(err, "operator %d in account %d", req.OperatorID, req.AccountID)
 	}
 	if st.review, err = s.Store.Review(ctx, req.AccountID, req.ReviewID); err != nil {
-		return state{}, notFound(err, "review %d in account %d", req.ReviewID, req.AccountID)
+		return state{}, notFound(err, "review %d in account %d%s", req.ReviewID, req.AccountID, domain.ShortIDHint(req.AccountID, req.ReviewID))
 	}
 	if st.entity, err = s.Store.Entity(ctx, req.AccountID, st.review.EntityID); err != nil {
 		return state{}, fmt.Errorf("entity of review %d: %w", req.ReviewID, err)

@@ -27,3 +27,15 @@ func CheckScopedAccount(accountID int64) error {
 	}
 	return nil
 }
+
+// ShortIDHint says how ids are formed when an entity, check or review id
+// given for an account is short (below IDSpan: a place in the sequence, as
+// ids were once written, rather than the id): " (… number 156 of account 1
+// is 1000000156)", to append to a not-found message; "" otherwise.
+func ShortIDHint(accountID, id int64) string {
+	if accountID < 1 || id < 1 || id >= IDSpan {
+		return ""
+	}
+	return fmt.Sprintf(" (ids are scoped by account, the account's id × %d plus the place in its sequence: number %d of account %d is %d)",
+		IDSpan, id, accountID, ScopedID(accountID, id))
+}

@@ -1,6 +1,9 @@
 package domain
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestScopedID(t *testing.T) {
 	tests := []struct {
@@ -21,5 +24,26 @@ func TestScopedID(t *testing.T) {
 	}
 	if CheckScopedAccount(MaxScopedAccount) != nil || CheckScopedAccount(MaxScopedAccount+1) == nil || CheckScopedAccount(0) == nil {
 		t.Error("CheckScopedAccount bounds")
+	}
+}
+
+func TestShortIDHint(t *testing.T) {
+	tests := []struct {
+		name           string
+		account, id    int64
+		want, wantNone bool
+	}{
+		{name: "a place in the sequence, as ids were once written", account: 1, id: 156, want: true},
+		{name: "a whole id", account: 1, id: 1_000_000_156, wantNone: true},
+		{name: "no account", account: 0, id: 156, wantNone: true},
+		{name: "no id", account: 1, id: 0, wantNone: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ShortIDHint(tt.account, tt.id)
+			if tt.wantNone != (got == "") || tt.want && !strings.Contains(got, "number 156 of account 1 is 1000000156") {
+				t.Errorf("ShortIDHint(%d, %d) = %q", tt.account, tt.id, got)
+			}
+		})
 	}
 }
