@@ -10,7 +10,9 @@ import (
 
 // Bulk returns n plain entities for benchmarks: same shape, one country (SA),
 // one check and one review each, cheap to generate. Registration numbers are
-// unique within the set and never collide with Demo's.
+// unique within the set and never collide with Demo's. Its checks carry no
+// evidence and planned results only: what the benchmarks measure is the
+// entity's own reads, and the set must stay cheap to make.
 func Bulk(now time.Time, n int) []domain.EntityDetail {
 	if n <= 0 {
 		return []domain.EntityDetail{}
@@ -70,7 +72,7 @@ func bulkEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 		rv.AssignedUserID, rv.AssignedUserName = new(op.id), new(op.name)
 		rv.StartedAt, rv.CompletedAt, rv.UpdatedAt = new(life.at(0.3)), new(updated), updated
 	}
-	ch := check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, cp, e, checkAt, life)
+	ch := check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, cp, checkAt, life)
 	e.SanctionsStatus = sanctionsFrom([]domain.Check{ch})
 	e.Score = checks.ScoreOf(e, []domain.Check{ch})
 	if st != domain.EntityReadyForReview {

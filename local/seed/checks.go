@@ -8,16 +8,25 @@ import (
 )
 
 // buildChecks returns the checks in creation order: intake registry lookup,
-// intake screening, then the one check run later, if any.
+// intake screening, then the one check run later, if any; those their
+// provider answered carry the answer (answerAll).
 func buildChecks(r *rand.Rand, p plan, e domain.Entity, life span, m marks, i int) []domain.Check {
+	out := plannedChecks(r, p, life, m, i)
+	answerAll(out, e)
+	return out
+}
+
+// plannedChecks are the checks as planned: their statuses, times and
+// outcomes, with results that say only what the plan chose.
+func plannedChecks(r *rand.Rand, p plan, life span, m marks, i int) []domain.Check {
 	var out []domain.Check
 	at := life.after(life.from, time.Duration(1000+r.IntN(500))*time.Millisecond)
 	if p.registry.status != "" {
-		out = append(out, check(r, domain.CheckRegistryLookup, domain.TriggerIntake, p.registry, e, at, life))
+		out = append(out, check(r, domain.CheckRegistryLookup, domain.TriggerIntake, p.registry, at, life))
 	}
 	at = life.after(life.from, time.Duration(2000+r.IntN(1000))*time.Millisecond)
 	if p.screening.status != "" {
-		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, p.screening, e, at, life))
+		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerIntake, p.screening, at, life))
 	}
 	if p.extra == extraNone {
 		return out
@@ -40,23 +49,25 @@ func buildChecks(r *rand.Rand, p plan, e domain.Entity, life span, m marks, i in
 	}
 	switch p.extra {
 	case extraOperatorRescreen:
-		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, e, at, life))
+		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, at, life))
 	case extraParty:
-		ch := check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, e, at, life)
+		ch := check(r, domain.CheckOrganizationScreening, domain.TriggerOperatorRequested, p.extraCheck, at, life)
 		ch.SubjectType = new("party")
 		ch.SubjectID = new(int64(100_000 + i*8 + r.IntN(8)))
 		ch.SubjectDisplayName = new(pick(r, partyNames))
 		out = append(out, ch)
 	case extraPeriodicRescreen:
-		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerPeriodicReview, p.extraCheck, e, at, life))
+		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerPeriodicReview, p.extraCheck, at, life))
 	case extraPeriodicLookup:
-		out = append(out, check(r, domain.CheckRegistryLookup, domain.TriggerPeriodicReview, p.extraCheck, e, at, life))
+		out = append(out, check(r, domain.CheckRegistryLookup, domain.TriggerPeriodicReview, p.extraCheck, at, life))
 	}
 	return out
 }
 
-// check builds one check created at created, with a sanitised result.
-func check(r *rand.Rand, typ domain.CheckType, trigger string, cp checkPlan, e domain.Entity, created time.Time, life span) domain.Check {
+// check builds one check created at created. A completed one's result holds
+// only its outcome (and a screening's drawn count of matches) until answer
+// reads the full result from the provider's answer (Bulk leaves it so).
+func check(r *rand.Rand, typ domain.CheckType, trigger string, cp checkPlan, created time.Time, life span) domain.Check {
 	ch := domain.Check{
 		Type:             typ,
 		ProviderKey:      providerScreening,
@@ -94,11 +105,7 @@ func check(r *rand.Rand, typ domain.CheckType, trigger string, cp checkPlan, e d
 	case domain.CheckCompleted:
 		if typ == domain.CheckRegistryLookup {
 			ch.ProviderStatus = cp.outcome
-			ch.Result = map[string]any{
-				"status":     cp.outcome,
-				"legal_name": e.LegalName,
-				"cr_status":  registryCRStatus[cp.outcome],
-			}
+			ch.Result = map[string]any{"status": cp.outcome}
 		} else {
 			ch.ProviderStatus = "200"
 			n := 0

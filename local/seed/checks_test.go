@@ -140,7 +140,7 @@ func checkChecks(t *testing.T, d domain.EntityDetail) {
 				t.Errorf("%q: screening result %v", name, c.Result)
 			}
 		case done && c.Type == domain.CheckRegistryLookup:
-			if !slices.Contains([]string{"active", "suspended", "expired", "cancelled"}, st) || c.Result["legal_name"] != name || c.Result["cr_status"] == "" {
+			if !slices.Contains([]string{"active", "suspended", "expired", "cancelled"}, st) || c.Result["legal_name"] != name || c.Result["registration_status"] == nil {
 				t.Errorf("%q: registry result %v", name, c.Result)
 			}
 		default:

@@ -1,7 +1,9 @@
 // Package seed generates demo and benchmark data: entities with their checks
 // and reviews, shaped for store.ImportEntities (every id zero; the store
 // assigns ids, links checks to each entity's first review and sets the
-// counts).
+// counts). Demo checks their provider answered carry the answer as evidence,
+// in the provider's wire format, with the result read from it as intake
+// reads a real one (evidence.go).
 //
 // Generation is deterministic: a fixed PCG seed, and nothing read from the
 // clock but the now passed in. In Demo every entity draws from a generator of

@@ -22,10 +22,14 @@ import (
 // account's counters move past them, in one conditional write that also
 // renews the turn. A chunk that fails is deleted again (best effort), so no
 // entity is left at a place the counters have not reached, where the next
-// create would find its place taken.
+// create would find its place taken. A check's evidence (its provider's
+// answer) is written beside it, as CreateEntity writes it.
 func (s *Store) ImportEntities(ctx context.Context, accountID int64, ds []domain.EntityDetail) ([]domain.EntityDetail, error) {
 	if len(ds) == 0 {
 		return nil, nil
+	}
+	if err := inlineEvidence(ds); err != nil {
+		return nil, fmt.Errorf("import entities into account %d: %w", accountID, err)
 	}
 	t, end, err := s.takeTurn(ctx, accountID, importLease)
 	if err != nil {
@@ -97,6 +101,9 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 		items[schema.Accounts] = append(items[schema.Accounts], registrationGuardItem{AccountID: accountID, SK: registrationGuardSK(e.CountryCode, e.RegistrationNumber), EntityID: e.ID})
 		for _, c := range checks {
 			items[schema.Checks] = append(items[schema.Checks], newCheckItem(c))
+			if keepsEvidence(c) {
+				items[schema.Evidence] = append(items[schema.Evidence], importEvidenceItem(c))
+			}
 		}
 		for _, r := range reviews {
 			items[schema.Reviews] = append(items[schema.Reviews], newReviewItem(r).of(&e))
@@ -144,18 +151,50 @@ func (s *Store) undoImport(ctx context.Context, ds []domain.EntityDetail) {
 		keys[schema.Accounts] = append(keys[schema.Accounts], dynamo.Keys{e.AccountID, registrationGuardSK(e.CountryCode, e.RegistrationNumber)})
 		for _, c := range d.Checks {
 			keys[schema.Checks] = append(keys[schema.Checks], dynamo.Keys{e.AccountID, c.ID})
+			if keepsEvidence(c) {
+				keys[schema.Evidence] = append(keys[schema.Evidence], dynamo.Keys{e.AccountID, c.ID})
+			}
 		}
 		for _, r := range d.Reviews {
 			keys[schema.Reviews] = append(keys[schema.Reviews], dynamo.Keys{e.AccountID, r.ID})
 		}
 	}
 	hash := map[string][2]string{schema.Entities: {"account_id", "entity_id"}, schema.Accounts: {"account_id", "sk"},
-		schema.Checks: {"account_id", "check_id"}, schema.Reviews: {"account_id", "review_id"}}
+		schema.Checks: {"account_id", "check_id"}, schema.Reviews: {"account_id", "review_id"},
+		schema.Evidence: {"account_id", "check_id"}}
 	for id, ks := range keys {
 		if _, err := s.table(id).Batch(hash[id][0], hash[id][1]).Write().Delete(ks...).Run(ctx); err != nil {
 			logging.From(ctx).Error("a failed import left items behind: re-seed the account", "table", id, "error", err.Error())
 		}
 	}
+}
+
+// keepsEvidence reports whether the check carries an answer to keep (one
+// past the read limit is recorded in its result only).
+func keepsEvidence(c domain.Check) bool { return c.Evidence != nil && c.Evidence.Stored }
+
+// importEvidenceItem is the check's evidence item, keyed by its final id,
+// as addEvidencePuts writes it. A batch write cannot be conditional: the
+// check's id is new, so no evidence can be there to overwrite.
+func importEvidenceItem(c domain.Check) evidenceItem {
+	e := *c.Evidence
+	e.AccountID, e.CheckID = c.AccountID, c.ID
+	return newEvidenceItem(e)
+}
+
+// inlineEvidence refuses, before anything is written, a body too large for
+// its item that has no object in the blob store: an import writes items
+// only (checks.KeepEvidence writes the objects, for intake).
+func inlineEvidence(ds []domain.EntityDetail) error {
+	for i, d := range ds {
+		for _, c := range d.Checks {
+			if keepsEvidence(c) && c.Evidence.BodyKey == "" && len(c.Evidence.Body) > domain.MaxInlineEvidence {
+				return fmt.Errorf("entity %d: a check's evidence of %d bytes is over the %d kept inline, and has no blob key",
+					i, len(c.Evidence.Body), domain.MaxInlineEvidence)
+			}
+		}
+	}
+	return nil
 }
 
 // importWriters is how many batch writes an import keeps in flight.
