@@ -136,13 +136,16 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		// bucket key's decryption (only through S3, for that bucket).
 		"s3:GetObject arn:EvidenceBucket/*",
 		"kms:Decrypt arn:EvidenceTableKey",
-		// Verification against the locked copies (any version) and legal
-		// holds on the records bucket; its key's decryption for the reads.
+		// Verification against the locked copies (any version), audit.export
+		// (puts, as audit-export's) and legal holds on the records bucket;
+		// its key's use for the reads and the puts.
+		"s3:PutObject arn:RecordsBucket/*",
 		"s3:GetObject arn:RecordsBucket/*",
 		"s3:GetObjectVersion arn:RecordsBucket/*",
 		"s3:PutObjectLegalHold arn:RecordsBucket/*",
 		"s3:ListBucket arn:RecordsBucket",
 		"s3:ListBucketVersions arn:RecordsBucket",
+		"kms:GenerateDataKey arn:RecordsBucketKey",
 		"kms:Decrypt arn:RecordsBucketKey",
 		"sqs:SendMessage arn:DeliveriesQueue",
 		"logs:CreateLogStream arn:AdminFunctionLogGroup",

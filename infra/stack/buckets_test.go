@@ -118,7 +118,7 @@ func TestKeyPermissions(t *testing.T) {
 		"create-entity":    {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"decision":         {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"provider-webhook": {"kms:GenerateDataKey arn:EvidenceTableKey"},
-		"admin":            {"kms:Decrypt arn:EvidenceTableKey", "kms:Decrypt arn:RecordsBucketKey"},
+		"admin":            {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
 		"audit-export":     {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
 	}
 	for _, f := range deploy.Functions() {

@@ -110,7 +110,7 @@ type Store interface {
 	LegalHolds(ctx context.Context, accountID int64) ([]domain.LegalHold, error)
 	// No codes: every item of the entity held (or released, and dated
 	// again if its relationship ended); how many changed.
-	HoldEntity(ctx context.Context, ent domain.Entity, held bool) (int, error)
+	HoldEntity(ctx context.Context, ent domain.Entity, held bool, written ...string) (int, error)
 }
 
 // Handler runs admin commands.

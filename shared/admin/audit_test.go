@@ -155,7 +155,7 @@ func TestFiltersOutsideTheAccount(t *testing.T) {
 		{"an entity of the account with nothing recorded", verify(holds, field("entity_id", ent)), "records", 0, "", ""},
 		{"an entity whose item is gone but whose chain is kept", verify(holds, field("entity_id", vanished)), "records", 1, "", ""},
 		{"another account's entity", verify(other, field("entity_id", ent)), "", 0, "NotFound", fmt.Sprintf("Entity %d not found in account %d.", ent, other)},
-		{"no such entity", verify(holds, field("entity_id", 987654)), "", 0, "NotFound", fmt.Sprintf("Entity 987654 not found in account %d.", holds)},
+		{"no such entity", verify(holds, field("entity_id", 987654)), "", 0, "NotFound", fmt.Sprintf("Entity 987654 not found in account %d (ids are scoped by account", holds)},
 
 		{"an entity's empty trail", list(holds, field("entity_id", ent)), "audit", 0, "", ""},
 		{"a trail kept for an entity gone", list(holds, field("entity_id", vanished)), "audit", 1, "", ""},

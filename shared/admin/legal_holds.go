@@ -93,7 +93,7 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 	if err != nil && !v.Already {
 		return nil, err
 	}
-	if v.Items, v.Objects, err = h.applyHold(ctx, ent, on); err != nil {
+	if v.Items, v.Objects, err = h.applyHold(ctx, ent, on, c.ActionID); err != nil {
 		return nil, fmt.Errorf("legal hold on entity %d: recorded, not yet applied whole (run the command again): %w", p.EntityID, err)
 	}
 	return map[string]any{"legal_hold": v}, nil
@@ -102,8 +102,9 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 // applyHold takes the expiry off the entity's items (or puts it back) and
 // sets (or lifts) the S3 legal hold of its locked copies: one request per
 // item and per object.
-func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool) (items, objects int, err error) {
-	if items, err = h.Store.HoldEntity(ctx, ent, on); err != nil {
+func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool, actionID string) (items, objects int, err error) {
+	// The command's own record, which the trail's index may not show yet.
+	if items, err = h.Store.HoldEntity(ctx, ent, on, actionID); err != nil {
 		return items, 0, err
 	}
 	if h.Records == nil {

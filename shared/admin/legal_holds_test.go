@@ -52,15 +52,16 @@ func TestLegalHolds(t *testing.T) {
 		items     int
 		dates     map[string]dated
 	}{
-		// The entity, its guard, check, evidence, review and delivery; the hold's own record and the
-		// head it rewrote had no expiry: kept aside as 0.
+		// The entity, its guard, check, evidence, review and delivery; the
+		// hold's own record and the head it began (the trail's first, here)
+		// had no date yet: kept aside as 0.
 		{"set", doc("legal_hold.set", "Court order 2026/114"), true, false, 8, map[string]dated{
 			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}},
 		{"set again", doc("legal_hold.set", "Court order 2026/114"), true, true, 0, map[string]dated{
 			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}},
-		// The head the release's record rewrote was no longer held; it and
-		// that record are dated with the rest, not counted.
-		{"release", doc("legal_hold.release", "Order lifted"), false, false, 7, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}},
+		// The same, and the release's own record (which took the held
+		// head's 0 aside); then all are dated.
+		{"release", doc("legal_hold.release", "Order lifted"), false, false, 9, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}},
 		{"release again", doc("legal_hold.release", "Order lifted"), false, true, 0, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

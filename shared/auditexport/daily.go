@@ -75,9 +75,17 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 	if !since.IsZero() {
 		m.Since = since.Format(time.RFC3339Nano)
 	}
+	// Renewals first, whatever fails after: a lock left to run out is a
+	// record the lifecycle takes. What failed is reported at the end.
+	var renewErr error
+	m.Renewed, renewErr = x.renew(ctx, accountID, now)
+	if renewErr != nil {
+		logging.From(ctx).Error("locked copies not renewed (the next run tries again)", "account_id", accountID, "error", renewErr.Error())
+		renewErr = fmt.Errorf("renew locks: %w", renewErr)
+	}
 	heads, err := x.Source.AuditHeads(ctx, accountID)
 	if err != nil {
-		return m, "", err
+		return m, "", errors.Join(renewErr, err)
 	}
 	slices.SortFunc(heads, func(a, b auditchain.ChainHead) int { return cmp.Compare(a.EntityID, b.EntityID) })
 	for _, h := range heads {
@@ -88,26 +96,23 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 		written, err := x.catchUp(ctx, accountID, h)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, "", err
+			return m, "", errors.Join(renewErr, err)
 		}
 		written, err = x.catchUpEvidence(ctx, accountID, h.EntityID)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, "", err
+			return m, "", errors.Join(renewErr, err)
 		}
-	}
-	if m.Renewed, err = x.renew(ctx, accountID, now); err != nil {
-		return m, "", fmt.Errorf("renew locks: %w", err)
 	}
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return m, "", err
+		return m, "", errors.Join(renewErr, err)
 	}
 	key := ManifestKey(accountID, now)
 	if _, err := x.Records.Put(ctx, key, append(body, '\n')); err != nil {
-		return m, "", fmt.Errorf("write manifest: %w", err)
+		return m, "", errors.Join(renewErr, fmt.Errorf("write manifest: %w", err))
 	}
-	return m, key, nil
+	return m, key, renewErr
 }
 
 // lastRun is the time of the account's newest manifest (zero: none).

@@ -432,3 +432,34 @@ func TestExpiredEvidenceTakesItsBodyAlong(t *testing.T) {
 		})
 	}
 }
+
+// A closure record that is not part of the locked trail (it does not link
+// to the record before it) excuses nothing: whoever can put objects in the
+// bucket cannot declare a trail's retention over.
+func TestAForgedClosureExcusesNothing(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	const e = 310
+	w.chain(t, e, 2)
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	past := t0.AddDate(-1, 0, 0)
+	forged := auditchain.Link{Version: 3, AccountID: w.acct, EntityID: e, Seq: 3, ActionID: "forged", Action: string(domain.ActionEndRelationship),
+		Before: "{}", After: fmt.Sprintf(`{"retain_until":%q}`, domain.FormatTime(past)), At: domain.FormatTime(t0), PrevHash: "0000"}
+	forged.Hash, _ = auditchain.Sum(forged)
+	if _, err := w.rec.Put(ctx, auditexport.RecordKey(w.acct, e, 3), auditchain.Canonical(forged)); err != nil {
+		t.Fatal(err)
+	}
+	audit := w.db.Table(w.names[schema.Audit])
+	for n := 1; n <= 2; n++ {
+		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
+	}
+	cmp := w.compareAt(t, e, auditexport.Retention{Now: t0.AddDate(5, 0, 0)})
+	if cmp.Expired != 0 || len(cmp.Findings) == 0 || cmp.Findings[0].Kind != auditexport.FindingMissing {
+		t.Errorf("with a forged closure: expired %d, findings %+v; want the removals named", cmp.Expired, cmp.Findings)
+	}
+	if _, ended, err := auditexport.LockedClosure(ctx, w.rec, w.acct, e); err != nil || ended {
+		t.Errorf("LockedClosure = ended %t, %v; want none", ended, err)
+	}
+}

@@ -16,13 +16,14 @@ import (
 // Locker keeps write-once objects (records.S3 on AWS, records.Dir
 // locally): Put writes a key once; a second Put of the same bytes is
 // existed, of other bytes an error wrapping records.ErrDiffers.
-// ListWritten dates each key's newest version, Renew writes a record
-// again as a new version, locked from then (records.S3 says more).
+// ListLocked dates each key by the newest version holding the record's
+// bytes, Renew writes a record again as a new version, locked from then
+// (records.S3 says more).
 type Locker interface {
 	Put(ctx context.Context, key string, body []byte) (existed bool, err error)
 	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
-	ListWritten(ctx context.Context, prefix string) ([]records.Listed, error)
+	ListLocked(ctx context.Context, prefix string) ([]records.Locked, error)
 	Renew(ctx context.Context, key string) (sha256 string, err error)
 }
 

@@ -2,6 +2,7 @@ package auditexport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,13 +74,21 @@ func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([
 		r.held[h.EntityID] = true
 	}
 	var out []ManifestObject
+	var errs []error
 	orphans := 0
+	log := logging.From(ctx)
 	for _, prefix := range []string{fmt.Sprintf("audit/%d/", accountID), fmt.Sprintf("evidence/%d/", accountID), ManifestPrefix(accountID)} {
-		listed, err := x.Records.ListWritten(ctx, prefix)
+		listed, err := x.Records.ListLocked(ctx, prefix)
 		if err != nil {
-			return out, err
+			errs = append(errs, err)
+			continue
 		}
 		for _, l := range listed {
+			if l.Foreign > 0 {
+				// Verification names it too (rewritten_in_bucket); renewal
+				// dates the record by its own bytes, not the rewrite.
+				log.Error("a locked copy was rewritten in the records bucket", "key", l.Key, "versions_with_other_bytes", l.Foreign)
+			}
 			if !domain.RenewRecord(l.Written, now, nil) {
 				continue // not due, whatever its retention
 			}
@@ -88,26 +97,31 @@ func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([
 				orphans++
 				continue
 			} else if err != nil {
-				return out, err
+				errs = append(errs, err)
+				continue
 			}
 			until, err := r.of(ctx, entityID)
 			if err != nil {
-				return out, fmt.Errorf("retention of entity %d: %w", entityID, err)
+				errs = append(errs, fmt.Errorf("retention of entity %d: %w", entityID, err))
+				continue
 			}
 			if !domain.RenewRecord(l.Written, now, until) {
 				continue
 			}
+			// One failure stops no other renewal: each lock left to run
+			// out is a record the lifecycle would take.
 			sum, err := x.Records.Renew(ctx, l.Key)
 			if err != nil {
-				return out, err
+				errs = append(errs, err)
+				continue
 			}
 			out = append(out, ManifestObject{Key: l.Key, SHA256: sum})
 		}
 	}
 	if orphans > 0 {
-		logging.From(ctx).Info("locked evidence of checks gone from DynamoDB left to run out", "account_id", accountID, "objects", orphans)
+		log.Info("locked evidence of checks gone from DynamoDB left to run out", "account_id", accountID, "objects", orphans)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // ownerOf is the entity a locked object belongs to: a chain's from its

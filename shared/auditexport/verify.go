@@ -98,6 +98,9 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 	var last Finding
 	var missing []Finding
 	var until time.Time
+	// A closure counts only within the locked trail's intact prefix: each
+	// record hashing to its own hash, linked to the one before.
+	intact, prev := true, auditchain.Head{Hash: auditchain.Genesis}
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -114,8 +117,10 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 		cmp.Locked++
 		cmp.LockedThrough = max(cmp.LockedThrough, locked.Seq)
 		f.Seq, f.ActionID = locked.Seq, locked.ActionID
-		if u, ok := closure(locked); ok && u.After(until) {
-			until, cmp.Closure = u, key
+		intact = intact && locked.Seq == prev.Seq+1 && locked.PrevHash == prev.Hash && sums(locked, locked.Hash)
+		prev = auditchain.Head{Seq: locked.Seq, Hash: locked.Hash}
+		if u, ok := closure(locked); ok && intact && until.IsZero() {
+			until, cmp.Closure = u, key // the first: a relationship ends once
 		}
 		if len(obj.Rewritten) > 0 {
 			w := f
@@ -175,22 +180,22 @@ func chainRecord(body []byte, key string, accountID, entityID int64) (auditchain
 	return l, nil
 }
 
-// LockedClosure is the end of retention the entity's locked chain names
-// (its end_relationship record, the newest first); ended false without one.
+// LockedClosure is the end of retention the entity's locked chain names:
+// its end_relationship record (the first: a relationship ends once), within
+// the trail's intact prefix (VerifyBucket); ended false without one. A
+// record that does not hash to its hash, or does not link to the one
+// before, names no closure, whatever it says.
 func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64) (until time.Time, ended bool, err error) {
-	keys, err := r.List(ctx, ChainPrefix(accountID, entityID))
+	links, brk, err := VerifyBucket(ctx, r, accountID, entityID)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	for i := len(keys) - 1; i >= 0; i-- {
-		obj, err := r.Get(ctx, keys[i])
-		if err != nil {
-			return time.Time{}, false, err
+	for _, l := range links {
+		if brk != nil && (brk.Seq == 0 || l.Seq >= brk.Seq) {
+			break
 		}
-		if l, err := chainRecord(obj.Body, keys[i], accountID, entityID); err == nil {
-			if until, ok := closure(l); ok {
-				return until, true, nil
-			}
+		if until, ok := closure(l); ok {
+			return until, true, nil
 		}
 	}
 	return time.Time{}, false, nil

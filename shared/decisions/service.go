@@ -49,7 +49,7 @@ type Store interface {
 	// No codes: a signature's counter, after its decision, never backwards.
 	AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
 	// No codes: every item of an entity whose relationship ended dated.
-	ExpireEntity(ctx context.Context, ent domain.Entity) (int, error)
+	ExpireEntity(ctx context.Context, ent domain.Entity, written ...string) (int, error)
 }
 
 // Checker re-runs an entity's checks (queue_checks).
@@ -351,7 +351,7 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 		if rec.EntityID > 0 {
 			// A retry after the expiries were cut short finishes them
 			// (nothing to do while the relationship lasts).
-			if err := s.expireEntity(ctx, req.AccountID, rec.EntityID); err != nil {
+			if err := s.expireEntity(ctx, req.AccountID, rec.EntityID, rec.ActionID); err != nil {
 				return domain.Review{}, err
 			}
 		}
@@ -366,7 +366,7 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	}
 	if req.Action == domain.ActionEndRelationship || st.entity.RelationshipEndedAt != nil {
 		// What the decision wrote is dated with the rest.
-		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID); err != nil {
+		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID, d.Audit.ActionID); err != nil {
 			return domain.Review{}, err
 		}
 	}
@@ -392,12 +392,13 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 // after every later decision on the entity, which reaches what the
 // decision wrote. A failure fails the task: its retry, refused as applied
 // already, comes back here and finishes.
-func (s *Service) expireEntity(ctx context.Context, accountID, entityID int64) error {
+func (s *Service) expireEntity(ctx context.Context, accountID, entityID int64, written string) error {
 	ent, err := s.Store.Entity(ctx, accountID, entityID)
 	if err != nil {
 		return err
 	}
-	if _, err := s.Store.ExpireEntity(ctx, ent); err != nil {
+	// The decision's own record, which the trail's index may not show yet.
+	if _, err := s.Store.ExpireEntity(ctx, ent, written); err != nil {
 		return fmt.Errorf("the relationship ended; the expiry of its records: %w", err)
 	}
 	return nil

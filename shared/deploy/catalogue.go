@@ -395,10 +395,12 @@ func Functions() []Function {
 			Objects: []ObjectGrant{
 				// evidence.get: a body kept as an object (reads only).
 				{Bucket: BucketEvidence, Actions: []string{s3GetObject}},
-				// Verification against the locked copies (any version),
-				// and legal holds: the one role that may place or lift
-				// one. No retention change, no delete.
-				{Bucket: BucketRecords, Actions: []string{s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold}},
+				// Verification against the locked copies (any version);
+				// audit.export's daily run now (records, manifests,
+				// renewals: puts, as audit-export's); legal holds: the one
+				// role that may place or lift one. No retention change, no
+				// delete.
+				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold}},
 			},
 			Settings: []Setting{settingWebhookAllow(), settingSettingsURL(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries.

@@ -354,7 +354,7 @@ func TestRecordsBucket(t *testing.T) {
 
 	want := map[string][]string{
 		"audit-export": {s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions},
-		"admin":        {s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold},
+		"admin":        {s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold},
 	}
 	for _, f := range Functions() {
 		t.Run(f.Name, func(t *testing.T) {

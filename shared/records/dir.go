@@ -133,12 +133,17 @@ func (d Dir) Get(ctx context.Context, key string) (Object, error) {
 // List returns the keys under prefix, sorted, leaving out temporary files
 // and legal hold markers.
 func (d Dir) List(ctx context.Context, prefix string) ([]string, error) {
-	ls, err := d.ListWritten(ctx, prefix)
-	return listedKeys(ls), err
+	ls, err := d.ListLocked(ctx, prefix)
+	keys := make([]string, len(ls))
+	for i, l := range ls {
+		keys[i] = l.Key
+	}
+	return keys, err
 }
 
-// ListWritten is List with each file's modification time.
-func (d Dir) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
+// ListLocked is List with each file's modification time (a file holds one
+// version: never a foreign one).
+func (d Dir) ListLocked(ctx context.Context, prefix string) ([]Locked, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -153,7 +158,7 @@ func (d Dir) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		dir = filepath.Join(d.Root, filepath.FromSlash(prefix[:i]))
 	}
-	var out []Listed
+	var out []Locked
 	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) && path == dir {
 			return fs.SkipAll // nothing was ever written there
@@ -170,7 +175,7 @@ func (d Dir) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, Listed{Key: key, Written: info.ModTime()})
+			out = append(out, Locked{Key: key, Written: info.ModTime()})
 		}
 		return nil
 	})
@@ -179,7 +184,7 @@ func (d Dir) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 	}
 	// Byte order, as S3 lists: a walk goes folder by folder ("a/b" before
 	// "a-c").
-	slices.SortFunc(out, func(a, b Listed) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b Locked) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
 }
 

@@ -79,19 +79,14 @@ type Object struct {
 	LegalHold   bool      // its legal hold
 }
 
-// Listed is a key as a listing shows it: when its newest version was
-// written, which dates its lock.
-type Listed struct {
+// Locked is a key as renewal sees it: when the newest version holding the
+// record's bytes (its first version's) was written, which dates the lock
+// that keeps them, and how many versions hold other bytes (a rewrite in
+// the bucket, which renewal does not take for its own).
+type Locked struct {
 	Key     string
 	Written time.Time
-}
-
-func listedKeys(ls []Listed) []string {
-	keys := make([]string, len(ls))
-	for i, l := range ls {
-		keys[i] = l.Key
-	}
-	return keys
+	Foreign int
 }
 
 // checkKey is blob's rule, so that both stores take the same keys.

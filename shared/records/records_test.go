@@ -23,7 +23,7 @@ type store interface {
 	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
 	SetLegalHold(ctx context.Context, key string, on bool) error
-	ListWritten(ctx context.Context, prefix string) ([]records.Listed, error)
+	ListLocked(ctx context.Context, prefix string) ([]records.Locked, error)
 	Renew(ctx context.Context, key string) (string, error)
 }
 
@@ -208,17 +208,17 @@ func contract(t *testing.T, fresh func(t *testing.T) store) {
 		if _, err := s.Put(ctx, key, []byte(`{"kept":true}`)); err != nil {
 			t.Fatal(err)
 		}
-		before, err := s.ListWritten(ctx, "exports/5/")
+		before, err := s.ListLocked(ctx, "exports/5/")
 		if err != nil || len(before) != 1 || before[0].Key != key || before[0].Written.IsZero() {
-			t.Fatalf("ListWritten = %+v, %v; want the record, dated", before, err)
+			t.Fatalf("ListLocked = %+v, %v; want the record, dated", before, err)
 		}
 		time.Sleep(1100 * time.Millisecond) // S3 dates to the second
 		if sum, err := s.Renew(ctx, key); err != nil || sum != hexSum([]byte(`{"kept":true}`)) {
 			t.Fatalf("Renew = %s, %v; want the record's SHA-256", sum, err)
 		}
-		after, err := s.ListWritten(ctx, "exports/5/")
-		if err != nil || len(after) != 1 || !after[0].Written.After(before[0].Written) {
-			t.Errorf("ListWritten after a renewal = %+v, %v; want the record dated after %s", after, err, before[0].Written)
+		after, err := s.ListLocked(ctx, "exports/5/")
+		if err != nil || len(after) != 1 || !after[0].Written.After(before[0].Written) || after[0].Foreign != 0 {
+			t.Errorf("ListLocked after a renewal = %+v, %v; want the record dated after %s", after, err, before[0].Written)
 		}
 		got, err := s.Get(ctx, key)
 		if err != nil || string(got.Body) != `{"kept":true}` || len(got.Rewritten) != 0 {

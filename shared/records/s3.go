@@ -143,13 +143,6 @@ func (r S3) Get(ctx context.Context, key string) (Object, error) {
 // sorted: a key hidden by a delete marker is not listed, though Get still
 // reads it.
 func (r S3) List(ctx context.Context, prefix string) ([]string, error) {
-	ls, err := r.ListWritten(ctx, prefix)
-	return listedKeys(ls), err
-}
-
-// ListWritten is List with the time each key's current version was
-// written.
-func (r S3) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -158,18 +151,88 @@ func (r S3) ListWritten(ctx context.Context, prefix string) ([]Listed, error) {
 		Prefix:  aws.String(prefix),
 		MaxKeys: r.maxKeys(),
 	})
-	var out []Listed
+	var keys []string
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("records: list %s: %w", r.url(prefix), err)
 		}
 		for _, o := range page.Contents {
-			out = append(out, Listed{Key: aws.ToString(o.Key), Written: aws.ToTime(o.LastModified)})
+			keys = append(keys, aws.ToString(o.Key))
 		}
 	}
-	slices.SortFunc(out, func(a, b Listed) int { return strings.Compare(a.Key, b.Key) })
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// ListLocked is every key under prefix with a version, a key a delete
+// marker hides included, dated by the newest version holding its first
+// version's bytes: so a rewrite on top (other bytes, written to keep the
+// record's renewal from falling due) neither dates it nor goes unseen. One
+// listing of the versions; for a key with several, the SHA-256 of the
+// first and of the newest ones, back to one with the record's bytes.
+func (r S3) ListLocked(ctx context.Context, prefix string) ([]Locked, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	p := s3.NewListObjectVersionsPaginator(r.Client, &s3.ListObjectVersionsInput{
+		Bucket:  aws.String(r.Bucket),
+		Prefix:  aws.String(prefix),
+		MaxKeys: r.maxKeys(),
+	})
+	byKey := map[string][]types.ObjectVersion{}
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("records: versions under %s: %w", r.url(prefix), err)
+		}
+		for _, v := range page.Versions {
+			byKey[aws.ToString(v.Key)] = append(byKey[aws.ToString(v.Key)], v)
+		}
+	}
+	out := make([]Locked, 0, len(byKey))
+	for key, vs := range byKey {
+		sort.SliceStable(vs, func(i, j int) bool { return aws.ToTime(vs[i].LastModified).Before(aws.ToTime(vs[j].LastModified)) })
+		l, err := r.locked(ctx, key, vs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b Locked) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
+}
+
+// locked dates a key by its versions, oldest first.
+func (r S3) locked(ctx context.Context, key string, vs []types.ObjectVersion) (Locked, error) {
+	l := Locked{Key: key, Written: aws.ToTime(vs[len(vs)-1].LastModified)}
+	if len(vs) == 1 {
+		return l, nil
+	}
+	sum := func(v types.ObjectVersion) (string, error) {
+		head, err := r.head(ctx, key, aws.ToString(v.VersionId))
+		if err != nil {
+			return "", err
+		}
+		return r.sha256Of(ctx, key, aws.ToString(v.VersionId), head)
+	}
+	record, err := sum(vs[0])
+	if err != nil {
+		return l, err
+	}
+	for i := len(vs) - 1; i > 0; i-- {
+		s, err := sum(vs[i])
+		if err != nil {
+			return l, err
+		}
+		if s == record {
+			l.Written = aws.ToTime(vs[i].LastModified)
+			return l, nil
+		}
+		l.Foreign++
+	}
+	l.Written = aws.ToTime(vs[0].LastModified)
+	return l, nil
 }
 
 // Renew writes the record's first version again as the key's newest

@@ -253,6 +253,39 @@ func TestS3(t *testing.T) {
 		}
 	})
 
+	t.Run("renewal dates a record by its own bytes", func(t *testing.T) {
+		// Other bytes written on top (to keep the record's renewal from
+		// falling due), or a delete marker, neither date nor hide it.
+		s := fresh(t)
+		key := "exports/1/kept.json"
+		if _, err := s.Put(ctx, key, first); err != nil {
+			t.Fatal(err)
+		}
+		put, err := s.ListLocked(ctx, "exports/1/")
+		if err != nil || len(put) != 1 {
+			t.Fatalf("ListLocked = %+v, %v", put, err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		rawPut(t, s, key, other, types.ChecksumAlgorithmSha256)
+		if _, err := client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ListLocked(ctx, "exports/1/")
+		if err != nil || len(got) != 1 || !got[0].Written.Equal(put[0].Written) || got[0].Foreign != 1 {
+			t.Fatalf("ListLocked after a rewrite and a delete = %+v, %v; want the record dated %s, one foreign version", got, err, put[0].Written)
+		}
+		if _, err := s.Renew(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.ListLocked(ctx, "exports/1/")
+		if err != nil || len(got) != 1 || !got[0].Written.After(put[0].Written) || got[0].Foreign != 1 {
+			t.Errorf("ListLocked after the renewal = %+v, %v; want it dated anew", got, err)
+		}
+		if obj, err := s.Get(ctx, key); err != nil || string(obj.Body) != string(first) || len(obj.Rewritten) != 1 {
+			t.Errorf("Get = %q, rewritten %v, %v; want the record, the rewrite named", obj.Body, obj.Rewritten, err)
+		}
+	})
+
 	t.Run("the legal hold is every version's", func(t *testing.T) {
 		// The record, its renewals and any bytes written over it: while a
 		// hold stands nothing under the key may go.

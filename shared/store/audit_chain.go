@@ -37,6 +37,17 @@ type auditChainFields struct {
 	Seq          int64  `dynamo:"seq,omitempty"`
 	PrevHash     string `dynamo:"prev_hash,omitempty"`
 	Hash         string `dynamo:"hash,omitempty"`
+	// The chain's retention (retention.go), outside the hash: a record
+	// takes the head's when it is appended, so what is written after the
+	// relationship ended is dated (or held) with the rest at once.
+	retainedFields
+}
+
+// retainedFields are an item's expiry (TTL) and the one a legal hold keeps
+// aside (0: none yet).
+type retainedFields struct {
+	ExpiresAt     int64  `dynamo:"expires_at,omitempty"`
+	HeldExpiresAt *int64 `dynamo:"held_expires_at,omitempty"`
 }
 
 // auditHeadItem is a chain's head: its last record's seq and hash.
@@ -48,6 +59,9 @@ type auditHeadItem struct {
 	Hash         string `dynamo:"hash"`
 	LastActionID string `dynamo:"last_action_id"`
 	At           string `dynamo:"at"`
+	// Kept across appends (each rewrites the head whole), and given to
+	// each record appended.
+	retainedFields
 }
 
 func headKey(entityID int64) string { return fmt.Sprintf("%s%d", headPrefix, entityID) }
@@ -98,6 +112,7 @@ func (s *Store) auditTx(ctx context.Context, a domain.AuditRecord, build func(tx
 		link := it.chainLink()
 		next := auditchain.Next(head.head(), &link)
 		it.ChainVersion, it.Seq, it.PrevHash, it.Hash = link.Version, link.Seq, link.PrevHash, link.Hash
+		it.retainedFields = head.retainedFields
 		nextHead := head
 		nextHead.Seq, nextHead.Hash, nextHead.LastActionID, nextHead.At = next.Seq, next.Hash, next.ActionID, it.At
 

@@ -4,10 +4,12 @@ import "github.com/evs-kyb/evs/shared/domain"
 
 // checkItem is a check as the checks table stores it.
 type checkItem struct {
-	AccountID          int64          `dynamo:"account_id,hash"`
-	CheckID            int64          `dynamo:"check_id,range"`
-	EntityID           int64          `dynamo:"entity_id"`
-	EntityKey          string         `dynamo:"entity_key"` // the by_entity index's partition key
+	AccountID int64  `dynamo:"account_id,hash"`
+	CheckID   int64  `dynamo:"check_id,range"`
+	EntityID  int64  `dynamo:"entity_id"`
+	EntityKey string `dynamo:"entity_key"` // the by_entity index's partition key
+	// Its TTL once its entity's relationship ended (retention.go).
+	retainedFields
 	ReviewID           *int64         `dynamo:"review_id,omitempty"`
 	CheckType          string         `dynamo:"check_type"`
 	ProviderKey        string         `dynamo:"provider_key"`

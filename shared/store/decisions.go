@@ -75,7 +75,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		if u := s.dossierUpdate(d); u != nil {
 			tx.Update(u)
 		}
-		s.addEvidencePuts(tx, d.NewChecks)
+		s.addEvidencePuts(tx, d.NewChecks, retainedFields{}) // dated after, with the rest (decisions.expireEntity)
 		s.addQueueCounts(tx, d.Audit.AccountID, counts)
 	})
 	switch {

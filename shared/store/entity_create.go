@@ -161,7 +161,7 @@ func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, r
 		tx.Update(s.completeIdempotent(e.AccountID, a.Key, a.RequestHash, a.Status, string(body)))
 	}
 	// Then the providers' answers, kept with their checks.
-	s.addEvidencePuts(tx, checks)
+	s.addEvidencePuts(tx, checks, retainedFields{})
 	// Last: the reviews counted in the queue.
 	s.addQueueCounts(tx, e.AccountID, createdDelta(reviews))
 	return tx, nil

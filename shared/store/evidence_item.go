@@ -20,9 +20,9 @@ type evidenceItem struct {
 	Size       int    `dynamo:"size"`
 	Body       []byte `dynamo:"body,allowempty"`
 	BodyKey    string `dynamo:"body_key,omitempty"`
-	// ExpiresAt is the TTL (Unix seconds): none while the relationship
-	// lasts; the end of its retention once it ended (ExpireEvidence).
-	ExpiresAt int64 `dynamo:"expires_at,omitempty"`
+	// The TTL (Unix seconds): none while the relationship lasts; the end
+	// of its retention once it ended (retention.go).
+	retainedFields
 }
 
 func newEvidenceItem(e domain.Evidence) evidenceItem {

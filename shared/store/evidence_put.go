@@ -18,7 +18,7 @@ import (
 // 4 MB. Evidence is never overwritten: a put for a check that has some fails
 // the transaction (a provider's later answer is a check of its own,
 // ApplyScreening).
-func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
+func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check, dated retainedFields) {
 	for _, c := range checks {
 		ev := c.Evidence
 		if ev == nil || !ev.Stored {
@@ -26,6 +26,8 @@ func (s *Store) addEvidencePuts(tx *dynamo.WriteTx, checks []domain.Check) {
 		}
 		e := *ev
 		e.AccountID, e.CheckID = c.AccountID, c.ID
-		tx.Put(s.table(schema.Evidence).Put(newEvidenceItem(e)).If("attribute_not_exists(check_id)"))
+		it := newEvidenceItem(e)
+		it.retainedFields = dated
+		tx.Put(s.table(schema.Evidence).Put(it).If("attribute_not_exists(check_id)"))
 	}
 }

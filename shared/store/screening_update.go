@@ -36,6 +36,12 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	}
 	at := fmtTime(u.At)
 	c, e := u.Check, u.Entity
+	// An answer after the relationship ended: what it writes anew is dated
+	// with the rest of the entity at once.
+	dated, err := s.datedAsEntity(ctx, e)
+	if err != nil {
+		return false, err
+	}
 	entityUpdate := nextDossierRev(setUpdatedAt(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID), at)).
 		Set("sanctions_status", string(u.SanctionsStatus)).
 		If("updated_at = ?", fmtTime(e.UpdatedAt))
@@ -48,7 +54,9 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix()))
 	evidenceOf := c
 	if n := u.New; n != nil {
-		tx.Put(s.table(schema.Checks).Put(newCheckItem(*n)).If("attribute_not_exists(check_id)"))
+		ci := newCheckItem(*n)
+		ci.retainedFields = dated
+		tx.Put(s.table(schema.Checks).Put(ci).If("attribute_not_exists(check_id)"))
 		entityUpdate.Add("checks_count", 1)
 		evidenceOf = *n
 	} else {
@@ -63,7 +71,7 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	tx.Update(entityUpdate)
 	// A replayed webhook (its receipt seen) writes none.
 	if u.Evidence != nil {
-		s.addEvidencePuts(tx, []domain.Check{{AccountID: evidenceOf.AccountID, ID: evidenceOf.ID, Evidence: u.Evidence}})
+		s.addEvidencePuts(tx, []domain.Check{{AccountID: evidenceOf.AccountID, ID: evidenceOf.ID, Evidence: u.Evidence}}, dated)
 	}
 	err = tx.Run(ctx)
 	switch {
