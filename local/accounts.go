@@ -146,7 +146,11 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 	id := c.fs.String("id", "", "revoke, rotate: the key's id (key_…, from key list)")
 	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -179,9 +183,7 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
 		}
-		for _, k := range out.APIKeys {
-			printLine(k)
-		}
+		return printList(lf, out.APIKeys, keyColumns)
 	case "revoke", "rotate":
 		if *id == "" {
 			return usageError{"key " + sub + ": --id or --key is required"}
@@ -208,7 +210,11 @@ func cmdOperator(ctx context.Context, sub string, args []string) error {
 	id := idFlag(c.fs, "id", "update, disable: the operator's id")
 	name := c.fs.String("name", "", "create, update: the operator's name")
 	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions(), ","))
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -248,9 +254,7 @@ func cmdOperator(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
 		}
-		for _, o := range out.Operators {
-			printLine(o)
-		}
+		return printList(lf, out.Operators, operatorColumns)
 	case "update", "disable":
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
@@ -260,6 +264,26 @@ func cmdOperator(ctx context.Context, sub string, args []string) error {
 		return usageError{fmt.Sprintf("unknown command %q", "operator "+sub)}
 	}
 	return nil
+}
+
+// keyColumns and operatorColumns are key list's and operator list's
+// tables.
+var keyColumns = []column[admin.KeyView]{
+	{"ID", func(k admin.KeyView) string { return k.ID }},
+	{"PREFIX", func(k admin.KeyView) string { return k.Prefix }},
+	{"ACTIVE", func(k admin.KeyView) string { return yesNo(k.Active) }},
+	{"CREATED", func(k admin.KeyView) string { return k.CreatedAt }},
+	{"REVOKED", func(k admin.KeyView) string { return optCell(k.RevokedAt) }},
+	{"PERMISSIONS", func(k admin.KeyView) string { return strings.Join(k.Permissions, ",") }},
+	{"DESCRIPTION", func(k admin.KeyView) string { return short(k.Description) }},
+}
+
+var operatorColumns = []column[admin.OperatorView]{
+	{"ID", func(o admin.OperatorView) string { return idCell(o.ID) }},
+	{"NAME", func(o admin.OperatorView) string { return short(o.Name) }},
+	{"ACTIVE", func(o admin.OperatorView) string { return yesNo(o.Active) }},
+	{"CREATED", func(o admin.OperatorView) string { return o.CreatedAt }},
+	{"PERMISSIONS", func(o admin.OperatorView) string { return strings.Join(o.Permissions, ",") }},
 }
 
 // createAccount opens an account with its countries through the admin

@@ -194,7 +194,11 @@ func cmdAudit(ctx context.Context, args []string) error {
 	limit := limitFlag(c.fs, "limit", 100, "without --entity: at most this many records")
 	verify := c.fs.Bool("verify", false, "check the entity's (or the account's own) audit hash chain against its head and latest export")
 	dossierOf := c.fs.String("dossier", "", "print the dossier (Markdown) the decision with this action id was taken on, and check its hash")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check("audit", !*verify && *dossierOf == ""); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -220,10 +224,26 @@ func cmdAudit(ctx context.Context, args []string) error {
 	if err := c.send(ctx, doc, &out); err != nil {
 		return err
 	}
-	for _, a := range out.Audit {
-		printLine(a)
-	}
-	return nil
+	return printList(lf, out.Audit, auditColumns)
+}
+
+// auditColumns are audit's table: when, what, who, on what, why.
+var auditColumns = []column[admin.AuditView]{
+	{"AT", func(a admin.AuditView) string { return a.At }},
+	{"ACTION", func(a admin.AuditView) string { return string(a.Action) }},
+	{"BY", func(a admin.AuditView) string {
+		if a.OperatorID == 0 {
+			return short(a.Actor)
+		}
+		if a.OperatorName == "" {
+			return idCell(a.OperatorID)
+		}
+		return fmt.Sprintf("%s (%d)", short(a.OperatorName), a.OperatorID)
+	}},
+	{"ENTITY", func(a admin.AuditView) string { return idCell(a.EntityID) }},
+	{"REVIEW", func(a admin.AuditView) string { return optIDCell(a.ReviewID) }},
+	{"REASON", func(a admin.AuditView) string { return short(a.Reason) }},
+	{"ACTION ID", func(a admin.AuditView) string { return a.ActionID }},
 }
 
 // auditVerify prints every record verified (one JSON line each, in chain

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
@@ -28,9 +27,19 @@ func tablePrefix() string {
 	return "evs-local-"
 }
 
-// open starts what is missing of the local stack and creates the tables.
+// open starts what is missing of the local stack and creates the tables,
+// for a command that answers and exits: at a terminal it logs warnings and
+// errors only (cliLogLevel).
 func open(ctx context.Context) (*env, error) {
-	log := logging.New(os.Stderr, os.Getenv("LOG_LEVEL"))
+	return openLogging(ctx, cliLogger(os.Stderr, false))
+}
+
+// openServer is open for a server (up, stage-api), which logs from info up.
+func openServer(ctx context.Context) (*env, error) {
+	return openLogging(ctx, cliLogger(os.Stderr, true))
+}
+
+func openLogging(ctx context.Context, log *slog.Logger) (*env, error) {
 	slog.SetDefault(log)
 	if err := devstack.Ensure(ctx); err != nil {
 		return nil, err

@@ -17,7 +17,11 @@ func cmdLegalHold(ctx context.Context, sub string, args []string) error {
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	entity := idFlag(c.fs, "entity", "set, release: the entity held (required)")
 	reason := c.fs.String("reason", "", "set, release: why (required; audited)")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -34,10 +38,7 @@ func cmdLegalHold(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, map[string]any{"command": "legal_hold.list", "account_id": acct}, &out); err != nil {
 			return err
 		}
-		for _, h := range out.Holds {
-			printLine(h)
-		}
-		return nil
+		return printList(lf, out.Holds, legalHoldColumns)
 	}
 	if *entity == 0 || *reason == "" {
 		return usageError{"legal-hold " + sub + ": --entity and --reason are required"}
@@ -51,4 +52,12 @@ func cmdLegalHold(ctx context.Context, sub string, args []string) error {
 	}
 	printLine(out.Hold)
 	return nil
+}
+
+// legalHoldColumns are legal-hold list's table.
+var legalHoldColumns = []column[admin.LegalHoldView]{
+	{"ENTITY", func(h admin.LegalHoldView) string { return idCell(h.EntityID) }},
+	{"SET", func(h admin.LegalHoldView) string { return h.SetAt }},
+	{"BY", func(h admin.LegalHoldView) string { return short(h.SetBy) }},
+	{"REASON", func(h admin.LegalHoldView) string { return short(h.Reason) }},
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
+	"strconv"
 
 	"github.com/evs-kyb/evs/shared/admin"
 )
@@ -20,7 +19,11 @@ func cmdPasskey(ctx context.Context, sub string, args []string) error {
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	operator := idFlag(c.fs, "operator", "the operator whose passkeys (required)")
 	credential := c.fs.String("credential", "", "revoke: the passkey's credential id, as list prints it")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	if *operator == 0 {
@@ -41,13 +44,7 @@ func cmdPasskey(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
 		}
-		enc := json.NewEncoder(os.Stdout)
-		for _, p := range out.Passkeys {
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printList(lf, out.Passkeys, passkeyColumns)
 	}
 	if *credential == "" {
 		return usageError{"passkey revoke: --credential is required"}
@@ -59,4 +56,14 @@ func cmdPasskey(ctx context.Context, sub string, args []string) error {
 	}
 	fmt.Printf("revoked passkey %s of operator %d\n", *credential, *operator)
 	return nil
+}
+
+// passkeyColumns are passkey list's table.
+var passkeyColumns = []column[admin.PasskeyView]{
+	{"CREDENTIAL", func(p admin.PasskeyView) string { return p.CredentialID }},
+	{"NAME", func(p admin.PasskeyView) string { return short(p.Name) }},
+	{"CREATED", func(p admin.PasskeyView) string { return p.CreatedAt }},
+	{"LAST USED", func(p admin.PasskeyView) string { return optCell(p.LastUsedAt) }},
+	{"SIGNS", func(p admin.PasskeyView) string { return strconv.FormatUint(uint64(p.SignCount), 10) }},
+	{"BACKED UP", func(p admin.PasskeyView) string { return yesNo(p.BackedUp) }},
 }

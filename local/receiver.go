@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/webhooks/receiver"
 )
 
@@ -65,7 +64,7 @@ func runReceiver(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError{"receiver: --port (1-65535) and at least one --secret are required"}
 	}
 
-	log := logging.New(stderr, os.Getenv("LOG_LEVEL"))
+	log := cliLogger(stderr, true)
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
 	if err != nil {
 		return fmt.Errorf("receiver: listen: %w", err)

@@ -308,7 +308,7 @@ func cmdStageAPI(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	e, err := open(ctx)
+	e, err := openServer(ctx)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,11 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	id := idFlag(c.fs, "id", "endpoint id")
 	active := c.fs.String("active", "", "update: true or false")
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old secret keeps signing (default 24h)")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	if sub != "create" && sub != "list" && *id == 0 {
@@ -117,9 +121,7 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
 		}
-		for _, ep := range out.Endpoints {
-			printLine(ep)
-		}
+		return printList(lf, out.Endpoints, endpointColumns)
 	case "get", "update":
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
@@ -144,6 +146,41 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 		return usageError{fmt.Sprintf("unknown command %q", "endpoint "+sub)}
 	}
 	return nil
+}
+
+// endpointColumns and deliveryColumns are endpoint list's and deliveries
+// list's tables.
+var endpointColumns = []column[admin.EndpointView]{
+	{"ID", func(ep admin.EndpointView) string { return idCell(ep.ID) }},
+	{"URL", func(ep admin.EndpointView) string { return ep.URL }},
+	{"ACTIVE", func(ep admin.EndpointView) string { return yesNo(ep.Active) }},
+	{"EVENTS", func(ep admin.EndpointView) string {
+		var names []string
+		for _, e := range ep.Events {
+			names = append(names, string(e))
+		}
+		return strings.Join(names, ",")
+	}},
+	{"UPDATED", func(ep admin.EndpointView) string { return ep.UpdatedAt }},
+	{"DESCRIPTION", func(ep admin.EndpointView) string { return short(ep.Description) }},
+}
+
+var deliveryColumns = []column[admin.DeliveryView]{
+	{"CREATED", func(d admin.DeliveryView) string { return d.CreatedAt }},
+	{"ID", func(d admin.DeliveryView) string { return d.ID }},
+	{"ATTEMPT", func(d admin.DeliveryView) string { return strconv.Itoa(d.Attempt) }},
+	{"ENDPOINT", func(d admin.DeliveryView) string { return idCell(d.EndpointID) }},
+	{"EVENT", func(d admin.DeliveryView) string { return d.EventType }},
+	{"REVIEW", func(d admin.DeliveryView) string { return idCell(d.ReviewID) }},
+	{"STATUS", func(d admin.DeliveryView) string { return d.Status }},
+	{"HTTP", func(d admin.DeliveryView) string {
+		if d.ResponseStatus == 0 {
+			return ""
+		}
+		return strconv.Itoa(d.ResponseStatus)
+	}},
+	{"MS", func(d admin.DeliveryView) string { return strconv.FormatInt(d.DurationMS, 10) }},
+	{"ERROR", func(d admin.DeliveryView) string { return short(d.Error) }},
 }
 
 func eventNames() []string {
@@ -180,7 +217,11 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 	id := c.fs.String("id", "", "get, redeliver: the delivery (any of its attempts)")
 	reason := c.fs.String("reason", "redelivered from the command line", "redeliver: why")
 	actionID := c.fs.String("action-id", "", "redeliver: the action's id; repeating one redelivers once (default: a fresh one)")
+	lf := addListFlags(c.fs)
 	if err := parseFlags(c.fs, args); err != nil {
+		return err
+	}
+	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -220,9 +261,7 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 		if err := c.send(ctx, doc, &out); err != nil {
 			return err
 		}
-		for _, d := range out.Deliveries {
-			printLine(d)
-		}
+		return printList(lf, out.Deliveries, deliveryColumns)
 	case "get", "redeliver":
 		if *id == "" {
 			return usageError{"deliveries " + sub + ": --id is required"}

@@ -13,14 +13,28 @@ import (
 // New returns a JSON logger writing to w (os.Stderr when nil), at the level
 // named by LOG_LEVEL-style text (debug, info, warn, error; info by default).
 func New(w io.Writer, level string) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(orStderr(w), options(level)))
+}
+
+// NewText is New for a person at a terminal: the same records as slog's
+// text lines (time=… level=WARN msg=… key=value) rather than JSON.
+func NewText(w io.Writer, level string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(orStderr(w), options(level)))
+}
+
+func orStderr(w io.Writer) io.Writer {
 	if w == nil {
-		w = os.Stderr
+		return os.Stderr
 	}
+	return w
+}
+
+func options(level string) *slog.HandlerOptions {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return &slog.HandlerOptions{Level: l}
 }
 
 type ctxKey struct{}
