@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -13,26 +11,12 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/gateway"
-	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/local/sim"
-	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
-
-// demoState is what `up` remembers between runs (git-ignored), so a second
-// run reuses the demo account and key instead of seeding again.
-type demoState struct {
-	TablePrefix string `json:"table_prefix"`
-	AccountID   int64  `json:"account_id"`
-	Key         string `json:"key"`
-	// OperatorID is the demo operator, who signs in to the settings area.
-	OperatorID int64 `json:"operator_id"`
-}
 
 func cmdUp(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
@@ -46,7 +30,7 @@ func cmdUp(ctx context.Context, args []string) error {
 	if *seedMode != "demo" && *seedMode != "none" {
 		return usageError{"up: --seed must be demo or none"}
 	}
-	e, err := open(ctx)
+	e, err := openServer(ctx)
 	if err != nil {
 		return err
 	}
@@ -115,15 +99,9 @@ func cmdUp(ctx context.Context, args []string) error {
 	consoleBase := "http://localhost:" + *port
 	fmt.Printf("Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
 	if demo != nil {
-		enrol, err := enrolmentLink(ctx, e, demo, consoleBase)
-		if err != nil {
+		if err := printDemo(ctx, e, demo, base, consoleBase); err != nil {
 			return err
 		}
-		fmt.Printf("Console:  %s%s/ — the Demo Operator (operator %d) enrols a passkey here, once, within 15 minutes:\n", consoleBase, deploy.ConsolePath, demo.OperatorID)
-		fmt.Printf("          %s\n", enrol)
-		fmt.Printf("          a new link: go run ./local portal link --operator %d\n", demo.OperatorID)
-		fmt.Printf("Demo key: %s\n", demo.Key)
-		fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, base)
 	}
 	allow, err := localAllowList()
 	if err != nil {
@@ -160,77 +138,6 @@ func cmdUp(ctx context.Context, args []string) error {
 	}
 }
 
-// ensureDemo reuses the demo account when its key still works against these
-// tables, and otherwise creates it: an account with Saudi Arabia and the UAE
-// enabled, the demo entities, and a key with every permission.
-func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
-	path, err := demoStatePath()
-	if err != nil {
-		return nil, err
-	}
-	if st, err := readDemoState(path); err == nil && st.TablePrefix == tablePrefix() {
-		p, err := (&auth.Authorizer{Keys: e.store, Clock: domain.SystemClock}).Authenticate(ctx, "Bearer "+st.Key)
-		if err == nil && p.AccountID == st.AccountID {
-			e.log.Info("reusing demo account", "account_id", st.AccountID)
-			if st.OperatorID == 0 { // a state written before the settings area
-				if st.OperatorID, err = demoOperator(ctx, e, st.AccountID); err != nil {
-					return nil, err
-				}
-				return st, writeDemoState(path, st)
-			}
-			return st, nil
-		}
-	}
-	acct, err := createAccount(ctx, e, "Demo Merchants", []string{"SA", "AE"})
-	if err != nil {
-		return nil, err
-	}
-	// The demo accepts declared decisions, so `go run ./local decide` works
-	// as written; a real account signs every decision in the console.
-	if err := e.store.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
-		return nil, fmt.Errorf("demo account settings: %w", err)
-	}
-	start := time.Now()
-	if _, err := e.store.ImportEntities(ctx, acct.ID, seed.Demo(domain.Now(), n)); err != nil {
-		return nil, fmt.Errorf("seed demo data: %w", err)
-	}
-	e.log.Info("demo data seeded", "account_id", acct.ID, "entities", n, "ms", time.Since(start).Milliseconds())
-	key, err := createKey(ctx, e, acct.ID, domain.APIKeyPermissions())
-	if err != nil {
-		return nil, err
-	}
-	op, err := demoOperator(ctx, e, acct.ID)
-	if err != nil {
-		return nil, err
-	}
-	st := &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op}
-	if err := writeDemoState(path, st); err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
-// demoOperator adds the demo account's operator, with every permission.
-func demoOperator(ctx context.Context, e *env, accountID int64) (int64, error) {
-	op, err := e.store.CreateOperator(ctx, accountID, "Demo Operator", domain.OperatorPermissions(), domain.Now())
-	if err != nil {
-		return 0, fmt.Errorf("demo operator: %w", err)
-	}
-	return op.ID, nil
-}
-
-// enrolmentLink mints the Demo Operator's enrolment link to the console,
-// as an administrator's portal.link does: their first passkey is
-// registered there.
-func enrolmentLink(ctx context.Context, e *env, demo *demoState, base string) (string, error) {
-	p := &portal.Service{Store: e.store, Clock: domain.SystemClock}
-	l, err := p.Mint(ctx, domain.Actor{AccountID: demo.AccountID, Admin: "make local", ActionID: "up-console-" + randomID()}, demo.OperatorID)
-	if err != nil {
-		return "", fmt.Errorf("console enrolment link: %w", err)
-	}
-	return portal.LinkURL(base, l.Token)
-}
-
 // docsHTML is the API reference make docs builds (the Makefile's
 // DOCS_HTML), from the repository root; up serves it at /docs/.
 const docsHTML = "build/docs/index.html"
@@ -241,38 +148,6 @@ func docsFile() (string, error) {
 		return "", err
 	}
 	return filepath.Join(root, filepath.FromSlash(docsHTML)), nil
-}
-
-func demoStatePath() (string, error) {
-	root, err := devstack.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, ".local", "demo.json"), nil
-}
-
-func readDemoState(path string) (*demoState, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var st demoState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, err
-	}
-	if st.Key == "" || st.AccountID == 0 {
-		return nil, errors.New("incomplete demo state")
-	}
-	return &st, nil
-}
-
-func writeDemoState(path string, st *demoState) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	b, _ := json.MarshalIndent(st, "", "  ")
-	// The key is a secret: readable by its owner only.
-	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 func envDefault(k, def string) string {
