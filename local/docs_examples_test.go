@@ -1,0 +1,216 @@
+package main
+
+// The documents' examples, run as a reader runs them: every Markdown file
+// the project ships, its "sh" blocks in the order shown, in one shell per
+// document, against the whole system as make local runs it (up, with its
+// demo data), on the test's own tables, ports and folders. An example that
+// fails, or prints other than its "text output" block says, fails the
+// test, naming the document and line (local/mdexamples says how examples
+// are marked).
+//
+// What the runner changes of the text, and why: `go run ./local` runs the
+// command built once beforehand (the same package; building it for every
+// example would take minutes), and `.local/demo.env` is this system's own
+// (the reader's make local writes theirs there). Each document's shell
+// starts with the demo's names (`. .local/demo.env`: EVS_API, EVS_KEY, …)
+// already read, as a reader following the front page has them.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/local/mdexamples"
+	"github.com/evs-kyb/evs/shared/devstack"
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+)
+
+func TestDocsExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole local system")
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := shippedDocs(t, root)
+	parsed := map[string][]mdexamples.Example{}
+	for _, d := range docs {
+		b, err := os.ReadFile(filepath.Join(root, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parsed[d], err = mdexamples.Parse(string(b)); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+	}
+	sys := startDocsSystem(t, root)
+	for _, d := range docs {
+		t.Run(d, func(t *testing.T) { sys.run(t, d, parsed[d]) })
+	}
+}
+
+// shippedDocs are the Markdown files git tracks (test data aside), the
+// front page first: the others assume a reader who followed it.
+func shippedDocs(t *testing.T, root string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "*.md").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	var docs []string
+	for _, d := range strings.Fields(string(out)) {
+		if !strings.Contains(d, "testdata/") && !strings.Contains(d, "node_modules/") {
+			docs = append(docs, d)
+		}
+	}
+	slices.SortStableFunc(docs, func(a, b string) int {
+		switch {
+		case a == "README.md":
+			return -1
+		case b == "README.md":
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return docs
+}
+
+// docsSystem is `go run ./local up` as make local runs it, built once, on
+// the test's own tables, ports and folders.
+type docsSystem struct {
+	root, bin, demoDir string
+	env                []string
+}
+
+func startDocsSystem(t *testing.T, root string) *docsSystem {
+	t.Helper()
+	devstacktest.Stack(t)
+	dir := t.TempDir()
+	s := &docsSystem{root: root, bin: filepath.Join(dir, "evs"), demoDir: filepath.Join(dir, "demo")}
+	build := exec.Command("go", "build", "-o", s.bin, "./local")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./local: %v\n%s", err, out)
+	}
+	port := strconv.Itoa(freePort(t))
+	s.env = append(devstack.EnvWithout(os.Environ(), append(devstack.PersonalVars(), "PORT", "SIM_PORT", "EVS_TABLE_PREFIX", "LOG_LEVEL")...),
+		"DYNAMODB_ENDPOINT="+devstack.DynamoDBEndpoint(), "SQS_ENDPOINT="+devstack.SQSEndpoint(),
+		"EVS_TABLE_PREFIX=evs-docs-"+strconv.FormatInt(time.Now().UnixNano()%1e9, 36)+"-",
+		"PORT="+port, "SIM_PORT="+strconv.Itoa(freePort(t)),
+		"EVS_DEMO_DIR="+s.demoDir, "EVS_RECORDS_DIR="+filepath.Join(dir, "records"), "EVS_EVIDENCE_DIR="+filepath.Join(dir, "evidence"),
+		"EVS_CLI="+s.bin)
+	ctx, cancel := context.WithCancel(context.Background())
+	up := exec.CommandContext(ctx, s.bin, "up")
+	up.Dir, up.Env = root, s.env
+	log, err := os.Create(filepath.Join(dir, "up.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up.Stdout, up.Stderr = log, log
+	up.Cancel = func() error { return up.Process.Signal(os.Interrupt) }
+	up.WaitDelay = 10 * time.Second
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		up.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			t.Logf("up's output:\n%s", b)
+		}
+	})
+	waitUntil(t, "make local's system serving", func() bool {
+		if _, err := os.Stat(filepath.Join(s.demoDir, "demo.env")); err != nil {
+			return false
+		}
+		res, err := http.Get("http://127.0.0.1:" + port + "/api/v1/entities")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusUnauthorized
+	})
+	return s
+}
+
+// run runs a document's examples in one shell, each block's output kept
+// apart, then holds the outputs to what the document says.
+func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example) {
+	out := t.TempDir()
+	var script strings.Builder
+	script.WriteString("set -eEuo pipefail\n")
+	fmt.Fprintf(&script, ". %q\n", filepath.Join(s.demoDir, "demo.env"))
+	script.WriteString(`trap 'echo "the example at line $evs_line failed at: $BASH_COMMAND" >&2' ERR` + "\n")
+	ran := 0
+	for i, ex := range examples {
+		if ex.NoRun != "" {
+			continue
+		}
+		ran++
+		fmt.Fprintf(&script, "evs_line=%d\n{\n%s\n} >%q 2>%q\n", ex.Line, s.reader(ex.Code),
+			filepath.Join(out, fmt.Sprintf("%d.out", i)), filepath.Join(out, fmt.Sprintf("%d.err", i)))
+	}
+	if ran == 0 {
+		t.Skipf("%s shows no example to run", doc)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sh := exec.CommandContext(ctx, "bash", "-c", script.String())
+	sh.Dir, sh.Env = s.root, s.env
+	// Its own process group: what an example leaves running (a receiver
+	// started with &) ends with it.
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sh.Cancel = func() error { return syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) }
+	combined, err := sh.CombinedOutput()
+	if sh.Process != nil {
+		syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
+	}
+	for i, ex := range examples {
+		got, rerr := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.out", i)))
+		if errors.Is(rerr, fs.ErrNotExist) {
+			continue // not run, or not reached
+		}
+		if !ex.HasOutput {
+			continue
+		}
+		if ok, missing := mdexamples.Match(ex.Output, string(got)); !ok {
+			t.Errorf("%s:%d prints other than the document says; first line not found: %q\nit printed:\n%s", doc, ex.Line, missing, got)
+		}
+	}
+	if err != nil {
+		line := lastLine(string(combined))
+		stderr := ""
+		for i, ex := range examples {
+			if strings.Contains(line, fmt.Sprintf("line %d failed", ex.Line)) {
+				b, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.err", i)))
+				o, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.out", i)))
+				stderr = fmt.Sprintf("\nits output:\n%s\nits errors:\n%s", o, b)
+			}
+		}
+		t.Errorf("%s: %v: %s%s", doc, err, line, stderr)
+	}
+}
+
+// reader is an example's code as the runner runs it (see the top).
+func (s *docsSystem) reader(code string) string {
+	code = strings.ReplaceAll(code, "go run ./local", `"$EVS_CLI"`)
+	return strings.ReplaceAll(code, ".local/demo.env", filepath.Join(s.demoDir, "demo.env"))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
