@@ -11,6 +11,7 @@ import (
 
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -148,25 +149,56 @@ type demoPicks struct {
 	Review    domain.QueueEntry
 	HitReview domain.QueueEntry
 	HitMatch  string
+	// Other is the next open review of a clear screening, for the area
+	// READMEs' examples (the front page decides Review).
+	Other domain.QueueEntry
+	// ScreeningRef is the provider's reference of Review's entity's
+	// newest screening: what a screening webhook names.
+	ScreeningRef string
 }
 
 func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, error) {
 	var p demoPicks
-	first := func(s domain.SanctionsStatus) (domain.QueueEntry, error) {
-		q, err := e.store.QueuePage(ctx, domain.QueueQuery{AccountID: accountID, Limit: 1, Status: domain.ReviewOpen, Sanctions: s})
-		for err == nil && len(q.Entries) == 0 && q.Next != "" {
-			q, err = e.store.QueuePage(ctx, domain.QueueQuery{AccountID: accountID, Limit: 1, Status: domain.ReviewOpen, Sanctions: s, After: q.Next})
+	// first is the n-th (0, 1) oldest open review of the sanctions status.
+	first := func(s domain.SanctionsStatus, n int) (domain.QueueEntry, error) {
+		var got []domain.QueueEntry
+		q := domain.QueueQuery{AccountID: accountID, Limit: 2, Status: domain.ReviewOpen, Sanctions: s}
+		for {
+			page, err := e.store.QueuePage(ctx, q)
+			if err != nil {
+				return domain.QueueEntry{}, err
+			}
+			got = append(got, page.Entries...)
+			if len(got) > n || page.Next == "" {
+				break
+			}
+			q.After = page.Next
 		}
-		if err != nil || len(q.Entries) == 0 {
-			return domain.QueueEntry{}, err
+		if len(got) <= n {
+			return domain.QueueEntry{}, nil
 		}
-		return q.Entries[0], nil
+		return got[n], nil
 	}
 	var err error
-	if p.Review, err = first(domain.SanctionsClear); err != nil {
+	if p.Review, err = first(domain.SanctionsClear, 0); err != nil {
 		return p, fmt.Errorf("demo: an open review: %w", err)
 	}
-	if p.HitReview, err = first(domain.SanctionsHit); err != nil || p.HitReview.Review.ID == 0 {
+	if p.Other, err = first(domain.SanctionsClear, 1); err != nil {
+		return p, fmt.Errorf("demo: another open review: %w", err)
+	}
+	if p.Review.Review.ID != 0 {
+		d, err := e.store.EntityDetail(ctx, accountID, p.Review.Review.EntityID)
+		if err != nil {
+			return p, fmt.Errorf("demo: the review's entity: %w", err)
+		}
+		for _, c := range d.Checks { // newest first
+			if c.Type == domain.CheckOrganizationScreening {
+				p.ScreeningRef = checks.ScreeningReference(accountID, c.ID)
+				break
+			}
+		}
+	}
+	if p.HitReview, err = first(domain.SanctionsHit, 0); err != nil || p.HitReview.Review.ID == 0 {
 		return p, err
 	}
 	d, err := e.store.EntityDetail(ctx, accountID, p.HitReview.Review.EntityID)
@@ -178,10 +210,9 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 }
 
 // firstMatch is the id of the first match of the newest screening that
-// reported one ("" when none did).
+// reported one ("" when none did); checks come newest first.
 func firstMatch(checks []domain.Check) string {
-	for i := len(checks) - 1; i >= 0; i-- {
-		c := checks[i]
+	for _, c := range checks {
 		if c.Type != domain.CheckOrganizationScreening {
 			continue
 		}
@@ -214,6 +245,7 @@ func demoEnv(api string, demo *demoState, p demoPicks) string {
 		{"EVS_API", api}, {"EVS_KEY", demo.Key}, {"EVS_ACCOUNT", demo.AccountID}, {"EVS_OPERATOR", demo.OperatorID},
 		{"EVS_REVIEW", p.Review.Review.ID}, {"EVS_ENTITY", p.Review.Review.EntityID},
 		{"EVS_HIT_REVIEW", p.HitReview.Review.ID}, {"EVS_HIT_MATCH", p.HitMatch},
+		{"EVS_OTHER_REVIEW", p.Other.Review.ID}, {"EVS_OTHER_ENTITY", p.Other.Review.EntityID}, {"EVS_SCREENING_REF", p.ScreeningRef},
 	}
 	out := "# make local's demo, written at each start: . .local/demo.env\n"
 	for _, l := range lines {

@@ -65,7 +65,9 @@ func TestDocsExamples(t *testing.T) {
 // front page first: the others assume a reader who followed it.
 func shippedDocs(t *testing.T, root string) []string {
 	t.Helper()
-	out, err := exec.Command("git", "-C", root, "ls-files", "*.md").Output()
+	// Tracked and new alike (a document being written is checked before
+	// its first commit); ignored files are none of the project's.
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "*.md").Output()
 	if err != nil {
 		t.Fatalf("git ls-files: %v", err)
 	}
@@ -153,7 +155,9 @@ func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example
 	var script strings.Builder
 	script.WriteString("set -eEuo pipefail\n")
 	fmt.Fprintf(&script, ". %q\n", filepath.Join(s.demoDir, "demo.env"))
-	script.WriteString(`trap 'echo "the example at line $evs_line failed at: $BASH_COMMAND" >&2' ERR` + "\n")
+	// The trap speaks on the script's own stderr (3): each block's is its file.
+	script.WriteString("exec 3>&2\n")
+	script.WriteString(`trap 'echo "the example at line $evs_line failed at: $BASH_COMMAND" >&3' ERR` + "\n")
 	ran := 0
 	for i, ex := range examples {
 		if ex.NoRun != "" {
@@ -174,10 +178,19 @@ func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example
 	// started with &) ends with it.
 	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	sh.Cancel = func() error { return syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) }
-	combined, err := sh.CombinedOutput()
+	// Into a file, not a pipe: what an example leaves running holds the
+	// script's descriptors, and a pipe would wait for it.
+	logFile, err := os.Create(filepath.Join(out, "script.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Stdout, sh.Stderr = logFile, logFile
+	err = sh.Run()
+	logFile.Close()
 	if sh.Process != nil {
 		syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
 	}
+	combined, _ := os.ReadFile(logFile.Name())
 	for i, ex := range examples {
 		got, rerr := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.out", i)))
 		if errors.Is(rerr, fs.ErrNotExist) {

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,14 +176,14 @@ func TestValidIdempotencyKey(t *testing.T) {
 // TestInputLimitsDocumented holds README's "Input limits" table to the
 // limits in this package.
 func TestInputLimitsDocumented(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(raw)
 	_, section, ok := strings.Cut(readme, "### Input limits")
 	if !ok {
-		t.Fatal(`README.md has no "### Input limits" section`)
+		t.Fatal(`shared/api/README.md has no "### Input limits" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	for _, want := range []string{
@@ -198,7 +197,7 @@ func TestInputLimitsDocumented(t *testing.T) {
 		msgGivenOnce, msgControl, msgInvalidUTF8,
 	} {
 		if !strings.Contains(section, want) {
-			t.Errorf("README's input limits do not mention %s", want)
+			t.Errorf("the API README's input limits do not mention %s", want)
 		}
 	}
 }

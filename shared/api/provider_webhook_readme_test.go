@@ -2,7 +2,6 @@ package api
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,13 +13,13 @@ import (
 // TestWebhookHeaderLimitsDocumented holds README's "Input limits" section
 // to the provider webhook's header limits and to the bounded logging.
 func TestWebhookHeaderLimitsDocumented(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(raw), "### Input limits")
 	if !ok {
-		t.Fatal(`README.md has no "### Input limits" section`)
+		t.Fatal(`shared/api/README.md has no "### Input limits" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n### ")
 	thousands := func(n int) string {
@@ -37,7 +36,7 @@ func TestWebhookHeaderLimitsDocumented(t *testing.T) {
 		"`logging.Bounded`", strconv.Itoa(logging.BoundedPrefix) + " bytes", strconv.Itoa(logging.MaxBounded) + " bytes",
 	} {
 		if !strings.Contains(section, want) {
-			t.Errorf("README's input limits do not mention %s", want)
+			t.Errorf("the API README's input limits do not mention %s", want)
 		}
 	}
 }
