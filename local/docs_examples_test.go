@@ -122,6 +122,9 @@ func startDocsSystem(t *testing.T, root string) *docsSystem {
 	}
 	up.Stdout, up.Stderr = log, log
 	up.Cancel = func() error { return up.Process.Signal(os.Interrupt) }
+	// Dies with the test binary too (a test run that times out runs no
+	// cleanup): its supervisor would otherwise start servers again.
+	up.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	up.WaitDelay = 10 * time.Second
 	if err := up.Start(); err != nil {
 		t.Fatal(err)
@@ -176,7 +179,7 @@ func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example
 	sh.Dir, sh.Env = s.root, s.env
 	// Its own process group: what an example leaves running (a receiver
 	// started with &) ends with it.
-	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	sh.Cancel = func() error { return syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) }
 	// Into a file, not a pipe: what an example leaves running holds the
 	// script's descriptors, and a pipe would wait for it.
