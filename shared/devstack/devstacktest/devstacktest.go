@@ -6,6 +6,7 @@ package devstacktest
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -16,6 +17,18 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
+
+// A test binary drops, as it starts, the variables that point at someone's
+// own data or servers (devstack.PersonalVars: make local's folders, a
+// DynamoDB elsewhere), so a `go test` from a shell that has them set writes
+// nothing into them: a make local running on the same ports with its data
+// on disk is then refused by stack.sh, saying so, rather than used. Before
+// any test runs, so a test's own t.Setenv stands.
+func init() {
+	for _, v := range devstack.PersonalVars() {
+		os.Unsetenv(v)
+	}
+}
 
 // Stack skips the test under -short, else finds or starts the local stack.
 func Stack(t testing.TB) {
