@@ -284,7 +284,7 @@ func printDemo(ctx context.Context, e *env, demo *demoState, api, consoleBase st
 	if err := os.WriteFile(path, []byte(demoEnv(api, demo, p)), 0o600); err != nil {
 		return fmt.Errorf("demo names: %w", err)
 	}
-	fmt.Printf("Names:    . .local/demo.env (EVS_API, EVS_KEY, EVS_OPERATOR, EVS_REVIEW, EVS_HIT_REVIEW, EVS_HIT_MATCH: the README's examples use them)\n")
+	fmt.Printf("Names:    . .local/demo.env (EVS_API, EVS_KEY, EVS_OPERATOR, EVS_REVIEW, EVS_HIT_REVIEW, …: the names the READMEs' examples use)\n")
 	fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, api)
 	return nil
 }
