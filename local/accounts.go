@@ -147,10 +147,7 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
@@ -211,10 +208,7 @@ func cmdOperator(ctx context.Context, sub string, args []string) error {
 	name := c.fs.String("name", "", "create, update: the operator's name")
 	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions(), ","))
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)

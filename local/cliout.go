@@ -82,6 +82,15 @@ func addListFlags(fs *flag.FlagSet) *listFlags {
 	return l
 }
 
+// parseListing parses a command's flags, then refuses --json or --table
+// where it prints no list (list false).
+func parseListing(fs *flag.FlagSet, args []string, lf *listFlags, list bool) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return lf.check(fs.Name(), list)
+}
+
 // check refuses --json with --table, and either on a command that prints
 // no list (list false).
 func (l *listFlags) check(cmd string, list bool) error {

@@ -18,10 +18,7 @@ func cmdLegalHold(ctx context.Context, sub string, args []string) error {
 	entity := idFlag(c.fs, "entity", "set, release: the entity held (required)")
 	reason := c.fs.String("reason", "", "set, release: why (required; audited)")
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)

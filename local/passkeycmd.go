@@ -20,10 +20,7 @@ func cmdPasskey(ctx context.Context, sub string, args []string) error {
 	operator := idFlag(c.fs, "operator", "the operator whose passkeys (required)")
 	credential := c.fs.String("credential", "", "revoke: the passkey's credential id, as list prints it")
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	if *operator == 0 {

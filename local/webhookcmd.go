@@ -61,10 +61,7 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	active := c.fs.String("active", "", "update: true or false")
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old secret keeps signing (default 24h)")
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	if sub != "create" && sub != "list" && *id == 0 {
@@ -218,10 +215,7 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 	reason := c.fs.String("reason", "redelivered from the command line", "redeliver: why")
 	actionID := c.fs.String("action-id", "", "redeliver: the action's id; repeating one redelivers once (default: a fresh one)")
 	lf := addListFlags(c.fs)
-	if err := parseFlags(c.fs, args); err != nil {
-		return err
-	}
-	if err := lf.check(c.fs.Name(), sub == "list"); err != nil {
+	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
 		return err
 	}
 	acct, err := c.account(*account)
