@@ -28,8 +28,9 @@ stack-install: ## fetch DynamoDB Local and ElasticMQ from Maven Central (once)
 	@$(STACK) install
 stack: ## start DynamoDB Local (:8000) and ElasticMQ (:9324) unless running
 	@$(STACK) start
-stack-stop: ## stop the local services this project started
+stack-stop: ## stop the local services this project started (make stack's, and the test stack a bare go test starts)
 	@$(STACK) stop
+	@$(TEST_ENV) $(STACK) stop >/dev/null
 stack-status:
 	@$(STACK) status
 
@@ -70,7 +71,8 @@ local-reset: ## stop make local's servers and wipe its data (.local/data, .local
 	@for svc in dynamodb elasticmq; do \
 	  case "$$($(STACK) data $$svc)" in "$(DYNAMODB_DATA_DIR)"|"$(ELASTICMQ_DATA_DIR)"|$(LOCAL_DATA)/*) $(STACK) stop $$svc ;; esac; \
 	done
-	@rm -rf "$(DYNAMODB_DATA_DIR)" "$(ELASTICMQ_DATA_DIR)" $(LOCAL_DATA) .local/demo.json .local/demo.env
+	@rm -rf "$(DYNAMODB_DATA_DIR)" "$(ELASTICMQ_DATA_DIR)" $(LOCAL_DATA) .local/demo.json .local/demo.env \
+	  "$(dir $(DYNAMODB_DATA_DIR))records" "$(dir $(DYNAMODB_DATA_DIR))evidence"   # kept beside the tables (devstack.RecordsDir)
 	@echo "removed $(DYNAMODB_DATA_DIR), $(ELASTICMQ_DATA_DIR) and the demo's state; make local starts afresh"
 
 # staticcheck, pinned, installed once into the cache outside the clone.

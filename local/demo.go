@@ -246,6 +246,9 @@ func demoEnv(api string, demo *demoState, p demoPicks) string {
 		{"EVS_REVIEW", p.Review.Review.ID}, {"EVS_ENTITY", p.Review.Review.EntityID},
 		{"EVS_HIT_REVIEW", p.HitReview.Review.ID}, {"EVS_HIT_MATCH", p.HitMatch},
 		{"EVS_OTHER_REVIEW", p.Other.Review.ID}, {"EVS_OTHER_ENTITY", p.Other.Review.EntityID}, {"EVS_SCREENING_REF", p.ScreeningRef},
+		// Where the examples' webhook receiver listens (EVS_RECEIVER_PORT
+		// moves it; the docs' test gives it a free port).
+		{"EVS_RECEIVER_PORT", envDefault("EVS_RECEIVER_PORT", "4000")},
 	}
 	out := "# make local's demo, written at each start: . .local/demo.env\n"
 	for _, l := range lines {

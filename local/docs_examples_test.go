@@ -34,6 +34,7 @@ import (
 	"github.com/evs-kyb/evs/local/mdexamples"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/schema"
 )
 
 func TestDocsExamples(t *testing.T) {
@@ -107,10 +108,11 @@ func startDocsSystem(t *testing.T, root string) *docsSystem {
 		t.Fatalf("go build ./local: %v\n%s", err, out)
 	}
 	port := strconv.Itoa(freePort(t))
+	prefix := "evs-docs-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
 	s.env = append(devstack.EnvWithout(os.Environ(), append(devstack.PersonalVars(), "PORT", "SIM_PORT", "EVS_TABLE_PREFIX", "LOG_LEVEL")...),
 		"DYNAMODB_ENDPOINT="+devstack.DynamoDBEndpoint(), "SQS_ENDPOINT="+devstack.SQSEndpoint(),
-		"EVS_TABLE_PREFIX=evs-docs-"+strconv.FormatInt(time.Now().UnixNano()%1e9, 36)+"-",
-		"PORT="+port, "SIM_PORT="+strconv.Itoa(freePort(t)),
+		"EVS_TABLE_PREFIX="+prefix, "PORT="+port, "SIM_PORT="+strconv.Itoa(freePort(t)),
+		"EVS_RECEIVER_PORT="+strconv.Itoa(freePort(t)), "LOG_LEVEL=warn",
 		"EVS_DEMO_DIR="+s.demoDir, "EVS_RECORDS_DIR="+filepath.Join(dir, "records"), "EVS_EVIDENCE_DIR="+filepath.Join(dir, "evidence"),
 		"EVS_CLI="+s.bin)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -129,26 +131,50 @@ func startDocsSystem(t *testing.T, root string) *docsSystem {
 	if err := up.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- up.Wait() }()
 	t.Cleanup(func() {
 		cancel()
-		up.Wait()
+		<-exited
 		if t.Failed() {
 			b, _ := os.ReadFile(log.Name())
 			t.Logf("up's output:\n%s", b)
 		}
-	})
-	waitUntil(t, "make local's system serving", func() bool {
-		if _, err := os.Stat(filepath.Join(s.demoDir, "demo.env")); err != nil {
-			return false
+		// Its tables go with it (its queues live as long as ElasticMQ).
+		ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+		defer stop()
+		if err := devstack.DropTables(ctx, devstack.DB().Client(), schema.NamesWithPrefix(prefix)); err != nil {
+			t.Logf("drop the docs system's tables: %v", err)
 		}
-		res, err := http.Get("http://127.0.0.1:" + port + "/api/v1/entities")
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusUnauthorized
 	})
+	// Seeding the demo takes a while on a busy machine: up to two minutes,
+	// unless up ends first.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !s.serving(port) {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("up ended before serving: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("up not serving after two minutes")
+		}
+	}
 	return s
+}
+
+// serving: up wrote the demo's names and its API answers.
+func (s *docsSystem) serving(port string) bool {
+	if _, err := os.Stat(filepath.Join(s.demoDir, "demo.env")); err != nil {
+		return false
+	}
+	res, err := http.Get("http://127.0.0.1:" + port + "/api/v1/entities")
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusUnauthorized
 }
 
 // run runs a document's examples in one shell, each block's output kept
@@ -197,6 +223,11 @@ func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example
 	for i, ex := range examples {
 		got, rerr := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.out", i)))
 		if errors.Is(rerr, fs.ErrNotExist) {
+			if err == nil && ex.NoRun == "" {
+				// The script ended well and this example never ran: an
+				// exit (or exec) before it.
+				t.Errorf("%s:%d never ran: an example before it ended the document's shell", doc, ex.Line)
+			}
 			continue // not run, or not reached
 		}
 		if !ex.HasOutput {
@@ -214,6 +245,13 @@ func (s *docsSystem) run(t *testing.T, doc string, examples []mdexamples.Example
 				b, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.err", i)))
 				o, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.out", i)))
 				stderr = fmt.Sprintf("\nits output:\n%s\nits errors:\n%s", o, b)
+			}
+		}
+		// What the examples before it said on stderr (a receiver that
+		// could not listen, say) may be why.
+		for i := range examples {
+			if b, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.err", i))); len(b) > 0 && !strings.Contains(stderr, string(b)) {
+				stderr += fmt.Sprintf("\nthe example at line %d said on stderr:\n%s", examples[i].Line, b)
 			}
 		}
 		t.Errorf("%s: %v: %s%s", doc, err, line, stderr)

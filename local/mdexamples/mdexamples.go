@@ -46,10 +46,12 @@ func Parse(doc string) ([]Example, error) {
 		if end < 0 {
 			return nil, fmt.Errorf("line %d: a fence that never closes", i+1)
 		}
-		body := strings.Join(lines[i+1:end], "\n")
+		body := dedent(lines[i+1:end], indentOf(lines[i]))
 		start := i
 		i = end
 		switch {
+		case shellLike(info):
+			return nil, fmt.Errorf("line %d: a %q block: mark shell examples sh (run) or sh norun: <why>", start+1, info)
 		case info == "sh" || strings.HasPrefix(info, "sh "):
 			ex := Example{Line: start + 1, Code: body}
 			if rest, ok := strings.CutPrefix(info, "sh norun"); ok {
@@ -69,10 +71,34 @@ func Parse(doc string) ([]Example, error) {
 	return out, nil
 }
 
-// opening reads a fence's first line: its fence (``` or more) and info.
+// shellLike are info strings of shell blocks that are not marked sh: an
+// example nobody runs by mistake.
+func shellLike(info string) bool {
+	first, _, _ := strings.Cut(info, " ")
+	switch first {
+	case "bash", "shell", "console", "zsh", "shell-session":
+		return true
+	}
+	return false
+}
+
+func indentOf(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
+
+// dedent takes a fence's own indentation (a block in a list item) off its
+// lines.
+func dedent(lines []string, n int) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l[min(n, indentOf(l)):]
+	}
+	return strings.Join(out, "\n")
+}
+
+// opening reads a fence's first line: its fence (``` or more) and info. A
+// fence may be indented as deep as a list item nests it.
 func opening(line string) (fence, info string, ok bool) {
 	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || !strings.HasPrefix(t, "```") {
+	if !strings.HasPrefix(t, "```") {
 		return "", "", false
 	}
 	n := len(t) - len(strings.TrimLeft(t, "`"))

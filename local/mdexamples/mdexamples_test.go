@@ -28,6 +28,10 @@ func TestParse(t *testing.T) {
 		"```",
 		"X",
 		"````",
+		"- in a list:",
+		"    ```sh",
+		"    echo nested",
+		"    ```",
 	}, "\n")
 	got, err := mdexamples.Parse(doc)
 	if err != nil {
@@ -37,6 +41,7 @@ func TestParse(t *testing.T) {
 		{Line: 2, Code: "echo one", Output: "one", HasOutput: true},
 		{Line: 9, Code: "cdk deploy", NoRun: "needs an AWS account"},
 		{Line: 15, Code: "cat <<'X'\n```\nX"},
+		{Line: 21, Code: "echo nested"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -54,6 +59,7 @@ func TestParseRefuses(t *testing.T) {
 		{"an unclosed fence", "```sh\nx\n", "never closes"},
 		{"output after no example", "text\n```text output\nx\n```", "follows no example"},
 		{"output after prose", "```sh\nx\n```\nsome words\n```text output\nx\n```", "follows no example"},
+		{"a bash block", "```bash\nx\n```", "mark shell examples sh"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

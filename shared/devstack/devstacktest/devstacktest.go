@@ -7,6 +7,7 @@ package devstacktest
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,14 +21,30 @@ import (
 
 // A test binary drops, as it starts, the variables that point at someone's
 // own data or servers (devstack.PersonalVars: make local's folders, a
-// DynamoDB elsewhere), so a `go test` from a shell that has them set writes
-// nothing into them: a make local running on the same ports with its data
-// on disk is then refused by stack.sh, saying so, rather than used. Before
-// any test runs, so a test's own t.Setenv stands.
+// DynamoDB elsewhere), and, unless ports are given, uses the test stack's
+// (TestStackEnv, as make test does): a `go test` never writes into what a
+// person keeps, nor into a running make local. Before any test runs, so a
+// test's own t.Setenv stands.
 func init() {
 	for _, v := range devstack.PersonalVars() {
 		os.Unsetenv(v)
 	}
+	if os.Getenv("DYNAMODB_PORT") != "" || os.Getenv("ELASTICMQ_PORT") != "" {
+		return
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return
+	}
+	for k, v := range TestStackEnv(root) {
+		os.Setenv(k, v)
+	}
+}
+
+// TestStackEnv is the test stack's place and ports, make test's TEST_ENV.
+func TestStackEnv(root string) map[string]string {
+	return map[string]string{"EVS_STACK_DIR": filepath.Join(root, ".local", "test-stack"),
+		"DYNAMODB_PORT": "8200", "ELASTICMQ_PORT": "9524", "ELASTICMQ_STATS_PORT": "9525"}
 }
 
 // Stack skips the test under -short, else finds or starts the local stack.
