@@ -13,11 +13,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestCLILogLevel: at a terminal a command logs warnings and errors only;
@@ -189,10 +185,7 @@ func checkTable(t *testing.T, out string, heads ...string) {
 // as before; the logs through a pipe stay JSON from info up.
 func TestListCommandsTables(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, _ := cliStore(t)
 	t.Setenv("LOG_LEVEL", "")
 	now := domain.Now()
 	acct, err := st.CreateAccount(ctx, "Tables CLI", now)

@@ -7,13 +7,10 @@ import (
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/dossier"
 	"github.com/evs-kyb/evs/shared/etag"
 	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestDecideSeen: go run ./local decide … --seen ETAG hands the tag to the
@@ -21,11 +18,7 @@ import (
 // dossier's current one is applied and kept in the audit record.
 func TestDecideSeen(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	// The command opens the local store under EVS_TABLE_PREFIX: these tables.
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, names := cliStore(t)
 	acct, err := st.CreateAccount(ctx, "Decide CLI", domain.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +74,7 @@ func TestDecideSeen(t *testing.T) {
 	if err != nil || stdout != want || !strings.Contains(stderr, "verified") {
 		t.Fatalf("audit --dossier: %v\n%s\n%s", err, stdout, stderr)
 	}
-	if err := db.Table(names[schema.Audit]).Update("account_id", acct.ID).Range("action_id", "cli-seen").
+	if err := st.DB().Table(names[schema.Audit]).Update("account_id", acct.ID).Range("action_id", "cli-seen").
 		Set("dossier_md", strings.Replace(want, "Registration status", "Registration state", 1)).Run(ctx); err != nil {
 		t.Fatal(err)
 	}

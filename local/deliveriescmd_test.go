@@ -10,11 +10,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestDeliveriesListRange: deliveries list --from/--before hand the times
@@ -22,11 +18,7 @@ import (
 // the admin command checks them.
 func TestDeliveriesListRange(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	// The command opens the local store under EVS_TABLE_PREFIX: these tables.
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, _ := cliStore(t)
 	acct, err := st.CreateAccount(ctx, "Deliveries CLI", domain.Now())
 	if err != nil {
 		t.Fatal(err)

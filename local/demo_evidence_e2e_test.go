@@ -3,15 +3,10 @@ package main
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/evs-kyb/evs/local/seed"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestDemoEvidenceEndToEnd: demo entities imported as make local seeds them
@@ -20,10 +15,7 @@ import (
 // command prints and verifies it (it answered NotFound before).
 func TestDemoEvidenceEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, _ := cliStore(t)
 	now := domain.Now()
 	acct, err := st.CreateAccount(ctx, "Demo evidence", now)
 	if err != nil {

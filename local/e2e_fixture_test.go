@@ -6,12 +6,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -138,4 +141,14 @@ func richDetail(number string) domain.EntityDetail {
 		{Purpose: domain.ReviewPeriodic, Status: domain.ReviewInProgress, AssignedUserID: &user, AssignedUserName: &name, StartedAt: &done, CreatedAt: done, UpdatedAt: done},
 	}
 	return d
+}
+
+// cliStore is a store on tables of the test's own, which the commands run
+// in the test (runCaptured) use too: EVS_TABLE_PREFIX names them.
+func cliStore(t *testing.T) (*store.Store, schema.Names) {
+	t.Helper()
+	db := devstack.DB()
+	names := devstacktest.Tables(t, db)
+	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	return store.New(db, names), names
 }

@@ -15,11 +15,8 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/local/sim"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestLargeEvidenceEndToEnd: a registry answer over the 350 KB an evidence
@@ -31,11 +28,8 @@ import (
 // mismatch, and removed, an error naming it.
 func TestLargeEvidenceEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
+	st, names := cliStore(t)
 	dir := t.TempDir()
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
 	t.Setenv("EVS_EVIDENCE_DIR", dir)
 	e := &env{store: st, log: quietLogger()}
 	acct := mustAccount(t, e, "Large answers", "SA")
@@ -63,7 +57,7 @@ func TestLargeEvidenceEndToEnd(t *testing.T) {
 
 	// The item: metadata and where the body is, no body.
 	var item map[string]any
-	if err := db.Table(names[schema.Evidence]).Get("account_id", acct).Range("check_id", dynamo.Equal, checkID).One(ctx, &item); err != nil {
+	if err := st.DB().Table(names[schema.Evidence]).Get("account_id", acct).Range("check_id", dynamo.Equal, checkID).One(ctx, &item); err != nil {
 		t.Fatal(err)
 	}
 	objKey := domain.EvidenceObjectKey(acct, checkID, sum)

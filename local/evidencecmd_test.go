@@ -8,11 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestEvidenceCommand: evidence prints a check's kept answer byte for byte
@@ -20,10 +17,7 @@ import (
 // the mismatch; a check with nothing kept is not found.
 func TestEvidenceCommand(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, names := cliStore(t)
 	now := domain.Now()
 	acct, err := st.CreateAccount(ctx, "Evidence CLI", now)
 	if err != nil {
@@ -51,14 +45,14 @@ func TestEvidenceCommand(t *testing.T) {
 		{name: "kept and verified", check: checkID},
 		{name: "nothing kept", check: checkID + 100, wantErr: "NotFound"},
 		{name: "tampered", check: checkID, tamper: func() error {
-			return db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).Set("body", append([]byte("X"), body[1:]...)).Run(ctx)
+			return st.DB().Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).Set("body", append([]byte("X"), body[1:]...)).Run(ctx)
 		}, wantErr: "sha256 mismatch"},
 		// Body, hash and size replaced together in the evidence table: the
 		// check's own result still records the hash received.
 		{name: "replaced whole", check: checkID, tamper: func() error {
 			forged := []byte(`{"cr_info":{"cr_name":"someone else"}}`)
 			sum := sha256.Sum256(forged)
-			return db.Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).
+			return st.DB().Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).
 				Set("body", forged).Set("sha256", hex.EncodeToString(sum[:])).Set("size", len(forged)).Run(ctx)
 		}, wantErr: "the evidence was replaced"},
 	}

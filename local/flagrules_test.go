@@ -18,12 +18,10 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/decisions"
-	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // TestRuledFlags: an id, limit, count or duration flag left out keeps its
@@ -107,10 +105,7 @@ func withFlag(args []string, name, value string) []string {
 // count would see one that slipped past.
 func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, names := cliStore(t)
 	t.Setenv("LOG_LEVEL", "error")
 	now := domain.Now()
 	acct, err := st.CreateAccount(ctx, "Flags CLI", now)
@@ -169,7 +164,7 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 		{args: []string{"receiver", "--port", "1", "--secret", "s", "--tolerance", "1m"}, settings: map[string][]string{"tolerance": {"-1s"}}},
 	}
 
-	before := tableCounts(t, db, names)
+	before := tableCounts(t, st.DB(), names)
 	lines := 0
 	for _, fc := range cases {
 		type bad struct{ flag, value, rule string }
@@ -201,7 +196,7 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 	if lines < 100 {
 		t.Errorf("only %d command lines to refuse", lines)
 	}
-	if after := tableCounts(t, db, names); !maps.Equal(before, after) {
+	if after := tableCounts(t, st.DB(), names); !maps.Equal(before, after) {
 		t.Errorf("refused commands wrote: items per table %v, then %v", before, after)
 	}
 
@@ -210,7 +205,7 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 	if _, stderr, err := runCaptured(t, "key", "create", "--account", a, "--permissions", domain.PermEntityView); err != nil {
 		t.Fatalf("key create: %v (%s)", err, stderr)
 	}
-	if after := tableCounts(t, db, names); maps.Equal(before, after) {
+	if after := tableCounts(t, st.DB(), names); maps.Equal(before, after) {
 		t.Errorf("key create wrote nothing the count sees")
 	}
 	stdout, stderr, err := runCaptured(t, "account", "update", "--id", a, "--review-interval-days", "0")
@@ -228,10 +223,7 @@ func TestCommandsRefuseNonPositiveIDs(t *testing.T) {
 // naming the field, a negative one a usage error; both write nothing.
 func TestAccountExtendedRetentionFlag(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, names := cliStore(t)
 	t.Setenv("LOG_LEVEL", "error")
 	stdout, stderr, err := runCaptured(t, "account", "create", "--name", "Retains", "--countries", "SA", "--extended-retention-years", "7")
 	id, perr := strconv.ParseInt(strings.TrimSpace(stdout), 10, 64)
@@ -257,13 +249,13 @@ func TestAccountExtendedRetentionFlag(t *testing.T) {
 		{[]string{"account", "update", "--id", acct, "--extended-retention-years", "0"}, 0, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			before := tableCounts(t, db, names)
+			before := tableCounts(t, st.DB(), names)
 			stdout, stderr, err := runCaptured(t, tc.args...)
 			if tc.fails != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.fails) {
 					t.Errorf("%v, want a refusal saying %q", err, tc.fails)
 				}
-				if after := tableCounts(t, db, names); !maps.Equal(before, after) {
+				if after := tableCounts(t, st.DB(), names); !maps.Equal(before, after) {
 					t.Errorf("the refusal wrote: items per table %v, then %v", before, after)
 				}
 			} else {

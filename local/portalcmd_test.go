@@ -13,13 +13,9 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/devstack"
-	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/records"
-	"github.com/evs-kyb/evs/shared/schema"
-	"github.com/evs-kyb/evs/shared/store"
 )
 
 // stdio serialises the tests that swap os.Stdout and os.Stderr.
@@ -61,11 +57,7 @@ func runCaptured(t *testing.T, args ...string) (stdout, stderr string, err error
 // logged.
 func TestPortalLinkCommand(t *testing.T) {
 	ctx := context.Background()
-	db := devstack.DB()
-	names := devstacktest.Tables(t, db)
-	st := store.New(db, names)
-	// The command opens the local store under EVS_TABLE_PREFIX: these tables.
-	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
+	st, _ := cliStore(t)
 	t.Setenv("SETTINGS_BASE_URL", "")
 	t.Setenv("PORT", "3999")
 	t.Setenv("LOG_LEVEL", "debug")
