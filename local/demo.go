@@ -211,8 +211,8 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 
 // firstMatch is the id of the first match of the newest screening that
 // reported one ("" when none did); checks come newest first.
-func firstMatch(checks []domain.Check) string {
-	for _, c := range checks {
+func firstMatch(cs []domain.Check) string {
+	for _, c := range cs {
 		if c.Type != domain.CheckOrganizationScreening {
 			continue
 		}
