@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/evs-kyb/evs/shared/admin"
 )
@@ -10,9 +9,6 @@ import (
 // cmdLegalHold is legal-hold set|release|list: an entity's legal hold
 // (admin commands legal_hold.*), on the local store or a stage's.
 func cmdLegalHold(ctx context.Context, sub string, args []string) error {
-	if sub != "set" && sub != "release" && sub != "list" {
-		return usageError{fmt.Sprintf("unknown command %q", "legal-hold "+sub)}
-	}
 	c := newAdminCmd("legal-hold " + sub)
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	entity := idFlag(c.fs, "entity", "set, release: the entity held (required)")

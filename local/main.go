@@ -64,8 +64,15 @@ func run(ctx context.Context, args []string) error {
 	return err
 }
 
+// subcommanded are the commands whose first argument names what they do.
+var subcommanded = map[string]bool{"account": true, "key": true, "operator": true, "endpoint": true,
+	"deliveries": true, "portal": true, "legal-hold": true, "passkey": true, "sim": true}
+
 // dispatch runs the command cmd (sub: its first argument, "" if none).
 func dispatch(ctx context.Context, cmd, sub string, rest []string) error {
+	if subcommanded[cmd] && sub != "" && !hasSubcommand(cmd, sub) {
+		return usageError{fmt.Sprintf("unknown command %q", cmd+" "+sub)}
+	}
 	switch {
 	case cmd == "up":
 		return cmdUp(ctx, rest)

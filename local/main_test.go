@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -8,5 +9,17 @@ import (
 )
 
 // TestMain makes the folder -outputdir names, for -artifacts (the browser
-// tests' screenshots).
-func TestMain(m *testing.M) { os.Exit(browsertest.Main(m)) }
+// tests' screenshots), and gives the commands under test a demo folder of
+// their own: what a person's make local left in .local (its demo account,
+// its names) must neither change an answer nor be overwritten.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "evs-demo-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("EVS_DEMO_DIR", dir)
+	code := browsertest.Main(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -12,9 +12,6 @@ import (
 // key) or revokes one, through the admin function's passkey.list and
 // passkey.revoke.
 func cmdPasskey(ctx context.Context, sub string, args []string) error {
-	if sub != "list" && sub != "revoke" {
-		return usageError{fmt.Sprintf("unknown command %q", "passkey "+sub)}
-	}
 	c := newAdminCmd("passkey " + sub)
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	operator := idFlag(c.fs, "operator", "the operator whose passkeys (required)")

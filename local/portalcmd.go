@@ -13,9 +13,6 @@ import (
 // function with --stage). The link is printed on stdout, for the person
 // to hand over; it is never logged.
 func cmdPortal(ctx context.Context, sub string, args []string) error {
-	if sub != "link" {
-		return usageError{fmt.Sprintf("unknown command %q", "portal "+sub)}
-	}
 	c := newAdminCmd("portal link")
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	operator := idFlag(c.fs, "operator", "the operator who enrols (required)")

@@ -158,3 +158,24 @@ func writeUsageError(w io.Writer, args []string, err error) {
 	}
 	fmt.Fprint(w, helpLine)
 }
+
+// hasSubcommand reports whether the usage lines of cmd show sub as its
+// subcommand ("cmd sub …", "cmd a|sub …", also after a " / " on a line):
+// a command whose subcommand is unknown is refused before any of its flags
+// or defaults are looked at, so the answer is the same on every machine.
+func hasSubcommand(cmd, sub string) bool {
+	for _, line := range strings.Split(usageOf(cmd), "\n") {
+		words := strings.Fields(line)
+		for i := 0; i+1 < len(words); i++ {
+			if words[i] != cmd || (i > 0 && words[i-1] != "/") {
+				continue
+			}
+			for _, s := range strings.Split(words[i+1], "|") {
+				if s == sub {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -93,6 +93,43 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// Every subcommand a command dispatches is in its usage lines, so the
+// unknown ones are refused up front (before a default such as the demo
+// account is looked up) and the known ones reach their command.
+func TestSubcommandsAreThoseOfTheUsage(t *testing.T) {
+	known := map[string][]string{
+		"account":    {"create", "list", "get", "update"},
+		"key":        {"create", "list", "revoke", "rotate"},
+		"operator":   {"create", "list", "update", "disable"},
+		"endpoint":   {"create", "list", "get", "update", "rotate", "delete", "test"},
+		"deliveries": {"list", "get", "redeliver"},
+		"portal":     {"link"},
+		"legal-hold": {"set", "release", "list"},
+		"passkey":    {"list", "revoke"},
+		"sim":        {"webhook"},
+	}
+	for cmd := range subcommanded {
+		if known[cmd] == nil {
+			t.Errorf("%s: its subcommands are not listed here", cmd)
+		}
+	}
+	for cmd, subs := range known {
+		if !subcommanded[cmd] {
+			t.Errorf("%s is not dispatched by subcommand", cmd)
+		}
+		for _, sub := range subs {
+			if !hasSubcommand(cmd, sub) {
+				t.Errorf("%s %s: not in its usage lines", cmd, sub)
+			}
+		}
+		for _, sub := range []string{"frob", "--account", "ID", cmd} {
+			if hasSubcommand(cmd, sub) {
+				t.Errorf("%s %s: taken for a subcommand", cmd, sub)
+			}
+		}
+	}
+}
+
 // help prints the whole text; help COMMAND, COMMAND -h and COMMAND SUB -h
 // that command's lines, on stdout, successfully.
 func TestHelp(t *testing.T) {
