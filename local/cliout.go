@@ -44,10 +44,10 @@ func isTerminalWriter(w io.Writer) bool {
 // cliLogLevel is the level a command logs at: setting (LOG_LEVEL) when it
 // names a level (debug, info, warn, error, any case); otherwise warn for a
 // command that answers and exits when its logs go to a terminal, so that
-// the answer is all a person sees, and info for a server (up, stage-api,
-// receiver: their logs are what a person watches) and wherever the logs do
-// not go to a terminal (pipes, CI, tests), as before, so that nothing
-// reading them loses a line.
+// the answer is all a person sees (the receiver's answer is the events it
+// prints), and info for a server (up, stage-api: their logs are what a
+// person watches) and wherever the logs do not go to a terminal (pipes,
+// CI, tests), as before, so that nothing reading them loses a line.
 func cliLogLevel(setting string, terminal, server bool) string {
 	var l slog.Level
 	if setting != "" && l.UnmarshalText([]byte(setting)) == nil {

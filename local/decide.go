@@ -146,7 +146,15 @@ func cmdDecide(ctx context.Context, args []string) error {
 	if err != nil {
 		return taskError(err)
 	}
-	return printJSON(out.Review)
+	return printJSON(decided{out.Review, out.Changed})
+}
+
+// decided is what a decision prints: the review as it now stands, and
+// what the action changed (a verdict on a match, a risk level: the
+// entity's, which the review alone would not show).
+type decided struct {
+	*decisions.ReviewOut
+	Changed map[string]decisions.Change `json:"changed,omitempty"`
 }
 
 // decisionService is the decision function's handler, built by boot's

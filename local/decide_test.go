@@ -56,8 +56,16 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if _, err := apply(domain.ActionStart, "a1", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := apply(domain.ActionAdjudicateMatch, "a2", func(r *decisions.Request) { r.MatchID, r.Verdict = "NK-sim-hit", domain.VerdictFalsePositive }); err != nil {
-		t.Fatal(err)
+	// What the verdict changed is in the output (the review alone does not
+	// show it), the same when the action is applied again.
+	for range 2 {
+		out, err := apply(domain.ActionAdjudicateMatch, "a2", func(r *decisions.Request) { r.MatchID, r.Verdict = "NK-sim-hit", domain.VerdictFalsePositive })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Changed["sanctions_status"]; got.From != string(domain.SanctionsHit) || got.To != string(domain.SanctionsClear) {
+			t.Errorf("adjudicate-match's changes: %+v", out.Changed)
+		}
 	}
 	out, err := apply(domain.ActionQueueChecks, "a3", nil)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -257,9 +258,9 @@ func demoEnv(api string, demo *demoState, p demoPicks) string {
 	return out
 }
 
-// printDemo says what the demo holds and how to act on it, and writes
+// printDemo writes to w what the demo holds and how to act on it, and writes
 // the same names to demo.env.
-func printDemo(ctx context.Context, e *env, demo *demoState, api, consoleBase string) error {
+func printDemo(ctx context.Context, w io.Writer, e *env, demo *demoState, api, consoleBase string) error {
 	p, err := findDemoPicks(ctx, e, demo.AccountID)
 	if err != nil {
 		return err
@@ -268,17 +269,21 @@ func printDemo(ctx context.Context, e *env, demo *demoState, api, consoleBase st
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Console:  %s%s/ — the Demo Operator (operator %d) enrols a passkey here, once, within 15 minutes:\n", consoleBase, deploy.ConsolePath, demo.OperatorID)
-	fmt.Printf("          %s\n", enrol)
-	fmt.Printf("          a new link: go run ./local portal link --operator %d\n", demo.OperatorID)
-	fmt.Printf("Demo key: %s\n", demo.Key)
-	fmt.Printf("Operator: %d (the Demo Operator, every permission: go run ./local decide … --operator %d)\n", demo.OperatorID, demo.OperatorID)
+	fmt.Fprintf(w, "Console:  %s%s/ — the Demo Operator (operator %d) enrols a passkey here, once, within 15 minutes:\n", consoleBase, deploy.ConsolePath, demo.OperatorID)
+	fmt.Fprintf(w, "          %s\n", enrol)
+	fmt.Fprintf(w, "          a new link: go run ./local portal link --operator %d\n", demo.OperatorID)
+	fmt.Fprintf(w, "Demo key: %s\n", demo.Key)
+	fmt.Fprintf(w, "Operator: %d (the Demo Operator, every permission: go run ./local decide … --operator %d)\n", demo.OperatorID, demo.OperatorID)
 	if r := p.Review; r.Review.ID != 0 {
-		fmt.Printf("Review:   %d, open (entity %d, %s, screening clear): go run ./local decide start --review %d --operator %d\n",
+		fmt.Fprintf(w, "Review:   %d, open (entity %d, %s, screening clear): go run ./local decide start --review %d --operator %d\n",
 			r.Review.ID, r.Review.EntityID, r.LegalName, r.Review.ID, demo.OperatorID)
 	}
 	if r := p.HitReview; r.Review.ID != 0 {
-		fmt.Printf("Hit:      %d, open (entity %d, %s, a sanctions hit, match %s)\n", r.Review.ID, r.Review.EntityID, r.LegalName, p.HitMatch)
+		match := ""
+		if p.HitMatch != "" { // none in data seeded before matches were kept
+			match = ", match " + p.HitMatch
+		}
+		fmt.Fprintf(w, "Hit:      %d, open (entity %d, %s, a sanctions hit%s)\n", r.Review.ID, r.Review.EntityID, r.LegalName, match)
 	}
 	path, err := demoEnvPath()
 	if err != nil {
@@ -287,7 +292,7 @@ func printDemo(ctx context.Context, e *env, demo *demoState, api, consoleBase st
 	if err := os.WriteFile(path, []byte(demoEnv(api, demo, p)), 0o600); err != nil {
 		return fmt.Errorf("demo names: %w", err)
 	}
-	fmt.Printf("Names:    . .local/demo.env (EVS_API, EVS_KEY, EVS_OPERATOR, EVS_REVIEW, EVS_HIT_REVIEW, …: the names the READMEs' examples use)\n")
-	fmt.Printf("Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, api)
+	fmt.Fprintf(w, "Names:    . .local/demo.env (EVS_API, EVS_KEY, EVS_OPERATOR, EVS_REVIEW, EVS_HIT_REVIEW, …: the names the READMEs' examples use)\n")
+	fmt.Fprintf(w, "Try:      curl -H 'Authorization: Bearer %s' '%s/entities?per_page=5'\n", demo.Key, api)
 	return nil
 }

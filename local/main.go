@@ -19,6 +19,7 @@ import (
 )
 
 func main() {
+	endWithParent()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {

@@ -64,7 +64,9 @@ func runReceiver(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError{"receiver: --port (1-65535) and at least one --secret are required"}
 	}
 
-	log := cliLogger(stderr, true)
+	// Its answer is the events on stdout: at a terminal its logs are the
+	// refusals (warnings), as a command's.
+	log := cliLogger(stderr, false)
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
 	if err != nil {
 		return fmt.Errorf("receiver: listen: %w", err)

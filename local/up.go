@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/local/gateway"
@@ -85,24 +86,6 @@ func cmdUp(ctx context.Context, args []string) error {
 	// The gateway's server carries its read, write and idle timeouts.
 	srv := gw.Server()
 	base := "http://" + ln.Addr().String() + "/api/v1"
-	fmt.Printf("API:      %s\n", base)
-	docsNote := ""
-	if _, err := os.Stat(gw.DocsFile); err != nil {
-		docsNote = " (not built yet: run make docs)"
-	}
-	fmt.Printf("Docs:     http://%s%s%s; the OpenAPI document: http://%s%s\n",
-		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
-	fmt.Printf("Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
-	fmt.Printf("Providers simulated at %s (Wathq and yente; outcome by the registration number's last digit)\n", simURL)
-	// The console and the settings area are served on localhost: passkeys
-	// are bound to a domain, and go-webauthn refuses an IP address as one.
-	consoleBase := "http://localhost:" + *port
-	fmt.Printf("Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
-	if demo != nil {
-		if err := printDemo(ctx, e, demo, base, consoleBase); err != nil {
-			return err
-		}
-	}
 	allow, err := localAllowList()
 	if err != nil {
 		return fmt.Errorf("WEBHOOK_ALLOWED_NETWORKS: %w", err)
@@ -120,11 +103,35 @@ func cmdUp(ctx context.Context, args []string) error {
 	}
 	stopFlow := sv.run(ctx)
 	defer stopFlow()
-	fmt.Printf("Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", flow.QueueURLs[deploy.QueueDeliveries], allow)
-	fmt.Println("          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved,assigned")
-	fmt.Printf("Records:  audit and evidence streams -> audit-export -> %s (written once per key; go run ./local audit export)\n", devstack.RecordsDir())
-	fmt.Println("Supervising DynamoDB Local and ElasticMQ: one that stops answering is started again (local/stack/stack.sh start).")
-	fmt.Println("Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
+	// The banner is written at once, after the pollers' start-up logs: no
+	// log line splits it, and it is the last thing a person sees before
+	// the requests' logs.
+	var b strings.Builder
+	fmt.Fprintf(&b, "API:      %s\n", base)
+	docsNote := ""
+	if _, err := os.Stat(gw.DocsFile); err != nil {
+		docsNote = " (not built yet: run make docs)"
+	}
+	fmt.Fprintf(&b, "Docs:     http://%s%s%s; the OpenAPI document: http://%s%s\n",
+		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
+	fmt.Fprintf(&b, "Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
+	fmt.Fprintf(&b, "Providers simulated at %s: Wathq (the Saudi commercial register) and yente (OpenSanctions' screening);\n", simURL)
+	fmt.Fprintf(&b, "          the outcome is set by the registration number's last digit\n")
+	// The console and the settings area are served on localhost: passkeys
+	// are bound to a domain, and go-webauthn refuses an IP address as one.
+	consoleBase := "http://localhost:" + *port
+	fmt.Fprintf(&b, "Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
+	if demo != nil {
+		if err := printDemo(ctx, &b, e, demo, base, consoleBase); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(&b, "Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", flow.QueueURLs[deploy.QueueDeliveries], allow)
+	fmt.Fprintln(&b, "          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved")
+	fmt.Fprintf(&b, "Records:  audit and evidence streams -> audit-export -> %s (written once per key; go run ./local audit export)\n", devstack.RecordsDir())
+	fmt.Fprintln(&b, "Supervising DynamoDB Local and ElasticMQ: one that stops answering is started again (local/stack/stack.sh start).")
+	fmt.Fprintln(&b, "Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
+	os.Stdout.WriteString(b.String())
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -290,44 +290,52 @@ func matchIDs(c domain.Check) map[string]bool {
 // on (for open_periodic_review, the new review). approval is the second
 // operator's answer, nil when none was given.
 func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (domain.Review, error) {
+	r, _, err := s.ApplyRecorded(ctx, req, approval)
+	return r, err
+}
+
+// ApplyRecorded is Apply, with the audit record of the action (the one
+// found when it was applied already): what it changed, for whoever asked.
+func (s *Service) ApplyRecorded(ctx context.Context, req Request, approval *Approval) (domain.Review, domain.AuditRecord, error) {
 	if err := CheckRequest(req); err != nil { // before the replay's lookup, too
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	if rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID); err == nil {
-		return s.replay(ctx, rec)
+		r, err := s.replay(ctx, rec)
+		return r, rec, err
 	}
 	st, err := s.load(ctx, req)
 	if err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	who, err := s.identify(ctx, req, st, true)
 	if err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	if err := s.check(ctx, req, st); err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	var approver *int64
 	var second *passkey.Signed
 	if requiresFourEyes(st, req.Action) {
 		if second, err = s.secondApprover(ctx, req, st, who, approval); err != nil {
-			return domain.Review{}, err
+			return domain.Review{}, domain.AuditRecord{}, err
 		}
 		approver = &second.OperatorID
 	}
 	if err := seenCurrent(req, st); err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	snapshot, markdown, err := s.dossierSnapshot(ctx, st)
 	if errors.Is(err, domain.ErrStale) {
-		return domain.Review{}, stale(req)
+		return domain.Review{}, domain.AuditRecord{}, stale(req)
 	}
 	if err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	d, result, err := s.plan(ctx, req, st)
 	if err != nil {
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	d.Audit.SecondApproverID = approver
 	sign(&d, req, who, second)
@@ -346,28 +354,29 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID)
 		if err != nil {
-			return domain.Review{}, err
+			return domain.Review{}, domain.AuditRecord{}, err
 		}
 		if rec.EntityID > 0 {
 			// A retry after the expiries were cut short finishes them
 			// (nothing to do while the relationship lasts).
 			if err := s.expireEntity(ctx, req.AccountID, rec.EntityID, rec.ActionID); err != nil {
-				return domain.Review{}, err
+				return domain.Review{}, domain.AuditRecord{}, err
 			}
 		}
-		return s.replay(ctx, rec)
+		r, err := s.replay(ctx, rec)
+		return r, rec, err
 	case errors.Is(err, domain.ErrStale):
-		return domain.Review{}, stale(req)
+		return domain.Review{}, domain.AuditRecord{}, stale(req)
 	case errors.Is(err, domain.ErrSignatureUsed):
-		return domain.Review{}, domain.Errorf(domain.ECodeSignatureRequired,
+		return domain.Review{}, domain.AuditRecord{}, domain.Errorf(domain.ECodeSignatureRequired,
 			"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
 	case err != nil:
-		return domain.Review{}, err
+		return domain.Review{}, domain.AuditRecord{}, err
 	}
 	if req.Action == domain.ActionEndRelationship || st.entity.RelationshipEndedAt != nil {
 		// What the decision wrote is dated with the rest.
 		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID, d.Audit.ActionID); err != nil {
-			return domain.Review{}, err
+			return domain.Review{}, domain.AuditRecord{}, err
 		}
 	}
 	for _, u := range d.Signed {
@@ -379,11 +388,11 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	}
 	switch {
 	case d.NewReview != nil:
-		return *d.NewReview, nil
+		return *d.NewReview, d.Audit, nil
 	case d.Review != nil:
-		return *d.Review, nil // at its new version
+		return *d.Review, d.Audit, nil // at its new version
 	}
-	return result, nil
+	return result, d.Audit, nil
 }
 
 // expireEntity dates every item of an entity whose relationship ended:

@@ -110,6 +110,34 @@ type TaskOutput struct {
 	RequiresSecondApproval bool       `json:"requires_second_approval"`
 	Request                Request    `json:"request"`
 	Review                 *ReviewOut `json:"review,omitempty"`
+	// Changed is what the applied action changed, as its audit record
+	// has it: a review's output alone does not show a verdict on a match
+	// or a new risk level, which change the entity.
+	Changed map[string]Change `json:"changed,omitempty"`
+}
+
+// Change is a field an action changed: its value before (null: none) and
+// after (null: removed).
+type Change struct {
+	From any `json:"from"`
+	To   any `json:"to"`
+}
+
+// Changes reads an audit record's before and after as changes, by field.
+func Changes(rec domain.AuditRecord) map[string]Change {
+	out := map[string]Change{}
+	for k, v := range rec.Before {
+		out[k] = Change{From: v, To: rec.After[k]}
+	}
+	for k, v := range rec.After {
+		if _, ok := rec.Before[k]; !ok {
+			out[k] = Change{To: v}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // ReviewOut is a review as the workflow and the command line show it.
@@ -182,10 +210,11 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 		}
 	case in.Phase == PhaseApply:
 		var r domain.Review
+		var rec domain.AuditRecord
 		// The second approval is the approval task's answer, never the
 		// request's.
-		if r, err = s.Apply(ctx, req, approval); err == nil {
-			out.Review = NewReviewOut(r)
+		if r, rec, err = s.ApplyRecorded(ctx, req, approval); err == nil {
+			out.Review, out.Changed = NewReviewOut(r), Changes(rec)
 		}
 	default:
 		err = domain.Errorf(domain.ECodeBadRequest, "phase must be %q, %q or %q", PhaseValidate, PhaseAwait, PhaseApply)
