@@ -101,12 +101,7 @@ func startDocsSystem(t *testing.T, root string) *docsSystem {
 	t.Helper()
 	devstacktest.Stack(t)
 	dir := t.TempDir()
-	s := &docsSystem{root: root, bin: filepath.Join(dir, "evs"), demoDir: filepath.Join(dir, "demo")}
-	build := exec.Command("go", "build", "-o", s.bin, "./local")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./local: %v\n%s", err, out)
-	}
+	s := &docsSystem{root: root, bin: buildCLI(t, root), demoDir: filepath.Join(dir, "demo")}
 	port := strconv.Itoa(freePort(t))
 	prefix := "evs-docs-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-"
 	s.env = append(devstack.EnvWithout(os.Environ(), append(devstack.PersonalVars(), "PORT", "SIM_PORT", "EVS_TABLE_PREFIX", "LOG_LEVEL")...),

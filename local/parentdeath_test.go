@@ -19,12 +19,7 @@ func TestACommandEndsWithItsParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "evs")
-	build := exec.Command("go", "build", "-o", bin, "./local")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./local: %v\n%s", err, out)
-	}
+	bin := buildCLI(t, root)
 	port := strconv.Itoa(freePort(t))
 	sh := exec.Command("sh", "-c", `"$0" receiver --port "$1" --secret s & echo $!; wait`, bin, port)
 	sh.Env = append(os.Environ(), "LOG_LEVEL=warn")
@@ -68,4 +63,17 @@ func ended(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || strings.HasPrefix(s[i+1:], " Z") || strings.HasPrefix(s[i+1:], " X")
+}
+
+// buildCLI builds this command (go run ./local) into the test's folder, as
+// go run would, from the repository at root.
+func buildCLI(t *testing.T, root string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "evs")
+	build := exec.Command("go", "build", "-o", bin, "./local")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./local: %v\n%s", err, out)
+	}
+	return bin
 }
