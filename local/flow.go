@@ -135,6 +135,7 @@ func exportPollers(f *reviewFlow, names schema.Names, log *slog.Logger, o flowOp
 	}
 	d.Records = records.Dir{Root: o.RecordsDir}
 	d.Blobs = localBlobs()
+	d.Passkeys = localPasskeys()
 	x := boot.Exporter(d)
 	var out []*pipeline.StreamPoller
 	for _, src := range fn.Streams {

@@ -63,7 +63,7 @@ func TestRelationshipEndsAndExpires(t *testing.T) {
 	at := float64(until.Unix())
 	dates(items, "expires_at", at)
 	waitUntil(t, "the closure record locked by the stream", func() bool {
-		_, ended, err := auditexport.LockedClosure(f.ctx, rec, f.acct, ent.ID)
+		_, ended, err := auditexport.LockedClosure(f.ctx, rec, f.acct, ent.ID, auditexport.Closures{Declared: true}) // the fixture's account accepts declared decisions
 		return err == nil && ended
 	})
 

@@ -46,7 +46,11 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, auditexport.Retention{Now: h.Clock.Now(), Held: held})
+	closures, err := h.closures(ctx, ch.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, auditexport.Retention{Now: h.Clock.Now(), Held: held, Closures: closures})
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +61,17 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 			cmp.Expired, cmp.ExpiredOn, ch.EntityID, cmp.Closure)
 	}
 	return v, nil
+}
+
+// closures is the account's rule for believing a locked closure record:
+// signed with its operator's passkey, or unsigned where the account
+// accepts declared decisions.
+func (h *Handler) closures(ctx context.Context, accountID int64) (auditexport.Closures, error) {
+	a, err := h.Store.Account(ctx, accountID)
+	if err != nil {
+		return auditexport.Closures{}, err
+	}
+	return auditexport.Closures{Passkeys: h.Passkeys, Declared: a.Settings.DeclaredDecisions}, nil
 }
 
 // entityHeld says whether a legal hold stands on the entity.
@@ -121,7 +136,11 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 	} else if err != nil {
 		return err
 	}
-	until, ended, err := auditexport.LockedClosure(ctx, h.Records, accountID, chk.EntityID)
+	closures, err := h.closures(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	until, ended, err := auditexport.LockedClosure(ctx, h.Records, accountID, chk.EntityID, closures)
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,13 @@ func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	if _, err := rec.Put(ctx, auditexport.RecordKey(acct, d.Entity.ID, closure.Seq), auditchain.Canonical(closure)); err != nil {
 		t.Fatal(err)
 	}
+	// Unsigned, it is believed only where the account accepts declared
+	// decisions: else anyone who can put an object in the bucket could
+	// close a trail.
+	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") {
+		t.Errorf("evidence gone, an unsigned closure where signatures are required: %v, want it named removed", err)
+	}
+	w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": true}`, actor, acct))
 	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+until.Format("2006-01-02")) {
 		t.Errorf("evidence expired: %v", err)
 	}

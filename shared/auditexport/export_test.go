@@ -241,17 +241,22 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
 	}
 	mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)))
+	// The closure is unsigned: believed where the account accepts declared
+	// decisions, not where every decision must be signed.
+	declared := auditexport.Closures{Declared: true}
 	for _, tc := range []struct {
 		name    string
 		ret     auditexport.Retention
 		expired int
 		want    []string
 	}{
-		{"before its retention ran out", auditexport.Retention{Now: until.Add(-time.Hour)}, 0,
+		{"before its retention ran out", auditexport.Retention{Now: until.Add(-time.Hour), Closures: declared}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
-		{"after", auditexport.Retention{Now: until}, 3, nil},
-		{"after, under a legal hold", auditexport.Retention{Now: until.AddDate(1, 0, 0), Held: true}, 0,
+		{"after", auditexport.Retention{Now: until, Closures: declared}, 3, nil},
+		{"after, under a legal hold", auditexport.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
+		{"after, unsigned where signatures are required", auditexport.Retention{Now: until}, 0,
+			[]string{"missing@1", "missing@2", "closure_not_believed@3", "missing@3", "head_behind@3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmp := w.compareAt(t, e, tc.ret)
@@ -459,7 +464,7 @@ func TestAForgedClosureExcusesNothing(t *testing.T) {
 	if cmp.Expired != 0 || len(cmp.Findings) == 0 || cmp.Findings[0].Kind != auditexport.FindingMissing {
 		t.Errorf("with a forged closure: expired %d, findings %+v; want the removals named", cmp.Expired, cmp.Findings)
 	}
-	if _, ended, err := auditexport.LockedClosure(ctx, w.rec, w.acct, e); err != nil || ended {
+	if _, ended, err := auditexport.LockedClosure(ctx, w.rec, w.acct, e, auditexport.Closures{Declared: true}); err != nil || ended {
 		t.Errorf("LockedClosure = ended %t, %v; want none", ended, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/records"
 )
 
@@ -51,6 +52,8 @@ type Source interface {
 	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
 	// No codes.
 	LegalHolds(ctx context.Context, accountID int64) ([]domain.LegalHold, error)
+	// not_found: no such account.
+	Account(ctx context.Context, id int64) (domain.Account, error)
 }
 
 // BlobStore is the evidence blob store, which keeps the bodies too large
@@ -68,6 +71,9 @@ type Exporter struct {
 	// are read, and such a body is a failure to retry).
 	Blobs BlobStore
 	Clock domain.Clock
+	// Passkeys is the relying party of the operators' passkeys: a locked
+	// closure record is believed when signed with one (Closures).
+	Passkeys passkey.Config
 }
 
 // HandleStream exports each new or changed audit record and evidence item

@@ -55,15 +55,11 @@ func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two chains whose entities are gone from DynamoDB: one whose locked
-	// closure record says its retention ran out yesterday, one removed
-	// unseen.
+	// closure record says its retention ran out yesterday (unsigned: the
+	// account accepts declared decisions), one removed unseen.
+	w.declared(t)
 	const expired, removed = 777, 778
-	w.chain(t, expired, 1)
-	if err := w.st.ApplyDecision(ctx, domain.Decision{Audit: domain.AuditRecord{AccountID: w.acct, ActionID: act(expired, 2), Action: domain.ActionEndRelationship,
-		EntityID: expired, OperatorID: 3, OperatorName: "op", Reason: "left", At: t0.Add(time.Hour),
-		After: map[string]any{"retain_until": domain.FormatTime(*day(-1))}}}); err != nil {
-		t.Fatal(err)
-	}
+	w.closedChain(t, expired, *day(-1))
 	w.chain(t, removed, 1)
 	w.chain(t, 0, 1) // the account's own
 	// Locked evidence of a check gone from DynamoDB.
@@ -133,6 +129,64 @@ func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
 		}
 		slices.Sort(keys)
 		t.Errorf("a second run renewed %v, %v; want nothing", keys, err)
+	}
+}
+
+// Where every decision must be signed, an unsigned closure record ends
+// nothing: the trail of its entity, gone from DynamoDB, is renewed as one
+// removed unseen (verification names the removal).
+func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	const gone = 779
+	w.closedChain(t, gone, now.AddDate(0, 0, -1))
+	w.x.Clock = domain.FixedClock(now)
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := now.AddDate(0, 0, -40) // the lock ends in 50 days: due
+	if err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.x.Clock = domain.FixedClock(now.Add(time.Minute))
+	m, _, err := w.x.RunAccount(ctx, w.acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closure := auditexport.RecordKey(w.acct, gone, 2)
+	if !slices.ContainsFunc(m.Renewed, func(o auditexport.ManifestObject) bool { return o.Key == closure }) {
+		t.Errorf("renewed %+v; want the trail kept, %s among it", m.Renewed, closure)
+	}
+}
+
+// declared makes the world's account accept declared (unsigned) decisions.
+func (w *world) declared(t *testing.T) {
+	t.Helper()
+	a, err := w.st.Account(context.Background(), w.acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Settings.DeclaredDecisions = true
+	if err := w.st.PutAccountSettings(context.Background(), w.acct, a.Settings); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// closedChain is a chain of one record, then an unsigned end_relationship
+// whose retention ends at until.
+func (w *world) closedChain(t *testing.T, entity int64, until time.Time) {
+	t.Helper()
+	w.chain(t, entity, 1)
+	if err := w.st.ApplyDecision(context.Background(), domain.Decision{Audit: domain.AuditRecord{AccountID: w.acct, ActionID: act(entity, 2), Action: domain.ActionEndRelationship,
+		EntityID: entity, OperatorID: 3, OperatorName: "op", Reason: "left", At: t0.Add(time.Hour),
+		After: map[string]any{"retain_until": domain.FormatTime(until)}}}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -36,6 +36,9 @@ const (
 	// FindingEvidenceNotLocked: DynamoDB's hash of a check's evidence is
 	// not among its locked bodies' (the evidence rewritten with its hash).
 	FindingEvidenceNotLocked = "evidence_not_locked"
+	// FindingClosureNotBelieved: the trail's locked closure record is not
+	// signed as its account requires (Closures): it excuses no removal.
+	FindingClosureNotBelieved = "closure_not_believed"
 )
 
 // Finding is one contradiction between DynamoDB and the locked copies.
@@ -71,10 +74,12 @@ type ChainComparison struct {
 }
 
 // Retention is what tells a record expired under retention from one
-// removed: the time of the check, and whether a legal hold stands.
+// removed: the time of the check, whether a legal hold stands, and which
+// closure records are believed.
 type Retention struct {
-	Now  time.Time
-	Held bool
+	Now      time.Time
+	Held     bool
+	Closures Closures
 }
 
 // CompareChain checks a chain as DynamoDB holds it against its locked
@@ -99,8 +104,9 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 	var missing []Finding
 	var until time.Time
 	// A closure counts only within the locked trail's intact prefix: each
-	// record hashing to its own hash, linked to the one before.
-	intact, prev := true, auditchain.Head{Hash: auditchain.Genesis}
+	// record hashing to its own hash, linked to the one before; the first
+	// (a relationship ends once), and only if believed.
+	intact, prev, closed := true, auditchain.Head{Hash: auditchain.Genesis}, false
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -119,8 +125,20 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 		f.Seq, f.ActionID = locked.Seq, locked.ActionID
 		intact = intact && locked.Seq == prev.Seq+1 && locked.PrevHash == prev.Hash && sums(locked, locked.Hash)
 		prev = auditchain.Head{Seq: locked.Seq, Hash: locked.Hash}
-		if u, ok := closure(locked); ok && intact && until.IsZero() {
-			until, cmp.Closure = u, key // the first: a relationship ends once
+		if u, ok := closure(locked); ok && intact && !closed {
+			closed = true
+			why, err := ret.Closures.believe(ctx, r, locked)
+			if err != nil {
+				return cmp, err
+			}
+			if why != "" {
+				w := f
+				w.Kind = FindingClosureNotBelieved
+				w.Message = fmt.Sprintf("the locked closure record %s (seq %d, %s) is not believed: %s; what is missing was removed", key, locked.Seq, locked.ActionID, why)
+				cmp.Findings = append(cmp.Findings, w)
+			} else {
+				until, cmp.Closure = u, key
+			}
 		}
 		if len(obj.Rewritten) > 0 {
 			w := f
@@ -182,21 +200,25 @@ func chainRecord(body []byte, key string, accountID, entityID int64) (auditchain
 
 // LockedClosure is the end of retention the entity's locked chain names:
 // its end_relationship record (the first: a relationship ends once), within
-// the trail's intact prefix (VerifyBucket); ended false without one. A
-// record that does not hash to its hash, or does not link to the one
-// before, names no closure, whatever it says.
-func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64) (until time.Time, ended bool, err error) {
+// the trail's intact prefix (VerifyBucket), if c believes it; ended false
+// without one. A record that does not hash to its hash, or does not link
+// to the one before, names no closure, whatever it says; nor does one not
+// signed as the account requires.
+func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64, c Closures) (until time.Time, ended bool, err error) {
 	links, brk, err := VerifyBucket(ctx, r, accountID, entityID)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	for _, l := range links {
-		if brk != nil && (brk.Seq == 0 || l.Seq >= brk.Seq) {
-			break
+	for _, l := range intactPrefix(links, brk) {
+		until, ok := closure(l)
+		if !ok {
+			continue
 		}
-		if until, ok := closure(l); ok {
-			return until, true, nil
+		why, err := c.believe(ctx, r, l)
+		if err != nil || why != "" {
+			return time.Time{}, false, err
 		}
+		return until, true, nil
 	}
 	return time.Time{}, false, nil
 }

@@ -79,7 +79,7 @@ func functions() map[string]function {
 		"periodic-reviews": entry(0, func(d Deps, _ deploy.Function) ScheduleHandler {
 			return (&decisions.Scheduler{Store: d.Store, Clock: d.Clock, Queue: d.Store}).HandleSchedule
 		}),
-		"audit-export": entry(needBlobs|needRecords, func(d Deps, _ deploy.Function) RecordsHandler {
+		"audit-export": entry(needBlobs|needRecords|needPasskeys, func(d Deps, _ deploy.Function) RecordsHandler {
 			return recordsHandler(Exporter(d))
 		}),
 		"review-events": entry(needQueue, func(d Deps, _ deploy.Function) StreamHandler {

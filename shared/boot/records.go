@@ -43,7 +43,7 @@ func RecordsBucket(cfg aws.Config) (records.S3, error) {
 // Exporter is the records exporter over d: audit-export runs it, admin's
 // audit.export runs its daily part, make local's stream pollers feed it.
 func Exporter(d Deps) *auditexport.Exporter {
-	return &auditexport.Exporter{Source: d.Store, Records: d.Records, Blobs: d.Blobs, Clock: d.Clock}
+	return &auditexport.Exporter{Source: d.Store, Records: d.Records, Blobs: d.Blobs, Clock: d.Clock, Passkeys: d.Passkeys}
 }
 
 // recordsHandler tells a stream batch (Records) from the schedule's event

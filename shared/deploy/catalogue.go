@@ -268,9 +268,11 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{getItem}},
 				// How long an entity's locked copies are renewed: the entity
 				// (its end of retention), a check (its entity), the
-				// account's legal holds (a query of the accounts table).
+				// account's legal holds (a query of the accounts table), and,
+				// for an entity gone, whether the account accepts an unsigned
+				// closure record (its settings' item).
 				{Table: schema.Entities, Actions: []string{getItem}},
-				{Table: schema.Accounts, Actions: []string{query}},
+				{Table: schema.Accounts, Actions: []string{query, getItem}},
 				// The daily run's catch-up: a moved entity's checks (by_entity,
 				// read back), whose evidence it locks if the stream did not.
 				{Table: schema.Checks, Actions: []string{getItem, query, batchGetItem}, Indexes: true},
@@ -293,6 +295,9 @@ func Functions() []Function {
 				{Table: schema.Audit, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400, OnFailure: QueueAuditExportFailures},
 				{Table: schema.Evidence, BatchSize: 100, MaxRetries: 5, MaxRecordAge: 86400, OnFailure: QueueAuditExportFailures},
 			},
+			// The relying party of the operators' passkeys: a closure
+			// record ends a trail's keeping only when signed with one.
+			Settings: []Setting{settingPasskeyRPID(), settingPasskeyOrigins()},
 		},
 		{
 			Name: "webhook-delivery", LogicalID: "WebhookDeliveryFunction",
