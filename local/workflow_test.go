@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/admin"
+	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -19,6 +20,7 @@ import (
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/store"
 )
 
@@ -225,6 +227,37 @@ func TestDecisionWorkflow(t *testing.T) {
 		// The approved decision took its pending approval with it.
 		if _, err := st.PendingApproval(ctx, acct, "wf4-approved"); domain.ErrorCode(err) != domain.ECodeNotFound {
 			t.Errorf("the applied decision still waits: %v", err)
+		}
+
+		// The relationship ends, signed: its locked closure record is
+		// believed with the relying party's passkeys, as the account's
+		// locked chain recorded them — and with no other relying party's.
+		end := decisions.Request{Action: domain.ActionEndRelationship, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-end", Reason: "customer left"}
+		end.Signature = sign(decider, passkey.PurposeDecision, end)
+		if res := run(t, end, nil); res.Status != "SUCCEEDED" {
+			t.Fatalf("signed end_relationship: %s %s: %s", res.Status, res.Error, res.Cause)
+		}
+		rec2, err := st.AuditRecord(ctx, acct, "wf4-end")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := records.Dir{Root: t.TempDir()}
+		x := &auditexport.Exporter{Source: st, Records: dir, Clock: domain.SystemClock, Passkeys: localPasskeys()}
+		if _, _, err := x.RunAccount(ctx, acct); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name     string
+			closures auditexport.Closures
+			ended    bool
+		}{
+			{"signed, this relying party", auditexport.Closures{Passkeys: localPasskeys()}, true},
+			{"signed, another relying party", auditexport.Closures{Passkeys: passkey.Config{RPID: "elsewhere.example", RPDisplayName: "EVS", Origins: []string{"https://elsewhere.example"}}}, false},
+		} {
+			until, ended, err := auditexport.LockedClosure(ctx, dir, acct, before.EntityID, tc.closures)
+			if err != nil || ended != tc.ended || (ended && domain.FormatTime(until) != rec2.After["retain_until"]) {
+				t.Errorf("%s: closure ended %t until %v, %v; want ended %t until %v", tc.name, ended, until, err, tc.ended, rec2.After["retain_until"])
+			}
 		}
 	})
 }
