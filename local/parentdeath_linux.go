@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"syscall"
 	"unsafe"
 )
@@ -10,11 +11,17 @@ import (
 // alone, which does not pass the signal on: without this the compiled
 // command would go on serving, holding its port, with no job to kill.
 // SIGTERM ends it as Ctrl-C does (main's context). A signal the starter
-// chose already (a test's SIGKILL) is kept.
+// chose already (a test's SIGKILL) is kept. A parent gone before the
+// request was made sends nothing: the process ends now.
 func endWithParent() {
 	var sig int32
 	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0)
-	if sig == 0 {
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
+	if sig != 0 {
+		return
+	}
+	parent := os.Getppid()
+	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
+	if os.Getppid() != parent {
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	}
 }

@@ -103,9 +103,8 @@ func cmdUp(ctx context.Context, args []string) error {
 	}
 	stopFlow := sv.run(ctx)
 	defer stopFlow()
-	// The banner is written at once, after the pollers' start-up logs: no
-	// log line splits it, and it is the last thing a person sees before
-	// the requests' logs.
+	// The banner is written at once, once the pollers were started (their
+	// start-up logs mostly before it): no log line splits it.
 	var b strings.Builder
 	fmt.Fprintf(&b, "API:      %s\n", base)
 	docsNote := ""

@@ -99,8 +99,8 @@ A mistake on the command line prints its message and that command's lines alone;
 
 Answers go to stdout, logs to stderr. At a terminal a command logs warnings and errors only, as text, and a list (key,
 operator, endpoint, deliveries, legal-hold and passkey list; audit) is an aligned table of its main fields. Elsewhere (a
-pipe, a file, CI) the logs are JSON lines from info up and a list is one JSON line per item, whole. up, receiver and
-stage-api log from info up everywhere. LOG_LEVEL (debug, info, warn, error) sets the level; --json or --table chooses.
+pipe, a file, CI) the logs are JSON lines from info up and a list is one JSON line per item, whole. up and
+stage-api log from info up everywhere; the receiver's answer is the events it prints. LOG_LEVEL (debug, info, warn, error) sets the level; --json or --table chooses.
 
 environment: PORT (3000), SIM_PORT (3100), EVS_WEBHOOK_SECRET, DYNAMODB_ENDPOINT (http://127.0.0.1:8000), EVS_TABLE_PREFIX (evs-local-), LOG_LEVEL (info; warn at a terminal),
 SETTINGS_BASE_URL (http://localhost:$PORT: where portal link's links lead), EVS_RECORDS_DIR (the records bucket's stand-in), PASSKEY_RP_ID (localhost), PASSKEY_ORIGINS (http://localhost:$PORT)

@@ -116,8 +116,9 @@ type TaskOutput struct {
 	Changed map[string]Change `json:"changed,omitempty"`
 }
 
-// Change is a field an action changed: its value before (null: none) and
-// after (null: removed).
+// Change is a field an action changed, as its audit record has it: the
+// value before and after (a field the record holds after only, such as a
+// verdict's match_id, has a null before; an entity's empty field is "").
 type Change struct {
 	From any `json:"from"`
 	To   any `json:"to"`
