@@ -236,6 +236,10 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 	if _, err := w.x.RunDaily(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Nothing gone, an unbelieved closure excuses nothing and is no finding.
+	if cmp := w.compareAt(t, e, auditexport.Retention{Now: until}); len(cmp.Findings) != 0 || cmp.Locked != 3 {
+		t.Errorf("the trail whole, an unsigned closure where signatures are required: %d locked, findings %+v", cmp.Locked, cmp.Findings)
+	}
 	audit := w.db.Table(w.names[schema.Audit])
 	for n := 1; n <= 3; n++ { // as TTL does
 		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
@@ -256,7 +260,7 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 		{"after, under a legal hold", auditexport.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
 		{"after, unsigned where signatures are required", auditexport.Retention{Now: until}, 0,
-			[]string{"missing@1", "missing@2", "closure_not_believed@3", "missing@3", "head_behind@3"}},
+			[]string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmp := w.compareAt(t, e, tc.ret)

@@ -107,6 +107,7 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 	// record hashing to its own hash, linked to the one before; the first
 	// (a relationship ends once), and only if believed.
 	intact, prev, closed := true, auditchain.Head{Hash: auditchain.Genesis}, false
+	var unbelieved *Finding // named only when it would excuse a removal
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
@@ -135,7 +136,7 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 				w := f
 				w.Kind = FindingClosureNotBelieved
 				w.Message = fmt.Sprintf("the locked closure record %s (seq %d, %s) is not believed: %s; what is missing was removed", key, locked.Seq, locked.ActionID, why)
-				cmp.Findings = append(cmp.Findings, w)
+				unbelieved = &w
 			} else {
 				until, cmp.Closure = u, key
 			}
@@ -171,6 +172,9 @@ func CompareChain(ctx context.Context, r Reader, c auditchain.Chain, ret Retenti
 		cmp.Expired, cmp.ExpiredOn = len(missing), until.UTC().Format(time.DateOnly)
 	} else {
 		cmp.Findings = append(cmp.Findings, missing...)
+		if unbelieved != nil && len(missing) > 0 {
+			cmp.Findings = append(cmp.Findings, *unbelieved)
+		}
 		if c.Head.Seq < cmp.LockedThrough {
 			last.Kind = FindingHeadBehind
 			last.Message = fmt.Sprintf("the head says seq %d but the locked copies go to seq %d (%s, written %s): records removed from the tail",
