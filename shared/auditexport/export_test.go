@@ -472,3 +472,35 @@ func TestAForgedClosureExcusesNothing(t *testing.T) {
 		t.Errorf("LockedClosure = ended %t, %v; want none", ended, err)
 	}
 }
+
+// An evidence key names its bytes' SHA-256: other bytes as the key's
+// oldest version (the record's own gone once its lock ran out, a rewrite
+// left standing) are named, whatever DynamoDB says.
+func TestEvidenceKeyNamesItsBytes(t *testing.T) {
+	ctx := context.Background()
+	body := []byte(`{"results":[]}`)
+	for _, tc := range []struct {
+		name   string
+		stored []byte
+		want   []string
+	}{
+		{"the answer itself", body, nil},
+		{"other bytes under its key", []byte(`{"results":[],"forged":true}`), []string{auditexport.FindingRewrittenInBucket}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := records.Dir{Root: t.TempDir()}
+			e := domain.Evidence{AccountID: 1, CheckID: 1000000005, SHA256: sha(body)}
+			if _, err := rec.Put(ctx, auditexport.EvidenceKey(e.AccountID, e.CheckID, e.SHA256), tc.stored); err != nil {
+				t.Fatal(err)
+			}
+			locked, findings, err := auditexport.CompareEvidence(ctx, rec, e)
+			var kinds []string
+			for _, f := range findings {
+				kinds = append(kinds, f.Kind)
+			}
+			if err != nil || !locked || !slices.Equal(kinds, tc.want) {
+				t.Errorf("locked %t, findings %+v, %v; want %v", locked, findings, err, tc.want)
+			}
+		})
+	}
+}

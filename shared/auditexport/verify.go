@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"time"
 
@@ -268,6 +269,16 @@ func CompareEvidence(ctx context.Context, r Reader, e domain.Evidence) (locked b
 			w := f
 			w.Kind = FindingRewrittenInBucket
 			w.Message = fmt.Sprintf("the locked evidence %s has %d later version(s) with other bytes", key, len(obj.Rewritten))
+			findings = append(findings, w)
+		}
+		// The key names the bytes: an oldest version that does not hash to
+		// it was written in place of the record, its own version gone once
+		// its lock ran out.
+		if named := path.Base(key); obj.SHA256 != named {
+			w := f
+			w.Kind = FindingRewrittenInBucket
+			w.Message = fmt.Sprintf("the oldest version of the locked evidence %s hashes to %s, not to the SHA-256 its key names: other bytes stand in for the record",
+				key, auditchain.Short(obj.SHA256))
 			findings = append(findings, w)
 		}
 		at := time.Time{}
