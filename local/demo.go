@@ -154,8 +154,10 @@ type demoPicks struct {
 	// READMEs' examples (the front page decides Review).
 	Other domain.QueueEntry
 	// ScreeningRef is the provider's reference of Review's entity's
-	// newest screening: what a screening webhook names.
-	ScreeningRef string
+	// newest screening: what a screening webhook names; ScreeningCheck
+	// that check's id, whose evidence the records README reads.
+	ScreeningRef   string
+	ScreeningCheck int64
 }
 
 func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, error) {
@@ -194,7 +196,7 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 		}
 		for _, c := range d.Checks { // newest first
 			if c.Type == domain.CheckOrganizationScreening {
-				p.ScreeningRef = checks.ScreeningReference(accountID, c.ID)
+				p.ScreeningRef, p.ScreeningCheck = checks.ScreeningReference(accountID, c.ID), c.ID
 				break
 			}
 		}
@@ -246,7 +248,7 @@ func demoEnv(api string, demo *demoState, p demoPicks) string {
 		{"EVS_API", api}, {"EVS_KEY", demo.Key}, {"EVS_ACCOUNT", demo.AccountID}, {"EVS_OPERATOR", demo.OperatorID},
 		{"EVS_REVIEW", p.Review.Review.ID}, {"EVS_ENTITY", p.Review.Review.EntityID},
 		{"EVS_HIT_REVIEW", p.HitReview.Review.ID}, {"EVS_HIT_MATCH", p.HitMatch},
-		{"EVS_OTHER_REVIEW", p.Other.Review.ID}, {"EVS_OTHER_ENTITY", p.Other.Review.EntityID}, {"EVS_SCREENING_REF", p.ScreeningRef},
+		{"EVS_OTHER_REVIEW", p.Other.Review.ID}, {"EVS_OTHER_ENTITY", p.Other.Review.EntityID}, {"EVS_SCREENING_REF", p.ScreeningRef}, {"EVS_SCREENING_CHECK", p.ScreeningCheck},
 		// Where the examples' webhook receiver listens (EVS_RECEIVER_PORT
 		// moves it; the docs' test gives it a free port).
 		{"EVS_RECEIVER_PORT", envDefault("EVS_RECEIVER_PORT", "4000")},

@@ -82,7 +82,13 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 		v.SetBy, v.SetAt = c.Actor, domain.FormatTime(c.now)
 		err = h.Store.PutLegalHold(ctx, domain.LegalHold{AccountID: p.AccountID, EntityID: p.EntityID, Reason: p.Reason,
 			SetBy: c.Actor, ActionID: c.ActionID, SetAt: c.now}, audit)
-		v.Already = domain.ErrorCode(err) == domain.ECodeConflict
+		if v.Already = domain.ErrorCode(err) == domain.ECodeConflict; v.Already {
+			// One hold an entity: the answer is the one that stands (its
+			// reason, who set it and when), not the one asked for.
+			if v, err = h.standingHold(ctx, v); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		err = h.Store.DeleteLegalHold(ctx, p.AccountID, p.EntityID, audit)
 		v.Already = domain.ErrorCode(err) == domain.ECodeNotFound
@@ -97,6 +103,21 @@ func (h *Handler) legalHold(ctx context.Context, c *call, on bool) (any, error) 
 		return nil, fmt.Errorf("legal hold on entity %d: recorded, not yet applied whole (run the command again): %w", p.EntityID, err)
 	}
 	return map[string]any{"legal_hold": v}, nil
+}
+
+// standingHold is v with the reason, setter, time and action of the hold
+// that stands on its entity.
+func (h *Handler) standingHold(ctx context.Context, v LegalHoldView) (LegalHoldView, error) {
+	holds, err := h.Store.LegalHolds(ctx, v.AccountID)
+	if err != nil {
+		return v, err
+	}
+	for _, x := range holds {
+		if x.EntityID == v.EntityID {
+			v.Reason, v.SetBy, v.SetAt, v.ActionID = x.Reason, x.SetBy, domain.FormatTime(x.SetAt), x.ActionID
+		}
+	}
+	return v, nil
 }
 
 // applyHold takes the expiry off the entity's items (or puts it back) and

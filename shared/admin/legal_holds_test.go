@@ -51,23 +51,26 @@ func TestLegalHolds(t *testing.T) {
 		already   bool
 		items     int
 		dates     map[string]dated
+		reason    string // the reason the answer names
 	}{
 		// The entity, its guard, check, evidence, review and delivery; the
 		// hold's own record and the head it began (the trail's first, here)
 		// had no date yet: kept aside as 0.
 		{"set", doc("legal_hold.set", "Court order 2026/114"), true, false, 8, map[string]dated{
-			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}},
-		{"set again", doc("legal_hold.set", "Court order 2026/114"), true, true, 0, map[string]dated{
-			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}},
+			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}, "Court order 2026/114"},
+		// Another order while one stands: one hold an entity, the answer
+		// is the hold that stands, and nothing is recorded.
+		{"set again", doc("legal_hold.set", "A second order"), true, true, 0, map[string]dated{
+			"*": {"held_expires_at", at}, "delivery": {"held_expires_at", delivery.value}, "audit": {"held_expires_at", 0}}, "Court order 2026/114"},
 		// The same, and the release's own record (which took the held
 		// head's 0 aside); then all are dated.
-		{"release", doc("legal_hold.release", "Order lifted"), false, false, 9, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}},
-		{"release again", doc("legal_hold.release", "Order lifted"), false, true, 0, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}},
+		{"release", doc("legal_hold.release", "Order lifted"), false, false, 9, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}, "Order lifted"},
+		{"release again", doc("legal_hold.release", "Order lifted"), false, true, 0, map[string]dated{"*": {"expires_at", at}, "delivery": delivery}, "Order lifted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := obj(w.must(tc.doc), "legal_hold")
-			if v["held"] != tc.held || (v["already"] == true) != tc.already || num(v["items"]) != int64(tc.items) || num(v["objects"]) != 1 {
-				t.Fatalf("legal hold %v; want %d items changed", v, tc.items)
+			if v["held"] != tc.held || (v["already"] == true) != tc.already || num(v["items"]) != int64(tc.items) || num(v["objects"]) != 1 || v["reason"] != tc.reason {
+				t.Fatalf("legal hold %v; want %d items changed, reason %q", v, tc.items, tc.reason)
 			}
 			w.wantDates(t, d, tc.dates)
 			o, err := rec.Get(ctx, key)
