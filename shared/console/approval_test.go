@@ -114,7 +114,7 @@ func TestSecondOperatorRefusesAStaleDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	assess.Signature = &a
-	if _, err := w.decide.Apply(ctx, assess, nil); err != nil {
+	if _, _, err := w.decide.Apply(ctx, assess, nil); err != nil {
 		t.Fatal(err)
 	}
 

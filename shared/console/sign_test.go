@@ -144,7 +144,7 @@ func TestStaleDossier(t *testing.T) {
 		t.Fatal(err)
 	}
 	escalate.Signature = &a
-	if _, err := w.decide.Apply(ctx, escalate, nil); err != nil {
+	if _, _, err := w.decide.Apply(ctx, escalate, nil); err != nil {
 		t.Fatal(err)
 	}
 

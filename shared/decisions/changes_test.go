@@ -40,7 +40,7 @@ func TestQueueChecksRecordsChanges(t *testing.T) {
 	if err != nil || len(before) != 1 {
 		t.Fatalf("checks before: %v %v", before, err)
 	}
-	if _, err := w.svc.Apply(ctx, w.req(domain.ActionQueueChecks, rev.ID, w.decider), nil); err != nil {
+	if _, _, err := w.svc.Apply(ctx, w.req(domain.ActionQueueChecks, rev.ID, w.decider), nil); err != nil {
 		t.Fatal(err)
 	}
 	ent, err = w.st.Entity(ctx, w.account, ent.ID)

@@ -186,7 +186,7 @@ func TestTransitions(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&req, w)
 			}
-			got, err := w.svc.Apply(ctx, req, nil)
+			got, _, err := w.svc.Apply(ctx, req, nil)
 			if tt.wantFailure != "" {
 				if domain.FailureName(err) != tt.wantFailure {
 					t.Fatalf("err = %v, want %s", err, tt.wantFailure)
@@ -234,7 +234,7 @@ func TestRiskAndAdjudicationEffects(t *testing.T) {
 	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
 	req := w.req(domain.ActionAssessRisk, r.ID, w.risk)
 	req.RiskLevel = "medium"
-	if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := w.st.Entity(ctx, w.account, e.ID)
@@ -251,7 +251,7 @@ func TestRiskAndAdjudicationEffects(t *testing.T) {
 	} {
 		req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
 		req.MatchID, req.Verdict = step.match, step.verdict
-		if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+		if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := w.st.Entity(ctx, w.account, e.ID)
@@ -269,7 +269,7 @@ func TestOpenPeriodicReview(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	e, r := w.entity(t, domain.ReviewCompleted, domain.EntityApproved)
-	nr, err := w.svc.Apply(ctx, w.req(domain.ActionOpenPeriodicReview, r.ID, w.decider), nil)
+	nr, _, err := w.svc.Apply(ctx, w.req(domain.ActionOpenPeriodicReview, r.ID, w.decider), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,11 +288,11 @@ func TestIdempotentActions(t *testing.T) {
 	w := newWorld(t)
 	e, r := w.entity(t, domain.ReviewOpen, domain.EntityReadyForReview)
 	req := w.req(domain.ActionStart, r.ID, w.decider)
-	first, err := w.svc.Apply(ctx, req, nil)
+	first, _, err := w.svc.Apply(ctx, req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := w.svc.Apply(ctx, req, nil)
+	again, _, err := w.svc.Apply(ctx, req, nil)
 	if err != nil {
 		t.Fatalf("repeat: %v", err)
 	}
@@ -319,7 +319,7 @@ func TestConcurrentDecisions(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				_, errs[i] = w.svc.Apply(ctx, reqs[i], nil)
+				_, _, errs[i] = w.svc.Apply(ctx, reqs[i], nil)
 			}(i)
 		}
 		wg.Wait()

@@ -79,7 +79,7 @@ func TestEndRelationship(t *testing.T) {
 
 	req := w.req(domain.ActionEndRelationship, rev.ID, w.decider)
 	before := time.Now()
-	if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := w.st.Entity(ctx, w.account, ent.ID)
@@ -104,7 +104,7 @@ func TestEndRelationship(t *testing.T) {
 		t.Errorf("the closure record: %+v, %v", rec.After, err)
 	}
 	// A retry of the same action finishes what it started, changing nothing.
-	if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 		t.Errorf("the same action again: %v", err)
 	}
 	// A second end: refused.

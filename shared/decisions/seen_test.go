@@ -82,7 +82,7 @@ func TestSeen(t *testing.T) {
 			if _, err := w.svc.Validate(ctx, request(stale)); domain.FailureName(err) != domain.FailStaleView {
 				t.Errorf("Validate with a stale view: %v, want StaleView", err)
 			}
-			_, err = w.svc.Apply(ctx, request(stale), nil)
+			_, _, err = w.svc.Apply(ctx, request(stale), nil)
 			if domain.FailureName(err) != domain.FailStaleView || !strings.Contains(err.Error(), current) {
 				t.Fatalf("Apply with a stale view: %v, want StaleView naming %s", err, current)
 			}
@@ -94,7 +94,7 @@ func TestSeen(t *testing.T) {
 			}
 
 			req := request("W/" + current) // any spelling the API's tag may come back in
-			if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+			if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 				t.Fatalf("Apply with the current view: %v", err)
 			}
 			rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
@@ -116,7 +116,7 @@ func TestUnseen(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := w.req(domain.ActionStart, r.ID, w.decider)
-	if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
@@ -146,14 +146,14 @@ func TestPinnedDossier(t *testing.T) {
 		{"its review changed alone", func(t *testing.T, _ domain.Entity, r domain.Review) {
 			req := w.req(domain.ActionAssign, r.ID, w.assigner)
 			req.AssigneeID = w.second
-			if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+			if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 				t.Fatal(err)
 			}
 		}, domain.ErrStale},
 		{"the entity changed", func(t *testing.T, e domain.Entity, r domain.Review) {
 			req := w.req(domain.ActionUpdateProfile, r.ID, w.edit)
 			req.WebsiteURL = new("https://moved.example.sa")
-			if _, err := w.svc.Apply(ctx, req, nil); err != nil {
+			if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
 				t.Fatal(err)
 			}
 		}, domain.ErrStale},

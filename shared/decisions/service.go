@@ -289,14 +289,10 @@ func matchIDs(c domain.Check) map[string]bool {
 // nothing and returns the review as it stands. It returns the review acted
 // on (for open_periodic_review, the new review). approval is the second
 // operator's answer, nil when none was given.
-func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (domain.Review, error) {
-	r, _, err := s.ApplyRecorded(ctx, req, approval)
-	return r, err
-}
-
-// ApplyRecorded is Apply, with the audit record of the action (the one
-// found when it was applied already): what it changed, for whoever asked.
-func (s *Service) ApplyRecorded(ctx context.Context, req Request, approval *Approval) (domain.Review, domain.AuditRecord, error) {
+//
+// With the review it returns the action's audit record (the one found
+// when it was applied already): what it changed, for whoever asked.
+func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (domain.Review, domain.AuditRecord, error) {
 	if err := CheckRequest(req); err != nil { // before the replay's lookup, too
 		return domain.Review{}, domain.AuditRecord{}, err
 	}

@@ -129,7 +129,7 @@ func TestDecisionsMustBeSignedByTheirOperator(t *testing.T) {
 			if _, err := w.svc.Validate(ctx, req); domain.FailureName(err) != domain.FailSignatureRequired && domain.FailureName(err) != domain.FailNotFound {
 				t.Errorf("validate: %v, want SignatureRequired", err)
 			}
-			if _, err := w.svc.Apply(ctx, req, nil); domain.FailureName(err) != domain.FailSignatureRequired && domain.FailureName(err) != domain.FailNotFound {
+			if _, _, err := w.svc.Apply(ctx, req, nil); domain.FailureName(err) != domain.FailSignatureRequired && domain.FailureName(err) != domain.FailNotFound {
 				t.Errorf("apply: %v, want SignatureRequired", err)
 			}
 			if _, err := w.st.AuditRecord(ctx, w.account, req.ActionID); err == nil {
@@ -141,7 +141,7 @@ func TestDecisionsMustBeSignedByTheirOperator(t *testing.T) {
 	// Signed by the operator it names: applied, recorded as signed, the
 	// signature verifiable from the record and the stored public key alone.
 	req := signed(t, w.decider, passkey.PurposeDecision, start())
-	got, err := w.svc.Apply(ctx, req, nil)
+	got, _, err := w.svc.Apply(ctx, req, nil)
 	if err != nil || got.Status != domain.ReviewInProgress {
 		t.Fatalf("signed start: %+v, %v", got, err)
 	}
@@ -154,12 +154,12 @@ func TestDecisionsMustBeSignedByTheirOperator(t *testing.T) {
 	// The same signed document again is the same action (a replay changes
 	// nothing); its ceremony is gone, so a copy under another action id
 	// cannot be signed by it.
-	if again, err := w.svc.Apply(ctx, req, nil); err != nil || again.Version != got.Version {
+	if again, _, err := w.svc.Apply(ctx, req, nil); err != nil || again.Version != got.Version {
 		t.Errorf("the same signed decision again: %+v, %v; want the review unchanged", again, err)
 	}
 	reuse := req
 	reuse.ActionID += "-copy"
-	if _, err := w.svc.Apply(ctx, reuse, nil); domain.FailureName(err) != domain.FailSignatureRequired {
+	if _, _, err := w.svc.Apply(ctx, reuse, nil); domain.FailureName(err) != domain.FailSignatureRequired {
 		t.Errorf("a used signature on a copy of its decision: %v", err)
 	}
 
@@ -258,7 +258,7 @@ func TestFourEyesBetweenTwoSignedOperators(t *testing.T) {
 		{"a decision ceremony, not an approval", func() *decisions.Approval { return approval(w.second, passkey.PurposeDecision, digest) }, domain.FailSignatureRequired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := w.svc.Apply(ctx, req, tc.approval()); domain.FailureName(err) != tc.failure {
+			if _, _, err := w.svc.Apply(ctx, req, tc.approval()); domain.FailureName(err) != tc.failure {
 				t.Errorf("apply: %v, want %s", err, tc.failure)
 			}
 			if _, err := w.st.AuditRecord(ctx, w.account, req.ActionID); err == nil {
@@ -267,7 +267,7 @@ func TestFourEyesBetweenTwoSignedOperators(t *testing.T) {
 		})
 	}
 
-	got, err := w.svc.Apply(ctx, req, approval(w.second, passkey.PurposeApproval, digest))
+	got, _, err := w.svc.Apply(ctx, req, approval(w.second, passkey.PurposeApproval, digest))
 	if err != nil || got.Escalation == nil || *got.Escalation != domain.EscalationAML {
 		t.Fatalf("approved by the second operator: %+v, %v", got, err)
 	}
@@ -292,7 +292,7 @@ func TestFourEyesRequiredAfterValidate(t *testing.T) {
 	if err := w.st.PutAccountSettings(ctx, w.account, domain.AccountSettings{FourEyes: []string{string(domain.ActionEscalate)}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Apply(ctx, req, &decisions.Approval{SecondApproverID: w.second.ID}); domain.FailureName(err) != domain.FailSignatureRequired {
+	if _, _, err := w.svc.Apply(ctx, req, &decisions.Approval{SecondApproverID: w.second.ID}); domain.FailureName(err) != domain.FailSignatureRequired {
 		t.Errorf("a declared approver once four eyes became required: %v", err)
 	}
 }

@@ -214,7 +214,7 @@ func (s *Service) Handle(ctx context.Context, in TaskInput) (TaskOutput, error) 
 		var rec domain.AuditRecord
 		// The second approval is the approval task's answer, never the
 		// request's.
-		if r, rec, err = s.ApplyRecorded(ctx, req, approval); err == nil {
+		if r, rec, err = s.Apply(ctx, req, approval); err == nil {
 			out.Review, out.Changed = NewReviewOut(r), Changes(rec)
 		}
 	default:
