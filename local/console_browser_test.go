@@ -31,13 +31,13 @@ import (
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/browsertest"
-	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // TestConsoleEndToEndInABrowser: an operator enrols by link, signs out and
@@ -684,7 +684,7 @@ func (o *operatorBrowser) signedOut() {
 			return err
 		}
 		for _, c := range res.Cookies {
-			if c.Name == console.CookieName {
+			if c.Name == webpage.CookieName {
 				return fmt.Errorf("a session cookie is set (%d bytes)", len(c.Value))
 			}
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // sampleEvent is one event file and what its function answers.
@@ -135,13 +136,13 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("body (%d bytes, base64 %v) is not shared/api/openapi.yaml (%d bytes)", len(r.Body), r.IsBase64Encoded, len(api.OpenAPIDocument()))
 			}
 		}},
-		{file: "settings.json", status: http.StatusNotFound, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
+		{file: "web.json", status: http.StatusNotFound, check: func(t *testing.T, r events.APIGatewayProxyResponse) {
 			// Continue on the console's enrolment page with a well-formed
 			// link no one minted: the console's own page, with its security
 			// headers; the page's value is spent and no session starts.
 			wantContentType(t, r, "text/html")
 			for name, want := range map[string]string{
-				"Content-Security-Policy": console.CSP,
+				"Content-Security-Policy": webpage.CSP,
 				"X-Frame-Options":         "DENY",
 				"Referrer-Policy":         "no-referrer",
 				"X-Content-Type-Options":  "nosniff",

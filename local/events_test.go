@@ -19,8 +19,8 @@ package main
 // test re-signs it at the current time instead).
 // events/create-entity.json creates entity 2, its providers played by the
 // simulator (registration number ending in 0: active and clear).
-// events/settings.json presses Continue on the console's enrolment page
-// (the settings function serves the console) with a well-formed link no one
+// events/web.json presses Continue on the console's enrolment page
+// (the web function serves the console) with a well-formed link no one
 // minted: the console reads the portal_tokens table and answers its own 404
 // page.
 // events/admin-*.json are command documents of the admin function, one per
@@ -162,17 +162,17 @@ func TestSampleEvents(t *testing.T) {
 				}
 			})
 		}
-		if c.file == "settings.json" {
+		if c.file == "web.json" {
 			t.Run("settings looked the link up", func(t *testing.T) {
 				// The link is well-formed: only the table can say it is unknown.
 				if !strings.HasPrefix(sampleUnknownLink, portal.LinkPrefix) || len(sampleUnknownLink) != len(portal.LinkPrefix)+43 {
 					t.Errorf("sampleUnknownLink %q is not a well-formed link token", sampleUnknownLink)
 				}
-				if !strings.Contains(string(readSampleEvent(t, "settings.json")), "token="+sampleUnknownLink) {
-					t.Error("events/settings.json does not open sampleUnknownLink")
+				if !strings.Contains(string(readSampleEvent(t, "web.json")), "token="+sampleUnknownLink) {
+					t.Error("events/web.json does not open sampleUnknownLink")
 				}
-				if !recorders["settings"].did(tableAction{action: "dynamodb:GetItem", table: names[schema.PortalTokens]}) {
-					t.Error("the settings function answered without reading the link from portal_tokens")
+				if !recorders["web"].did(tableAction{action: "dynamodb:GetItem", table: names[schema.PortalTokens]}) {
+					t.Error("the web function answered without reading the link from portal_tokens")
 				}
 			})
 		}

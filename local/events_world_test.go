@@ -36,7 +36,7 @@ const (
 	// sampleSettingsURL is the admin function's SETTINGS_BASE_URL in the
 	// replays: events/admin-portal.json's link starts with it.
 	sampleSettingsURL = "https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/dev"
-	// sampleUnknownLink is the sign-in link token events/settings.json
+	// sampleUnknownLink is the sign-in link token events/web.json
 	// opens: well-formed ("evs_portal_" and 43 base64url characters, 32
 	// bytes), never minted.
 	sampleUnknownLink = "evs_portal_ZXZzLXNhbXBsZS1ldmVudC11bmtub3duLWxpbmstMDE"

@@ -256,8 +256,8 @@ func TestURLOutputs(t *testing.T) {
 	}
 	for _, c := range []struct{ output, path, function string }{
 		{stack.OpenAPIURLOutput, deploy.OpenAPIPath, "api-description"},
-		{stack.SettingsURLOutput, deploy.SettingsPath + "/", "settings"},
-		{stack.ConsoleURLOutput, deploy.ConsolePath + "/", "settings"},
+		{stack.SettingsURLOutput, deploy.SettingsPath + "/", "web"},
+		{stack.ConsoleURLOutput, deploy.ConsolePath + "/", "web"},
 	} {
 		if got := sub(c.output); got != api+c.path {
 			t.Errorf("%s = %q, want ApiUrl %q + %s", c.output, got, api, c.path)

@@ -185,11 +185,11 @@ func TestOutputs(t *testing.T) {
 		served := false
 		for _, r := range deploy.Routes() {
 			if _, ok := deploy.MatchPath(r.Path, path); ok && r.Method == "GET" {
-				served = r.Function == "settings" && r.Public
+				served = r.Function == "web" && r.Public
 			}
 		}
 		if !served {
-			t.Errorf("GET %s is no public route of the settings function", path)
+			t.Errorf("GET %s is no public route of the web function", path)
 		}
 	}
 

@@ -142,7 +142,7 @@ func TestPipelinePermissions(t *testing.T) {
 		"AdminFunctionRole": {
 			"sqs:SendMessage arn:DeliveriesQueue",
 		},
-		"SettingsFunctionRole": {
+		"WebFunctionRole": {
 			"sqs:SendMessage arn:DeliveriesQueue",
 		},
 	}

@@ -68,7 +68,7 @@ func TestHandlerKinds(t *testing.T) {
 		"get-review":       HTTPHandler(nil),
 		"provider-webhook": HTTPHandler(nil),
 		"api-description":  HTTPHandler(nil),
-		"settings":         HTTPHandler(nil),
+		"web":              HTTPHandler(nil),
 		"decision":         DecisionHandler(nil),
 		"periodic-reviews": ScheduleHandler(nil),
 		"review-events":    StreamHandler(nil),

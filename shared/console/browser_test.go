@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // browser is one person's browser on the console: its cookies, and the
@@ -77,7 +77,7 @@ func (b *browser) cookie(name, path string) string {
 	return ""
 }
 
-func (b *browser) session() string { return b.cookie(console.CookieName, "/console/") }
+func (b *browser) session() string { return b.cookie(webpage.CookieName, "/console/") }
 
 // ceremony runs the page's passkey ceremony as its script does: the
 // options from data-options, the authenticator's answer to data-submit,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/etag"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // confirmPage shows a decision in words before it is signed: what, on
@@ -24,30 +25,30 @@ type fieldValue struct {
 
 // confirm reads a review page's decision form and shows it to be signed.
 // Nothing is begun here: the page's script asks for the signing ceremony.
-func (h *handler) confirm(c *call) {
-	id, ok := c.pathID()
+func (h *handler) confirm(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	d, err := decisionOf(c.r.PostForm, id, c.actionID)
+	d, err := decisionOf(c.R.PostForm, id, c.ActionID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	req, err := d.request(c.s)
+	req, err := d.request(c.Session)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	ctx := c.r.Context()
-	r, err := h.d.Store.Review(ctx, c.s.AccountID, req.ReviewID)
+	ctx := c.R.Context()
+	r, err := h.d.Store.Review(ctx, c.Session.AccountID, req.ReviewID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	e, err := h.d.Store.Entity(ctx, c.s.AccountID, r.EntityID)
+	e, err := h.d.Store.Entity(ctx, c.Session.AccountID, r.EntityID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	if req.Seen != "" && !etag.Same(req.Seen, dossierTag(e)) {
@@ -56,8 +57,8 @@ func (h *handler) confirm(c *call) {
 		return
 	}
 	page := confirmPage{Decision: d, Review: r, Entity: e, Fields: fieldsOf(d),
-		Sign: ceremony{Kind: "sign", Options: c.base + "/sign/options", Submit: c.base + "/sign", CSRF: csrfToken(c.token)}}
-	c.render(http.StatusOK, "confirm", "Sign your decision", "queue", page)
+		Sign: ceremony{Kind: "sign", Options: c.Base + "/sign/options", Submit: c.Base + "/sign", CSRF: c.CSRF()}}
+	c.Render(http.StatusOK, "confirm", "Sign your decision", "queue", page)
 }
 
 // fieldsOf lists a decision's own fields that are set.

@@ -13,9 +13,9 @@ package console
 
 import (
 	"context"
+	"embed"
 	"fmt"
-	"log/slog"
-	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/country"
@@ -75,8 +75,7 @@ type Store interface {
 	DeletePendingApproval(ctx context.Context, accountID int64, actionID string) error
 }
 
-// Deps are what the console is built from. All are required but Countries,
-// Log and Secure.
+// Deps are what the console is built from. All are required but Countries.
 type Deps struct {
 	Portal   Portal
 	Passkeys *passkey.Service
@@ -88,52 +87,50 @@ type Deps struct {
 	Countries *country.Catalogue
 	// Clock stamps ages and lists what still waits.
 	Clock domain.Clock
-	// Log is the logger when the request's context carries none; nil:
-	// slog's default.
-	Log *slog.Logger
-	// Secure reports whether the browser reached the page over https, so
-	// cookies are marked Secure; nil: webpage.ForwardedHTTPS.
-	Secure func(*http.Request) bool
 }
 
-// handler serves the console. Everything in it is set by New and only
-// read afterwards.
+// handler serves the console's pages. Everything in it is set by Mount
+// and only read afterwards.
 type handler struct {
-	d      Deps
-	mux    *http.ServeMux
-	pages  pages
-	static webpage.Static
-	origin *http.CrossOriginProtection
+	d    Deps
+	area *webpage.Area
 }
 
-// New returns the console's handler, for every path under /console/. A
-// required dependency missing is a wiring mistake: New panics, so it shows
-// when the function starts rather than at an operator's first click.
-func New(d Deps) http.Handler {
+//go:embed static templates
+var files embed.FS
+
+// Mount adds the console to the web function's server, under /console/.
+// A required dependency missing is a wiring mistake: Mount panics, so it
+// shows when the function starts rather than at an operator's first click.
+func Mount(s *webpage.Server, d Deps) {
 	if err := d.check(); err != nil {
 		panic("console: " + err.Error())
-	}
-	if d.Secure == nil {
-		d.Secure = webpage.ForwardedHTTPS
 	}
 	if d.Countries == nil {
 		d.Countries = country.ISO()
 	}
-	h := &handler{d: d, origin: http.NewCrossOriginProtection()}
-	h.static = loadStatic()
-	h.pages = parsePages()
-	h.mux = h.routes()
-	return h
+	h := &handler{d: d}
+	h.area = s.Mount(webpage.AreaSpec{
+		Path: Path, Name: "console", Brand: "EVS console", Files: files, Pages: pageNames(), Funcs: funcs(),
+		Scripts: scripts(), Nav: nav, SignInPage: true, EnrolPage: "/enrol/passkey",
+		Back: webpage.NavLink{Label: "Back to the queue", Href: "/queue"},
+	})
+	h.routes()
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	securityHeaders(w.Header(), h.d.Secure(r))
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		h.message(w, r, http.StatusMethodNotAllowed, msgMethod)
-		return
+// Path is where the console is served, under the stage prefix.
+const Path = "/console"
+
+// nav is the header's sections, for a session signed in with a passkey
+// (an enrolment session sees none).
+func nav(c *webpage.Call) []webpage.NavLink {
+	if !webpage.IsFull(c.Session) {
+		return nil
 	}
-	h.mux.ServeHTTP(w, r)
+	return []webpage.NavLink{
+		{Section: "queue", Label: "Queue", Href: c.Base + "/queue"},
+		{Section: "passkeys", Label: "Passkeys", Href: c.Base + "/passkeys"},
+	}
 }
 
 // check names the first required dependency missing.
@@ -151,3 +148,10 @@ func (d Deps) check() error {
 	}
 	return nil
 }
+
+// next is the script's answer to a finished ceremony: where to go.
+type next struct {
+	Next string `json:"next"`
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

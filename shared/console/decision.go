@@ -9,6 +9,7 @@ import (
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // decision is a decision's fields as the confirmation page carries them
@@ -63,7 +64,7 @@ func (d decision) request(s portal.Session) (decisions.Request, error) {
 	if err != nil || reviewID <= 0 {
 		return decisions.Request{}, domain.Invalid("review_id", "must be a review's id")
 	}
-	if !validActionID(d.ActionID) {
+	if !webpage.ValidActionID(d.ActionID) {
 		return decisions.Request{}, domain.Invalid("action_id", "is not one the console made: open the review again")
 	}
 	req := decisions.Request{Action: domain.Action(d.Action), AccountID: s.AccountID, ReviewID: reviewID, OperatorID: s.Operator.ID,

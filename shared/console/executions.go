@@ -7,6 +7,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
 
@@ -34,44 +35,44 @@ type executionPage struct {
 
 // executionPage shows a decision's execution to the operators of its
 // account; any other account's, like none, is not found.
-func (h *handler) executionPage(c *call) {
-	name := c.r.PathValue("name")
-	if !validActionID(name) {
-		c.message(http.StatusNotFound, msgNotFound)
+func (h *handler) executionPage(c *webpage.Call) {
+	name := c.R.PathValue("name")
+	if !webpage.ValidActionID(name) {
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
-	ctx := c.r.Context()
+	ctx := c.R.Context()
 	x, err := h.d.Workflow.Describe(ctx, h.d.Workflow.ExecutionARN(name))
 	if errors.Is(err, workflow.ErrNotFound) {
-		c.message(http.StatusNotFound, msgNotFound)
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	page := executionPage{Name: name, Status: x.Status}
-	if err := json.Unmarshal(x.Input, &page.Request); err != nil || page.Request.AccountID != c.s.AccountID {
-		c.message(http.StatusNotFound, msgNotFound)
+	if err := json.Unmarshal(x.Input, &page.Request); err != nil || page.Request.AccountID != c.Session.AccountID {
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
 	switch x.Status {
 	case workflow.StatusRunning:
-		_, err := h.d.Store.PendingApproval(ctx, c.s.AccountID, name)
+		_, err := h.d.Store.PendingApproval(ctx, c.Session.AccountID, name)
 		switch domain.ErrorCode(err) {
 		case "":
 			// Just answered by this operator: being applied, not waiting.
-			page.Waiting = c.r.URL.Query().Get("answered") != "1"
+			page.Waiting = c.R.URL.Query().Get("answered") != "1"
 		case domain.ECodeNotFound:
 		default:
-			c.fail(err)
+			c.Fail(err)
 			return
 		}
 		seconds := refreshRunning
 		if page.Waiting {
 			seconds = refreshWaiting
 		}
-		c.refreshing(seconds, "execution", executionTitle(x.Status, page.Waiting), "queue", page)
+		c.Refreshing(seconds, "execution", executionTitle(x.Status, page.Waiting), "queue", page)
 		return
 	case workflow.StatusSucceeded:
 		var out decisions.ReviewOut
@@ -81,20 +82,20 @@ func (h *handler) executionPage(c *call) {
 	case workflow.StatusFailed:
 		page.Error, page.Cause = x.Error, x.Cause
 		if x.Error == domain.FailStaleView {
-			r, err := h.d.Store.Review(ctx, c.s.AccountID, page.Request.ReviewID)
+			r, err := h.d.Store.Review(ctx, c.Session.AccountID, page.Request.ReviewID)
 			if err != nil {
-				c.fail(err)
+				c.Fail(err)
 				return
 			}
-			v, err := h.staleViewOf(c, r.ID, r.EntityID, page.Request.Seen, parseSince(c.r.URL.Query().Get("since")))
+			v, err := h.staleViewOf(c, r.ID, r.EntityID, page.Request.Seen, parseSince(c.R.URL.Query().Get("since")))
 			if err != nil {
-				c.fail(err)
+				c.Fail(err)
 				return
 			}
 			page.Stale = &v
 		}
 	}
-	c.render(http.StatusOK, "execution", executionTitle(x.Status, false), "queue", page)
+	c.Render(http.StatusOK, "execution", executionTitle(x.Status, false), "queue", page)
 }
 
 // executionTitle is an execution's status in words.

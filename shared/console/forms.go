@@ -6,6 +6,7 @@ import (
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // actionForm is one decision form of the review page: an action the
@@ -43,7 +44,7 @@ func formFor(s portal.Session, a domain.Action, r domain.Review) (actionForm, bo
 	if !ok || !s.Can(rule.Permission) || !rule.AllowedFrom(r.Status) {
 		return actionForm{}, false
 	}
-	return actionForm{Action: a, ActionID: newActionID(), Reason: rule.Reason, Codes: reasonCodes(a), fields: rule.Fields}, true
+	return actionForm{Action: a, ActionID: webpage.NewActionID(), Reason: rule.Reason, Codes: reasonCodes(a), fields: rule.Fields}, true
 }
 
 // reviewForms are the forms of every action but adjudication (which has a

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/console"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -47,7 +47,7 @@ func TestHeaders(t *testing.T) {
 			}
 			h := p.header
 			for k, want := range map[string]string{
-				"Content-Security-Policy": console.CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+				"Content-Security-Policy": webpage.CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
 				"Referrer-Policy": "no-referrer", "Content-Type": tc.contentType, "Cache-Control": tc.cache,
 			} {
 				if got := h.Get(k); got != want {
@@ -59,8 +59,8 @@ func TestHeaders(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(console.CSP, "script-src 'self'") || strings.Contains(console.CSP, "unsafe-inline") {
-		t.Errorf("CSP %q", console.CSP)
+	if !strings.Contains(webpage.CSP, "script-src 'self'") || strings.Contains(webpage.CSP, "unsafe-inline") {
+		t.Errorf("CSP %q", webpage.CSP)
 	}
 
 	// Over https, every cookie is Secure and the answer asks for https.
@@ -99,7 +99,7 @@ func TestHeaders(t *testing.T) {
 	// for both, to the settings area's: never to the API's.
 	paths := map[string]bool{}
 	for _, ck := range res.Cookies() {
-		if ck.Name != console.CookieName {
+		if ck.Name != webpage.CookieName {
 			continue
 		}
 		paths[ck.Path] = true

@@ -33,36 +33,36 @@ type passkeyRow struct {
 	Current bool
 }
 
-func (h *handler) passkeyList(c *call) {
-	ps, err := h.d.Store.Passkeys(c.r.Context(), c.s.AccountID, c.s.Operator.ID)
+func (h *handler) passkeyList(c *webpage.Call) {
+	ps, err := h.d.Store.Passkeys(c.R.Context(), c.Session.AccountID, c.Session.Operator.ID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	slices.SortFunc(ps, func(a, b domain.Passkey) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	page := passkeysPage{Last: len(ps) == 1,
-		Add: ceremony{Kind: "register", Options: c.base + "/passkeys/options", Submit: c.base + "/passkeys", CSRF: csrfToken(c.token)}}
+		Add: ceremony{Kind: "register", Options: c.Base + "/passkeys/options", Submit: c.Base + "/passkeys", CSRF: c.CSRF()}}
 	for _, p := range ps {
 		page.Passkeys = append(page.Passkeys, passkeyRow{
 			ID: base64.RawURLEncoding.EncodeToString(p.ID), Name: p.Name, Created: p.CreatedAt, LastUsed: p.LastUsedAt,
-			Synced: p.BackupState, CanSync: p.BackupEligible, Current: bytes.Equal(p.ID, c.s.CredentialID),
+			Synced: p.BackupState, CanSync: p.BackupEligible, Current: bytes.Equal(p.ID, c.Session.CredentialID),
 		})
 	}
-	c.render(http.StatusOK, "passkeys", "Your passkeys", "passkeys", page)
+	c.Render(http.StatusOK, "passkeys", "Your passkeys", "passkeys", page)
 }
 
 // passkeyRemove removes one of the operator's passkeys; the service
 // refuses the last one.
-func (h *handler) passkeyRemove(c *call) {
-	id, err := base64.RawURLEncoding.DecodeString(c.r.PostForm.Get("credential_id"))
+func (h *handler) passkeyRemove(c *webpage.Call) {
+	id, err := base64.RawURLEncoding.DecodeString(c.R.PostForm.Get("credential_id"))
 	if err != nil || len(id) == 0 {
-		c.message(http.StatusNotFound, msgNotFound)
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
-	if err := h.d.Passkeys.Remove(c.r.Context(), c.actor(), c.s.Operator, id); err != nil {
-		c.fail(err)
+	if err := h.d.Passkeys.Remove(c.R.Context(), c.Actor(), c.Session.Operator, id); err != nil {
+		c.Fail(err)
 		return
 	}
-	c.log.Info("passkey removed")
-	webpage.Redirect(c.w, c.base+"/passkeys")
+	c.Log.Info("passkey removed")
+	webpage.Redirect(c.W, c.Base+"/passkeys")
 }

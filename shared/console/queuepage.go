@@ -74,26 +74,26 @@ func activeStatuses() []domain.ReviewStatus {
 	return []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress, domain.ReviewEscalated}
 }
 
-func (h *handler) queuePage(c *call) {
-	h.showQueue(c, c.r.URL.Query(), http.StatusOK, "")
+func (h *handler) queuePage(c *webpage.Call) {
+	h.showQueue(c, c.R.URL.Query(), http.StatusOK, "")
 }
 
 // showQueue renders the queue for the query string's filters and cursor.
 // A refused filter shows the page with the problem and no rows.
-func (h *handler) showQueue(c *call, q url.Values, status int, notice string) {
-	ctx := c.r.Context()
-	page := queuePage{Filter: filterValuesOf(q), Notice: notice, CanTake: c.s.Can(domain.PermReviewDecide),
+func (h *handler) showQueue(c *webpage.Call, q url.Values, status int, notice string) {
+	ctx := c.R.Context()
+	page := queuePage{Filter: filterValuesOf(q), Notice: notice, CanTake: c.Session.Can(domain.PermReviewDecide),
 		Choices: filterChoices{Statuses: activeStatuses(), Purposes: domain.ReviewPurposes(), Sanctions: domain.SanctionsStatuses(), Risks: domain.RiskLevels()}}
 	f, err := queue.ParseFilter(q)
 	var p queue.Page
 	if err == nil {
-		p, err = h.d.Queue.Page(ctx, c.s.AccountID, c.s.Operator.ID, f, q.Get("cursor"))
+		p, err = h.d.Queue.Page(ctx, c.Session.AccountID, c.Session.Operator.ID, f, q.Get("cursor"))
 	}
 	switch {
 	case domain.ErrorCode(err) == domain.ECodeInvalid:
 		page.Problem, status = domain.Refusal(err), http.StatusUnprocessableEntity
 	case err != nil:
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	page.Rows = p.Rows
@@ -103,39 +103,39 @@ func (h *handler) showQueue(c *call, q url.Values, status int, notice string) {
 	if p.Next != "" {
 		nq := page.Filter.query()
 		nq.Set("cursor", p.Next)
-		page.Next = c.base + "/queue?" + nq.Encode()
+		page.Next = c.Base + "/queue?" + nq.Encode()
 	}
 	now := h.d.Clock.Now()
-	pending, err := h.d.Store.PendingApprovals(ctx, c.s.AccountID, now)
+	pending, err := h.d.Store.PendingApprovals(ctx, c.Session.AccountID, now)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	for _, pa := range pending {
-		page.Pending = append(page.Pending, pendingRow{PendingApproval: pa, Age: max(now.Sub(pa.CreatedAt), 0), Mine: pa.MakerID == c.s.Operator.ID})
+		page.Pending = append(page.Pending, pendingRow{PendingApproval: pa, Age: max(now.Sub(pa.CreatedAt), 0), Mine: pa.MakerID == c.Session.Operator.ID})
 	}
-	c.render(status, "queue", "Queue", "queue", page)
+	c.Render(status, "queue", "Queue", "queue", page)
 }
 
 // takeNext claims the oldest unassigned open review the filters keep and
 // opens it.
-func (h *handler) takeNext(c *call) {
-	form := filterValuesOf(c.r.PostForm).query()
+func (h *handler) takeNext(c *webpage.Call) {
+	form := filterValuesOf(c.R.PostForm).query()
 	f, err := queue.ParseFilter(form)
 	if err != nil {
 		h.showQueue(c, form, http.StatusUnprocessableEntity, "")
 		return
 	}
-	r, err := h.d.Queue.ClaimNext(c.r.Context(), c.actor(), c.s.Operator, f)
+	r, err := h.d.Queue.ClaimNext(c.R.Context(), c.Actor(), c.Session.Operator, f)
 	switch domain.ErrorCode(err) {
 	case "":
-		c.log.Info("review taken", "review_id", r.ID)
-		webpage.Redirect(c.w, c.base+"/reviews/"+itoa(r.ID))
+		c.Log.Info("review taken", "review_id", r.ID)
+		webpage.Redirect(c.W, c.Base+"/reviews/"+itoa(r.ID))
 	case domain.ECodeNotFound:
 		h.showQueue(c, form, http.StatusOK, "Nothing is waiting that matches these filters.")
 	case domain.ECodeConflict:
 		h.showQueue(c, form, http.StatusOK, "Other operators took every review tried: try again.")
 	default:
-		c.fail(err)
+		c.Fail(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // reviewPage is a review with its entity's dossier and the decisions the
@@ -28,29 +29,29 @@ type reviewPage struct {
 	Decides bool
 }
 
-func (h *handler) reviewPage(c *call) {
-	id, ok := c.pathID()
+func (h *handler) reviewPage(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	ctx := c.r.Context()
-	r, err := h.d.Store.Review(ctx, c.s.AccountID, id)
+	ctx := c.R.Context()
+	r, err := h.d.Store.Review(ctx, c.Session.AccountID, id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	d, err := h.loadDossier(ctx, c.s.AccountID, r.EntityID)
+	d, err := h.loadDossier(ctx, c.Session.AccountID, r.EntityID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	// The review as the dossier read it: the same revision as the tag.
 	if i := slices.IndexFunc(d.Reviews, func(x domain.Review) bool { return x.ID == r.ID }); i >= 0 {
 		r = d.Reviews[i]
 	}
-	trail, err := h.d.Store.AuditTrail(ctx, c.s.AccountID, r.EntityID)
+	trail, err := h.d.Store.AuditTrail(ctx, c.Session.AccountID, r.EntityID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	slices.Reverse(trail) // newest first
@@ -62,27 +63,27 @@ func (h *handler) reviewPage(c *call) {
 		}
 	}
 	var operators []domain.Operator
-	if _, ok := formFor(c.s, domain.ActionAssign, r); ok {
-		if operators, err = h.d.Store.Operators(ctx, c.s.AccountID); err != nil {
-			c.fail(err)
+	if _, ok := formFor(c.Session, domain.ActionAssign, r); ok {
+		if operators, err = h.d.Store.Operators(ctx, c.Session.AccountID); err != nil {
+			c.Fail(err)
 			return
 		}
 	}
-	page.Forms = reviewForms(c.s, d, r, operators)
+	page.Forms = reviewForms(c.Session, d, r, operators)
 	if sc, ok := latestScreening(d.Checks); ok {
 		row := checkRows([]domain.Check{sc})[0]
 		page.Screening = &row
 		page.Matches = matchRows(sc, d.Entity.DismissedMatches)
 		for i := range page.Matches {
-			if f, ok := formFor(c.s, domain.ActionAdjudicateMatch, r); ok {
+			if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
 				f.MatchID = page.Matches[i].ID
 				page.Matches[i].Form = &f
 			}
 		}
 	}
-	pending, err := h.d.Store.PendingApprovals(ctx, c.s.AccountID, h.d.Clock.Now())
+	pending, err := h.d.Store.PendingApprovals(ctx, c.Session.AccountID, h.d.Clock.Now())
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	for _, p := range pending {
@@ -90,13 +91,13 @@ func (h *handler) reviewPage(c *call) {
 			page.Pending = append(page.Pending, p)
 		}
 	}
-	c.render(http.StatusOK, "review", "Review "+itoa(r.ID)+": "+d.Entity.LegalName, "queue", page)
+	c.Render(http.StatusOK, "review", "Review "+itoa(r.ID)+": "+d.Entity.LegalName, "queue", page)
 }
 
 // decides reports whether the operator holds any permission an action needs.
-func decides(c *call) bool {
+func decides(c *webpage.Call) bool {
 	for _, p := range []string{domain.PermReviewDecide, domain.PermReviewAssign, domain.PermRiskAssess, domain.PermProfileEdit} {
-		if c.s.Can(p) {
+		if c.Session.Can(p) {
 			return true
 		}
 	}

@@ -10,63 +10,57 @@ import (
 // routes is the route table: each path, its method, the session it takes
 // and the permission it needs. Pages are GETs; forms post URL-encoded with
 // the CSRF token in a field; the passkey script posts JSON with it in the
-// X-CSRF-Token header.
-func (h *handler) routes() *http.ServeMux {
-	m := http.NewServeMux()
-	decide := need{domain.PermReviewDecide}
+// X-CSRF-Token header. The shell adds the static files, sign-out and the
+// not-found page.
+func (h *handler) routes() {
+	a := h.area
+	full, enrolling, anyone := webpage.Full, webpage.AnySession, webpage.Anyone
+	decide := webpage.Need{domain.PermReviewDecide}
 
-	m.HandleFunc("GET /console/{$}", h.home)
-	m.HandleFunc("GET /console", h.home)
-	m.HandleFunc("GET /console/static/{file}", h.serveStatic)
+	a.HandleFunc("GET", "/{$}", a.OpenPage(h.home))
+	a.HandleFunc("GET", "", a.OpenPage(h.home))
 
 	// Enrolment: a link, then a passkey.
-	m.HandleFunc("GET /console/enrol", h.enrolPage)
-	m.HandleFunc("POST /console/enrol", h.enrolRedeem)
-	m.HandleFunc("GET /console/enrol/passkey", h.page(enrolling, anyone, h.enrolPasskey))
-	m.HandleFunc("POST /console/passkeys/options", h.api(enrolling, anyone, h.registerOptions))
-	m.HandleFunc("POST /console/passkeys", h.api(enrolling, anyone, h.register))
+	a.HandleFunc("GET", "/enrol", a.OpenPage(h.enrolPage))
+	a.HandleFunc("POST", "/enrol", a.OpenForm(h.enrolRedeem))
+	a.HandleFunc("GET", "/enrol/passkey", a.Page(enrolling, anyone, h.enrolPasskey))
+	a.HandleFunc("POST", "/passkeys/options", a.API(enrolling, anyone, h.registerOptions))
+	a.HandleFunc("POST", "/passkeys", a.API(enrolling, anyone, h.register))
 
-	// Sign-in with a passkey, and out.
-	m.HandleFunc("POST /console/login/options", h.signedOutAPI(h.loginOptions))
-	m.HandleFunc("POST /console/login", h.signedOutAPI(h.login))
-	m.HandleFunc("POST /console/signout", h.form(enrolling, anyone, false, h.signOut))
+	// Sign-in with a passkey (sign-out is the shell's).
+	a.HandleFunc("POST", "/login/options", a.OpenAPI(h.loginOptions))
+	a.HandleFunc("POST", "/login", a.OpenAPI(h.login))
 
-	m.HandleFunc("GET /console/passkeys", h.page(full, anyone, h.passkeyList))
-	m.HandleFunc("POST /console/passkeys/remove", h.form(full, anyone, true, h.passkeyRemove))
+	a.HandleFunc("GET", "/passkeys", a.Page(full, anyone, h.passkeyList))
+	a.HandleFunc("POST", "/passkeys/remove", a.Form(full, anyone, true, h.passkeyRemove))
 
-	m.HandleFunc("GET /console/queue", h.page(full, anyone, h.queuePage))
-	m.HandleFunc("POST /console/queue/next", h.form(full, decide, true, h.takeNext))
+	a.HandleFunc("GET", "/queue", a.Page(full, anyone, h.queuePage))
+	a.HandleFunc("POST", "/queue/next", a.Form(full, decide, true, h.takeNext))
 
-	m.HandleFunc("GET /console/reviews/{id}", h.page(full, anyone, h.reviewPage))
-	m.HandleFunc("POST /console/reviews/{id}/confirm", h.form(full, anyone, true, h.confirm))
-	m.HandleFunc("POST /console/sign/options", h.api(full, anyone, h.signOptions))
-	m.HandleFunc("POST /console/sign", h.api(full, anyone, h.sign))
-	m.HandleFunc("GET /console/executions/{name}", h.page(full, anyone, h.executionPage))
+	a.HandleFunc("GET", "/reviews/{id}", a.Page(full, anyone, h.reviewPage))
+	a.HandleFunc("POST", "/reviews/{id}/confirm", a.Form(full, anyone, true, h.confirm))
+	a.HandleFunc("POST", "/sign/options", a.API(full, anyone, h.signOptions))
+	a.HandleFunc("POST", "/sign", a.API(full, anyone, h.sign))
+	a.HandleFunc("GET", "/executions/{name}", a.Page(full, anyone, h.executionPage))
 
-	m.HandleFunc("GET /console/approvals/{id}", h.page(full, anyone, h.approvalPage))
-	m.HandleFunc("POST /console/approvals/{id}/options", h.api(full, anyone, h.approvalOptions))
-	m.HandleFunc("POST /console/approvals/{id}/approve", h.api(full, anyone, h.approve))
-	m.HandleFunc("POST /console/approvals/{id}/refuse", h.form(full, anyone, false, h.refuse))
-
-	// Anything else under /console/, in any method that reached here.
-	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) { h.message(w, r, http.StatusNotFound, msgNotFound) })
-	return m
+	a.HandleFunc("GET", "/approvals/{id}", a.Page(full, anyone, h.approvalPage))
+	a.HandleFunc("POST", "/approvals/{id}/options", a.API(full, anyone, h.approvalOptions))
+	a.HandleFunc("POST", "/approvals/{id}/approve", a.API(full, anyone, h.approve))
+	a.HandleFunc("POST", "/approvals/{id}/refuse", a.Form(full, anyone, false, h.refuse))
 }
 
 // home is the sign-in page, or the queue for whoever is signed in already
 // (the passkey page for an enrolment session).
-func (h *handler) home(w http.ResponseWriter, r *http.Request) {
-	if _, s, ok := h.lookup(r); ok {
-		if isFull(s) {
-			webpage.Redirect(w, basePath(r)+"/queue")
+func (h *handler) home(c *webpage.Call) {
+	if s, ok := h.area.Lookup(c.R); ok {
+		if webpage.IsFull(s) {
+			c.Redirect("/queue")
 		} else {
-			webpage.Redirect(w, basePath(r)+"/enrol/passkey")
+			c.Redirect("/enrol/passkey")
 		}
 		return
 	}
-	h.write(w, r, http.StatusOK, "signin", h.view(r, "Sign in", signInPage{
-		Options: basePath(r) + "/login/options", Submit: basePath(r) + "/login",
-	}))
+	c.RenderOpen(http.StatusOK, "signin", "Sign in", signInPage{Options: c.Base + "/login/options", Submit: c.Base + "/login"})
 }
 
 // signInPage is what the sign-in page's script needs.

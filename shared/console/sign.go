@@ -9,6 +9,7 @@ import (
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/webpage"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
 
@@ -24,70 +25,70 @@ type signing struct {
 // bound to its digest. Nothing else is kept: the second post builds the
 // same request from the same fields, and a signature over any other
 // document does not verify.
-func (h *handler) signOptions(c *call) {
+func (h *handler) signOptions(c *webpage.Call) {
 	var in signing
-	if !c.readJSON(&in) {
+	if !c.ReadJSON(&in) {
 		return
 	}
-	req, err := in.Decision.request(c.s)
+	req, err := in.Decision.request(c.Session)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	options, err := h.d.Passkeys.BeginSigning(c.r.Context(), c.s.Operator, passkey.PurposeDecision, decisions.Digest(req))
+	options, err := h.d.Passkeys.BeginSigning(c.R.Context(), c.Session.Operator, passkey.PurposeDecision, decisions.Digest(req))
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	writeJSON(c.w, http.StatusOK, options)
+	c.WriteJSON(http.StatusOK, options)
 }
 
 // sign takes the signed decision: the signature is checked here first (a
 // bad one is told at once, and nothing starts), then the decision goes to
 // the workflow, named by its action id, and the browser to its page.
-func (h *handler) sign(c *call) {
+func (h *handler) sign(c *webpage.Call) {
 	var in signing
-	if !c.readJSON(&in) {
+	if !c.ReadJSON(&in) {
 		return
 	}
-	req, err := in.Decision.request(c.s)
+	req, err := in.Decision.request(c.Session)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.log = c.log.With("action_id", req.ActionID, "review_id", req.ReviewID, "action", string(req.Action))
+	c.Log = c.Log.With("action_id", req.ActionID, "review_id", req.ReviewID, "action", string(req.Action))
 	a, err := passkey.AssertionFromResponse(in.Response)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	req.Signature = &a
-	ctx := c.r.Context()
-	signed, err := h.d.Passkeys.CheckSigned(ctx, a, c.s.AccountID, passkey.PurposeDecision, decisions.Digest(req))
+	ctx := c.R.Context()
+	signed, err := h.d.Passkeys.CheckSigned(ctx, a, c.Session.AccountID, passkey.PurposeDecision, decisions.Digest(req))
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	if signed.OperatorID != c.s.Operator.ID {
-		c.fail(domain.Errorf(domain.ECodeSignatureRequired, "The decision was signed by another operator than you."))
+	if signed.OperatorID != c.Session.Operator.ID {
+		c.Fail(domain.Errorf(domain.ECodeSignatureRequired, "The decision was signed by another operator than you."))
 		return
 	}
 	input, err := json.Marshal(req)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	switch _, err := h.d.Workflow.Start(ctx, req.ActionID, input); {
 	case errors.Is(err, workflow.ErrExists):
 		// Sent twice: the first one runs; its page says how it went.
-		c.log.Info("decision already started")
+		c.Log.Info("decision already started")
 	case err != nil:
-		c.fail(err)
+		c.Fail(err)
 		return
 	default:
-		c.log.Info("decision started")
+		c.Log.Info("decision started")
 	}
-	writeJSON(c.w, http.StatusOK, next{Next: executionURL(c.base, req.ActionID, in.Decision.ViewedAt)})
+	c.WriteJSON(http.StatusOK, next{Next: executionURL(c.Base, req.ActionID, in.Decision.ViewedAt)})
 }
 
 // executionURL is an execution's page, with when its dossier was seen.

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // staleView says that the dossier a decision was made on is no longer the
@@ -33,8 +35,8 @@ const latestChanges = 5
 
 // staleViewOf lists what changed in the entity's dossier since: its
 // audited actions and its checks' updates, newest first.
-func (h *handler) staleViewOf(c *call, reviewID, entityID int64, seen string, since time.Time) (staleView, error) {
-	ctx, accountID := c.r.Context(), c.s.AccountID
+func (h *handler) staleViewOf(c *webpage.Call, reviewID, entityID int64, seen string, since time.Time) (staleView, error) {
+	ctx, accountID := c.R.Context(), c.Session.AccountID
 	d, err := h.loadDossier(ctx, accountID, entityID)
 	if err != nil {
 		return staleView{}, err
@@ -43,7 +45,7 @@ func (h *handler) staleViewOf(c *call, reviewID, entityID int64, seen string, si
 	if err != nil {
 		return staleView{}, err
 	}
-	v := staleView{Base: c.base, ReviewID: reviewID, EntityID: entityID, Seen: seen, Now: d.ETag, Since: since}
+	v := staleView{Base: c.Base, ReviewID: reviewID, EntityID: entityID, Seen: seen, Now: d.ETag, Since: since}
 	for _, a := range trail {
 		if since.IsZero() || a.At.After(since) {
 			what := actionLabel(a.Action)
@@ -79,11 +81,11 @@ func parseSince(s string) time.Time {
 
 // showStale renders the stale view of a review's dossier (409: the
 // decision cannot go on as it stands).
-func (h *handler) showStale(c *call, reviewID, entityID int64, seen string, since time.Time) {
+func (h *handler) showStale(c *webpage.Call, reviewID, entityID int64, seen string, since time.Time) {
 	v, err := h.staleViewOf(c, reviewID, entityID, seen, since)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.render(http.StatusConflict, "stale", "The dossier changed", "queue", v)
+	c.Render(http.StatusConflict, "stale", "The dossier changed", "queue", v)
 }

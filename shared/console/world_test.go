@@ -15,13 +15,17 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/console"
+	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/queue"
+	"github.com/evs-kyb/evs/shared/settings"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // These tests run the console over the real services and the real store
@@ -102,10 +106,14 @@ func newWorld(t *testing.T) *world {
 	w.portal = &portal.Service{Store: st, Clock: w.clock}
 	w.decide = &decisions.Service{Store: st, Checker: &checks.Runner{Clock: w.clock}, Clock: w.clock, Signatures: w.keys}
 	w.wf = newFakeWorkflow(w.decide)
-	h := console.New(console.Deps{
+	h := webpage.New(webpage.Config{Sessions: w.portal, Log: slog.New(slog.NewJSONHandler(w.logs, nil)), SignInPath: "/console/"})
+	console.Mount(h, console.Deps{
 		Portal: w.portal, Passkeys: w.keys, Queue: &queue.Service{Store: st, Clock: w.clock}, Store: st, Workflow: w.wf,
-		Clock: w.clock, Log: slog.New(slog.NewJSONHandler(w.logs, nil)),
+		Clock: w.clock,
 	})
+	// The settings area beside it, as the web function mounts them: one
+	// sign-in for both.
+	settings.Mount(h, settings.Deps{Endpoints: &subscriptions.Service{Store: st, Clock: w.clock}, Countries: st, Catalogue: country.ISO(), Clock: w.clock})
 	w.srv = httptest.NewServer(w.recording(h))
 	t.Cleanup(w.srv.Close)
 	t.Cleanup(func() {
@@ -133,7 +141,7 @@ func (w *world) recording(h http.Handler) http.Handler {
 		w.mu.Lock()
 		w.seen = append(w.seen, b.String())
 		for _, c := range (&http.Response{Header: rec.Header()}).Cookies() {
-			if c.Name == console.CookieName && c.Value != "" {
+			if c.Name == webpage.CookieName && c.Value != "" {
 				w.sessions = append(w.sessions, c.Value)
 			}
 		}

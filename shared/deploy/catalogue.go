@@ -312,9 +312,9 @@ func Functions() []Function {
 			Queue:    &QueueSource{Queue: QueueDeliveries, BatchSize: 10},
 		},
 		{
-			Name: "settings", LogicalID: "SettingsFunction",
-			Description: "The settings area (/settings/: portal sign-in, webhook endpoints, deliveries, test events, countries) " +
-				"and the operator console (/console/: passkeys, the queue, dossiers, signed decisions)",
+			Name: "web", LogicalID: "WebFunction",
+			Description: "The web pages: the operator console (/console/: passkey sign-in, the queue, dossiers, signed decisions) " +
+				"and the settings area (/settings/: webhook endpoints, deliveries, test events, countries), on one shell",
 			MemoryMB: 256, TimeoutSeconds: 15,
 			Grants: []Grant{
 				// Sign-in links (redeemed: updated) and sessions (put,

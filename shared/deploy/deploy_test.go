@@ -264,7 +264,7 @@ func TestEvidenceObjectGrants(t *testing.T) {
 // machine's ARN exactly when it drives it, and an action the catalogue
 // does not know stops the build of the stacks.
 func TestWorkflowActions(t *testing.T) {
-	want := map[string][]string{"settings": {StatesStartExecution, StatesDescribeExecution, StatesSendTaskSuccess, StatesSendTaskFailure}}
+	want := map[string][]string{"web": {StatesStartExecution, StatesDescribeExecution, StatesSendTaskSuccess, StatesSendTaskFailure}}
 	for _, f := range Functions() {
 		if fmt.Sprint(f.Workflow) != fmt.Sprint(want[f.Name]) {
 			t.Errorf("%s: workflow actions %v, want %v", f.Name, f.Workflow, want[f.Name])
@@ -273,7 +273,7 @@ func TestWorkflowActions(t *testing.T) {
 			t.Errorf("%s: told %s: %v, with workflow actions %v", f.Name, DecisionStateMachineVar, told, f.Workflow)
 		}
 	}
-	settings := MustFunction("settings")
+	settings := MustFunction("web")
 	if got := settings.WorkflowActionsOn(OnStateMachine); fmt.Sprint(got) != fmt.Sprint([]string{StatesStartExecution, StatesSendTaskSuccess, StatesSendTaskFailure}) {
 		t.Errorf("on the state machine: %v", got)
 	}
@@ -301,7 +301,7 @@ func TestConsoleSettings(t *testing.T) {
 		}
 		return out
 	}
-	web, decision := params("settings"), params("decision")
+	web, decision := params("web"), params("decision")
 	for _, v := range []string{"PASSKEY_RP_ID", "PASSKEY_ORIGINS"} {
 		if web[v] == "" || web[v] != decision[v] {
 			t.Errorf("%s: the web function's parameter %q, the decision function's %q", v, web[v], decision[v])

@@ -38,7 +38,7 @@ type Route struct {
 const SettingsPath = "/settings"
 
 // ConsolePath is the operator console's root resource, served by the
-// settings function beside the settings area: one origin for both, so
+// web function beside the settings area: one origin for both, so
 // operators' passkeys and sessions are the same on either.
 const ConsolePath = "/console"
 
@@ -77,14 +77,14 @@ func Routes() []Route {
 		{Method: "GET", Path: OpenAPIPath, Function: "api-description", Public: true},
 		// The settings area: its root, and its pages and forms under one
 		// greedy resource.
-		{Method: "GET", Path: SettingsPath, Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
-		{Method: "GET", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
-		{Method: "POST", Path: SettingsPath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: SettingsPath, Function: "web", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: SettingsPath + "/{proxy+}", Function: "web", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "POST", Path: SettingsPath + "/{proxy+}", Function: "web", Public: true, Browser: true, Budget: ReadBudget},
 		// The operator console, the same way: its root, and its pages,
 		// forms and passkey ceremonies under one greedy resource.
-		{Method: "GET", Path: ConsolePath, Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
-		{Method: "GET", Path: ConsolePath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
-		{Method: "POST", Path: ConsolePath + "/{proxy+}", Function: "settings", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: ConsolePath, Function: "web", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "GET", Path: ConsolePath + "/{proxy+}", Function: "web", Public: true, Browser: true, Budget: ReadBudget},
+		{Method: "POST", Path: ConsolePath + "/{proxy+}", Function: "web", Public: true, Browser: true, Budget: ReadBudget},
 	}
 }
 

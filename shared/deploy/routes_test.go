@@ -57,7 +57,7 @@ func TestMatchPath(t *testing.T) {
 		{"/settings/{proxy+}", "/settings", nil},
 		{"/settings/{proxy+}", "/other/endpoints", nil},
 		{"/settings", "/settings/", map[string]string{}},
-		{"/settings", "settings", nil},
+		{"/settings", "web", nil},
 		{"/console/{proxy+}", "/console/reviews/12", map[string]string{"proxy": "reviews/12"}},
 		{"/console/{proxy+}", "/console", nil},
 		{"/console", "/console/", map[string]string{}},
@@ -84,7 +84,7 @@ func TestWebRoutes(t *testing.T) {
 				continue
 			}
 			got = append(got, r.Method+" "+r.Path)
-			if r.Function != "settings" || !r.Public || !r.Browser || r.Budget != ReadBudget {
+			if r.Function != "web" || !r.Public || !r.Browser || r.Budget != ReadBudget {
 				t.Errorf("%s %s: function %s, public %v, browser %v, budget %v; want settings, public, browser, %v",
 					r.Method, r.Path, r.Function, r.Public, r.Browser, r.Budget, ReadBudget)
 			}

@@ -25,17 +25,17 @@ type countriesPage struct {
 	Problem string
 }
 
-func (h *handler) countryList(c *call) {
+func (h *handler) countryList(c *webpage.Call) {
 	h.showCountries(c, http.StatusOK, "")
 }
 
-func (h *handler) showCountries(c *call, status int, problem string) {
-	cfgs, err := h.d.Countries.CountryConfigs(c.r.Context(), c.s.AccountID)
+func (h *handler) showCountries(c *webpage.Call, status int, problem string) {
+	cfgs, err := h.d.Countries.CountryConfigs(c.R.Context(), c.Session.AccountID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	p := countriesPage{Notice: notice(c.r), Problem: problem}
+	p := countriesPage{Notice: notice(c.R), Problem: problem}
 	slices.SortFunc(cfgs, func(a, b domain.CountryConfig) int { return strings.Compare(a.CountryCode, b.CountryCode) })
 	active := map[string]bool{}
 	for _, cfg := range cfgs {
@@ -46,28 +46,28 @@ func (h *handler) showCountries(c *call, status int, problem string) {
 		p.Rows = append(p.Rows, countryRow{Config: cfg, Name: name})
 		active[cfg.CountryCode] = cfg.Active
 	}
-	if c.s.Can(domain.PermAccountSettingsManage) {
+	if c.Session.Can(domain.PermAccountSettingsManage) {
 		for _, cc := range h.countries {
 			if !active[cc.Alpha2] {
 				p.Choices = append(p.Choices, cc)
 			}
 		}
 	}
-	c.render(status, "countries", "Countries", "countries", p)
+	c.Render(status, "countries", "Countries", "countries", p)
 }
 
 // countryChange enables or disables one country of the catalogue for the
 // account. A country enabled again keeps its rule and checks; a new one
 // gets the defaults, as the admin command gives them.
-func (h *handler) countryChange(c *call) {
-	ctx := c.r.Context()
-	cc, ok := h.d.Catalogue.ByAlpha2(c.r.PostForm.Get("code"))
+func (h *handler) countryChange(c *webpage.Call) {
+	ctx := c.R.Context()
+	cc, ok := h.d.Catalogue.ByAlpha2(c.R.PostForm.Get("code"))
 	if !ok {
 		h.showCountries(c, http.StatusUnprocessableEntity, "Choose a country of the list.")
 		return
 	}
 	var active bool
-	switch c.r.PostForm.Get("active") {
+	switch c.R.PostForm.Get("active") {
 	case "true":
 		active = true
 	case "false":
@@ -75,14 +75,14 @@ func (h *handler) countryChange(c *call) {
 		h.showCountries(c, http.StatusUnprocessableEntity, "Choose to enable or to disable the country.")
 		return
 	}
-	acct, err := h.d.Countries.Account(ctx, c.s.AccountID)
+	acct, err := h.d.Countries.Account(ctx, c.Session.AccountID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	existing, err := h.d.Countries.CountryConfigs(ctx, c.s.AccountID)
+	existing, err := h.d.Countries.CountryConfigs(ctx, c.Session.AccountID)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	now := h.d.Clock.Now()
@@ -96,21 +96,21 @@ func (h *handler) countryChange(c *call) {
 		h.showCountries(c, http.StatusUnprocessableEntity, cc.Name+" is not enabled for this account.")
 		return
 	}
-	done := c.base + "/countries?done=countries"
+	done := c.Base + "/countries?done=countries"
 	if len(before) == 1 && before[0].Active == active {
 		// Already so (a form sent twice, or two people at once): nothing to write.
-		webpage.Redirect(c.w, done)
+		webpage.Redirect(c.W, done)
 		return
 	}
 	cfg.Active = active
-	a := c.actor()
-	err = h.d.Countries.UpdateAccount(ctx, acct, []domain.CountryConfig{cfg}, countriesAudit(a, c.s.Operator, acct, before, []domain.CountryConfig{cfg}, now))
+	a := c.Actor()
+	err = h.d.Countries.UpdateAccount(ctx, acct, []domain.CountryConfig{cfg}, countriesAudit(a, c.Session.Operator, acct, before, []domain.CountryConfig{cfg}, now))
 	if err != nil && !errors.Is(err, domain.ErrDuplicateAction) {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.log.Info("country setting changed", "country", cfg.CountryCode, "active", active)
-	webpage.Redirect(c.w, done)
+	c.Log.Info("country setting changed", "country", cfg.CountryCode, "active", active)
+	webpage.Redirect(c.W, done)
 }
 
 // countriesAudit is the audit record of an operator's change to the

@@ -77,19 +77,19 @@ type header struct {
 	Name, Value, Note string
 }
 
-func (h *handler) deliveryList(c *call) {
-	ctx := c.r.Context()
+func (h *handler) deliveryList(c *webpage.Call) {
+	ctx := c.R.Context()
 	p := deliveriesPage{Statuses: domain.DeliveryStatuses(), Events: domain.EventTypes(), Limit: listLimit}
-	f, from, to, errs := readDeliveryFilter(c.r.URL.Query())
+	f, from, to, errs := readDeliveryFilter(c.R.URL.Query())
 	p.Filter, p.Errors = f, errs
-	eps, err := h.d.Endpoints.List(ctx, c.actor())
+	eps, err := h.d.Endpoints.List(ctx, c.Actor())
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	p.Endpoints = eps
 	if errs != nil {
-		c.render(http.StatusBadRequest, "deliveries", "Deliveries", "deliveries", p)
+		c.Render(http.StatusBadRequest, "deliveries", "Deliveries", "deliveries", p)
 		return
 	}
 	// One more than shown tells whether there are more. The dates are a
@@ -97,16 +97,16 @@ func (h *handler) deliveryList(c *call) {
 	df := domain.DeliveryFilter{Status: domain.DeliveryStatus(f.Status), EventType: domain.EventType(f.Event),
 		CreatedFrom: from, CreatedBefore: to, Limit: listLimit + 1}
 	df.EndpointID, _ = strconv.ParseInt(f.Endpoint, 10, 64)
-	ds, err := h.d.Deliveries.List(ctx, c.s.AccountID, c.s.Operator.ID, df)
+	ds, err := h.d.Deliveries.List(ctx, c.Session.AccountID, c.Session.Operator.ID, df)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	p.Rows = ds
 	if len(p.Rows) > listLimit {
 		p.Rows, p.Capped = p.Rows[:listLimit], true
 	}
-	c.render(http.StatusOK, "deliveries", "Deliveries", "deliveries", p)
+	c.Render(http.StatusOK, "deliveries", "Deliveries", "deliveries", p)
 }
 
 // readDeliveryFilter reads the filter form; from and to are the range's
@@ -155,25 +155,25 @@ func readDeliveryFilter(q url.Values) (f deliveryFilter, from, to time.Time, err
 	return f, from, to, errs
 }
 
-func (h *handler) deliveryShow(c *call) {
-	id := c.r.PathValue("id")
+func (h *handler) deliveryShow(c *webpage.Call) {
+	id := c.R.PathValue("id")
 	if !deliveryIDPattern.MatchString(id) {
-		c.message(http.StatusNotFound, msgNotFound)
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
 	p, err := h.loadDelivery(c, id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.render(http.StatusOK, "delivery", "Delivery "+id, "deliveries", p)
+	c.Render(http.StatusOK, "delivery", "Delivery "+id, "deliveries", p)
 }
 
 // loadDelivery reads one attempt and the latest attempts of its delivery,
 // as the operator: the Redeliverer checks webhook_delivery.view and keeps
 // to the session's account.
-func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
-	ctx, a := c.r.Context(), c.actor()
+func (h *handler) loadDelivery(c *webpage.Call, id string) (deliveryPage, error) {
+	ctx, a := c.R.Context(), c.Actor()
 	d, err := h.d.Deliveries.Get(ctx, a, id)
 	if err != nil {
 		return deliveryPage{}, err
@@ -184,19 +184,19 @@ func (h *handler) loadDelivery(c *call, id string) (deliveryPage, error) {
 	}
 	p := deliveryPage{Delivery: d, Body: prettyJSON(d.Payload), Headers: sentHeaders(d), Attempts: atts, MoreAttempts: more}
 	p.Latest = p.Attempts[len(p.Attempts)-1]
-	p.CanRedeliver = c.s.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed
+	p.CanRedeliver = c.Session.Can(domain.PermWebhookEndpointEdit) && p.Latest.Status == domain.DeliveryFailed
 	return p, nil
 }
 
 // redeliver makes a new attempt of a failed delivery, with the reason
 // given, and shows it.
-func (h *handler) redeliver(c *call) {
-	id := c.r.PathValue("id")
+func (h *handler) redeliver(c *webpage.Call) {
+	id := c.R.PathValue("id")
 	if !deliveryIDPattern.MatchString(id) {
-		c.message(http.StatusNotFound, msgNotFound)
+		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}
-	form := redeliverForm{Reason: strings.TrimSpace(c.r.PostForm.Get("reason")), ActionID: c.actionID}
+	form := redeliverForm{Reason: strings.TrimSpace(c.R.PostForm.Get("reason")), ActionID: c.ActionID}
 	switch problem := freetext.Problem(form.Reason, freetext.Reason); {
 	case form.Reason == "":
 		form.Errors = map[string][]string{"reason": {"is required: say why the delivery is made again"}}
@@ -207,12 +207,12 @@ func (h *handler) redeliver(c *call) {
 		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)
 		return
 	}
-	next, err := h.d.Deliveries.RedeliverAs(c.r.Context(), c.actor(), id, form.Reason)
+	next, err := h.d.Deliveries.RedeliverAs(c.R.Context(), c.Actor(), id, form.Reason)
 	switch {
 	case err != nil && domain.ErrorCode(err) == domain.ECodeInternal && next.ID != "":
 		// Recorded, not queued: the same form again (same action id)
 		// queues it.
-		c.log.Error("redelivery recorded but not queued", "delivery_id", next.ID, "error", err.Error())
+		c.Log.Error("redelivery recorded but not queued", "delivery_id", next.ID, "error", err.Error())
 		form.Problem = "The new attempt " + next.ID + " was recorded but could not be queued. Send this form again to queue it."
 		h.refusedRedelivery(c, id, http.StatusServiceUnavailable, form)
 		return
@@ -224,24 +224,24 @@ func (h *handler) redeliver(c *call) {
 		h.refusedRedelivery(c, id, http.StatusUnprocessableEntity, form)
 		return
 	case err != nil:
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.log.Info("delivery redelivered", "delivery_id", id, "attempt_id", next.ID)
-	webpage.Redirect(c.w, c.base+"/deliveries/"+url.PathEscape(next.ID))
+	c.Log.Info("delivery redelivered", "delivery_id", id, "attempt_id", next.ID)
+	webpage.Redirect(c.W, c.Base+"/deliveries/"+url.PathEscape(next.ID))
 }
 
-func (h *handler) refusedRedelivery(c *call, id string, status int, form redeliverForm) {
+func (h *handler) refusedRedelivery(c *webpage.Call, id string, status int, form redeliverForm) {
 	p, err := h.loadDelivery(c, id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	p.Form = form
 	// The form comes back to be sent again, even when its attempt was
 	// recorded and waits queued: the same action id then queues it.
 	p.CanRedeliver = true
-	c.render(status, "delivery", "Delivery "+id, "deliveries", p)
+	c.Render(status, "delivery", "Delivery "+id, "deliveries", p)
 }
 
 // prettyJSON indents a JSON body; anything else is shown as it is.

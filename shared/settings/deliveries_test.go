@@ -11,7 +11,6 @@ import (
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
-	"github.com/evs-kyb/evs/shared/settings"
 )
 
 // TestDeliveryList: newest first, each filter, refusals beside their field.
@@ -263,7 +262,7 @@ func TestRedeliver(t *testing.T) {
 		broken.Queue = &delivery.SQSQueue{Client: w.sqs, URL: w.queueURL + "-missing"}
 		deps.Deliveries = &broken
 		form := url.Values{"reason": {"retry"}, "action_id": {w.actionID()}}
-		a := w.doWith(settings.New(deps), w.formRequest(roleAll, "/settings/deliveries/"+lost.ID+"/redeliver", form))
+		a := w.doWith(newServer(w.portal, deps, w.log), w.formRequest(roleAll, "/settings/deliveries/"+lost.ID+"/redeliver", form))
 		if a.StatusCode != http.StatusServiceUnavailable || !strings.Contains(a.body, "could not be queued") ||
 			!strings.Contains(a.body, `name="action_id" value="`+form.Get("action_id")+`"`) || !strings.Contains(a.body, `value="retry"`) {
 			t.Fatalf("status %d:\n%s", a.StatusCode, a.body)

@@ -77,23 +77,23 @@ func overlaps() []overlap {
 	}
 }
 
-func (h *handler) endpointList(c *call) {
-	ctx := c.r.Context()
-	eps, err := h.d.Endpoints.List(ctx, c.actor())
+func (h *handler) endpointList(c *webpage.Call) {
+	ctx := c.R.Context()
+	eps, err := h.d.Endpoints.List(ctx, c.Actor())
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	rows := make([]endpointRow, len(eps))
 	for i, e := range eps {
 		rows[i].Endpoint = e
 	}
-	if c.s.Can(domain.PermWebhookDeliveryView) {
+	if c.Session.Can(domain.PermWebhookDeliveryView) {
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(4)
 		for i := range rows {
 			g.Go(func() error {
-				ds, err := h.d.Deliveries.List(gctx, c.s.AccountID, c.s.Operator.ID, domain.DeliveryFilter{EndpointID: rows[i].Endpoint.ID, Limit: 1})
+				ds, err := h.d.Deliveries.List(gctx, c.Session.AccountID, c.Session.Operator.ID, domain.DeliveryFilter{EndpointID: rows[i].Endpoint.ID, Limit: 1})
 				if err == nil && len(ds) > 0 {
 					rows[i].Last = &ds[0]
 				}
@@ -101,76 +101,76 @@ func (h *handler) endpointList(c *call) {
 			})
 		}
 		if err := g.Wait(); err != nil {
-			c.fail(err)
+			c.Fail(err)
 			return
 		}
 	}
-	c.render(http.StatusOK, "endpoints", "Webhook endpoints", "endpoints", endpointsPage{Rows: rows, Notice: notice(c.r)})
+	c.Render(http.StatusOK, "endpoints", "Webhook endpoints", "endpoints", endpointsPage{Rows: rows, Notice: notice(c.R)})
 }
 
-func (h *handler) endpointNew(c *call) {
-	c.render(http.StatusOK, "endpoint_form", "New webhook endpoint", "endpoints", endpointForm{AllEvents: domain.EventTypes()})
+func (h *handler) endpointNew(c *webpage.Call) {
+	c.Render(http.StatusOK, "endpoint_form", "New webhook endpoint", "endpoints", endpointForm{AllEvents: domain.EventTypes()})
 }
 
 // endpointCreate adds the endpoint and shows its secret in this answer,
 // the one time it is ever shown (never in a redirect's URL).
-func (h *handler) endpointCreate(c *call) {
+func (h *handler) endpointCreate(c *webpage.Call) {
 	f := readEndpointForm(c)
 	if f.Errors != nil {
-		c.render(http.StatusUnprocessableEntity, "endpoint_form", "New webhook endpoint", "endpoints", f)
+		c.Render(http.StatusUnprocessableEntity, "endpoint_form", "New webhook endpoint", "endpoints", f)
 		return
 	}
-	ep, err := h.d.Endpoints.Create(c.r.Context(), c.actor(), f.URL, f.Events, f.Description)
+	ep, err := h.d.Endpoints.Create(c.R.Context(), c.Actor(), f.URL, f.Events, f.Description)
 	if domain.ErrorCode(err) == domain.ECodeConflict {
-		c.messageWith(http.StatusConflict, msgSecretConflict, domain.ErrorMessage(err))
+		c.MessageWith(http.StatusConflict, msgSecretConflict(), domain.ErrorMessage(err))
 		return
 	}
 	if err != nil {
-		c.refusedForm(err, "New webhook endpoint", f)
+		refusedForm(c, err, "New webhook endpoint", f)
 		return
 	}
-	c.log.Info("webhook endpoint created", "endpoint_id", ep.ID)
-	c.render(http.StatusOK, "secret", "Endpoint created", "endpoints", secretPage{Endpoint: subscriptions.Redacted(ep), Secret: ep.Secret})
+	c.Log.Info("webhook endpoint created", "endpoint_id", ep.ID)
+	c.Render(http.StatusOK, "secret", "Endpoint created", "endpoints", secretPage{Endpoint: subscriptions.Redacted(ep), Secret: ep.Secret})
 }
 
-func (h *handler) endpointShow(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointShow(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	ctx := c.r.Context()
-	ep, err := h.d.Endpoints.Get(ctx, c.actor(), id)
+	ctx := c.R.Context()
+	ep, err := h.d.Endpoints.Get(ctx, c.Actor(), id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	p := endpointPage{Endpoint: ep, Overlaps: overlaps(), Notice: notice(c.r)}
+	p := endpointPage{Endpoint: ep, Overlaps: overlaps(), Notice: notice(c.R)}
 	p.Rotating = ep.PreviousExpiresAt != nil && h.d.Clock.Now().Before(*ep.PreviousExpiresAt)
-	if c.s.Can(domain.PermWebhookDeliveryView) {
-		if p.Recent, err = h.d.Deliveries.List(ctx, c.s.AccountID, c.s.Operator.ID, domain.DeliveryFilter{EndpointID: id, Limit: 10}); err != nil {
-			c.fail(err)
+	if c.Session.Can(domain.PermWebhookDeliveryView) {
+		if p.Recent, err = h.d.Deliveries.List(ctx, c.Session.AccountID, c.Session.Operator.ID, domain.DeliveryFilter{EndpointID: id, Limit: 10}); err != nil {
+			c.Fail(err)
 			return
 		}
 	}
-	c.render(http.StatusOK, "endpoint", "Endpoint "+strconv.FormatInt(id, 10), "endpoints", p)
+	c.Render(http.StatusOK, "endpoint", "Endpoint "+strconv.FormatInt(id, 10), "endpoints", p)
 }
 
-func (h *handler) endpointEdit(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointEdit(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
+	ep, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.render(http.StatusOK, "endpoint_form", "Edit endpoint "+strconv.FormatInt(id, 10), "endpoints",
+	c.Render(http.StatusOK, "endpoint_form", "Edit endpoint "+strconv.FormatInt(id, 10), "endpoints",
 		endpointForm{ID: id, URL: ep.URL, Events: ep.Events, Description: ep.Description, AllEvents: domain.EventTypes()})
 }
 
-func (h *handler) endpointUpdate(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointUpdate(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
@@ -178,15 +178,15 @@ func (h *handler) endpointUpdate(c *call) {
 	f.ID = id
 	title := "Edit endpoint " + strconv.FormatInt(id, 10)
 	if f.Errors != nil {
-		c.render(http.StatusUnprocessableEntity, "endpoint_form", title, "endpoints", f)
+		c.Render(http.StatusUnprocessableEntity, "endpoint_form", title, "endpoints", f)
 		return
 	}
 	// Only what the form changes is sent: the service checks only that,
 	// so an endpoint whose URL today's rules would refuse can still be
 	// described or given other events.
-	cur, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
+	cur, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	ch := subscriptions.Changes{Description: &f.Description}
@@ -197,126 +197,126 @@ func (h *handler) endpointUpdate(c *call) {
 		ch.Events = f.Events
 	}
 	// A form that changes nothing writes nothing, and the page says so.
-	_, changed, err := h.d.Endpoints.UpdateChanged(c.r.Context(), c.actor(), id, ch)
+	_, changed, err := h.d.Endpoints.UpdateChanged(c.R.Context(), c.Actor(), id, ch)
 	if err != nil {
-		c.refusedForm(err, title, f)
+		refusedForm(c, err, title, f)
 		return
 	}
 	if !changed {
-		webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
+		webpage.Redirect(c.W, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.Base, id))
 		return
 	}
-	c.log.Info("webhook endpoint updated", "endpoint_id", id)
-	webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=updated", c.base, id))
+	c.Log.Info("webhook endpoint updated", "endpoint_id", id)
+	webpage.Redirect(c.W, fmt.Sprintf("%s/endpoints/%d?done=updated", c.Base, id))
 }
 
 // endpointActive enables or disables an endpoint.
-func (h *handler) endpointActive(active bool) func(*call) {
+func (h *handler) endpointActive(active bool) func(*webpage.Call) {
 	done := map[bool]string{true: "enabled", false: "disabled"}[active]
-	return func(c *call) {
-		id, ok := c.pathID()
+	return func(c *webpage.Call) {
+		id, ok := c.PathID()
 		if !ok {
 			return
 		}
-		_, changed, err := h.d.Endpoints.UpdateChanged(c.r.Context(), c.actor(), id, subscriptions.Changes{Active: &active})
+		_, changed, err := h.d.Endpoints.UpdateChanged(c.R.Context(), c.Actor(), id, subscriptions.Changes{Active: &active})
 		if err != nil {
-			c.fail(err)
+			c.Fail(err)
 			return
 		}
 		if !changed {
 			// Already so: nothing written.
-			webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.base, id))
+			webpage.Redirect(c.W, fmt.Sprintf("%s/endpoints/%d?done=unchanged", c.Base, id))
 			return
 		}
-		c.log.Info("webhook endpoint "+done, "endpoint_id", id)
-		webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=%s", c.base, id, done))
+		c.Log.Info("webhook endpoint "+done, "endpoint_id", id)
+		webpage.Redirect(c.W, fmt.Sprintf("%s/endpoints/%d?done=%s", c.Base, id, done))
 	}
 }
 
 // endpointRotate gives the endpoint a new secret, shown in this answer
 // only; the old one signs too for the overlap chosen.
-func (h *handler) endpointRotate(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointRotate(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
 	var d time.Duration
 	for _, o := range overlaps() {
-		if c.r.PostForm.Get("overlap") == o.Value {
+		if c.R.PostForm.Get("overlap") == o.Value {
 			d = o.d
 		}
 	}
 	if d == 0 {
-		c.messageWith(http.StatusUnprocessableEntity, msgInvalid, "Choose how long the old secret keeps signing: 1 hour, 24 hours or 7 days.")
+		c.MessageWith(http.StatusUnprocessableEntity, webpage.MsgInvalid(), "Choose how long the old secret keeps signing: 1 hour, 24 hours or 7 days.")
 		return
 	}
-	ep, err := h.d.Endpoints.Rotate(c.r.Context(), c.actor(), id, d)
+	ep, err := h.d.Endpoints.Rotate(c.R.Context(), c.Actor(), id, d)
 	if domain.ErrorCode(err) == domain.ECodeConflict {
-		c.messageWith(http.StatusConflict, msgSecretConflict, domain.ErrorMessage(err))
+		c.MessageWith(http.StatusConflict, msgSecretConflict(), domain.ErrorMessage(err))
 		return
 	}
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.log.Info("webhook endpoint secret rotated", "endpoint_id", id, "overlap", d.String())
-	c.render(http.StatusOK, "secret", "Secret rotated", "endpoints", secretPage{Endpoint: subscriptions.Redacted(ep), Secret: ep.Secret, Rotated: true})
+	c.Log.Info("webhook endpoint secret rotated", "endpoint_id", id, "overlap", d.String())
+	c.Render(http.StatusOK, "secret", "Secret rotated", "endpoints", secretPage{Endpoint: subscriptions.Redacted(ep), Secret: ep.Secret, Rotated: true})
 }
 
 // endpointTest sends a test event and shows its delivery (or, to an
 // operator who may not see deliveries, the endpoint).
-func (h *handler) endpointTest(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointTest(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	d, err := h.d.Tester.SendTest(c.r.Context(), c.actor(), id)
+	d, err := h.d.Tester.SendTest(c.R.Context(), c.Actor(), id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.log.Info("webhook test event sent", "endpoint_id", id, "delivery_id", d.ID)
-	if c.s.Can(domain.PermWebhookDeliveryView) && d.ID != "" {
-		webpage.Redirect(c.w, c.base+"/deliveries/"+url.PathEscape(d.ID))
+	c.Log.Info("webhook test event sent", "endpoint_id", id, "delivery_id", d.ID)
+	if c.Session.Can(domain.PermWebhookDeliveryView) && d.ID != "" {
+		webpage.Redirect(c.W, c.Base+"/deliveries/"+url.PathEscape(d.ID))
 		return
 	}
-	webpage.Redirect(c.w, fmt.Sprintf("%s/endpoints/%d?done=test", c.base, id))
+	webpage.Redirect(c.W, fmt.Sprintf("%s/endpoints/%d?done=test", c.Base, id))
 }
 
-func (h *handler) endpointDeleteConfirm(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointDeleteConfirm(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.r.Context(), c.actor(), id)
+	ep, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
 	if err != nil {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
-	c.render(http.StatusOK, "endpoint_delete", "Delete endpoint "+strconv.FormatInt(id, 10), "endpoints", endpointPage{Endpoint: ep})
+	c.Render(http.StatusOK, "endpoint_delete", "Delete endpoint "+strconv.FormatInt(id, 10), "endpoints", endpointPage{Endpoint: ep})
 }
 
-func (h *handler) endpointDelete(c *call) {
-	id, ok := c.pathID()
+func (h *handler) endpointDelete(c *webpage.Call) {
+	id, ok := c.PathID()
 	if !ok {
 		return
 	}
-	if err := h.d.Endpoints.Delete(c.r.Context(), c.actor(), id); err != nil {
-		c.fail(err)
+	if err := h.d.Endpoints.Delete(c.R.Context(), c.Actor(), id); err != nil {
+		c.Fail(err)
 		return
 	}
-	c.log.Info("webhook endpoint deleted", "endpoint_id", id)
-	webpage.Redirect(c.w, c.base+"/endpoints?done=deleted")
+	c.Log.Info("webhook endpoint deleted", "endpoint_id", id)
+	webpage.Redirect(c.W, c.Base+"/endpoints?done=deleted")
 }
 
 // readEndpointForm reads the create and edit form. The URL and the events
 // are the service's to check; the description is checked here, as the
 // admin commands check it.
-func readEndpointForm(c *call) endpointForm {
-	pf := c.r.PostForm
+func readEndpointForm(c *webpage.Call) endpointForm {
+	pf := c.R.PostForm
 	f := endpointForm{
 		URL: strings.TrimSpace(pf.Get("url")), Description: strings.TrimSpace(pf.Get("description")),
-		Events: []domain.EventType{}, AllEvents: domain.EventTypes(), ActionID: c.actionID,
+		Events: []domain.EventType{}, AllEvents: domain.EventTypes(), ActionID: c.ActionID,
 	}
 	for _, e := range pf["events"] {
 		f.Events = append(f.Events, domain.EventType(e))
@@ -334,9 +334,9 @@ func sameEvents(a, b []domain.EventType) bool {
 
 // refusedForm shows the form again with the service's validation
 // messages beside their fields; any other refusal gets its own page.
-func (c *call) refusedForm(err error, title string, f endpointForm) {
+func refusedForm(c *webpage.Call, err error, title string, f endpointForm) {
 	if domain.ErrorCode(err) != domain.ECodeInvalid {
-		c.fail(err)
+		c.Fail(err)
 		return
 	}
 	f.Errors = map[string][]string{}
@@ -351,7 +351,7 @@ func (c *call) refusedForm(err error, title string, f endpointForm) {
 	if len(f.Errors) == 0 && f.Problem == "" {
 		f.Problem = domain.ErrorMessage(err)
 	}
-	c.render(http.StatusUnprocessableEntity, "endpoint_form", title, "endpoints", f)
+	c.Render(http.StatusUnprocessableEntity, "endpoint_form", title, "endpoints", f)
 }
 
 // notice is the sentence a redirect after a change asks the page to show;

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/settings"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // TestEscaping: what others wrote — an endpoint's URL and description, a
@@ -52,7 +52,7 @@ func TestEscaping(t *testing.T) {
 		}, `&lt;script&gt;alert(&#39;url&#39;)`},
 		{"operator name", func() answer {
 			r := httptest.NewRequest(http.MethodGet, "/settings/countries", nil)
-			r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: named})
+			r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: named})
 			return w.do(r)
 		}, `&lt;script&gt;alert(&#39;name&#39;)`},
 	}

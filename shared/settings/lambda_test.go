@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/evs-kyb/evs/shared/httplambda"
-	"github.com/evs-kyb/evs/shared/settings"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // TestBehindAPIGateway runs the handler as the Lambda function behind the
@@ -50,7 +50,7 @@ func TestBehindAPIGateway(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || hdr.Get("Location") != "/prod/console/enrol?token="+link || hdr.Get("Set-Cookie") != "" {
 		t.Fatalf("a link: %d %q %q; want 303 to the stage's console enrolment, no cookie", res.StatusCode, hdr.Get("Location"), hdr.Get("Set-Cookie"))
 	}
-	ck := &http.Cookie{Name: settings.CookieName, Value: w.sessions[roleAll]}
+	ck := &http.Cookie{Name: webpage.CookieName, Value: w.sessions[roleAll]}
 	cookie := map[string][]string{"Cookie": {ck.String()}}
 
 	res = call(event("GET", "/settings/endpoints", "gw-2", cookie, nil, ""))

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/settings"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // actionIDPattern finds a form's action id.
@@ -221,7 +221,7 @@ func TestCSRF(t *testing.T) {
 				r.Host = "settings.example.com"
 				tc.edit(f, r)
 				r.Body = readCloser(f.Encode())
-				r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: session})
+				r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: session})
 				a := w.do(r)
 				if a.StatusCode != tc.status {
 					t.Errorf("status %d, want %d:\n%s", a.StatusCode, tc.status, a.body)
@@ -240,7 +240,7 @@ func TestCSRF(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/settings/endpoints/%d/disable", ep.ID), readCloser(f.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("Sec-Fetch-Site", "same-origin")
-		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: session})
+		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: session})
 		if a := w.do(r); a.StatusCode != http.StatusSeeOther {
 			t.Errorf("status %d", a.StatusCode)
 		}
@@ -298,7 +298,7 @@ func TestMethods(t *testing.T) {
 				before := w.state(t)
 				r := httptest.NewRequest(m, p, readCloser(url.Values{"csrf": {csrf(w.sessions[roleAll])}, "action_id": {w.actionID()}}.Encode()))
 				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: w.sessions[roleAll]})
+				r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[roleAll]})
 				a := w.do(r)
 				if a.StatusCode != http.StatusMethodNotAllowed || a.Header.Get("Allow") != "GET, POST" {
 					t.Errorf("status %d, Allow %q", a.StatusCode, a.Header.Get("Allow"))
@@ -318,7 +318,7 @@ func TestMethods(t *testing.T) {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("X-HTTP-Method-Override", "DELETE")
 		r.Header.Set("X-Method-Override", "DELETE")
-		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: w.sessions[roleAll]})
+		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[roleAll]})
 		if a := w.do(r); a.StatusCode != http.StatusSeeOther {
 			t.Errorf("status %d:\n%s", a.StatusCode, a.body)
 		}
@@ -406,7 +406,7 @@ func TestHeaders(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			h := g.a.Header
 			for k, v := range map[string]string{
-				"Content-Security-Policy": settings.CSP,
+				"Content-Security-Policy": webpage.CSP,
 				"X-Frame-Options":         "DENY",
 				"Referrer-Policy":         "no-referrer",
 				"X-Content-Type-Options":  "nosniff",
@@ -438,7 +438,7 @@ func TestHeaders(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			a := w.get("", "/settings/static/"+f.name+"?v=1")
 			if a.StatusCode != 200 || a.Header.Get("Content-Type") != f.ctype || a.Header.Get("X-Content-Type-Options") != "nosniff" ||
-				a.Header.Get("Content-Security-Policy") != settings.CSP || !strings.HasPrefix(a.Header.Get("Cache-Control"), "public") {
+				a.Header.Get("Content-Security-Policy") != webpage.CSP || !strings.HasPrefix(a.Header.Get("Cache-Control"), "public") {
 				t.Errorf("%d %v", a.StatusCode, a.Header)
 			}
 		})

@@ -12,8 +12,9 @@ package settings
 
 import (
 	"context"
-	"log/slog"
+	"embed"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -54,7 +55,6 @@ type Countries interface {
 
 // Deps are what the settings area is built from.
 type Deps struct {
-	Portal Portal
 	// Endpoints manages webhook endpoints (permissions, URL checks, audit).
 	Endpoints *subscriptions.Service
 	// Deliveries lists and shows deliveries, and redelivers.
@@ -64,95 +64,136 @@ type Deps struct {
 	Catalogue  *country.Catalogue
 	// Clock stamps country changes (required).
 	Clock domain.Clock
-	// Log is the logger when the request's context carries none (the
-	// Lambda adapter puts one there, with the request id); nil: slog's default.
-	Log *slog.Logger
-	// Secure reports whether the browser reached the page over https, so
-	// the session cookie is marked Secure; nil: webpage.ForwardedHTTPS.
-	Secure func(*http.Request) bool
 }
 
-// handler serves the settings area. Everything in it is set by New and
-// only read afterwards.
+// handler serves the settings area's pages. Everything in it is set by
+// Mount and only read afterwards.
 type handler struct {
 	d         Deps
-	mux       *http.ServeMux
-	pages     pages
-	static    webpage.Static
+	area      *webpage.Area
 	countries []country.Country // the catalogue, by name
-	origin    *http.CrossOriginProtection
 }
 
-// New returns the settings area's handler, for every path under /settings/.
-func New(d Deps) http.Handler {
-	if d.Secure == nil {
-		d.Secure = webpage.ForwardedHTTPS
-	}
-	h := &handler{d: d, origin: http.NewCrossOriginProtection()}
-	h.static = loadStatic()
-	h.pages = parsePages()
-	h.countries = catalogue(d.Catalogue)
-	h.mux = h.routes()
-	return h
+// Path is where the settings area is served, under the stage prefix.
+const Path = "/settings"
+
+//go:embed static templates
+var files embed.FS
+
+// Mount adds the settings area to the web function's server, under
+// /settings/. Its sessions are the console's passkey sessions: it signs
+// no one in itself.
+func Mount(s *webpage.Server, d Deps) {
+	h := &handler{d: d, countries: catalogue(d.Catalogue)}
+	h.area = s.Mount(webpage.AreaSpec{
+		Path: Path, Name: "settings area", Brand: "EVS settings", Files: files, Pages: pageNames(), Funcs: funcs(),
+		Scripts: map[string]string{"secret": "copy.js"}, Nav: nav, Perms: permsOf, SignedOut: "/signed-out",
+		Back: webpage.NavLink{Label: "Back to the endpoints", Href: "/endpoints"},
+	})
+	h.routes()
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	securityHeaders(w.Header(), h.d.Secure(r))
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		h.message(w, r, http.StatusMethodNotAllowed, msgMethod)
-		return
+// The needs of the routes.
+var (
+	manageEndpoints = webpage.Need{domain.PermWebhookEndpointEdit}
+	// Who may see the deliveries may see where they go: reading endpoints
+	// (never their secrets) takes either permission, as
+	// subscriptions.Service allows.
+	readEndpoints  = webpage.Need{domain.PermWebhookEndpointEdit, domain.PermWebhookDeliveryView}
+	viewDeliveries = webpage.Need{domain.PermWebhookDeliveryView}
+	manageSettings = webpage.Need{domain.PermAccountSettingsManage}
+)
+
+// perms is what the pages may offer the signed-in operator.
+type perms struct {
+	ReadEndpoints, ManageEndpoints, ViewDeliveries, ManageSettings bool
+}
+
+func permsOf(s portal.Session) any {
+	return perms{
+		ReadEndpoints: readEndpoints.MetBy(s), ManageEndpoints: manageEndpoints.MetBy(s),
+		ViewDeliveries: viewDeliveries.MetBy(s), ManageSettings: manageSettings.MetBy(s),
 	}
-	h.mux.ServeHTTP(w, r)
+}
+
+// nav is the header's sections, those the operator may see, and the
+// console beside them.
+func nav(c *webpage.Call) []webpage.NavLink {
+	var out []webpage.NavLink
+	if readEndpoints.MetBy(c.Session) {
+		out = append(out, webpage.NavLink{Section: "endpoints", Label: "Endpoints", Href: c.Base + "/endpoints"})
+	}
+	if viewDeliveries.MetBy(c.Session) {
+		out = append(out, webpage.NavLink{Section: "deliveries", Label: "Deliveries", Href: c.Base + "/deliveries"})
+	}
+	return append(out,
+		webpage.NavLink{Section: "countries", Label: "Countries", Href: c.Base + "/countries"},
+		webpage.NavLink{Label: "Console", Href: webpage.StagePrefix(c.R) + "/console/"})
 }
 
 // routes is the route table: each path, its method and who may use it.
-func (h *handler) routes() *http.ServeMux {
-	m := http.NewServeMux()
+// Every page takes a session signed in with a passkey; the shell adds the
+// static files, sign-out and the not-found page.
+func (h *handler) routes() {
+	a, full, anyone := h.area, webpage.Full, webpage.Anyone
+	page := func(n webpage.Need, serve func(*webpage.Call)) http.HandlerFunc { return a.Page(full, n, serve) }
+	change := func(n webpage.Need, serve func(*webpage.Call)) http.HandlerFunc { return a.Form(full, n, true, serve) }
 	manage, read, view, settings := manageEndpoints, readEndpoints, viewDeliveries, manageSettings
 
-	m.HandleFunc("GET /settings/{$}", h.page(anyone, h.home))
-	m.HandleFunc("GET /settings", h.page(anyone, h.home))
-	m.HandleFunc("GET /settings/portal", h.forwardLink)
-	m.HandleFunc("GET /settings/signed-out", h.signedOut)
-	m.HandleFunc("POST /settings/signout", h.post(anyone, false, h.signOut))
-	m.HandleFunc("GET /settings/static/{file}", h.serveStatic)
+	a.HandleFunc("GET", "/{$}", page(anyone, h.home))
+	a.HandleFunc("GET", "", page(anyone, h.home))
+	a.HandleFunc("GET", "/portal", a.OpenPage(h.forwardLink))
+	a.HandleFunc("GET", "/signed-out", a.OpenPage(h.signedOut))
 
-	m.HandleFunc("GET /settings/endpoints", h.page(read, h.endpointList))
-	m.HandleFunc("POST /settings/endpoints", h.change(manage, h.endpointCreate))
-	m.HandleFunc("GET /settings/endpoints/new", h.page(manage, h.endpointNew))
-	m.HandleFunc("GET /settings/endpoints/{id}", h.page(read, h.endpointShow))
-	m.HandleFunc("POST /settings/endpoints/{id}", h.change(manage, h.endpointUpdate))
-	m.HandleFunc("GET /settings/endpoints/{id}/edit", h.page(manage, h.endpointEdit))
-	m.HandleFunc("POST /settings/endpoints/{id}/enable", h.change(manage, h.endpointActive(true)))
-	m.HandleFunc("POST /settings/endpoints/{id}/disable", h.change(manage, h.endpointActive(false)))
-	m.HandleFunc("POST /settings/endpoints/{id}/rotate", h.change(manage, h.endpointRotate))
-	m.HandleFunc("POST /settings/endpoints/{id}/test", h.change(manage, h.endpointTest))
-	m.HandleFunc("GET /settings/endpoints/{id}/delete", h.page(manage, h.endpointDeleteConfirm))
-	m.HandleFunc("POST /settings/endpoints/{id}/delete", h.change(manage, h.endpointDelete))
+	a.HandleFunc("GET", "/endpoints", page(read, h.endpointList))
+	a.HandleFunc("POST", "/endpoints", change(manage, h.endpointCreate))
+	a.HandleFunc("GET", "/endpoints/new", page(manage, h.endpointNew))
+	a.HandleFunc("GET", "/endpoints/{id}", page(read, h.endpointShow))
+	a.HandleFunc("POST", "/endpoints/{id}", change(manage, h.endpointUpdate))
+	a.HandleFunc("GET", "/endpoints/{id}/edit", page(manage, h.endpointEdit))
+	a.HandleFunc("POST", "/endpoints/{id}/enable", change(manage, h.endpointActive(true)))
+	a.HandleFunc("POST", "/endpoints/{id}/disable", change(manage, h.endpointActive(false)))
+	a.HandleFunc("POST", "/endpoints/{id}/rotate", change(manage, h.endpointRotate))
+	a.HandleFunc("POST", "/endpoints/{id}/test", change(manage, h.endpointTest))
+	a.HandleFunc("GET", "/endpoints/{id}/delete", page(manage, h.endpointDeleteConfirm))
+	a.HandleFunc("POST", "/endpoints/{id}/delete", change(manage, h.endpointDelete))
 
-	m.HandleFunc("GET /settings/deliveries", h.page(view, h.deliveryList))
-	m.HandleFunc("GET /settings/deliveries/{id}", h.page(view, h.deliveryShow))
-	m.HandleFunc("POST /settings/deliveries/{id}/redeliver", h.change(manage, h.redeliver))
+	a.HandleFunc("GET", "/deliveries", page(view, h.deliveryList))
+	a.HandleFunc("GET", "/deliveries/{id}", page(view, h.deliveryShow))
+	a.HandleFunc("POST", "/deliveries/{id}/redeliver", change(manage, h.redeliver))
 
-	m.HandleFunc("GET /settings/countries", h.page(anyone, h.countryList))
-	m.HandleFunc("POST /settings/countries", h.change(settings, h.countryChange))
-
-	// Anything else under /settings/, in any method that reached here.
-	m.HandleFunc("/settings/", func(w http.ResponseWriter, r *http.Request) { h.message(w, r, http.StatusNotFound, msgNotFound) })
-	return m
+	a.HandleFunc("GET", "/countries", page(anyone, h.countryList))
+	a.HandleFunc("POST", "/countries", change(settings, h.countryChange))
 }
 
 // home sends a signed-in operator to their first page (anyone else gets
 // the signed-out page).
-func (h *handler) home(c *call) {
-	webpage.Redirect(c.w, c.base+landing(c.s))
+func (h *handler) home(c *webpage.Call) { c.Redirect(landing(c.Session)) }
+
+// maxLinkToken bounds a link token read from the query: longer is unknown
+// without forwarding it.
+const maxLinkToken = 512
+
+// forwardLink sends a link minted before links became enrolment only
+// (<base>/settings/portal?token=…) to the console's enrolment page, which
+// shows Continue and redeems it only from there. The settings area itself
+// never signs anyone in: its sessions are the console's passkey sessions.
+func (h *handler) forwardLink(c *webpage.Call) {
+	token := c.R.URL.Query().Get(portal.LinkParam)
+	if token == "" || len(token) > maxLinkToken {
+		c.Message(http.StatusNotFound, msgLinkUnknown())
+		return
+	}
+	webpage.Redirect(c.W, webpage.StagePrefix(c.R)+portal.LinkPath+"?"+url.Values{portal.LinkParam: {token}}.Encode())
 }
+
+// signedOut is where a sign-out from the settings area lands.
+func (h *handler) signedOut(c *webpage.Call) { c.Message(http.StatusOK, msgSignedOutDone()) }
 
 // landing is a session's first page: the endpoints to whom may read them,
 // else the countries, which anyone signed in may see.
 func landing(s portal.Session) string {
-	if readEndpoints.metBy(s) {
+	if readEndpoints.MetBy(s) {
 		return "/endpoints"
 	}
 	return "/countries"

@@ -13,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/settings"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // TestSignInShort runs without DynamoDB Local (under -short too): links
@@ -20,7 +21,7 @@ import (
 // alone.
 func TestSignInShort(t *testing.T) {
 	p := newFakePortal()
-	h := settings.New(settings.Deps{Portal: p, Catalogue: country.ISO(), Clock: domain.FixedClock(t0), Log: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	h := newServer(p, settings.Deps{Catalogue: country.ISO(), Clock: domain.FixedClock(t0)}, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	s := portal.Session{AccountID: 7, Operator: domain.Operator{AccountID: 7, ID: 3, Name: "Olga"}, ExpiresAt: t0.Add(portal.SessionAbsolute)}
 	do := func(r *http.Request) *http.Response {
 		rec := httptest.NewRecorder()
@@ -29,7 +30,7 @@ func TestSignInShort(t *testing.T) {
 	}
 	headers := func(t *testing.T, res *http.Response) {
 		t.Helper()
-		if res.Header.Get("Content-Security-Policy") != settings.CSP || res.Header.Get("X-Frame-Options") != "DENY" ||
+		if res.Header.Get("Content-Security-Policy") != webpage.CSP || res.Header.Get("X-Frame-Options") != "DENY" ||
 			res.Header.Get("Referrer-Policy") != "no-referrer" || res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("headers %v", res.Header)
 		}
@@ -46,7 +47,7 @@ func TestSignInShort(t *testing.T) {
 	}
 
 	s.CredentialID = []byte("passkey")
-	c := &http.Cookie{Name: settings.CookieName, Value: p.start(s)}
+	c := &http.Cookie{Name: webpage.CookieName, Value: p.start(s)}
 	page := httptest.NewRequest(http.MethodGet, "/settings/", nil)
 	page.AddCookie(c)
 	if res := do(page); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/settings/countries" {

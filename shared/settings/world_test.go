@@ -33,6 +33,7 @@ import (
 	"github.com/evs-kyb/evs/shared/settings"
 	"github.com/evs-kyb/evs/shared/store"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -57,6 +58,7 @@ type world struct {
 	st       *store.Store
 	h        http.Handler
 	deps     settings.Deps
+	log      *slog.Logger
 	portal   *fakePortal
 	tester   *fakeTester
 	sqs      *sqs.Client
@@ -124,16 +126,15 @@ func newWorld(t *testing.T) *world {
 	}}
 	clock := domain.FixedClock(t0.Add(time.Hour))
 	w.deps = settings.Deps{
-		Portal:     w.portal,
 		Endpoints:  &subscriptions.Service{Store: st, Clock: clock},
 		Deliveries: &delivery.Redeliverer{Store: st, Queue: &delivery.SQSQueue{Client: w.sqs, URL: w.queueURL}, Clock: clock},
 		Tester:     w.tester,
 		Countries:  st,
 		Catalogue:  country.ISO(),
 		Clock:      clock,
-		Log:        slog.New(slog.NewJSONHandler(syncWriter{w.logs}, nil)),
 	}
-	w.h = settings.New(w.deps)
+	w.log = slog.New(slog.NewJSONHandler(syncWriter{w.logs}, nil))
+	w.h = newServer(w.portal, w.deps, w.log)
 	return w
 }
 
@@ -206,7 +207,7 @@ func withRequestID(r *http.Request, id string) *http.Request {
 func (w *world) get(role, path string) answer {
 	r := httptest.NewRequest(http.MethodGet, path, nil)
 	if role != "" {
-		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: w.sessions[role]})
+		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[role]})
 	}
 	return w.do(r)
 }
@@ -231,7 +232,7 @@ func (w *world) formRequest(role, path string, form url.Values) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(f.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if role != "" {
-		r.AddCookie(&http.Cookie{Name: settings.CookieName, Value: w.sessions[role]})
+		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[role]})
 	}
 	return r
 }
@@ -365,4 +366,12 @@ func changeForms(body string) []string {
 	return slices.DeleteFunc(forms(body), func(f string) bool {
 		return f == "post /settings/signout" || f == "get /settings/deliveries"
 	})
+}
+
+// newServer is the web function's shell with the settings area alone
+// mounted on it.
+func newServer(p webpage.Sessions, d settings.Deps, log *slog.Logger) http.Handler {
+	s := webpage.New(webpage.Config{Sessions: p, Log: log, SignInPath: "/console/"})
+	settings.Mount(s, d)
+	return s
 }

@@ -57,3 +57,14 @@ func (s Static) Serve(w http.ResponseWriter, name string) bool {
 func (s Static) URL(base, name string) string {
 	return base + "/static/" + name + "?v=" + s[name].version
 }
+
+// add takes another area's files beside these; two files of one name are
+// a build mistake.
+func (s Static) add(more Static) {
+	for name, f := range more {
+		if _, ok := s[name]; ok {
+			panic(fmt.Sprintf("webpage: two static files named %s", name))
+		}
+		s[name] = f
+	}
+}

@@ -1,8 +1,11 @@
-// Package webpage is what the service's server-rendered areas (the
-// settings area, the operator console) share about serving pages behind
-// API Gateway: the security headers every answer carries, the stylesheets
-// and scripts served from the binary under versioned URLs, the stage
-// prefix a browser sees, and the request's id and logger.
+// Package webpage is the web function's shell: one server for the
+// service's server-rendered areas (the operator console, the settings
+// area), holding what every page shares — the router, the session cookie
+// and its lookup, CSRF, action ids, the message pages, rendering with one
+// layout and one stylesheet, the security headers, static files and the
+// stage prefix. An area is a route table and its pages, mounted on a
+// Server with Mount; a change to sign-in, CSRF or the layout is made here
+// once and every area shows it.
 package webpage
 
 import (
@@ -17,24 +20,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/logging"
 )
-
-// SecurityHeaders are set on every answer before anything else, with the
-// area's own Content-Security-Policy. Pages are never stored (a secret or
-// a dossier shown must not come back through a signed-out browser's back
-// button); static files override Cache-Control.
-func SecurityHeaders(h http.Header, csp string, secure bool) {
-	h.Set("Content-Security-Policy", csp)
-	h.Set("X-Frame-Options", "DENY")
-	// Sign-in and enrolment links carry their token in the URL: no Referer
-	// may carry it on.
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cache-Control", "no-store")
-	if secure {
-		h.Set("Strict-Transport-Security", "max-age=31536000")
-	}
-}
 
 // ForwardedHTTPS reports whether the request came over TLS, directly or as
 // API Gateway says in X-Forwarded-Proto.

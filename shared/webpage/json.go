@@ -1,4 +1,4 @@
-package console
+package webpage
 
 import (
 	"encoding/json"
@@ -9,32 +9,30 @@ import (
 // its attestation is a few kilobytes, a decision's fields a few more.
 const maxJSON = 64 << 10
 
-// readJSON reads the script's JSON body into v: one object, no field v
+// ReadJSON reads the script's JSON body into v: one object, no field v
 // does not name; a refusal is answered.
-func (c *call) readJSON(v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(c.w, c.r.Body, maxJSON))
+func (c *Call) ReadJSON(v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(c.W, c.R.Body, maxJSON))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		c.log.Info("script request unreadable", "error", err.Error())
-		c.message(http.StatusBadRequest, msgBadForm)
+		c.Log.Info("script request unreadable", "error", err.Error())
+		c.Message(http.StatusBadRequest, MsgBadForm())
 		return false
 	}
 	if dec.More() {
-		c.message(http.StatusBadRequest, msgBadForm)
+		c.Message(http.StatusBadRequest, MsgBadForm())
 		return false
 	}
 	return true
 }
 
-// apiError is the script's error answer.
+// apiError is a script's error answer.
 type apiError struct {
 	Error string `json:"error"`
 }
 
-// next is the script's answer to a finished ceremony: where to go.
-type next struct {
-	Next string `json:"next"`
-}
+// WriteJSON answers a script.
+func (c *Call) WriteJSON(status int, v any) { writeJSON(c.W, status, v) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)

@@ -13,7 +13,7 @@ import (
 // and the operator console.
 func settingsSpec(t *testing.T) deploy.Function {
 	t.Helper()
-	f, ok := deploy.Lookup("settings")
+	f, ok := deploy.Lookup("web")
 	if !ok {
 		t.Fatal("the catalogue has no function settings")
 	}
@@ -27,7 +27,7 @@ func settingsSpec(t *testing.T) deploy.Function {
 // the decision workflow (starting an execution, reading it, answering an
 // approval task); its own logs, X-Ray. TestLeastPrivilege derives the same
 // from the catalogue; this pins it.
-func TestSettingsFunctionPermissions(t *testing.T) {
+func TestWebFunctionPermissions(t *testing.T) {
 	f := settingsSpec(t)
 	got := rolePermissions(t, dev(t).Template, f.LogicalID+"Role")
 	want := []string{
@@ -89,8 +89,8 @@ func TestSettingsFunctionPermissions(t *testing.T) {
 		"states:SendTaskSuccess ref:" + stack.DecisionStateMachineID,
 		"states:SendTaskFailure ref:" + stack.DecisionStateMachineID,
 		"states:DescribeExecution " + decisionExecutions,
-		"logs:CreateLogStream arn:SettingsFunctionLogGroup",
-		"logs:PutLogEvents arn:SettingsFunctionLogGroup",
+		"logs:CreateLogStream arn:WebFunctionLogGroup",
+		"logs:PutLogEvents arn:WebFunctionLogGroup",
 		"xray:PutTraceSegments *",
 		"xray:PutTelemetryRecords *",
 	}
@@ -113,7 +113,7 @@ func TestSettingsFunctionPermissions(t *testing.T) {
 // URL and the decision state machine's ARN among them, the webhook allow
 // list empty in AWS, and the console's relying party (its domain and
 // origins) empty until the stage names it.
-func TestSettingsFunctionEnvironment(t *testing.T) {
+func TestWebFunctionEnvironment(t *testing.T) {
 	f := settingsSpec(t)
 	want := m{
 		"LOG_LEVEL":                    "info",
@@ -173,7 +173,7 @@ func TestOnlyTheConsoleDrivesTheWorkflow(t *testing.T) {
 			countIs(t, s.Template, typ, 0)
 		}
 		want := map[string][]string{
-			"SettingsFunctionRole": {
+			"WebFunctionRole": {
 				"states:StartExecution ref:" + stack.DecisionStateMachineID,
 				"states:SendTaskSuccess ref:" + stack.DecisionStateMachineID,
 				"states:SendTaskFailure ref:" + stack.DecisionStateMachineID,
