@@ -16,15 +16,11 @@ import (
 // by a POST from the page this browser was shown.
 const EnrolCookie = "evs_enrol"
 
-// maxLinkToken bounds a link token read from a request: longer is unknown
-// without asking the portal.
-const maxLinkToken = 512
-
 // enrolPage shows a link's Continue button. A GET never uses the link:
 // mail scanners and link previews open links, and must not spend them.
 func (h *handler) enrolPage(c *webpage.Call) {
-	token := c.R.URL.Query().Get(portal.LinkParam)
-	if token == "" || len(token) > maxLinkToken {
+	token, ok := portal.LinkToken(c.R.URL.Query())
+	if !ok {
 		c.Message(http.StatusNotFound, msgLinkUnknown())
 		return
 	}
@@ -58,8 +54,8 @@ func (h *handler) enrolRedeem(c *webpage.Call) {
 		return
 	}
 	http.SetCookie(w, h.enrolCookie(c, "", -1))
-	token := r.PostForm.Get(portal.LinkParam)
-	if token == "" || len(token) > maxLinkToken {
+	token, ok := portal.LinkToken(r.PostForm)
+	if !ok {
 		c.Message(http.StatusNotFound, msgLinkUnknown())
 		return
 	}

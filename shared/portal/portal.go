@@ -106,6 +106,17 @@ const (
 	LinkParam = "token"
 )
 
+// maxLinkToken bounds a link token read from a request: a longer one is
+// unknown without a look-up.
+const maxLinkToken = 512
+
+// LinkToken is the link token that a request's values carry under
+// LinkParam; ok is false when there is none or it is too long to be one.
+func LinkToken(v url.Values) (token string, ok bool) {
+	token = v.Get(LinkParam)
+	return token, token != "" && len(token) <= maxLinkToken
+}
+
 // LinkURL is the address of a link's token under the console's base URL
 // (the stage's URL, or http://localhost:3000 under make local: passkeys
 // need a host name as RP id, never an IP address).

@@ -42,13 +42,11 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// tone is the CSS class of a delivery's status: good, bad or waiting.
+// tone is the CSS class of a delivery's status: good, bad, or waiting for
+// any other.
 func tone(s domain.DeliveryStatus) string {
-	switch s {
-	case domain.DeliveryDelivered:
-		return "good"
-	case domain.DeliveryFailed:
-		return "bad"
+	if t, ok := map[domain.DeliveryStatus]string{domain.DeliveryDelivered: "good", domain.DeliveryFailed: "bad"}[s]; ok {
+		return t
 	}
 	return "wait"
 }

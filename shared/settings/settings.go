@@ -170,17 +170,13 @@ func (h *handler) routes() {
 // the signed-out page).
 func (h *handler) home(c *webpage.Call) { c.Redirect(landing(c.Session)) }
 
-// maxLinkToken bounds a link token read from the query: longer is unknown
-// without forwarding it.
-const maxLinkToken = 512
-
 // forwardLink sends a link minted before links became enrolment only
 // (<base>/settings/portal?token=…) to the console's enrolment page, which
 // shows Continue and redeems it only from there. The settings area itself
 // never signs anyone in: its sessions are the console's passkey sessions.
 func (h *handler) forwardLink(c *webpage.Call) {
-	token := c.R.URL.Query().Get(portal.LinkParam)
-	if token == "" || len(token) > maxLinkToken {
+	token, ok := portal.LinkToken(c.R.URL.Query())
+	if !ok {
 		c.Message(http.StatusNotFound, msgLinkUnknown())
 		return
 	}

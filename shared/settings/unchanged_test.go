@@ -1,9 +1,9 @@
 package settings_test
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +16,7 @@ import (
 func TestEndpointFormsThatChangeNothing(t *testing.T) {
 	w := newWorld(t)
 	ep := w.endpoint(t, "https://hooks.example.com/evs", "ERP")
-	e := fmt.Sprintf("/settings/endpoints/%d", ep.ID)
+	e := "/settings/endpoints/" + strconv.FormatInt(ep.ID, 10)
 	off := w.post(roleManager, e+"/disable", url.Values{"action_id": {w.actionID()}})
 	if off.StatusCode != http.StatusSeeOther || off.Header.Get("Location") != e+"?done=disabled" {
 		t.Fatalf("disable: %d %q", off.StatusCode, off.Header.Get("Location"))
