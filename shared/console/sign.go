@@ -26,13 +26,8 @@ type signing struct {
 // same request from the same fields, and a signature over any other
 // document does not verify.
 func (h *handler) signOptions(c *webpage.Call) {
-	var in signing
-	if !c.ReadJSON(&in) {
-		return
-	}
-	req, err := in.Decision.request(c.Session)
-	if err != nil {
-		c.Fail(err)
+	_, req, ok := readSigning(c)
+	if !ok {
 		return
 	}
 	options, err := h.d.Passkeys.BeginSigning(c.R.Context(), c.Session.Operator, passkey.PurposeDecision, decisions.Digest(req))
@@ -47,13 +42,8 @@ func (h *handler) signOptions(c *webpage.Call) {
 // bad one is told at once, and nothing starts), then the decision goes to
 // the workflow, named by its action id, and the browser to its page.
 func (h *handler) sign(c *webpage.Call) {
-	var in signing
-	if !c.ReadJSON(&in) {
-		return
-	}
-	req, err := in.Decision.request(c.Session)
-	if err != nil {
-		c.Fail(err)
+	in, req, ok := readSigning(c)
+	if !ok {
 		return
 	}
 	c.Log = c.Log.With("action_id", req.ActionID, "review_id", req.ReviewID, "action", string(req.Action))
@@ -89,6 +79,21 @@ func (h *handler) sign(c *webpage.Call) {
 		c.Log.Info("decision started")
 	}
 	c.WriteJSON(http.StatusOK, next{Next: executionURL(c.Base, req.ActionID, in.Decision.ViewedAt)})
+}
+
+// readSigning reads the script's post and builds the decision's request
+// from its fields, checked; ok is false once a refusal is answered.
+func readSigning(c *webpage.Call) (signing, decisions.Request, bool) {
+	var in signing
+	if !c.ReadJSON(&in) {
+		return signing{}, decisions.Request{}, false
+	}
+	req, err := in.Decision.request(c.Session)
+	if err != nil {
+		c.Fail(err)
+		return signing{}, decisions.Request{}, false
+	}
+	return in, req, true
 }
 
 // executionURL is an execution's page, with when its dossier was seen.

@@ -133,17 +133,28 @@ func (h *handler) endpointCreate(c *webpage.Call) {
 	c.Render(http.StatusOK, "secret", "Endpoint created", "endpoints", secretPage{Endpoint: subscriptions.Redacted(ep), Secret: ep.Secret})
 }
 
-func (h *handler) endpointShow(c *webpage.Call) {
+// endpointAt is the endpoint the path's {id} names, as the operator may
+// see it; ok is false once the refusal is answered.
+func (h *handler) endpointAt(c *webpage.Call) (domain.Endpoint, bool) {
 	id, ok := c.PathID()
+	if !ok {
+		return domain.Endpoint{}, false
+	}
+	ep, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
+	if err != nil {
+		c.Fail(err)
+		return domain.Endpoint{}, false
+	}
+	return ep, true
+}
+
+func (h *handler) endpointShow(c *webpage.Call) {
+	ep, ok := h.endpointAt(c)
 	if !ok {
 		return
 	}
-	ctx := c.R.Context()
-	ep, err := h.d.Endpoints.Get(ctx, c.Actor(), id)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
+	ctx, id := c.R.Context(), ep.ID
+	var err error
 	p := endpointPage{Endpoint: ep, Overlaps: overlaps(), Notice: notice(c.R)}
 	p.Rotating = ep.PreviousExpiresAt != nil && h.d.Clock.Now().Before(*ep.PreviousExpiresAt)
 	if c.Session.Can(domain.PermWebhookDeliveryView) {
@@ -156,17 +167,12 @@ func (h *handler) endpointShow(c *webpage.Call) {
 }
 
 func (h *handler) endpointEdit(c *webpage.Call) {
-	id, ok := c.PathID()
+	ep, ok := h.endpointAt(c)
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	c.Render(http.StatusOK, "endpoint_form", "Edit endpoint "+strconv.FormatInt(id, 10), "endpoints",
-		endpointForm{ID: id, URL: ep.URL, Events: ep.Events, Description: ep.Description, AllEvents: domain.EventTypes()})
+	c.Render(http.StatusOK, "endpoint_form", "Edit endpoint "+strconv.FormatInt(ep.ID, 10), "endpoints",
+		endpointForm{ID: ep.ID, URL: ep.URL, Events: ep.Events, Description: ep.Description, AllEvents: domain.EventTypes()})
 }
 
 func (h *handler) endpointUpdate(c *webpage.Call) {
@@ -284,16 +290,11 @@ func (h *handler) endpointTest(c *webpage.Call) {
 }
 
 func (h *handler) endpointDeleteConfirm(c *webpage.Call) {
-	id, ok := c.PathID()
+	ep, ok := h.endpointAt(c)
 	if !ok {
 		return
 	}
-	ep, err := h.d.Endpoints.Get(c.R.Context(), c.Actor(), id)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	c.Render(http.StatusOK, "endpoint_delete", "Delete endpoint "+strconv.FormatInt(id, 10), "endpoints", endpointPage{Endpoint: ep})
+	c.Render(http.StatusOK, "endpoint_delete", "Delete endpoint "+strconv.FormatInt(ep.ID, 10), "endpoints", endpointPage{Endpoint: ep})
 }
 
 func (h *handler) endpointDelete(c *webpage.Call) {
