@@ -10,10 +10,10 @@ import (
 )
 
 // LockedChain checks a trail from the records bucket alone, as a
-// regulator would (README, "Verifying from the bucket alone"): every
-// object under the chain's prefix, its first version, parsed from its
-// canonical form; each one's SHA-256 is the next one's prev_hash and the
-// seqs run 1, 2, 3… It needs no table and trusts nothing of the service:
+// regulator would (shared/records/README.md, "Verifying from the bucket
+// alone"): every object under the chain's prefix, its first version, parsed
+// from its canonical form; each one's SHA-256 is the next one's prev_hash
+// and the seqs run 1, 2, 3… It needs no table and trusts nothing of the service:
 // it returns the chain's records as locked, and the first break (nil when
 // the locked trail holds).
 func LockedChain(ctx context.Context, r Reader, accountID, entityID int64) ([]auditchain.Link, *auditchain.Break, error) {
