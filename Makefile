@@ -180,7 +180,7 @@ sfn-install: ## install the local Step Functions interpreter (pinned) into .tool
 
 # --- Browser ---
 # The settings area is tested in a real browser: Debian's Chromium, driven
-# from go test with chromedp (shared/browsertest). install.sh installs it
+# from go test with chromedp (shared/webpage/webpagetest). install.sh installs it
 # with apt-get once (a no-op when /usr/bin/chromium answers); CHROMIUM names
 # another binary.
 .PHONY: browser-install

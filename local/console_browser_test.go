@@ -30,7 +30,6 @@ import (
 
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/boot"
-	"github.com/evs-kyb/evs/shared/browsertest"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
@@ -38,6 +37,7 @@ import (
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/webpage"
+	"github.com/evs-kyb/evs/shared/webpage/webpagetest"
 )
 
 // TestConsoleEndToEndInABrowser: an operator enrols by link, signs out and
@@ -361,7 +361,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		if page := vera.text("main"); !strings.Contains(page, "deciding on it takes a permission you do not hold") {
 			t.Errorf("a view-only operator is not told why no form shows: %q", page)
 		}
-		if wide := browsertest.Get(vera.Browser, "page width", chromedp.Evaluate[int]("document.documentElement.scrollWidth")); wide > 390 {
+		if wide := webpagetest.Get(vera.Browser, "page width", chromedp.Evaluate[int]("document.documentElement.scrollWidth")); wide > 390 {
 			t.Errorf("the review page is %d px wide on a 390 px phone", wide)
 		}
 		vera.Screenshot("13-view-only-phone")
@@ -477,7 +477,7 @@ func consoleSignedDecision(ctx context.Context, t *testing.T, f *flowFixture, de
 // operatorBrowser is one operator's own Chromium (its own profile: its own
 // cookies) with one virtual authenticator standing in for their device.
 type operatorBrowser struct {
-	*browsertest.Browser
+	*webpagetest.Browser
 	t    *testing.T
 	base string
 	auth webauthn.AuthenticatorID
@@ -517,7 +517,7 @@ func serveOn(t *testing.T, ln net.Listener, h http.Handler) {
 // simulated, every option said rather than left to Chrome's defaults.
 func newOperatorBrowser(t *testing.T, base string, width, height int, uv bool) *operatorBrowser {
 	t.Helper()
-	o := &operatorBrowser{Browser: browsertest.New(t, width, height), t: t, base: base}
+	o := &operatorBrowser{Browser: webpagetest.New(t, width, height), t: t, base: base}
 	o.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, target, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 			return err
@@ -626,17 +626,17 @@ func (o *operatorBrowser) heading() string { return o.text("h1") }
 
 func (o *operatorBrowser) text(sel string) string {
 	o.t.Helper()
-	return browsertest.Get(o.Browser, "read "+sel, chromedp.Text(chromedp.CSS(sel)))
+	return webpagetest.Get(o.Browser, "read "+sel, chromedp.Text(chromedp.CSS(sel)))
 }
 
 func (o *operatorBrowser) count(sel string) int {
 	o.t.Helper()
-	return browsertest.Get(o.Browser, "count "+sel, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
+	return webpagetest.Get(o.Browser, "count "+sel, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
 }
 
 func (o *operatorBrowser) eval(js string) string {
 	o.t.Helper()
-	return browsertest.Get(o.Browser, js, chromedp.Evaluate[string](js))
+	return webpagetest.Get(o.Browser, js, chromedp.Evaluate[string](js))
 }
 
 // enrol opens an enrolment link, continues, and creates the passkey: the

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/evs-kyb/evs/shared/browsertest"
+	"github.com/evs-kyb/evs/shared/webpage/webpagetest"
 )
 
 // TestMain makes the folder -outputdir names, for -artifacts (the browser
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("EVS_DEMO_DIR", dir)
-	code := browsertest.Main(m)
+	code := webpagetest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -15,12 +15,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // Decisions and the providers' answers reach the records store through
@@ -50,7 +51,7 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 	})
 	waitUntil(t, "the entity's chain and its checks' evidence locked by the streams", func() bool {
 		c, err := f.st.AuditChain(f.ctx, f.acct, r.EntityID)
-		keys, _ := rec.List(f.ctx, auditexport.ChainPrefix(f.acct, r.EntityID))
+		keys, _ := rec.List(f.ctx, recordslayout.ChainPrefix(f.acct, r.EntityID))
 		if err != nil || c.Head.Seq == 0 || int64(len(keys)) != c.Head.Seq {
 			return false
 		}
@@ -59,20 +60,20 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 			if err != nil || ev.SHA256 == "" {
 				return false
 			}
-			if keys, _ := rec.List(f.ctx, auditexport.EvidenceKey(f.acct, c.ID, ev.SHA256)); len(keys) != 1 {
+			if keys, _ := rec.List(f.ctx, recordslayout.EvidenceKey(f.acct, c.ID, ev.SHA256)); len(keys) != 1 {
 				return false
 			}
 		}
 		return true
 	})
 
-	verify := func() admin.AuditChainView {
+	auditVerify := func() admin.AuditChainView {
 		t.Helper()
 		var v admin.AuditChainView
 		f.admin(domain.SystemClock, rec, map[string]any{"command": "audit.verify", "account_id": f.acct, "entity_id": r.EntityID}, &v)
 		return v
 	}
-	v := verify()
+	v := auditVerify()
 	if !v.Intact || v.Locked == nil || int64(v.Locked.Locked) != v.Head.Seq || v.Locked.NotYetLocked != 0 {
 		t.Fatalf("audit.verify before any rewrite: intact %t, locked %+v, head %+v", v.Intact, v.Locked, v.Head)
 	}
@@ -81,7 +82,7 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 	// lock keeps the original.
 	audit := f.st.DB().Table(f.names[schema.Audit])
 	first := v.Trail[0]
-	key := auditexport.RecordKey(f.acct, r.EntityID, first.Seq)
+	key := recordslayout.RecordKey(f.acct, r.EntityID, first.Seq)
 	path := filepath.Join(dir, filepath.FromSlash(key))
 	before, err := os.ReadFile(path)
 	if err != nil {
@@ -94,13 +95,13 @@ func TestRecordsLockedFromTheStreams(t *testing.T) {
 	if after, err := os.ReadFile(path); err != nil || string(after) != string(before) {
 		t.Errorf("the locked copy %s changed after a rewrite came down the stream (%v)", key, err)
 	}
-	v = verify()
+	v = auditVerify()
 	if v.Intact || v.Broken == nil || v.Broken.ActionID != first.ActionID {
 		t.Errorf("audit.verify after a record was altered: %+v, want it broken at %s", v.Broken, first.ActionID)
 	}
 	found := false
 	for _, fd := range v.Locked.Findings {
-		found = found || (fd.Kind == auditexport.FindingDiffers && fd.Key == key && strings.Contains(fd.Message, key))
+		found = found || (fd.Kind == verify.FindingDiffers && fd.Key == key && strings.Contains(fd.Message, key))
 	}
 	if !found {
 		t.Errorf("findings %+v, want %s named as differing from DynamoDB", v.Locked.Findings, key)

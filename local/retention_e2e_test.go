@@ -7,10 +7,11 @@ import (
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/evs-kyb/evs/shared/admin"
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // The end of a relationship, through the real flow: the decision dates
@@ -63,7 +64,7 @@ func TestRelationshipEndsAndExpires(t *testing.T) {
 	at := float64(until.Unix())
 	dates(items, "expires_at", at)
 	waitUntil(t, "the closure record locked by the stream", func() bool {
-		_, ended, err := auditexport.LockedClosure(f.ctx, rec, f.acct, ent.ID, auditexport.Closures{Declared: true}) // the fixture's account accepts declared decisions
+		_, ended, err := verify.LockedClosure(f.ctx, rec, f.acct, ent.ID, verify.Closures{Declared: true}) // the fixture's account accepts declared decisions
 		return err == nil && ended
 	})
 
@@ -89,7 +90,7 @@ func TestRelationshipEndsAndExpires(t *testing.T) {
 	// DynamoDB's TTL removes every item of the entity (DynamoDB Local runs
 	// no TTL: the test does), the hold's records and the head included.
 	waitUntil(t, "the hold's records locked by the stream", func() bool {
-		keys, _ := rec.List(f.ctx, auditexport.ChainPrefix(f.acct, ent.ID))
+		keys, _ := rec.List(f.ctx, recordslayout.ChainPrefix(f.acct, ent.ID))
 		return len(keys) == len(all)
 	})
 	for _, it := range items {
@@ -97,20 +98,20 @@ func TestRelationshipEndsAndExpires(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	verify := func(clock time.Time) admin.AuditChainView {
+	auditVerify := func(clock time.Time) admin.AuditChainView {
 		t.Helper()
 		var v admin.AuditChainView
 		f.admin(domain.FixedClock(clock), rec, map[string]any{"command": "audit.verify", "account_id": f.acct, "entity_id": ent.ID}, &v)
 		return v
 	}
-	v := verify(until.Add(time.Hour))
+	v := auditVerify(until.Add(time.Hour))
 	if !v.Intact || v.Locked == nil || v.Locked.Expired != len(all) || v.Locked.ExpiredOn != until.UTC().Format(time.DateOnly) ||
 		len(v.Locked.Findings) != 0 || v.Locked.Message == "" {
 		t.Errorf("audit.verify past the end of retention: intact %t, locked %+v; want %d records expired on %s, no finding",
 			v.Intact, v.Locked, len(all), until.UTC().Format(time.DateOnly))
 	}
-	v = verify(until.Add(-time.Hour))
-	if v.Intact || v.Locked.Expired != 0 || len(v.Locked.Findings) != len(all)+1 || v.Locked.Findings[0].Kind != auditexport.FindingMissing {
+	v = auditVerify(until.Add(-time.Hour))
+	if v.Intact || v.Locked.Expired != 0 || len(v.Locked.Findings) != len(all)+1 || v.Locked.Findings[0].Kind != verify.FindingMissing {
 		t.Errorf("audit.verify before the end of retention: intact %t, locked %+v; want every record missing and the head behind", v.Intact, v.Locked)
 	}
 }

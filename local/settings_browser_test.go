@@ -15,12 +15,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/evs-kyb/evs/shared/browsertest"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/portal"
+	"github.com/evs-kyb/evs/shared/webpage/webpagetest"
 )
 
 // TestSettingsInABrowser: an operator enrols a passkey on the console by
@@ -68,7 +68,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	// link; that sign-in opens the settings area too.
 	o := newOperatorBrowser(t, origin, 1100, 800, true)
 	b := o.Browser
-	text := func(sel string) string { return browsertest.Get(b, "read "+sel, chromedp.Text(chromedp.CSS(sel))) }
+	text := func(sel string) string { return webpagetest.Get(b, "read "+sel, chromedp.Text(chromedp.CSS(sel))) }
 	link := mint(f.op.ID, "browser-mint-1")
 	o.enrol(link)
 	b.Do("settings", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("h1")))
@@ -99,7 +99,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	}
 	ep := eps[0]
 	b.Do("endpoint page", chromedp.Navigate(fmt.Sprintf("%s/endpoints/%d", base, ep.ID)), chromedp.WaitVisible(chromedp.CSS("h1")))
-	if html := browsertest.Get(b, "page", chromedp.OuterHTML(chromedp.CSS("main"))); strings.Contains(html, secret) {
+	if html := webpagetest.Get(b, "page", chromedp.OuterHTML(chromedp.CSS("main"))); strings.Contains(html, secret) {
 		t.Error("the secret is shown again on the endpoint's page")
 	}
 
@@ -155,7 +155,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	// A form without its CSRF token is refused, and changes nothing.
 	b.Do("disable without a token", chromedp.Navigate(fmt.Sprintf("%s/endpoints/%d", base, ep.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`form[action$="/disable"] button`)))
-	browsertest.Get(b, "drop the token", chromedp.Evaluate[bool](`(() => { document.querySelector('form[action$="/disable"] input[name=csrf]').remove(); return true })()`))
+	webpagetest.Get(b, "drop the token", chromedp.Evaluate[bool](`(() => { document.querySelector('form[action$="/disable"] input[name=csrf]').remove(); return true })()`))
 	b.Do("post it", chromedp.Click(chromedp.CSS(`form[action$="/disable"] button`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`form[action$="/disable"]`)), chromedp.WaitVisible(chromedp.CSS("h1")))
 	if h := text("h1"); h != "Form refused" {
@@ -199,7 +199,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	viewerBrowser.enrol(mint(viewer.ID, "browser-mint-2"))
 	for _, page := range []string{"/endpoints", fmt.Sprintf("/endpoints/%d", ep.ID), "/deliveries", "/deliveries/" + failed.ID, "/countries"} {
 		phone.Do("viewer "+page, chromedp.Navigate(base+page), chromedp.WaitVisible(chromedp.CSS("h1")))
-		actions := browsertest.Get(phone, "forms", chromedp.Evaluate[[]string](
+		actions := webpagetest.Get(phone, "forms", chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll('form[method=post]')].map(f => f.getAttribute('action')).filter(a => !a.endsWith('/signout'))`))
 		if len(actions) > 0 {
 			t.Errorf("a view-only operator sees forms on %s: %v", page, actions)

@@ -22,6 +22,7 @@ import (
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
 	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // TestDecisionWorkflow runs operator actions through the decision state
@@ -248,13 +249,13 @@ func TestDecisionWorkflow(t *testing.T) {
 		}
 		for _, tc := range []struct {
 			name     string
-			closures auditexport.Closures
+			closures verify.Closures
 			ended    bool
 		}{
-			{"signed, this relying party", auditexport.Closures{Passkeys: localPasskeys()}, true},
-			{"signed, another relying party", auditexport.Closures{Passkeys: passkey.Config{RPID: "elsewhere.example", RPDisplayName: "EVS", Origins: []string{"https://elsewhere.example"}}}, false},
+			{"signed, this relying party", verify.Closures{Passkeys: localPasskeys()}, true},
+			{"signed, another relying party", verify.Closures{Passkeys: passkey.Config{RPID: "elsewhere.example", RPDisplayName: "EVS", Origins: []string{"https://elsewhere.example"}}}, false},
 		} {
-			until, ended, err := auditexport.LockedClosure(ctx, dir, acct, before.EntityID, tc.closures)
+			until, ended, err := verify.LockedClosure(ctx, dir, acct, before.EntityID, tc.closures)
 			if err != nil || ended != tc.ended || (ended && domain.FormatTime(until) != rec2.After["retain_until"]) {
 				t.Errorf("%s: closure ended %t until %v, %v; want ended %t until %v", tc.name, ended, until, err, tc.ended, rec2.After["retain_until"])
 			}

@@ -37,6 +37,7 @@ import (
 	"github.com/evs-kyb/evs/shared/portal"
 	"github.com/evs-kyb/evs/shared/strictjson"
 	"github.com/evs-kyb/evs/shared/subscriptions"
+	"github.com/evs-kyb/evs/shared/verify"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -145,7 +146,7 @@ type Handler struct {
 // Records is the records bucket as admin uses it (records.S3, records.Dir):
 // read back, and held.
 type Records interface {
-	auditexport.Reader
+	verify.Reader
 	SetLegalHold(ctx context.Context, key string, on bool) error
 }
 

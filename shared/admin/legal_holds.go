@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 )
 
 // Legal holds (legal_hold.set, .release, .list): while one stands on an
@@ -135,9 +135,9 @@ func (h *Handler) applyHold(ctx context.Context, ent domain.Entity, on bool, act
 	if err != nil {
 		return items, 0, err
 	}
-	prefixes := []string{auditexport.ChainPrefix(ent.AccountID, ent.ID)}
+	prefixes := []string{recordslayout.ChainPrefix(ent.AccountID, ent.ID)}
 	for _, chk := range checks {
-		prefixes = append(prefixes, auditexport.EvidencePrefix(ent.AccountID, chk.ID))
+		prefixes = append(prefixes, recordslayout.EvidencePrefix(ent.AccountID, chk.ID))
 	}
 	for _, prefix := range prefixes {
 		keys, err := h.Records.List(ctx, prefix)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/guregu/dynamo/v2"
 
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -30,7 +30,7 @@ func TestLegalHolds(t *testing.T) {
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
 	d, body, sha := w.screened(t, acct, "7000001230")
 	ent, chk := d.Entity.ID, d.Checks[0].ID
-	key := auditexport.EvidenceKey(acct, chk, sha)
+	key := recordslayout.EvidenceKey(acct, chk, sha)
 	if _, err := rec.Put(ctx, key, body); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/recordslayout"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // The records bucket (shared/auditexport): what audit.verify and
@@ -25,8 +26,8 @@ type LockedView struct {
 	LockedThrough int64 `json:"locked_through,omitempty"`
 	// NotYetLocked are records after the last locked one: the streams
 	// lock each within a minute of its commit, audit.export at once.
-	NotYetLocked int                   `json:"not_yet_locked"`
-	Findings     []auditexport.Finding `json:"findings"`
+	NotYetLocked int              `json:"not_yet_locked"`
+	Findings     []verify.Finding `json:"findings"`
 	// Expired counts the records gone from DynamoDB under retention, on
 	// ExpiredOn, as the locked closure record (Closure) dates it.
 	Expired   int    `json:"expired,omitempty"`
@@ -40,7 +41,7 @@ type LockedView struct {
 // no records bucket to compare with).
 func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*LockedView, error) {
 	if h.Records == nil {
-		return &LockedView{Findings: []auditexport.Finding{}}, nil
+		return &LockedView{Findings: []verify.Finding{}}, nil
 	}
 	held, err := h.entityHeld(ctx, ch.AccountID, ch.EntityID)
 	if err != nil {
@@ -50,7 +51,7 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := auditexport.CompareChain(ctx, h.Records, ch, auditexport.Retention{Now: h.Clock.Now(), Held: held, Closures: closures})
+	cmp, err := verify.Chain(ctx, h.Records, ch, verify.Retention{Now: h.Clock.Now(), Held: held, Closures: closures})
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +67,12 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 // closures is the account's rule for believing a locked closure record:
 // signed with its operator's passkey, or unsigned where the account
 // accepts declared decisions.
-func (h *Handler) closures(ctx context.Context, accountID int64) (auditexport.Closures, error) {
+func (h *Handler) closures(ctx context.Context, accountID int64) (verify.Closures, error) {
 	a, err := h.Store.Account(ctx, accountID)
 	if err != nil {
-		return auditexport.Closures{}, err
+		return verify.Closures{}, err
 	}
-	return auditexport.Closures{Passkeys: h.Passkeys, Declared: a.Settings.DeclaredDecisions}, nil
+	return verify.Closures{Passkeys: h.Passkeys, Declared: a.Settings.DeclaredDecisions}, nil
 }
 
 // entityHeld says whether a legal hold stands on the entity.
@@ -89,22 +90,22 @@ func (h *Handler) lockedTrace(ctx context.Context, accountID, entityID int64) (b
 	if h.Records == nil {
 		return false, nil
 	}
-	keys, err := h.Records.List(ctx, auditexport.ChainPrefix(accountID, entityID))
+	keys, err := h.Records.List(ctx, recordslayout.ChainPrefix(accountID, entityID))
 	return len(keys) > 0, err
 }
 
 // lockedEvidence compares a check's evidence with its locked bodies.
 func (h *Handler) lockedEvidence(ctx context.Context, ev domain.Evidence) (*LockedView, error) {
 	if h.Records == nil {
-		return &LockedView{Findings: []auditexport.Finding{}}, nil
+		return &LockedView{Findings: []verify.Finding{}}, nil
 	}
-	locked, findings, err := auditexport.CompareEvidence(ctx, h.Records, ev)
+	locked, findings, err := verify.Evidence(ctx, h.Records, ev)
 	if err != nil {
 		return nil, err
 	}
 	v := &LockedView{Checked: true, Findings: findings}
 	if v.Findings == nil {
-		v.Findings = []auditexport.Finding{}
+		v.Findings = []verify.Finding{}
 	}
 	if locked && len(findings) == 0 {
 		v.Locked = 1
@@ -127,7 +128,7 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 	if domain.ErrorCode(err) == domain.ECodeNotFound {
 		// The check is gone too: with the rest of its entity under
 		// retention, or removed; the entity's audit.verify tells which.
-		keys, err := h.Records.List(ctx, auditexport.EvidencePrefix(accountID, checkID))
+		keys, err := h.Records.List(ctx, recordslayout.EvidencePrefix(accountID, checkID))
 		if err != nil || len(keys) == 0 {
 			return notFound
 		}
@@ -140,7 +141,7 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 	if err != nil {
 		return err
 	}
-	until, ended, err := auditexport.LockedClosure(ctx, h.Records, accountID, chk.EntityID, closures)
+	until, ended, err := verify.LockedClosure(ctx, h.Records, accountID, chk.EntityID, closures)
 	if err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 		return domain.Errorf(domain.ECodeNotFound, "The evidence of check %d expired under retention on %s: entity %d's relationship ended, as its locked closure record says.",
 			checkID, until.UTC().Format(time.DateOnly), chk.EntityID)
 	}
-	keys, err := h.Records.List(ctx, auditexport.EvidencePrefix(accountID, checkID))
+	keys, err := h.Records.List(ctx, recordslayout.EvidencePrefix(accountID, checkID))
 	if err != nil || len(keys) == 0 {
 		return notFound
 	}
@@ -171,7 +172,7 @@ type AuditExportView struct {
 	CaughtUp  int `json:"caught_up"`
 	Manifests int `json:"manifests"`
 	// Manifest is the one account's manifest, when one was named.
-	Manifest *auditexport.Manifest `json:"manifest,omitempty"`
+	Manifest *recordslayout.Manifest `json:"manifest,omitempty"`
 	// ManifestKey is where it is in the records bucket.
 	ManifestKey string `json:"manifest_key,omitempty"`
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // audit.export locks the account's records and writes its manifest;
@@ -26,17 +28,17 @@ func TestAuditVerifyAgainstTheLockedCopies(t *testing.T) {
 	id := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
 	w.must(fmt.Sprintf(`{"command": "operator.create", %s, "account_id": %d, "name": "Ann", "permissions": ["entity.review.decide"]}`, actor, id))
 	w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "name": "Acme Pay"}`, actor, id))
-	verify := fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d}`, actor, id)
+	auditVerify := fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d}`, actor, id)
 
-	before := obj(w.must(verify), "locked")
+	before := obj(w.must(auditVerify), "locked")
 	if before["checked"] != true || num(before["locked"]) != 0 || num(before["not_yet_locked"]) != 3 {
 		t.Fatalf("before the export: locked %v", before)
 	}
 	out := w.must(fmt.Sprintf(`{"command": "audit.export", %s, "account_id": %d}`, actor, id))
-	if num(out["caught_up"]) != 3 || num(out["manifests"]) != 1 || !strings.HasPrefix(out["manifest_key"].(string), auditexport.ManifestPrefix(id)) {
+	if num(out["caught_up"]) != 3 || num(out["manifests"]) != 1 || !strings.HasPrefix(out["manifest_key"].(string), recordslayout.ManifestPrefix(id)) {
 		t.Fatalf("audit.export = %v", out)
 	}
-	if got := w.must(verify); got["intact"] != true || num(obj(got, "locked")["locked"]) != 3 {
+	if got := w.must(auditVerify); got["intact"] != true || num(obj(got, "locked")["locked"]) != 3 {
 		t.Fatalf("after the export: %v", got)
 	}
 
@@ -62,10 +64,10 @@ func TestAuditVerifyAgainstTheLockedCopies(t *testing.T) {
 	if err := audit.Update("account_id", id).Range("action_id", "HEAD#0").Set("seq", 2).Set("hash", second).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := w.must(verify)
+	got := w.must(auditVerify)
 	broken := obj(got, "broken")
-	key := auditexport.RecordKey(id, 0, 3)
-	if got["intact"] != false || broken["action_id"] != third || broken["reason"] != auditexport.FindingMissing ||
+	key := recordslayout.RecordKey(id, 0, 3)
+	if got["intact"] != false || broken["action_id"] != third || broken["reason"] != verify.FindingMissing ||
 		!strings.Contains(broken["message"].(string), key) {
 		t.Errorf("audit.verify after the tail went = %v, want it missing, naming %s", got, key)
 	}
@@ -90,7 +92,7 @@ func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
 	d, body, sha := w.screened(t, acct, "7000004560")
 	chk := d.Checks[0].ID
-	key := auditexport.EvidenceKey(acct, chk, sha)
+	key := recordslayout.EvidenceKey(acct, chk, sha)
 	if _, err := rec.Put(ctx, key, body); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	closure := auditchain.Link{AccountID: acct, EntityID: d.Entity.ID, ActionID: "end-1", Action: string(domain.ActionEndRelationship),
 		Before: "{}", After: `{"retain_until":"` + domain.FormatTime(until) + `"}`, At: domain.FormatTime(t0.AddDate(-11, 0, 0))}
 	auditchain.Next(auditchain.Head{}, &closure)
-	if _, err := rec.Put(ctx, auditexport.RecordKey(acct, d.Entity.ID, closure.Seq), auditchain.Canonical(closure)); err != nil {
+	if _, err := rec.Put(ctx, recordslayout.RecordKey(acct, d.Entity.ID, closure.Seq), auditchain.Canonical(closure)); err != nil {
 		t.Fatal(err)
 	}
 	// Unsigned, it is believed only where the account accepts declared

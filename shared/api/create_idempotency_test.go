@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/mock"
 )
 
 var at = time.Date(2026, 3, 4, 5, 6, 7, 8_000_000, time.UTC)
@@ -60,7 +60,7 @@ func (w *createWorld) handler() http.Handler {
 		return rec
 	}
 	call := func(format string, args ...any) { w.calls = append(w.calls, fmt.Sprintf(format, args...)) }
-	store := &mock.EntityStore{
+	store := &apitest.EntityCreator{
 		BeginIdempotentFn: func(_ context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error) {
 			call("BeginIdempotent(%d,%s,%s,%s,%s)", accountID, key, now.Format(time.RFC3339Nano), ttl, lock)
 			hash = requestHash
@@ -109,7 +109,7 @@ func (w *createWorld) handler() http.Handler {
 			return nil
 		},
 	}
-	intake := &mock.IntakeRunner{IntakeFn: func(_ context.Context, in checks.IntakeInput) domain.EntityDetail {
+	intake := &apitest.IntakeRunner{IntakeFn: func(_ context.Context, in checks.IntakeInput) domain.EntityDetail {
 		call("Intake(%s,%s,%s)", in.CountryCode, in.RegistrationNumber, in.DeclaredName)
 		return domain.EntityDetail{Entity: domain.Entity{AccountID: in.AccountID, RegistrationNumber: in.RegistrationNumber,
 			LegalName: in.DeclaredName, CountryCode: in.CountryCode, CountryID: in.CountryID, UpdatedAt: at}}

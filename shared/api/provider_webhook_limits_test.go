@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
-	"github.com/evs-kyb/evs/shared/mock"
 	"github.com/evs-kyb/evs/shared/screening"
+	"github.com/evs-kyb/evs/shared/screening/screeningtest"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -50,7 +51,7 @@ func postWebhook(t testing.TB, secret webhooks.Secret, id, timestamp, signatures
 	}
 	h := api.NewProviderWebhook(api.ProviderWebhook{
 		Secrets: secrets,
-		Screening: &mock.ScreeningService{
+		Screening: &apitest.ScreeningApplier{
 			ProvidesFn: func(p string) bool { return p == checks.ProviderOpenSanctions },
 			ApplyFn: func(_ context.Context, _, webhookID string, _ screening.Answer) (bool, error) {
 				x.applied = append(x.applied, webhookID)
@@ -220,7 +221,7 @@ func TestProviderWebhookLimitsBeforeTheStore(t *testing.T) {
 		calls = append(calls, name)
 		return errors.New("the store is not reachable in this test")
 	}
-	store := &mock.ScreeningStore{
+	store := &screeningtest.Store{
 		CheckFn:           func(context.Context, int64, int64) (domain.Check, error) { return domain.Check{}, record("Check") },
 		EntityFn:          func(context.Context, int64, int64) (domain.Entity, error) { return domain.Entity{}, record("Entity") },
 		ApplyScreeningFn:  func(context.Context, domain.ScreeningUpdate) (bool, error) { return false, record("ApplyScreening") },
@@ -229,7 +230,7 @@ func TestProviderWebhookLimitsBeforeTheStore(t *testing.T) {
 		WebhookSeenFn:     func(context.Context, string, string, time.Time) (bool, error) { return false, record("WebhookSeen") },
 	}
 	svc := &screening.Service{Store: store, Clock: domain.FixedClock(at),
-		Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: &mock.ScreeningReader{
+		Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: &screeningtest.Reader{
 			ReadFn: func(string, checks.YenteQueryResponse) checks.ScreeningResult { return checks.ScreeningResult{} },
 		}}}
 	h := api.NewProviderWebhook(api.ProviderWebhook{
@@ -267,7 +268,7 @@ func TestProviderWebhookLimitsBeforeTheStore(t *testing.T) {
 func TestProviderWebhookUnknownProviderLogsBounded(t *testing.T) {
 	var applied int
 	h := api.NewProviderWebhook(api.ProviderWebhook{
-		Screening: &mock.ScreeningService{
+		Screening: &apitest.ScreeningApplier{
 			ProvidesFn: func(p string) bool { return p == checks.ProviderOpenSanctions },
 			ApplyFn:    func(context.Context, string, string, screening.Answer) (bool, error) { applied++; return true, nil },
 		},

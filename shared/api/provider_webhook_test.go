@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/api"
+	"github.com/evs-kyb/evs/shared/api/apitest"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/mock"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -70,7 +70,7 @@ func TestProviderWebhook(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls []string
-			svc := &mock.ScreeningService{
+			svc := &apitest.ScreeningApplier{
 				ProvidesFn: func(p string) bool { return p == provider },
 				ApplyFn: func(_ context.Context, p, webhookID string, a screening.Answer) (bool, error) {
 					// The evidence is the delivery as received: the raw body,

@@ -14,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 )
 
 // sinceMargin is how far before the run before a head's move still counts
@@ -65,9 +66,9 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 
 // RunAccount is the daily run for one account (audit.export names one): the
 // manifest it wrote, and its key.
-func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, string, error) {
+func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (recordslayout.Manifest, string, error) {
 	now := x.Clock.Now().UTC()
-	m := Manifest{Format: ManifestFormat, AccountID: accountID, RunAt: now.Format(time.RFC3339Nano), Heads: []ManifestHead{}, Written: []ManifestObject{}}
+	m := recordslayout.Manifest{Format: recordslayout.ManifestFormat, AccountID: accountID, RunAt: now.Format(time.RFC3339Nano), Heads: []recordslayout.ManifestHead{}, Written: []recordslayout.ManifestObject{}}
 	since, err := x.lastRun(ctx, accountID)
 	if err != nil {
 		return m, "", err
@@ -92,7 +93,7 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 		if at, err := time.Parse(time.RFC3339Nano, h.At); err == nil && !since.IsZero() && at.Before(since.Add(-sinceMargin)) {
 			continue
 		}
-		m.Heads = append(m.Heads, ManifestHead{EntityID: h.EntityID, Seq: h.Seq, Hash: h.Hash, LastActionID: h.ActionID, At: h.At})
+		m.Heads = append(m.Heads, recordslayout.ManifestHead{EntityID: h.EntityID, Seq: h.Seq, Hash: h.Hash, LastActionID: h.ActionID, At: h.At})
 		written, err := x.catchUp(ctx, accountID, h)
 		m.Written = append(m.Written, written...)
 		if err != nil {
@@ -108,7 +109,7 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 	if err != nil {
 		return m, "", errors.Join(renewErr, err)
 	}
-	key := ManifestKey(accountID, now)
+	key := recordslayout.ManifestKey(accountID, now)
 	if _, err := x.Records.Put(ctx, key, append(body, '\n')); err != nil {
 		return m, "", errors.Join(renewErr, fmt.Errorf("write manifest: %w", err))
 	}
@@ -117,14 +118,14 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (Manifest, s
 
 // lastRun is the time of the account's newest manifest (zero: none).
 func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, error) {
-	keys, err := x.Records.List(ctx, ManifestPrefix(accountID))
+	keys, err := x.Records.List(ctx, recordslayout.ManifestPrefix(accountID))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("list manifests: %w", err)
 	}
 	if len(keys) == 0 {
 		return time.Time{}, nil
 	}
-	name := strings.TrimSuffix(strings.TrimPrefix(keys[len(keys)-1], ManifestPrefix(accountID)), ".json")
+	name := strings.TrimSuffix(strings.TrimPrefix(keys[len(keys)-1], recordslayout.ManifestPrefix(accountID)), ".json")
 	t, err := time.Parse("20060102T150405Z", name)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("manifest %s: %w", keys[len(keys)-1], err)
@@ -136,7 +137,7 @@ func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, err
 // locked body yet (the stream's retries and failure queue exhausted): one
 // listing per check of an entity whose chain moved, the item read only
 // when nothing is locked for it.
-func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int64) ([]ManifestObject, error) {
+func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int64) ([]recordslayout.ManifestObject, error) {
 	if entityID == 0 {
 		return nil, nil // the account's own chain has no checks
 	}
@@ -144,9 +145,9 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 	if err != nil {
 		return nil, fmt.Errorf("checks of entity %d: %w", entityID, err)
 	}
-	var out []ManifestObject
+	var out []recordslayout.ManifestObject
 	for _, c := range chks {
-		keys, err := x.Records.List(ctx, EvidencePrefix(accountID, c.ID))
+		keys, err := x.Records.List(ctx, recordslayout.EvidencePrefix(accountID, c.ID))
 		if err != nil {
 			return out, err
 		}
@@ -165,7 +166,7 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 			return out, fmt.Errorf("lock evidence %s: %w", key, err)
 		}
 		if err == nil && key != "" && !existed {
-			out = append(out, ManifestObject{Key: key, SHA256: ev.SHA256})
+			out = append(out, recordslayout.ManifestObject{Key: key, SHA256: ev.SHA256})
 			logging.From(ctx).Warn("evidence locked by the daily run: the stream had not", "key", key)
 		}
 	}
@@ -175,8 +176,8 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 // catchUp locks the chain's records that have no locked copy yet: one
 // listing of the chain's objects, and its records read only when one is
 // missing.
-func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.ChainHead) ([]ManifestObject, error) {
-	keys, err := x.Records.List(ctx, ChainPrefix(accountID, h.EntityID))
+func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.ChainHead) ([]recordslayout.ManifestObject, error) {
+	keys, err := x.Records.List(ctx, recordslayout.ChainPrefix(accountID, h.EntityID))
 	if err != nil {
 		return nil, fmt.Errorf("list chain %d: %w", h.EntityID, err)
 	}
@@ -186,7 +187,7 @@ func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.Ch
 	}
 	missing := false
 	for seq := int64(1); seq <= h.Seq; seq++ {
-		if !locked[RecordKey(accountID, h.EntityID, seq)] {
+		if !locked[recordslayout.RecordKey(accountID, h.EntityID, seq)] {
 			missing = true
 			break
 		}
@@ -198,9 +199,9 @@ func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.Ch
 	if err != nil {
 		return nil, err
 	}
-	var out []ManifestObject
+	var out []recordslayout.ManifestObject
 	for _, l := range links {
-		key := RecordKey(accountID, h.EntityID, l.Seq)
+		key := recordslayout.RecordKey(accountID, h.EntityID, l.Seq)
 		if locked[key] {
 			continue
 		}
@@ -209,7 +210,7 @@ func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.Ch
 			return out, fmt.Errorf("lock record %s: %w", key, err)
 		}
 		if err == nil && locked != "" && !existed {
-			out = append(out, ManifestObject{Key: key, SHA256: l.Hash})
+			out = append(out, recordslayout.ManifestObject{Key: key, SHA256: l.Hash})
 			logging.From(ctx).Warn("record locked by the daily run: the stream had not", "key", key)
 		}
 	}

@@ -19,8 +19,10 @@ import (
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 var t0 = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
@@ -66,18 +68,18 @@ func (w *world) chain(t *testing.T, entity int64, n int) {
 	}
 }
 
-func (w *world) compare(t *testing.T, entity int64) auditexport.ChainComparison {
+func (w *world) compare(t *testing.T, entity int64) verify.ChainReport {
 	t.Helper()
-	return w.compareAt(t, entity, auditexport.Retention{Now: t0})
+	return w.compareAt(t, entity, verify.Retention{Now: t0})
 }
 
-func (w *world) compareAt(t *testing.T, entity int64, ret auditexport.Retention) auditexport.ChainComparison {
+func (w *world) compareAt(t *testing.T, entity int64, ret verify.Retention) verify.ChainReport {
 	t.Helper()
 	c, err := w.st.AuditChain(context.Background(), w.acct, entity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := auditexport.CompareChain(context.Background(), w.rec, c, ret)
+	cmp, err := verify.Chain(context.Background(), w.rec, c, ret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestDailyRunLocksEveryRecord(t *testing.T) {
 	if err != nil || res.Accounts != 1 || res.Manifests != 1 || res.CaughtUp != 5 {
 		t.Fatalf("run = %+v, %v; want 5 records caught up in 1 manifest", res, err)
 	}
-	keys, err := w.rec.List(ctx, auditexport.ChainPrefix(w.acct, 7))
+	keys, err := w.rec.List(ctx, recordslayout.ChainPrefix(w.acct, 7))
 	if err != nil || len(keys) != 3 {
 		t.Fatalf("chain 7's objects: %v, %v", keys, err)
 	}
@@ -119,8 +121,8 @@ func TestDailyRunLocksEveryRecord(t *testing.T) {
 		}
 		prev = l.Hash
 	}
-	manifests, _ := w.rec.List(ctx, auditexport.ManifestPrefix(w.acct))
-	if len(manifests) != 1 || manifests[0] != auditexport.ManifestKey(w.acct, t0) {
+	manifests, _ := w.rec.List(ctx, recordslayout.ManifestPrefix(w.acct))
+	if len(manifests) != 1 || manifests[0] != recordslayout.ManifestKey(w.acct, t0) {
 		t.Errorf("manifests %v", manifests)
 	}
 	// Again, a day later: nothing to catch up, a manifest of what moved.
@@ -131,9 +133,9 @@ func TestDailyRunLocksEveryRecord(t *testing.T) {
 }
 
 // The four rewrites of DynamoDB that a chain's own check cannot see — it is
-// consistent again afterwards — are each named by the locked copy that
-// contradicts them.
-func TestCompareNamesRewritesTheChainCannotSee(t *testing.T) {
+// consistent again afterwards — are each named by the locked copy the daily
+// run wrote that contradicts them (verify.Chain).
+func TestLockedCopiesNameRewritesTheChainCannotSee(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	audit := w.db.Table(w.names[schema.Audit])
@@ -204,7 +206,7 @@ func TestCompareNamesRewritesTheChainCannotSee(t *testing.T) {
 			var got []string
 			for _, f := range cmp.Findings {
 				got = append(got, fmt.Sprintf("%s@%d", f.Kind, f.Seq))
-				if !strings.Contains(f.Message, f.Key) || f.Key != auditexport.RecordKey(w.acct, e, f.Seq) || f.Locked != t0.Format(time.DateOnly) && f.Locked != time.Now().UTC().Format(time.DateOnly) {
+				if !strings.Contains(f.Message, f.Key) || f.Key != recordslayout.RecordKey(w.acct, e, f.Seq) || f.Locked != t0.Format(time.DateOnly) && f.Locked != time.Now().UTC().Format(time.DateOnly) {
 					t.Errorf("finding %+v does not name its locked copy and day", f)
 				}
 			}
@@ -221,7 +223,7 @@ func TestCompareNamesRewritesTheChainCannotSee(t *testing.T) {
 // A trail gone from DynamoDB after the retention its locked closure record
 // names ran out expired: no finding, but the count and the date. Gone
 // before that date, or while a legal hold stands, it was removed.
-func TestCompareTellsExpiryFromRemoval(t *testing.T) {
+func TestLockedCopiesTellExpiryFromRemoval(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	const e = 300
@@ -237,7 +239,7 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing gone, an unbelieved closure excuses nothing and is no finding.
-	if cmp := w.compareAt(t, e, auditexport.Retention{Now: until}); len(cmp.Findings) != 0 || cmp.Locked != 3 {
+	if cmp := w.compareAt(t, e, verify.Retention{Now: until}); len(cmp.Findings) != 0 || cmp.Locked != 3 {
 		t.Errorf("the trail whole, an unsigned closure where signatures are required: %d locked, findings %+v", cmp.Locked, cmp.Findings)
 	}
 	audit := w.db.Table(w.names[schema.Audit])
@@ -247,19 +249,19 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 	mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)))
 	// The closure is unsigned: believed where the account accepts declared
 	// decisions, not where every decision must be signed.
-	declared := auditexport.Closures{Declared: true}
+	declared := verify.Closures{Declared: true}
 	for _, tc := range []struct {
 		name    string
-		ret     auditexport.Retention
+		ret     verify.Retention
 		expired int
 		want    []string
 	}{
-		{"before its retention ran out", auditexport.Retention{Now: until.Add(-time.Hour), Closures: declared}, 0,
+		{"before its retention ran out", verify.Retention{Now: until.Add(-time.Hour), Closures: declared}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
-		{"after", auditexport.Retention{Now: until, Closures: declared}, 3, nil},
-		{"after, under a legal hold", auditexport.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0,
+		{"after", verify.Retention{Now: until, Closures: declared}, 3, nil},
+		{"after, under a legal hold", verify.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
-		{"after, unsigned where signatures are required", auditexport.Retention{Now: until}, 0,
+		{"after, unsigned where signatures are required", verify.Retention{Now: until}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,7 +273,7 @@ func TestCompareTellsExpiryFromRemoval(t *testing.T) {
 			if !slices.Equal(got, tc.want) || cmp.Expired != tc.expired {
 				t.Errorf("findings %v, expired %d; want %v, %d", got, cmp.Expired, tc.want, tc.expired)
 			}
-			if tc.expired > 0 && (cmp.ExpiredOn != until.Format(time.DateOnly) || cmp.Closure != auditexport.RecordKey(w.acct, e, 3)) {
+			if tc.expired > 0 && (cmp.ExpiredOn != until.Format(time.DateOnly) || cmp.Closure != recordslayout.RecordKey(w.acct, e, 3)) {
 				t.Errorf("expired on %q by %q; want %s by the closure record", cmp.ExpiredOn, cmp.Closure, until.Format(time.DateOnly))
 			}
 		})
@@ -290,7 +292,7 @@ func TestEvidenceLockedFromTheStream(t *testing.T) {
 	if res, err := w.x.HandleStream(ctx, ev); err != nil || len(res.BatchItemFailures) != 0 {
 		t.Fatalf("stream: %+v, %v", res, err)
 	}
-	if locked, fs, err := auditexport.CompareEvidence(ctx, w.rec, e); err != nil || !locked || len(fs) != 0 {
+	if locked, fs, err := verify.Evidence(ctx, w.rec, e); err != nil || !locked || len(fs) != 0 {
 		t.Fatalf("intact evidence: locked %t, %+v, %v", locked, fs, err)
 	}
 	forged := []byte(`{"results":[{"id":"hidden"}]}`)
@@ -301,11 +303,11 @@ func TestEvidenceLockedFromTheStream(t *testing.T) {
 	if res, err := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("2", rewritten)}}); err != nil || len(res.BatchItemFailures) != 0 {
 		t.Fatalf("stream: %+v, %v", res, err)
 	}
-	keys, _ := w.rec.List(ctx, auditexport.EvidencePrefix(w.acct, 55))
-	if !slices.Equal(keys, []string{auditexport.EvidenceKey(w.acct, 55, e.SHA256)}) {
+	keys, _ := w.rec.List(ctx, recordslayout.EvidencePrefix(w.acct, 55))
+	if !slices.Equal(keys, []string{recordslayout.EvidenceKey(w.acct, 55, e.SHA256)}) {
 		t.Errorf("locked for check 55: %v, want the original body alone", keys)
 	}
-	if _, fs, _ := auditexport.CompareEvidence(ctx, w.rec, rewritten); len(fs) != 1 || fs[0].Kind != auditexport.FindingEvidenceNotLocked {
+	if _, fs, _ := verify.Evidence(ctx, w.rec, rewritten); len(fs) != 1 || fs[0].Kind != verify.FindingEvidenceNotLocked {
 		t.Errorf("the rewrite against the lock: %+v", fs)
 	}
 	// Rewritten before the stream ever saw it: no lock has its hash.
@@ -315,8 +317,8 @@ func TestEvidenceLockedFromTheStream(t *testing.T) {
 		t.Fatal("stream failed")
 	}
 	hidden.Body, hidden.SHA256 = forged, sha(forged)
-	locked, fs, err := auditexport.CompareEvidence(ctx, w.rec, hidden)
-	if err != nil || !locked || len(fs) != 1 || fs[0].Kind != auditexport.FindingEvidenceNotLocked || !strings.Contains(fs[0].Message, "rewritten") {
+	locked, fs, err := verify.Evidence(ctx, w.rec, hidden)
+	if err != nil || !locked || len(fs) != 1 || fs[0].Kind != verify.FindingEvidenceNotLocked || !strings.Contains(fs[0].Message, "rewritten") {
 		t.Errorf("rewritten evidence: locked %t, %+v, %v", locked, fs, err)
 	}
 	// A body that does not hash to its item's hash is never locked.
@@ -325,7 +327,7 @@ func TestEvidenceLockedFromTheStream(t *testing.T) {
 	if res, _ := w.x.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{evidenceRecord("4", bad)}}); len(res.BatchItemFailures) != 0 {
 		t.Fatal("stream failed")
 	}
-	if keys, _ := w.rec.List(ctx, auditexport.EvidencePrefix(w.acct, 57)); len(keys) != 0 {
+	if keys, _ := w.rec.List(ctx, recordslayout.EvidencePrefix(w.acct, 57)); len(keys) != 0 {
 		t.Errorf("a body that is not its hash's was locked: %v", keys)
 	}
 }
@@ -349,7 +351,7 @@ func TestVerifyFromTheBucketAlone(t *testing.T) {
 	for n := 1; n <= 5; n++ {
 		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(9, n)))
 	}
-	links, brk, err := auditexport.VerifyBucket(ctx, w.rec, w.acct, 9)
+	links, brk, err := verify.LockedChain(ctx, w.rec, w.acct, 9)
 	if err != nil || brk != nil || len(links) != 5 {
 		t.Fatalf("from the bucket: %d records, %v, %v; want 5 that hold", len(links), brk, err)
 	}
@@ -362,10 +364,10 @@ func TestVerifyFromTheBucketAlone(t *testing.T) {
 		t.Errorf("the bucket's last record %s, the chain's head was %s", links[4].Hash, before.Head.Hash)
 	}
 	// An object under a chain's prefix that is no record of it is named.
-	if _, err := w.rec.Put(ctx, auditexport.RecordKey(w.acct, 10, 2), []byte("evs-audit/v3\n")); err != nil {
+	if _, err := w.rec.Put(ctx, recordslayout.RecordKey(w.acct, 10, 2), []byte("evs-audit/v3\n")); err != nil {
 		t.Fatal(err)
 	}
-	if _, brk, _ := auditexport.VerifyBucket(ctx, w.rec, w.acct, 10); brk == nil {
+	if _, brk, _ := verify.LockedChain(ctx, w.rec, w.acct, 10); brk == nil {
 		t.Error("an object that is no record verified")
 	}
 }
@@ -390,7 +392,7 @@ func TestDailyRunCatchesUpOnEvidence(t *testing.T) {
 	if err != nil || res.CaughtUp != 2 {
 		t.Fatalf("run = %+v, %v; want its record and its evidence caught up", res, err)
 	}
-	key := auditexport.EvidenceKey(w.acct, d.Checks[0].ID, sha(body))
+	key := recordslayout.EvidenceKey(w.acct, d.Checks[0].ID, sha(body))
 	if o, err := w.rec.Get(ctx, key); err != nil || string(o.Body) != string(body) {
 		t.Errorf("evidence %s: %q, %v", key, o.Body, err)
 	}
@@ -437,69 +439,6 @@ func TestExpiredEvidenceTakesItsBodyAlong(t *testing.T) {
 			_, err := blobs.Get(ctx, key)
 			if gone := errors.Is(err, blob.ErrNotFound); gone != tc.gone {
 				t.Errorf("body gone %t (%v), want %t", gone, err, tc.gone)
-			}
-		})
-	}
-}
-
-// A closure record that is not part of the locked trail (it does not link
-// to the record before it) excuses nothing: whoever can put objects in the
-// bucket cannot declare a trail's retention over.
-func TestAForgedClosureExcusesNothing(t *testing.T) {
-	ctx := context.Background()
-	w := newWorld(t)
-	const e = 310
-	w.chain(t, e, 2)
-	if _, err := w.x.RunDaily(ctx); err != nil {
-		t.Fatal(err)
-	}
-	past := t0.AddDate(-1, 0, 0)
-	forged := auditchain.Link{Version: 3, AccountID: w.acct, EntityID: e, Seq: 3, ActionID: "forged", Action: string(domain.ActionEndRelationship),
-		Before: "{}", After: fmt.Sprintf(`{"retain_until":%q}`, domain.FormatTime(past)), At: domain.FormatTime(t0), PrevHash: "0000"}
-	forged.Hash, _ = auditchain.Sum(forged)
-	if _, err := w.rec.Put(ctx, auditexport.RecordKey(w.acct, e, 3), auditchain.Canonical(forged)); err != nil {
-		t.Fatal(err)
-	}
-	audit := w.db.Table(w.names[schema.Audit])
-	for n := 1; n <= 2; n++ {
-		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
-	}
-	cmp := w.compareAt(t, e, auditexport.Retention{Now: t0.AddDate(5, 0, 0)})
-	if cmp.Expired != 0 || len(cmp.Findings) == 0 || cmp.Findings[0].Kind != auditexport.FindingMissing {
-		t.Errorf("with a forged closure: expired %d, findings %+v; want the removals named", cmp.Expired, cmp.Findings)
-	}
-	if _, ended, err := auditexport.LockedClosure(ctx, w.rec, w.acct, e, auditexport.Closures{Declared: true}); err != nil || ended {
-		t.Errorf("LockedClosure = ended %t, %v; want none", ended, err)
-	}
-}
-
-// An evidence key names its bytes' SHA-256: other bytes as the key's
-// oldest version (the record's own gone once its lock ran out, a rewrite
-// left standing) are named, whatever DynamoDB says.
-func TestEvidenceKeyNamesItsBytes(t *testing.T) {
-	ctx := context.Background()
-	body := []byte(`{"results":[]}`)
-	for _, tc := range []struct {
-		name   string
-		stored []byte
-		want   []string
-	}{
-		{"the answer itself", body, nil},
-		{"other bytes under its key", []byte(`{"results":[],"forged":true}`), []string{auditexport.FindingRewrittenInBucket}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := records.Dir{Root: t.TempDir()}
-			e := domain.Evidence{AccountID: 1, CheckID: 1000000005, SHA256: sha(body)}
-			if _, err := rec.Put(ctx, auditexport.EvidenceKey(e.AccountID, e.CheckID, e.SHA256), tc.stored); err != nil {
-				t.Fatal(err)
-			}
-			locked, findings, err := auditexport.CompareEvidence(ctx, rec, e)
-			var kinds []string
-			for _, f := range findings {
-				kinds = append(kinds, f.Kind)
-			}
-			if err != nil || !locked || !slices.Equal(kinds, tc.want) {
-				t.Errorf("locked %t, findings %+v, %v; want %v", locked, findings, err, tc.want)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 )
 
 // Locker keeps write-once objects (records.S3 on AWS, records.Dir
@@ -72,7 +73,7 @@ type Exporter struct {
 	Blobs BlobStore
 	Clock domain.Clock
 	// Passkeys is the relying party of the operators' passkeys: a locked
-	// closure record is believed when signed with one (Closures).
+	// closure record is believed when signed with one (verify.Closures).
 	Passkeys passkey.Config
 }
 
@@ -167,7 +168,7 @@ func (x *Exporter) exportImage(ctx context.Context, img map[string]events.Dynamo
 // key "" for one that no longer matches its hash, which locking would
 // vouch for.
 func (x *Exporter) lockLink(ctx context.Context, l auditchain.Link) (string, bool, error) {
-	key := RecordKey(l.AccountID, l.EntityID, l.Seq)
+	key := recordslayout.RecordKey(l.AccountID, l.EntityID, l.Seq)
 	if sum, err := auditchain.Sum(l); err != nil || sum != l.Hash {
 		logging.From(ctx).Error("audit record does not match its hash: not locked", "key", key, "action_id", l.ActionID)
 		return "", false, nil
@@ -180,7 +181,7 @@ func (x *Exporter) lockLink(ctx context.Context, l auditchain.Link) (string, boo
 // or the evidence blob store's object for a large one. A body that no
 // longer hashes to what was recorded on receipt is not locked as if it were.
 func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (string, bool, error) {
-	key := EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
+	key := recordslayout.EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
 	if e.BodyKey != "" {
 		if x.Blobs == nil {
 			return key, false, errors.New("evidence body in the blob store, and no blob store to read it")
@@ -201,7 +202,7 @@ func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (strin
 	// A check has one answer: another body locked for it already means
 	// this one is a rewrite (a new key, as the hash is in it), which must
 	// not stand beside the original as if genuine.
-	held, err := x.Records.List(ctx, EvidencePrefix(e.AccountID, e.CheckID))
+	held, err := x.Records.List(ctx, recordslayout.EvidencePrefix(e.AccountID, e.CheckID))
 	if err != nil {
 		return key, false, err
 	}

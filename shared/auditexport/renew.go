@@ -10,6 +10,8 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/recordslayout"
+	"github.com/evs-kyb/evs/shared/verify"
 )
 
 // Renewal keeps every locked copy locked as long as it must be kept
@@ -30,7 +32,7 @@ type retention struct {
 	account int64
 	held    map[int64]bool
 	until   map[int64]*time.Time
-	rule    *Closures
+	rule    *verify.Closures
 }
 
 func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) {
@@ -53,7 +55,7 @@ func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) 
 		if err != nil {
 			return nil, err
 		}
-		t, ended, err := LockedClosure(ctx, r.x.Records, r.account, entityID, c)
+		t, ended, err := verify.LockedClosure(ctx, r.x.Records, r.account, entityID, c)
 		if err != nil {
 			return nil, err
 		}
@@ -69,13 +71,13 @@ func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) 
 
 // closures are the account's rule for believing a closure, read once a
 // run, when an entity is found gone.
-func (r *retention) closures(ctx context.Context) (Closures, error) {
+func (r *retention) closures(ctx context.Context) (verify.Closures, error) {
 	if r.rule == nil {
 		a, err := r.x.Source.Account(ctx, r.account)
 		if err != nil {
-			return Closures{}, fmt.Errorf("account %d: %w", r.account, err)
+			return verify.Closures{}, fmt.Errorf("account %d: %w", r.account, err)
 		}
-		r.rule = &Closures{Passkeys: r.x.Passkeys, Declared: a.Settings.DeclaredDecisions}
+		r.rule = &verify.Closures{Passkeys: r.x.Passkeys, Declared: a.Settings.DeclaredDecisions}
 	}
 	return *r.rule, nil
 }
@@ -83,7 +85,7 @@ func (r *retention) closures(ctx context.Context) (Closures, error) {
 // renew renews the account's due locked copies: its chains' records, its
 // evidence bodies and its manifests. An evidence body whose check is gone
 // from DynamoDB (its entity's items expired) is left to run out.
-func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([]ManifestObject, error) {
+func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([]recordslayout.ManifestObject, error) {
 	holds, err := x.Source.LegalHolds(ctx, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("legal holds: %w", err)
@@ -92,11 +94,11 @@ func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([
 	for _, h := range holds {
 		r.held[h.EntityID] = true
 	}
-	var out []ManifestObject
+	var out []recordslayout.ManifestObject
 	var errs []error
 	orphans := 0
 	log := logging.From(ctx)
-	for _, prefix := range []string{fmt.Sprintf("audit/%d/", accountID), fmt.Sprintf("evidence/%d/", accountID), ManifestPrefix(accountID)} {
+	for _, prefix := range []string{fmt.Sprintf("audit/%d/", accountID), fmt.Sprintf("evidence/%d/", accountID), recordslayout.ManifestPrefix(accountID)} {
 		listed, err := x.Records.ListLocked(ctx, prefix)
 		if err != nil {
 			errs = append(errs, err)
@@ -134,7 +136,7 @@ func (x *Exporter) renew(ctx context.Context, accountID int64, now time.Time) ([
 				errs = append(errs, err)
 				continue
 			}
-			out = append(out, ManifestObject{Key: l.Key, SHA256: sum})
+			out = append(out, recordslayout.ManifestObject{Key: l.Key, SHA256: sum})
 		}
 	}
 	if orphans > 0 {

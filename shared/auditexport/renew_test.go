@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evs-kyb/evs/shared/auditexport"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
@@ -63,7 +63,7 @@ func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
 	w.chain(t, removed, 1)
 	w.chain(t, 0, 1) // the account's own
 	// Locked evidence of a check gone from DynamoDB.
-	orphan := auditexport.EvidenceKey(w.acct, 999999, sha([]byte("gone")))
+	orphan := recordslayout.EvidenceKey(w.acct, 999999, sha([]byte("gone")))
 	if _, err := w.rec.Put(ctx, orphan, []byte("gone")); err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +159,8 @@ func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closure := auditexport.RecordKey(w.acct, gone, 2)
-	if !slices.ContainsFunc(m.Renewed, func(o auditexport.ManifestObject) bool { return o.Key == closure }) {
+	closure := recordslayout.RecordKey(w.acct, gone, 2)
+	if !slices.ContainsFunc(m.Renewed, func(o recordslayout.ManifestObject) bool { return o.Key == closure }) {
 		t.Errorf("renewed %+v; want the trail kept, %s among it", m.Renewed, closure)
 	}
 }

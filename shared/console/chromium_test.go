@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
-	"github.com/evs-kyb/evs/shared/browsertest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage/webpagetest"
 )
 
 // TestConsoleInABrowser runs static/passkey.js in Chromium, with a virtual
@@ -32,7 +32,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	w.keys.Config.Origins = append(w.keys.Config.Origins, base)
 	_, r := w.entity(t, domain.ReviewInProgress, dana)
 
-	b := browsertest.New(t, 1100, 900)
+	b := webpagetest.New(t, 1100, 900)
 	b.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, target, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 			return err
@@ -62,7 +62,7 @@ func TestConsoleInABrowser(t *testing.T) {
 			}
 		})
 	}
-	heading := func() string { return browsertest.Get(b, "heading", chromedp.Text(chromedp.CSS("h1"))) }
+	heading := func() string { return webpagetest.Get(b, "heading", chromedp.Text(chromedp.CSS("h1"))) }
 	start := chromedp.CSS("button[data-start]")
 
 	// Enrolment: the link's page, Continue, then the passkey is created
@@ -107,7 +107,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.Do("phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/console/reviews/"+itoa(r.ID)),
 		chromedp.WaitVisible(chromedp.CSS("h1")))
 	b.Screenshot("08-review-phone")
-	if wide := browsertest.Get(b, "page width", chromedp.Evaluate[int]("document.documentElement.scrollWidth")); wide > 400 {
+	if wide := webpagetest.Get(b, "page width", chromedp.Evaluate[int]("document.documentElement.scrollWidth")); wide > 400 {
 		t.Errorf("the review page is %d px wide on a 390 px phone", wide)
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/mock"
 	"github.com/evs-kyb/evs/shared/screening"
+	"github.com/evs-kyb/evs/shared/screening/screeningtest"
 )
 
 const provider = checks.ProviderOpenSanctions
@@ -40,7 +40,7 @@ type world struct {
 }
 
 func (w *world) service() *screening.Service {
-	store := &mock.ScreeningStore{
+	store := &screeningtest.Store{
 		CheckFn: func(_ context.Context, accountID, id int64) (domain.Check, error) {
 			w.calls = append(w.calls, fmt.Sprintf("Check(%d,%d)", accountID, id))
 			return w.check, w.checkErr
@@ -67,7 +67,7 @@ func (w *world) service() *screening.Service {
 			return []int64{50}, nil
 		},
 	}
-	reader := &mock.ScreeningReader{ReadFn: func(reference string, qr checks.YenteQueryResponse) checks.ScreeningResult {
+	reader := &screeningtest.Reader{ReadFn: func(reference string, qr checks.YenteQueryResponse) checks.ScreeningResult {
 		w.calls = append(w.calls, "Read("+reference+")")
 		return checks.ScreeningResult{Reference: reference, Status: domain.SanctionsHit, Matched: true, Total: qr.Total.Value, Dataset: "default"}
 	}}
@@ -252,7 +252,7 @@ func TestLaterAnswerIsACheckOfItsOwn(t *testing.T) {
 func TestReplayKeepsNothing(t *testing.T) {
 	w := world{check: check, entity: entity}
 	svc := w.service()
-	svc.Store.(*mock.ScreeningStore).WebhookSeenFn = func(context.Context, string, string, time.Time) (bool, error) { return true, nil }
+	svc.Store.(*screeningtest.Store).WebhookSeenFn = func(context.Context, string, string, time.Time) (bool, error) { return true, nil }
 	applied, err := svc.Apply(context.Background(), provider, "msg_seen", screening.Answer{Reference: ref})
 	if err != nil || applied || len(w.calls) != 0 {
 		t.Fatalf("a replay: applied %v, %v, calls %v; want nothing done", applied, err, w.calls)

@@ -1,6 +1,8 @@
-// Package apitest holds the API to its description: every request a test
-// makes and every answer it gets are checked against shared/api/openapi.yaml
-// with libopenapi-validator, and a mismatch fails the test.
+// Package apitest is the test support of shared/api. It holds the API to
+// its description: every request a test makes and every answer it gets are
+// checked against shared/api/openapi.yaml with libopenapi-validator, and a
+// mismatch fails the test (Contract). And it has fakes of the interfaces
+// the handlers take (fakes.go), for tests of their branches in memory.
 //
 // Tests only: it imports testing.
 package apitest

@@ -1,4 +1,4 @@
-package auditexport
+package verify
 
 import (
 	"context"
@@ -6,19 +6,20 @@ import (
 	"sort"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 )
 
-// VerifyBucket checks a trail from the records bucket alone, as a
-// regulator would (README, "Verifying from the bucket alone"): every
-// object under the chain's prefix, its first version, parsed from its
-// canonical form; each one's SHA-256 is the next one's prev_hash and the
-// seqs run 1, 2, 3… It needs no table and trusts nothing of the service:
+// LockedChain checks a trail from the records bucket alone, as a
+// regulator would (shared/records/README.md, "Verifying from the bucket
+// alone"): every object under the chain's prefix, its first version, parsed
+// from its canonical form; each one's SHA-256 is the next one's prev_hash
+// and the seqs run 1, 2, 3… It needs no table and trusts nothing of the service:
 // it returns the chain's records as locked, and the first break (nil when
 // the locked trail holds).
-func VerifyBucket(ctx context.Context, r Reader, accountID, entityID int64) ([]auditchain.Link, *auditchain.Break, error) {
-	keys, err := r.List(ctx, ChainPrefix(accountID, entityID))
+func LockedChain(ctx context.Context, r Reader, accountID, entityID int64) ([]auditchain.Link, *auditchain.Break, error) {
+	keys, err := r.List(ctx, recordslayout.ChainPrefix(accountID, entityID))
 	if err != nil {
-		return nil, nil, fmt.Errorf("list %s: %w", ChainPrefix(accountID, entityID), err)
+		return nil, nil, fmt.Errorf("list %s: %w", recordslayout.ChainPrefix(accountID, entityID), err)
 	}
 	links := make([]auditchain.Link, 0, len(keys))
 	for _, key := range keys {

@@ -1,6 +1,8 @@
-// Package textdiff says where two texts first differ, for tests that hold
-// a generated file to what its generator writes.
-package textdiff
+// Package generatetest is the test support of the tests that hold a
+// generated file to what its generator writes (shared/apiclient's
+// client.gen.go, infra/sam's template.yaml): it says where two texts first
+// differ.
+package generatetest
 
 import (
 	"fmt"

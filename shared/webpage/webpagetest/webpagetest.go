@@ -1,7 +1,9 @@
-// Package browsertest drives a real, headless Chromium (Debian's package,
-// installed by local/browser/install.sh) from go test with chromedp, and
-// keeps screenshots of what it saw. Tests only: it imports testing.
-package browsertest
+// Package webpagetest is the test support of the pages built on
+// shared/webpage (the console, the settings area): it drives a real,
+// headless Chromium (Debian's package, installed by
+// local/browser/install.sh) from go test with chromedp, and keeps
+// screenshots of what it saw. Tests only: it imports testing.
+package webpagetest
 
 import (
 	"bytes"

@@ -1,8 +1,10 @@
-package auditexport
+package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -23,6 +25,46 @@ type Closures struct {
 	Declared bool
 }
 
+// LockedClosure is the end of retention the entity's locked chain names:
+// its end_relationship record (the first: a relationship ends once), within
+// the trail's intact prefix (LockedChain), if c believes it; ended false
+// without one. A record that does not hash to its hash, or does not link
+// to the one before, names no closure, whatever it says; nor does one not
+// signed as the account requires.
+func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64, c Closures) (until time.Time, ended bool, err error) {
+	links, brk, err := LockedChain(ctx, r, accountID, entityID)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, l := range intactPrefix(links, brk) {
+		until, ok := closure(l)
+		if !ok {
+			continue
+		}
+		why, err := c.believe(ctx, r, l)
+		if err != nil || why != "" {
+			return time.Time{}, false, err
+		}
+		return until, true, nil
+	}
+	return time.Time{}, false, nil
+}
+
+// closure reads the end of retention an end_relationship record names.
+func closure(l auditchain.Link) (time.Time, bool) {
+	if l.Action != string(domain.ActionEndRelationship) {
+		return time.Time{}, false
+	}
+	var after struct {
+		RetainUntil string `json:"retain_until"`
+	}
+	if err := json.Unmarshal([]byte(l.After), &after); err != nil {
+		return time.Time{}, false
+	}
+	t, err := domain.ParseTime(after.RetainUntil)
+	return t, err == nil
+}
+
 // believe says why the closure record l is not believed ("" when it is);
 // err is a failure to read the bucket. The keys are read from the
 // account's chain in the bucket, its intact prefix, as a regulator would
@@ -38,7 +80,7 @@ func (c Closures) believe(ctx context.Context, r Reader, l auditchain.Link) (why
 		}
 		return "it is not signed, and the account accepts signed decisions only", nil
 	}
-	links, brk, err := VerifyBucket(ctx, r, l.AccountID, 0)
+	links, brk, err := LockedChain(ctx, r, l.AccountID, 0)
 	if err != nil {
 		return "", fmt.Errorf("the account's locked chain: %w", err)
 	}
@@ -56,7 +98,7 @@ func (c Closures) believe(ctx context.Context, r Reader, l auditchain.Link) (why
 	return "", nil
 }
 
-// intactPrefix is links up to the first break VerifyBucket found: the
+// intactPrefix is links up to the first break LockedChain found: the
 // records that hash to their hashes and link to the one before.
 func intactPrefix(links []auditchain.Link, brk *auditchain.Break) []auditchain.Link {
 	if brk == nil {

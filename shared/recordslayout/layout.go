@@ -1,18 +1,8 @@
-// Package auditexport copies what the service must be able to prove into
-// the records bucket, under S3 Object Lock in compliance mode, where no
-// principal — our own roles and the account's root included — can delete or
-// overwrite it before its date: every audit record as it was hashed, and
-// every provider's answer (evidence body). The audit and evidence tables'
-// streams feed it within a minute of each commit; a daily run catches up on
-// what the streams missed in every chain that moved (its records, and its
-// entity's evidence) and writes each account's manifest.
+// Package recordslayout is where each object sits in the records bucket and
+// what a daily run's manifest says: the keys shared/auditexport writes under
+// and shared/verify reads, kept apart from both so that either can import it.
 //
-// It also checks a trail against those locked copies (Compare), so that a
-// record, a head or an evidence body rewritten or removed in DynamoDB —
-// however consistently, hashes and head included — is named with the
-// object that contradicts it.
-//
-// The bucket's layout (README, "What is kept, where, for how long"):
+// The layout (records README, "What is kept, where, for how long"):
 //
 //	audit/<account>/<entity>/<seq, 20 digits>.txt
 //	    one audit record: its canonical form (auditchain.Canonical), exactly
@@ -28,15 +18,16 @@
 // Each version is locked a short while from its write; a record is kept
 // locked by renewals (its bytes written again as a new version) while it
 // must be kept, and then runs out of its lock and is deleted by the
-// bucket's lifecycle (renew.go, domain.RenewRecord). A key's versions all
-// hold the record's bytes; one with other bytes is a rewrite.
+// bucket's lifecycle (auditexport's renewal, domain.RenewRecord). A key's
+// versions all hold the record's bytes; one with other bytes is a rewrite.
 //
 // A regulator verifies a trail from the bucket alone: list
 // audit/<account>/<entity>/, read each object's first version, check that
 // its SHA-256 is the prev_hash of the next (the first's is empty) and that
 // the seqs run 1, 2, 3 … without a gap; the newest manifest naming the
-// entity must name one of them as its head.
-package auditexport
+// entity must name one of them as its head. verify.LockedChain is the
+// check of the trail itself.
+package recordslayout
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package textdiff
+package generatetest
 
 import "testing"
 
