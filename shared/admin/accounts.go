@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
@@ -40,10 +40,8 @@ func (ci *CountryInput) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &ci.Code)
 	}
 	type plain CountryInput
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var p plain
-	if err := dec.Decode(&p); err != nil {
+	if err := strictjson.Decode(b, &p); err != nil {
 		return domain.Invalid("countries", `each must be a country code such as "SA" or an object {"code", "active", "registration_pattern", "registration_message"}`)
 	}
 	*ci = CountryInput(p)
