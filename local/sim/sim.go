@@ -17,11 +17,12 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 // Outcome is what the simulator answers for a registration number.
@@ -219,7 +220,7 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	var body struct {
 		Queries map[string]yenteQuery `json:"queries"`
 	}
-	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	raw, _, _ := capped.Read(r.Body, 1<<20)
 	if err := json.Unmarshal(raw, &body); err != nil || len(body.Queries) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "No queries provided."})
 		return

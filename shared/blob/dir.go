@@ -87,7 +87,7 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get %s: %w", key, err)
 	}
 	defer f.Close()
-	return ReadCapped(f, key)
+	return ReadObject(f, key)
 }
 
 func (d Dir) path(key string) (string, error) {
@@ -98,17 +98,4 @@ func (d Dir) path(key string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
-}
-
-// ReadCapped reads r whole, refusing more than MaxGet bytes; key names
-// what is read in the error. The records store reads by it too.
-func ReadCapped(r io.Reader, key string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxGet+1))
-	if err != nil {
-		return nil, fmt.Errorf("blob: get %s: %w", key, err)
-	}
-	if len(b) > MaxGet {
-		return nil, fmt.Errorf("blob: get %s: the object is larger than the %d bytes read of one", key, MaxGet)
-	}
-	return b, nil
 }
