@@ -25,7 +25,7 @@ func (d Dir) Put(ctx context.Context, key string, body []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (d Dir) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +90,16 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	return ReadObject(f, key)
 }
 
-func (d Dir) path(key string) (string, error) {
-	if d.Root == "" {
+// FilePath is where a store of files rooted at root keeps key: the key's
+// slashes are folders, and a key CheckKey refuses has no place. Dir keeps
+// its objects there, and the records store its records, so the two lay
+// out the same keys alike.
+func FilePath(root, key string) (string, error) {
+	if root == "" {
 		return "", errors.New("blob: Dir has no Root")
 	}
 	if err := CheckKey(key); err != nil {
 		return "", err
 	}
-	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
+	return filepath.Join(root, filepath.FromSlash(key)), nil
 }
