@@ -86,7 +86,7 @@ func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	audit := c.audit(0, domain.ActionAccountCreate, nil, accountSnapshot(a, countries))
+	audit := c.audit(0, domain.ActionAccountCreate, nil, domain.AccountSnapshot(a, countries))
 	opened, err := h.Store.OpenAccount(ctx, a, countries, &audit)
 	if errors.Is(err, domain.ErrDuplicateAction) {
 		// A repeat of the action (a retried invocation) answers what the
@@ -166,7 +166,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	read := a
-	before := accountSnapshot(a, existing)
+	before := domain.AccountSnapshot(a, existing)
 	if err := applyAccountFields(&a, p); err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 		}
 		return changeAnswer("account", viewAccount(read, existing), false), nil
 	}
-	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, accountSnapshot(a, changed))); err != nil {
+	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, domain.AccountSnapshot(a, changed))); err != nil {
 		return nil, err
 	}
 	all, err := h.Store.CountryConfigs(ctx, a.ID)
@@ -366,20 +366,3 @@ func checkRule(code, pattern, message string) error {
 	return freetext.Check("countries", message, freetext.Description, true)
 }
 
-// accountSnapshot is an account in the audit trail.
-func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
-	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes,
-		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays,
-		"extended_retention_years": a.Settings.ExtendedRetentionYears}
-	if a.ID != 0 {
-		m["account_id"] = a.ID
-	}
-	var cs []map[string]any
-	for _, c := range countries {
-		cs = append(cs, map[string]any{"code": c.CountryCode, "active": c.Active, "registration_pattern": c.RegistrationPattern})
-	}
-	if len(cs) > 0 {
-		m["countries"] = cs
-	}
-	return m
-}
