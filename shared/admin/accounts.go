@@ -365,4 +365,3 @@ func checkRule(code, pattern, message string) error {
 	}
 	return freetext.Check("countries", message, freetext.Description, true)
 }
-
