@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/boot"
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/strictjson"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
@@ -112,8 +112,8 @@ func (s *stageAPI) stepFunctions(w http.ResponseWriter, r *http.Request) {
 		Error           string `json:"error"`
 		Cause           string `json:"cause"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxStageRequest+1))
-	if err == nil && len(body) > maxStageRequest {
+	body, more, err := capped.Read(r.Body, maxStageRequest)
+	if err == nil && more {
 		err = fmt.Errorf("the body is over %d bytes", maxStageRequest)
 	}
 	if err == nil {
@@ -228,8 +228,8 @@ func (s *stageAPI) awaitApproval(w http.ResponseWriter, r *http.Request) {
 		TaskToken string `json:"task_token"`
 		Execution string `json:"execution"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxStageRequest+1))
-	if err != nil || len(body) > maxStageRequest || strictjson.Decode(body, &msg) != nil || msg.TaskToken == "" {
+	body, more, err := capped.Read(r.Body, maxStageRequest)
+	if err != nil || more || strictjson.Decode(body, &msg) != nil || msg.TaskToken == "" {
 		http.Error(w, "not an approval request with a task token", http.StatusBadRequest)
 		return
 	}

@@ -1,9 +1,10 @@
 package gateway
 
 import (
-	"io"
 	"net/http"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 // The gateway's limits. README "Local" lists them next to API Gateway's.
@@ -51,12 +52,12 @@ func (g *Gateway) readBody(r *http.Request, reqID string) ([]byte, int) {
 	if r.ContentLength > MaxBody {
 		return nil, http.StatusRequestEntityTooLarge
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	body, more, err := capped.Read(r.Body, MaxBody)
 	switch {
 	case err != nil:
 		g.Log.Info("gateway: request body unreadable", "request_id", reqID, "error", err.Error())
 		return nil, http.StatusBadRequest
-	case len(body) > MaxBody:
+	case more:
 		return nil, http.StatusRequestEntityTooLarge
 	}
 	return body, 0

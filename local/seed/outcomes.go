@@ -1,6 +1,9 @@
 package seed
 
-import "github.com/evs-kyb/evs/shared/domain"
+import (
+	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/domain"
+)
 
 // Outcome reasons recorded with completed reviews.
 const (
@@ -16,10 +19,10 @@ const (
 // Outcomes a completed registry lookup reports, and what each means for the
 // entity's registration status.
 const (
-	regActive    = "active"
-	regSuspended = "suspended"
-	regExpired   = "expired"
-	regCancelled = "cancelled"
+	regActive    = sim.RegisterActive
+	regSuspended = sim.RegisterSuspended
+	regExpired   = sim.RegisterExpired
+	regCancelled = sim.RegisterCancelled
 )
 
 var registryToRegistration = map[string]domain.RegistrationStatus{
@@ -27,13 +30,6 @@ var registryToRegistration = map[string]domain.RegistrationStatus{
 	regSuspended: domain.RegistrationInvalid,
 	regCancelled: domain.RegistrationInvalid,
 	regExpired:   domain.RegistrationExpired,
-}
-
-var registryCRStatus = map[string]string{
-	regActive:    "Active",
-	regSuspended: "Suspended",
-	regExpired:   "Expired",
-	regCancelled: "Struck off",
 }
 
 // Outcomes a completed organization screening reports; they are the

@@ -56,45 +56,12 @@ func wireJSON(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// Wathq's status names of the register's states (the English ones are
-// registryCRStatus).
-var registryCRStatusAr = map[string]string{
-	regActive:    "السجل التجاري قائم",
-	regSuspended: "السجل التجاري موقوف",
-	regExpired:   "السجل التجاري منتهي",
-	regCancelled: "السجل التجاري مشطوب",
-}
-
 // wathqProvider answers GET /v4/commercialregistration/info/{id} with the
-// register of name in state outcome, as the simulator's Wathq does. Only an
-// expired register still carries an expiry date (abolished in 2025).
+// register of name in state outcome: the simulator's Wathq answer.
 func wathqProvider(name, outcome string) provider {
 	return func(req *http.Request) (int, []byte) {
-		id := path.Base(req.URL.Path)
-		var expiry any
-		if outcome == regExpired {
-			expiry = "1440/01/01"
-		}
-		return http.StatusOK, wireJSON(map[string]any{"cr_info": map[string]any{
-			"cr_name":         name,
-			"cr_number":       crNumber(id),
-			"cr_entity_no":    id,
-			"cr_issue_date":   "1440/10/29",
-			"cr_expiry_date":  expiry,
-			"cr_main_number":  nil,
-			"cr_bus_type":     map[string]any{"id": "201", "name": "شركة ذات مسئولية محدودة"},
-			"cr_status":       map[string]any{"id": outcome, "name": registryCRStatusAr[outcome], "name_en": registryCRStatus[outcome]},
-			"cr_cancellation": nil,
-			"cr_location":     map[string]any{"id": "1010", "name": "الرياض"},
-			"activities":      map[string]any{"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}},
-		}})
+		return http.StatusOK, wireJSON(sim.WathqAnswer(path.Base(req.URL.Path), name, outcome))
 	}
-}
-
-// crNumber is the legacy CR number the register shows beside the unified
-// number: Riyadh's prefix and the unified number's last six digits.
-func crNumber(unified string) string {
-	return "1010" + unified[max(0, len(unified)-6):]
 }
 
 // wathqFailure is Wathq's gateway answer to a request it did not serve.

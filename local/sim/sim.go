@@ -17,11 +17,12 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 // Outcome is what the simulator answers for a registration number.
@@ -145,8 +146,7 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
 	if !wait(r, delay) {
 		return
 	}
-	statusID, name := "active", "السجل التجاري قائم"
-	var expiry any
+	status := RegisterActive
 	switch outcome {
 	case NotFound:
 		writeJSON(w, http.StatusNotFound, map[string]any{"code": "404", "message": "Commercial registration not found"})
@@ -155,24 +155,11 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": "503", "message": "Service temporarily unavailable"})
 		return
 	case Expired:
-		statusID, name = "expired", "السجل التجاري منتهي"
-		expiry = "1440/01/01"
+		status = RegisterExpired
 	case Suspended:
-		statusID, name = "suspended", "السجل التجاري موقوف"
+		status = RegisterSuspended
 	}
-	answer := map[string]any{"cr_info": map[string]any{
-		"cr_name":         legalName(id),
-		"cr_number":       crNumber(id),
-		"cr_entity_no":    id,
-		"cr_issue_date":   "1440/10/29",
-		"cr_expiry_date":  expiry,
-		"cr_main_number":  nil,
-		"cr_bus_type":     map[string]any{"id": "201", "name": "شركة ذات مسئولية محدودة"},
-		"cr_status":       map[string]any{"id": statusID, "name": name, "name_en": name},
-		"cr_cancellation": nil,
-		"cr_location":     map[string]any{"id": "1010", "name": "الرياض"},
-		"activities":      map[string]any{"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}},
-	}}
+	answer := WathqAnswer(id, legalName(id), status)
 	if s.RegistryPadding > 0 {
 		answer["cr_history"] = strings.Repeat("-", s.RegistryPadding)
 	}
@@ -193,19 +180,6 @@ func legalName(id string) string {
 	return words[sum%len(words)] + " " + kinds[(sum/7)%len(kinds)]
 }
 
-func crNumber(id string) string {
-	digits := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, id)
-	if len(digits) > 6 {
-		digits = digits[len(digits)-6:]
-	}
-	return "1010" + fmt.Sprintf("%06s", digits)
-}
-
 type yenteQuery struct {
 	Schema     string              `json:"schema"`
 	Properties map[string][]string `json:"properties"`
@@ -219,7 +193,7 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	var body struct {
 		Queries map[string]yenteQuery `json:"queries"`
 	}
-	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	raw, _, _ := capped.Read(r.Body, 1<<20)
 	if err := json.Unmarshal(raw, &body); err != nil || len(body.Queries) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "No queries provided."})
 		return

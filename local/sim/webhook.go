@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
 
@@ -87,6 +87,6 @@ func Send(ctx context.Context, client *http.Client, url string, secret webhooks.
 		return Delivery{ID: id}, fmt.Errorf("post webhook: %w", err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, _, _ := capped.Read(resp.Body, 64<<10)
 	return Delivery{ID: id, Status: resp.StatusCode, Body: string(b)}, nil
 }

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // maxCountries bounds the countries one command sets: they are written in
@@ -40,10 +40,8 @@ func (ci *CountryInput) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &ci.Code)
 	}
 	type plain CountryInput
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var p plain
-	if err := dec.Decode(&p); err != nil {
+	if err := strictjson.Decode(b, &p); err != nil {
 		return domain.Invalid("countries", `each must be a country code such as "SA" or an object {"code", "active", "registration_pattern", "registration_message"}`)
 	}
 	*ci = CountryInput(p)
@@ -88,7 +86,7 @@ func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	audit := c.audit(0, domain.ActionAccountCreate, nil, accountSnapshot(a, countries))
+	audit := c.audit(0, domain.ActionAccountCreate, nil, domain.AccountSnapshot(a, countries))
 	opened, err := h.Store.OpenAccount(ctx, a, countries, &audit)
 	if errors.Is(err, domain.ErrDuplicateAction) {
 		// A repeat of the action (a retried invocation) answers what the
@@ -168,7 +166,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	read := a
-	before := accountSnapshot(a, existing)
+	before := domain.AccountSnapshot(a, existing)
 	if err := applyAccountFields(&a, p); err != nil {
 		return nil, err
 	}
@@ -183,7 +181,7 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 		}
 		return changeAnswer("account", viewAccount(read, existing), false), nil
 	}
-	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, accountSnapshot(a, changed))); err != nil {
+	if err := h.Store.UpdateAccount(ctx, a, changed, c.audit(a.ID, domain.ActionAccountUpdate, before, domain.AccountSnapshot(a, changed))); err != nil {
 		return nil, err
 	}
 	all, err := h.Store.CountryConfigs(ctx, a.ID)
@@ -366,22 +364,4 @@ func checkRule(code, pattern, message string) error {
 		return domain.Invalid("countries", fmt.Sprintf("%s: registration_pattern is not a regular expression: %v", code, err))
 	}
 	return freetext.Check("countries", message, freetext.Description, true)
-}
-
-// accountSnapshot is an account in the audit trail.
-func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
-	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes,
-		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays,
-		"extended_retention_years": a.Settings.ExtendedRetentionYears}
-	if a.ID != 0 {
-		m["account_id"] = a.ID
-	}
-	var cs []map[string]any
-	for _, c := range countries {
-		cs = append(cs, map[string]any{"code": c.CountryCode, "active": c.Active, "registration_pattern": c.RegistrationPattern})
-	}
-	if len(cs) > 0 {
-		m["countries"] = cs
-	}
-	return m
 }

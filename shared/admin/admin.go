@@ -286,7 +286,7 @@ func (h *Handler) handle(ctx context.Context, c *call) (json.RawMessage, error) 
 	if !cmd.change && c.ActionID != "" && c.Command != "audit.dossier" {
 		// A command that reads names no change; audit.dossier's action_id
 		// is the decision it shows, a field of its own.
-		return nil, domain.Invalid("action_id", "is not a field of "+c.Command+": it changes nothing")
+		return nil, domain.Invalid("action_id", strictjson.NotAField(c.Command, "")+": it changes nothing")
 	}
 	if cmd.change {
 		if c.ActionID == "" {
@@ -333,7 +333,7 @@ func (c *call) readCommon() error {
 			// by encoding/json's reading: refused by its own name.
 			for _, key := range slices.Sorted(maps.Keys(top)) {
 				if strings.EqualFold(key, name) {
-					return domain.Invalid(key, fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", name))
+					return domain.Invalid(key, strictjson.NotAField("", name))
 				}
 			}
 			continue
@@ -388,17 +388,7 @@ func checkTexts(p any) error {
 // refusal is a document's strictjson refusal as a validation failure
 // naming the field (the whole path: "countries[1].code").
 func (c *call) refusal(err error) error {
-	var e *strictjson.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	switch {
-	case e.Path == "":
-		return domain.Invalid("command", "the document "+e.Problem)
-	case e.Kind == strictjson.Unknown && c.Command != "":
-		return domain.Invalid(e.Path, strings.Replace(e.Problem, "is not a field", "is not a field of "+c.Command, 1))
-	}
-	return domain.Invalid(e.Path, e.Problem)
+	return strictjson.Doc{Of: c.Command, Whole: "command"}.Invalid(err)
 }
 
 // notFields refuses the fields given (true) that the command does not
@@ -414,7 +404,7 @@ func notFields(c *call, given map[string]bool) error {
 		return nil
 	}
 	slices.Sort(names)
-	return domain.Invalid(names[0], "is not a field of "+c.Command)
+	return domain.Invalid(names[0], strictjson.NotAField(c.Command, ""))
 }
 
 // account checks that the account exists: a command naming an account

@@ -6,12 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/auth"
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -85,11 +85,11 @@ func (c CreateEntity) serve(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := requireJSON(r); err != nil {
 		return err
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxCreateBody+1))
+	body, more, err := capped.Read(r.Body, MaxCreateBody)
 	if err != nil {
 		return domain.Errorf(domain.ECodeBadRequest, "The request body could not be read.")
 	}
-	if len(body) > MaxCreateBody {
+	if more {
 		return domain.Errorf(domain.ECodeTooLarge, "The request body is larger than %d bytes.", MaxCreateBody)
 	}
 	if key := r.Header.Get("Idempotency-Key"); key != "" {

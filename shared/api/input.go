@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/evs-kyb/evs/shared/country"
@@ -39,27 +38,10 @@ const (
 
 // Messages of refused filters (besides each filter's own).
 const (
-	msgInvalidUTF8 = "must be valid UTF-8"
-	msgControl     = "must not contain control characters"
-	msgGivenOnce   = "must be given once"
-	msgBlank       = "can't be blank"
-	msgTimestamp   = "must be an ISO 8601 timestamp, such as 2026-01-31T09:30:00Z"
+	msgGivenOnce = "must be given once"
+	msgBlank     = "can't be blank"
+	msgTimestamp = "must be an ISO 8601 timestamp, such as 2026-01-31T09:30:00Z"
 )
-
-// TextProblem says why s cannot be a parameter's value at all: invalid
-// UTF-8, a control character (C0, DEL or C1), or over max bytes; "" when it
-// can. It is the first check of every free-text input.
-func TextProblem(s string, max int) string {
-	switch {
-	case !utf8.ValidString(s):
-		return msgInvalidUTF8
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		return msgControl
-	case len(s) > max:
-		return fmt.Sprintf("must be at most %d bytes", max)
-	}
-	return ""
-}
 
 // ParsePathID reads the {id} of /entities/{id} and /entity_reviews/{id}: a
 // positive decimal integer of at most MaxID, without sign or leading zeros
@@ -126,7 +108,7 @@ func parseListQuery(v url.Values, countries *country.Catalogue) (listQuery, erro
 		n := domain.NormalizeRegistration(s)
 		switch {
 		case !utf8.ValidString(s):
-			refuse("registration_number", msgInvalidUTF8)
+			refuse("registration_number", domain.MsgInvalidUTF8)
 		case n == "":
 			refuse("registration_number", msgBlank)
 		case domain.RegistrationTextProblem(n) != "":
@@ -136,7 +118,7 @@ func parseListQuery(v url.Values, countries *country.Catalogue) (listQuery, erro
 		}
 	}
 	if s := filter("country_code"); s != "" {
-		if p := TextProblem(strings.TrimSpace(s), MaxCountryCodeParam); p != "" {
+		if p := domain.TextProblem(strings.TrimSpace(s), MaxCountryCodeParam); p != "" {
 			refuse("country_code", p)
 		} else if c, ok := countries.ByAlpha2(s); ok {
 			q.filter.CountryCode = c.Alpha2
@@ -145,7 +127,7 @@ func parseListQuery(v url.Values, countries *country.Catalogue) (listQuery, erro
 		}
 	}
 	if s := filter("updated_since"); s != "" {
-		if p := TextProblem(strings.TrimSpace(s), MaxTimestampParam); p != "" {
+		if p := domain.TextProblem(strings.TrimSpace(s), MaxTimestampParam); p != "" {
 			refuse("updated_since", p)
 		} else if t, err := ParseTimestamp(s); err == nil {
 			q.filter.UpdatedSince = &t

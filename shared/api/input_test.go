@@ -36,11 +36,11 @@ func TestListFilterLimits(t *testing.T) {
 		{name: "number of 65 bytes", query: url.Values{"registration_number": {strings.Repeat("7", 65)}}, field: "registration_number", msg: "must be at most 64 bytes"},
 		{name: "number of 1024 bytes (DynamoDB's key limit)", query: url.Values{"registration_number": {strings.Repeat("7", 1024)}}, field: "registration_number", msg: "must be at most 64 bytes"},
 		{name: "number of 64 KB", query: url.Values{"registration_number": {kb64}}, field: "registration_number", msg: "must be at most 64 bytes"},
-		{name: "number with NUL", query: url.Values{"registration_number": {"700\x00123"}}, field: "registration_number", msg: msgControl},
-		{name: "number with ESC", query: url.Values{"registration_number": {"700\x1b123"}}, field: "registration_number", msg: msgControl},
-		{name: "number with DEL", query: url.Values{"registration_number": {"700\x7f123"}}, field: "registration_number", msg: msgControl},
-		{name: "number with a C1 control", query: url.Values{"registration_number": {"700\u0085123"}}, field: "registration_number", msg: msgControl},
-		{name: "number of invalid UTF-8", query: url.Values{"registration_number": {"\xff\xfe"}}, field: "registration_number", msg: msgInvalidUTF8},
+		{name: "number with NUL", query: url.Values{"registration_number": {"700\x00123"}}, field: "registration_number", msg: domain.MsgControl},
+		{name: "number with ESC", query: url.Values{"registration_number": {"700\x1b123"}}, field: "registration_number", msg: domain.MsgControl},
+		{name: "number with DEL", query: url.Values{"registration_number": {"700\x7f123"}}, field: "registration_number", msg: domain.MsgControl},
+		{name: "number with a C1 control", query: url.Values{"registration_number": {"700\u0085123"}}, field: "registration_number", msg: domain.MsgControl},
+		{name: "number of invalid UTF-8", query: url.Values{"registration_number": {"\xff\xfe"}}, field: "registration_number", msg: domain.MsgInvalidUTF8},
 		{name: "number of white space only", query: url.Values{"registration_number": {"   "}}, field: "registration_number", msg: msgBlank},
 		{name: "number given twice", query: url.Values{"registration_number": {"7001234560", "7001234561"}}, field: "registration_number", msg: msgGivenOnce},
 		{name: "number empty is no filter", query: url.Values{"registration_number": {""}}},
@@ -48,16 +48,16 @@ func TestListFilterLimits(t *testing.T) {
 		{name: "country of 16 bytes, padded", query: url.Values{"country_code": {"  sa" + strings.Repeat(" ", 12)}}},
 		{name: "country of 17 bytes", query: url.Values{"country_code": {strings.Repeat("S", 17)}}, field: "country_code", msg: "must be at most 16 bytes"},
 		{name: "country of 64 KB", query: url.Values{"country_code": {kb64}}, field: "country_code", msg: "must be at most 16 bytes"},
-		{name: "country with a control byte", query: url.Values{"country_code": {"S\x01A"}}, field: "country_code", msg: msgControl},
-		{name: "country of invalid UTF-8", query: url.Values{"country_code": {"S\xc0"}}, field: "country_code", msg: msgInvalidUTF8},
+		{name: "country with a control byte", query: url.Values{"country_code": {"S\x01A"}}, field: "country_code", msg: domain.MsgControl},
+		{name: "country of invalid UTF-8", query: url.Values{"country_code": {"S\xc0"}}, field: "country_code", msg: domain.MsgInvalidUTF8},
 		{name: "country unknown", query: url.Values{"country_code": {"ZZ"}}, field: "country_code", msg: `Country "ZZ" is not a country the service knows`},
 		{name: "country given twice", query: url.Values{"country_code": {"SA", "AE"}}, field: "country_code", msg: msgGivenOnce},
 
 		{name: "timestamp padded", query: url.Values{"updated_since": {" 2026-01-31 "}}},
 		{name: "timestamp of 65 bytes", query: url.Values{"updated_since": {strings.Repeat("2", 65)}}, field: "updated_since", msg: "must be at most 64 bytes"},
 		{name: "timestamp of 64 KB", query: url.Values{"updated_since": {kb64}}, field: "updated_since", msg: "must be at most 64 bytes"},
-		{name: "timestamp with a control byte", query: url.Values{"updated_since": {"2026-01-31\x00"}}, field: "updated_since", msg: msgControl},
-		{name: "timestamp of invalid UTF-8", query: url.Values{"updated_since": {"2026-01-31\xff"}}, field: "updated_since", msg: msgInvalidUTF8},
+		{name: "timestamp with a control byte", query: url.Values{"updated_since": {"2026-01-31\x00"}}, field: "updated_since", msg: domain.MsgControl},
+		{name: "timestamp of invalid UTF-8", query: url.Values{"updated_since": {"2026-01-31\xff"}}, field: "updated_since", msg: domain.MsgInvalidUTF8},
 		{name: "timestamp given twice", query: url.Values{"updated_since": {"2026-01-31", "2026-02-01"}}, field: "updated_since", msg: msgGivenOnce},
 
 		// Paging never fails, whatever is sent.
@@ -194,7 +194,7 @@ func TestInputLimitsDocumented(t *testing.T) {
 		"`{id}`", strconv.FormatInt(MaxID, 10),
 		"`{provider}`",
 		"`Idempotency-Key`", strconv.Itoa(MaxIdempotencyKeyBytes) + " bytes",
-		msgGivenOnce, msgControl, msgInvalidUTF8,
+		msgGivenOnce, domain.MsgControl, domain.MsgInvalidUTF8,
 	} {
 		if !strings.Contains(section, want) {
 			t.Errorf("the API README's input limits do not mention %s", want)

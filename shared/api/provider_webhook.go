@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -77,8 +77,8 @@ func (h ProviderWebhook) serve(w http.ResponseWriter, r *http.Request, params ma
 		h.refuse(w, r, provider, webhookID, err)
 		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
-	if err != nil || len(body) > maxWebhookBody {
+	body, more, err := capped.Read(r.Body, maxWebhookBody)
+	if err != nil || more {
 		return domain.Errorf(domain.ECodeTooLarge, "The webhook body is larger than %d bytes.", maxWebhookBody)
 	}
 	tolerance := h.Tolerance

@@ -10,8 +10,11 @@ package blob
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
+
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 // ErrNotFound is wrapped by Get's error for a key that holds nothing. It
@@ -23,6 +26,20 @@ var ErrNotFound = fmt.Errorf("blob: no such object (%w)", fs.ErrNotExist)
 // (domain.MaxEvidence), so that an object replaced by something far larger
 // is an error rather than a Lambda out of memory.
 const MaxGet = 8 << 20
+
+// ReadObject reads an object's bytes from r whole, refusing one over
+// MaxGet bytes; key names the object in the error. Both stores read by it,
+// and so does the records store, whose records are objects too.
+func ReadObject(r io.Reader, key string) ([]byte, error) {
+	b, more, err := capped.Read(r, MaxGet)
+	if err != nil {
+		return nil, fmt.Errorf("blob: get %s: %w", key, err)
+	}
+	if more {
+		return nil, fmt.Errorf("blob: get %s: the object is larger than the %d bytes read of one", key, MaxGet)
+	}
+	return b, nil
+}
 
 // CheckKey refuses what is no key of ours: empty, absolute, with empty,
 // "." or ".." segments, or with bytes a path or a URL would read otherwise.

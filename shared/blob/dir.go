@@ -25,7 +25,7 @@ func (d Dir) Put(ctx context.Context, key string, body []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (d Dir) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path, err := d.path(key)
+	path, err := FilePath(d.Root, key)
 	if err != nil {
 		return nil, err
 	}
@@ -87,28 +87,19 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get %s: %w", key, err)
 	}
 	defer f.Close()
-	return ReadCapped(f, key)
+	return ReadObject(f, key)
 }
 
-func (d Dir) path(key string) (string, error) {
-	if d.Root == "" {
+// FilePath is where a store of files rooted at root keeps key: the key's
+// slashes are folders, and a key CheckKey refuses has no place. Dir keeps
+// its objects there, and the records store its records, so the two lay
+// out the same keys alike.
+func FilePath(root, key string) (string, error) {
+	if root == "" {
 		return "", errors.New("blob: Dir has no Root")
 	}
 	if err := CheckKey(key); err != nil {
 		return "", err
 	}
-	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
-}
-
-// ReadCapped reads r whole, refusing more than MaxGet bytes; key names
-// what is read in the error. The records store reads by it too.
-func ReadCapped(r io.Reader, key string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxGet+1))
-	if err != nil {
-		return nil, fmt.Errorf("blob: get %s: %w", key, err)
-	}
-	if len(b) > MaxGet {
-		return nil, fmt.Errorf("blob: get %s: the object is larger than the %d bytes read of one", key, MaxGet)
-	}
-	return b, nil
+	return filepath.Join(root, filepath.FromSlash(key)), nil
 }

@@ -76,5 +76,5 @@ func (b S3) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get s3://%s/%s: %w", b.Bucket, key, err)
 	}
 	defer out.Body.Close()
-	return ReadCapped(out.Body, key)
+	return ReadObject(out.Body, key)
 }

@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -63,7 +63,7 @@ func do(ctx context.Context, client *http.Client, provider string, req *http.Req
 		return nil, nil, nil, transportError(ctx, provider, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProviderBody+1))
+	body, _, err := capped.Read(resp.Body, maxProviderBody+1)
 	if err != nil {
 		return nil, nil, nil, transportError(ctx, provider, err)
 	}

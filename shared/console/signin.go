@@ -2,7 +2,6 @@ package console
 
 import (
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 
@@ -48,7 +47,7 @@ func (h *handler) login(c *webpage.Call) {
 		return
 	}
 	ck, err := c.R.Cookie(LoginCookie)
-	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(challengeOf(in.Response))) != 1 {
+	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(passkey.ClientChallenge(in.Response))) != 1 {
 		c.Log.Warn("sign-in not begun by this browser refused")
 		c.Message(http.StatusForbidden, webpage.MsgCSRF())
 		return
@@ -72,28 +71,4 @@ func (h *handler) login(c *webpage.Call) {
 func (h *handler) loginCookie(c *webpage.Call, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: LoginCookie, Value: value, Path: c.Base + "/login", MaxAge: maxAge,
 		HttpOnly: true, Secure: h.area.Secure(c.R), SameSite: http.SameSiteStrictMode}
-}
-
-// challengeOf is the challenge a credential.toJSON() answers, as its
-// clientDataJSON names it; "" when it names none.
-func challengeOf(response []byte) string {
-	var r struct {
-		Response struct {
-			ClientDataJSON string `json:"clientDataJSON"`
-		} `json:"response"`
-	}
-	if json.Unmarshal(response, &r) != nil {
-		return ""
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(r.Response.ClientDataJSON)
-	if err != nil {
-		return ""
-	}
-	var cd struct {
-		Challenge string `json:"challenge"`
-	}
-	if json.Unmarshal(raw, &cd) != nil {
-		return ""
-	}
-	return cd.Challenge
 }

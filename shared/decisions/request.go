@@ -8,6 +8,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
 	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // CheckRequest refuses, before anything is read, a request that no state
@@ -32,7 +33,7 @@ func CheckRequest(req Request) error {
 	}
 	for _, f := range givenFields(req) {
 		if !slices.Contains(r.fields, f) {
-			return domain.Invalid(f, fmt.Sprintf("is not a field of %s", req.Action))
+			return domain.Invalid(f, strictjson.NotAField(string(req.Action), ""))
 		}
 	}
 	switch r.reason {

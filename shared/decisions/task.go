@@ -3,9 +3,7 @@ package decisions
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
@@ -86,22 +84,10 @@ func readDocument(doc []byte, at string, v any) error {
 	if len(doc) > MaxDocument {
 		return domain.Invalid("request", fmt.Sprintf("the task's payload is over %d bytes", MaxDocument))
 	}
-	err := strictjson.Decode(doc, v)
-	var e *strictjson.Error
-	if !errors.As(err, &e) {
-		return err
+	if err := strictjson.Decode(doc, v); err != nil {
+		return strictjson.Doc{Of: "a decision", Whole: "request", At: at}.Invalid(err)
 	}
-	field := e.Path
-	if at != "" {
-		field = strings.TrimSuffix(at+"."+e.Path, ".")
-	}
-	switch {
-	case field == "":
-		return domain.Invalid("request", "the document "+e.Problem)
-	case e.Kind == strictjson.Unknown:
-		return domain.Invalid(field, strings.Replace(e.Problem, "is not a field", "is not a field of a decision", 1))
-	}
-	return domain.Invalid(field, e.Problem)
+	return nil
 }
 
 // TaskOutput is what a task returns to the state machine.

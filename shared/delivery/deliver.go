@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/evs-kyb/evs/shared/capped"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/metrics"
@@ -275,7 +276,7 @@ func (d *Deliverer) post(ctx context.Context, ep domain.Endpoint, att *domain.De
 	}
 	defer resp.Body.Close()
 	// A read cut short keeps what arrived: the answer is a record, not data.
-	got, truncated, _ := webhooks.ReadCapped(resp.Body, MaxRecordedBody)
+	got, truncated, _ := capped.Read(resp.Body, MaxRecordedBody)
 	att.DurationMS = time.Since(start).Milliseconds()
 	att.ResponseStatus = resp.StatusCode
 	att.ResponseBody = recorded(got, truncated)
@@ -300,7 +301,7 @@ const truncatedMark = "…[truncated]"
 
 // recorded is a receiver's answer as kept: valid UTF-8 of at most
 // MaxRecordedBody bytes, mark included. b is the answer read up to
-// MaxRecordedBody bytes (webhooks.ReadCapped); one that was longer, or
+// MaxRecordedBody bytes (capped.Read); one that was longer, or
 // grows past the cap once invalid bytes are replaced, ends with
 // truncatedMark, cut at a character boundary.
 func recorded(b []byte, truncated bool) string {

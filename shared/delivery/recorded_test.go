@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/evs-kyb/evs/shared/webhooks"
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 func TestRecorded(t *testing.T) {
@@ -41,7 +41,7 @@ func TestRecorded(t *testing.T) {
 // mustReadCapped reads in as a delivery reads an answer.
 func mustReadCapped(t *testing.T, in string) ([]byte, bool) {
 	t.Helper()
-	b, truncated, err := webhooks.ReadCapped(strings.NewReader(in), MaxRecordedBody)
+	b, truncated, err := capped.Read(strings.NewReader(in), MaxRecordedBody)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,8 @@
 package domain
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // MaxRegistrationNumber bounds a registration number, in bytes, wherever
@@ -25,15 +22,7 @@ func NormalizeRegistration(s string) string {
 // (before any country's rule): invalid UTF-8, a control character, or over
 // MaxRegistrationNumber bytes; "" when it can.
 func RegistrationTextProblem(s string) string {
-	switch {
-	case !utf8.ValidString(s):
-		return "must be valid UTF-8"
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		return "must not contain control characters"
-	case len(s) > MaxRegistrationNumber:
-		return fmt.Sprintf("must be at most %d bytes", MaxRegistrationNumber)
-	}
-	return ""
+	return TextProblem(s, MaxRegistrationNumber)
 }
 
 // MsgRegistrationTaken is the refusal of a registration number the account

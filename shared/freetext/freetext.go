@@ -69,7 +69,7 @@ func Named(name string) (Kind, bool) {
 func Problem(v string, k Kind) string {
 	switch {
 	case !utf8.ValidString(v):
-		return "must be valid UTF-8"
+		return domain.MsgInvalidUTF8
 	case strings.IndexFunc(v, control) >= 0:
 		return "contains control characters (line breaks, tabs and escapes are not taken)"
 	case strings.IndexFunc(v, bidi) >= 0:

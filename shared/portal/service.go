@@ -106,26 +106,21 @@ func (s *Service) Redeem(ctx context.Context, linkToken string) (string, Session
 	if err != nil {
 		return "", Session{}, err
 	}
-	op, err := s.Store.Operator(ctx, l.AccountID, l.OperatorID)
-	switch {
-	case domain.ErrorCode(err) == domain.ECodeNotFound:
+	op, err := s.activeOperator(ctx, l.AccountID, l.OperatorID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound {
 		return "", Session{}, domain.Invalid("operator", "no longer exists")
-	case err != nil:
-		return "", Session{}, err
-	case op.DisabledAt != nil:
-		return "", Session{}, disabled(op)
 	}
-	token, err := newToken(reader(s.Rand), SessionPrefix)
 	if err != nil {
 		return "", Session{}, err
 	}
-	ps := domain.PortalSession{Hash: hashToken(token), AccountID: l.AccountID, OperatorID: op.ID,
-		StartedAt: now, ExpiresAt: now.Add(SessionAbsolute), IdleUntil: now.Add(SessionIdle), Enrolment: true}
-	err = s.Store.RedeemPortalLink(ctx, hash, ps, domain.AuditRecord{
+	token, session, err := s.start(ctx, l.AccountID, op, now, signIn{
 		// One sign-in per link: the link names the action.
-		AccountID: l.AccountID, ActionID: "portal-sign-in-" + LinkID(hash), Action: domain.ActionPortalSignIn,
-		OperatorID: op.ID, OperatorName: op.Name, At: now,
-		After: map[string]any{"link_id": LinkID(hash), "session_id": SessionID(ps.Hash), "expires_at": domain.FormatTime(ps.ExpiresAt)},
+		actionID:  func(string) string { return "portal-sign-in-" + LinkID(hash) },
+		after:     map[string]any{"link_id": LinkID(hash)},
+		enrolment: true,
+		write: func(ctx context.Context, ps domain.PortalSession, audit domain.AuditRecord) error {
+			return s.Store.RedeemPortalLink(ctx, hash, ps, audit)
+		},
 	})
 	if errors.Is(err, domain.ErrStale) {
 		// Another redemption won meanwhile (or the link went): say which.
@@ -137,7 +132,7 @@ func (s *Service) Redeem(ctx context.Context, linkToken string) (string, Session
 	if err != nil {
 		return "", Session{}, err
 	}
-	return token, sessionOf(ps, op), nil
+	return token, session, nil
 }
 
 // redeemable is the link if it may start a session at now, else the

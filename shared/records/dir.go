@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/blob"
 )
 
 // Dir keeps records as files under Root, one per key (its slashes are
@@ -232,14 +234,14 @@ func (d Dir) SetLegalHold(ctx context.Context, key string, on bool) error {
 	return nil
 }
 
+// path is where key's record is kept: blob.FilePath, the blob store's
+// layout.
 func (d Dir) path(key string) (string, error) {
-	if d.Root == "" {
-		return "", errors.New("records: Dir has no Root")
+	p, err := blob.FilePath(d.Root, key)
+	if err != nil {
+		return "", fmt.Errorf("records: %w", err)
 	}
-	if err := checkKey(key); err != nil {
-		return "", err
-	}
-	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
+	return p, nil
 }
 
 // openFile opens a record's file. Nothing there, or a folder (other keys

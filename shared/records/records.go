@@ -128,7 +128,7 @@ func hexSHA256(b []byte) string {
 // readCapped reads r whole, refusing more than MaxGet bytes (as the blob
 // store does).
 func readCapped(r io.Reader, what string) ([]byte, error) {
-	b, err := blob.ReadCapped(r, what)
+	b, err := blob.ReadObject(r, what)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}

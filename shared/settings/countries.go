@@ -120,21 +120,6 @@ func countriesAudit(a domain.Actor, op domain.Operator, acct domain.Account, bef
 	return domain.AuditRecord{
 		AccountID: a.AccountID, ActionID: a.ActionID, Action: domain.ActionAccountUpdate,
 		OperatorID: op.ID, OperatorName: op.Name, RequestID: a.RequestID,
-		Before: accountSnapshot(acct, before), After: accountSnapshot(acct, after), At: now,
+		Before: domain.AccountSnapshot(acct, before), After: domain.AccountSnapshot(acct, after), At: now,
 	}
-}
-
-// accountSnapshot is an account in the audit trail, in the shape package
-// admin writes (its own is unexported), so the trail reads the same
-// whoever made the change.
-func accountSnapshot(a domain.Account, countries []domain.CountryConfig) map[string]any {
-	m := map[string]any{"account_id": a.ID, "name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes}
-	var cs []map[string]any
-	for _, c := range countries {
-		cs = append(cs, map[string]any{"code": c.CountryCode, "active": c.Active, "registration_pattern": c.RegistrationPattern})
-	}
-	if len(cs) > 0 {
-		m["countries"] = cs
-	}
-	return m
 }

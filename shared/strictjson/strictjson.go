@@ -56,6 +56,10 @@ type Error struct {
 	// Problem says what is wrong, to follow the path in a sentence: "is
 	// given twice", "must be a whole number".
 	Problem string
+	// Exact is, for an Unknown key that is a field's name in another
+	// case, that field's name: kept apart from Problem so that a caller
+	// can say what the key is not a field of (Doc.Invalid).
+	Exact string
 }
 
 func (e *Error) Error() string {
@@ -261,13 +265,13 @@ func (w *walker) object(depth int, field func(string) (reflect.Type, tag, bool),
 		seen[key] = true
 		t, tg, ok := field(key)
 		if !ok {
-			problem := "is not a field"
+			var exact string
 			if len(suggest) > 0 {
-				if exact := suggest[0](key); exact != "" {
-					problem = fmt.Sprintf("is not a field (keys are case-sensitive: %q is)", exact)
-				}
+				exact = suggest[0](key)
 			}
-			return w.fail(Unknown, problem)
+			e := w.fail(Unknown, NotAField("", exact))
+			e.Exact = exact
+			return e
 		}
 		if err := w.value(t, tg, depth+1); err != nil {
 			return err

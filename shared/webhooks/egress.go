@@ -33,6 +33,10 @@ const (
 	// read none of them, and the default limit (1 MB) is generous for an
 	// untrusted peer.
 	maxResponseHeaderBytes = 64 << 10
+
+	// MaxResponseBody is how many bytes of a receiver's answer a delivery
+	// records: enough to see an error message, not a page of HTML.
+	MaxResponseBody = 4096
 )
 
 // BlockedAddressError is the error of a connection refused because its

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/capped"
 )
 
 func TestCheckDial(t *testing.T) {
@@ -129,7 +131,7 @@ func TestNewClient(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", u, err)
 			}
-			body, truncated, err := ReadCapped(resp.Body, MaxResponseBody)
+			body, truncated, err := capped.Read(resp.Body, MaxResponseBody)
 			resp.Body.Close()
 			if err != nil || truncated || resp.StatusCode != http.StatusAccepted || !bytes.Contains(body, []byte("approved")) {
 				t.Errorf("%s: %d %q truncated=%v err=%v", u, resp.StatusCode, body, truncated, err)

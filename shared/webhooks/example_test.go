@@ -103,12 +103,3 @@ func ExampleCheckURL() {
 	// https://169.254.169.254/latest/meta-data -> url must not point to an internal address: 169.254.169.254 is link-local (169.254.0.0/16, incl. the cloud metadata service)
 	// https://localhost:8443/hook -> url must not point to an internal address: localhost is this machine
 }
-
-// ReadCapped keeps what a delivery records of a receiver's answer short,
-// and says when it cut it.
-func ExampleReadCapped() {
-	body, truncated, err := webhooks.ReadCapped(bytes.NewReader([]byte("<html>a long error page</html>")), 12)
-	fmt.Printf("%q %v %v\n", body, truncated, err)
-	// Output:
-	// "<html>a long" true <nil>
-}
