@@ -54,6 +54,55 @@ func (c *adminCmd) account(account int64) (int64, error) {
 
 func cmdAccount(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("account " + sub)
+	a, err := parseAccount(c, sub, args)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Account  admin.AccountView   `json:"account"`
+		Accounts []admin.AccountView `json:"accounts"`
+	}
+	switch sub {
+	case "create":
+		if a.name == "" || a.countries == "" {
+			return usageError{"account create: --name and --countries are required"}
+		}
+		if err := c.send(ctx, a.doc, &out); err != nil {
+			return err
+		}
+		fmt.Println(out.Account.ID)
+	case "list":
+		if err := c.send(ctx, a.doc, &out); err != nil {
+			return err
+		}
+		for _, acct := range out.Accounts {
+			fmt.Printf("%d\t%s\n", acct.ID, acct.Name)
+		}
+	case "get", "update":
+		if a.id <= 0 {
+			return usageError{"account " + sub + ": --id is required"}
+		}
+		a.doc["account_id"] = a.id
+		if err := c.send(ctx, a.doc, &out); err != nil {
+			return err
+		}
+		printLine(out.Account)
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", "account "+sub)}
+	}
+	return nil
+}
+
+// accountArgs is an account command line: the admin function's document
+// with each setting given, the --id, and --name and --countries as given
+// (create requires both).
+type accountArgs struct {
+	doc             map[string]any
+	id              int64
+	name, countries string
+}
+
+func parseAccount(c *adminCmd, sub string, args []string) (accountArgs, error) {
 	id := idFlag(c.fs, "id", "get, update: the account id")
 	name := c.fs.String("name", "", "create, update: the account's name")
 	countries := c.fs.String("countries", "", "create, update: ISO 3166-1 alpha-2 codes to enable, comma-separated")
@@ -64,34 +113,27 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	sla := c.fs.String("sla-days", "\x00", "create, update: days a review may stay active per purpose, e.g. initial=5,periodic=10 (empty: none)")
 	retention := countFlag(c.fs, "extended-retention-years", 0, "create, update: years to keep an entity after its relationship ends where its country's rule allows more, 5 to 10 (0: each rule's own)")
 	if err := parseFlags(c.fs, args); err != nil {
-		return err
+		return accountArgs{}, err
 	}
 	doc := map[string]any{"command": "account." + sub}
 	if *declared != "" {
 		b, err := strconv.ParseBool(*declared)
 		if err != nil {
-			return usageError{"--declared-decisions must be true or false, not " + strconv.Quote(*declared)}
+			return accountArgs{}, usageError{"--declared-decisions must be true or false, not " + strconv.Quote(*declared)}
 		}
 		doc["declared_decisions"] = b
 	}
 	if *sla != "\x00" {
 		days, err := parseSLADays(*sla)
 		if err != nil {
-			return err
+			return accountArgs{}, err
 		}
 		doc["sla_days"] = days
 	}
 	if *name != "" {
 		doc["name"] = *name
 	}
-	var list []any
-	for _, code := range splitList(*countries) {
-		list = append(list, code)
-	}
-	for _, code := range splitList(*disable) {
-		list = append(list, map[string]any{"code": code, "active": false})
-	}
-	if list != nil {
+	if list := countryChanges(*countries, *disable); list != nil {
 		doc["countries"] = list
 	}
 	if given(c.fs, "review-interval-days") {
@@ -103,39 +145,20 @@ func cmdAccount(ctx context.Context, sub string, args []string) error {
 	if *fourEyes != "\x00" {
 		doc["four_eyes"] = splitList(*fourEyes)
 	}
-	var out struct {
-		Account  admin.AccountView   `json:"account"`
-		Accounts []admin.AccountView `json:"accounts"`
+	return accountArgs{doc: doc, id: *id, name: *name, countries: *countries}, nil
+}
+
+// countryChanges are the countries to enable (their codes) then those to
+// disable; nil for none.
+func countryChanges(enable, disable string) []any {
+	var list []any
+	for _, code := range splitList(enable) {
+		list = append(list, code)
 	}
-	switch sub {
-	case "create":
-		if *name == "" || *countries == "" {
-			return usageError{"account create: --name and --countries are required"}
-		}
-		if err := c.send(ctx, doc, &out); err != nil {
-			return err
-		}
-		fmt.Println(out.Account.ID)
-	case "list":
-		if err := c.send(ctx, doc, &out); err != nil {
-			return err
-		}
-		for _, a := range out.Accounts {
-			fmt.Printf("%d\t%s\n", a.ID, a.Name)
-		}
-	case "get", "update":
-		if *id <= 0 {
-			return usageError{"account " + sub + ": --id is required"}
-		}
-		doc["account_id"] = *id
-		if err := c.send(ctx, doc, &out); err != nil {
-			return err
-		}
-		printLine(out.Account)
-	default:
-		return usageError{fmt.Sprintf("unknown command %q", "account "+sub)}
+	for _, code := range splitList(disable) {
+		list = append(list, map[string]any{"code": code, "active": false})
 	}
-	return nil
+	return list
 }
 
 func cmdKey(ctx context.Context, sub string, args []string) error {

@@ -31,12 +31,50 @@ var cliActions = map[string]domain.Action{
 // handler, the two phases the state machine runs (validate, then apply),
 // and prints the resulting review as JSON.
 func cmdDecide(ctx context.Context, args []string) error {
+	a, err := parseDecide(args)
+	if err != nil {
+		return err
+	}
+	// The request's own rules (fields the action takes, its reason, text
+	// limits) before anything is read or the workflow runner started; the
+	// account, when left out, is found below from the operator.
+	pre := a.req
+	if pre.AccountID == 0 {
+		pre.AccountID = 1
+	}
+	if err := decisions.CheckRequest(pre); err != nil {
+		return fmt.Errorf("%s: %s", domain.FailureName(err), domain.Refusal(err))
+	}
+	if a.target.remote() {
+		if a.req.AccountID <= 0 {
+			return usageError{"decide: --account is required with --stage"}
+		}
+		if a.workflow || a.second != 0 {
+			return usageError{"decide: with --stage the action runs in the stage's workflow; a second approver answers with `decide confirm`"}
+		}
+		return decideOnStage(ctx, a.target, a.req, a.wait)
+	}
+	return a.decideHere(ctx)
+}
+
+// decideArgs is a decide command line: the request, and how to run it.
+type decideArgs struct {
+	req decisions.Request
+	// approval is a declared second approver's answer, nil without one.
+	approval json.RawMessage
+	second   int64
+	workflow bool
+	wait     time.Duration
+	target   targetFlags
+}
+
+func parseDecide(args []string) (decideArgs, error) {
 	if len(args) == 0 {
-		return usageError{"decide: an action is required"}
+		return decideArgs{}, usageError{"decide: an action is required"}
 	}
 	action, ok := cliActions[args[0]]
 	if !ok {
-		return usageError{fmt.Sprintf("decide: unknown action %q", args[0])}
+		return decideArgs{}, usageError{fmt.Sprintf("decide: unknown action %q", args[0])}
 	}
 	fs := flag.NewFlagSet("decide "+args[0], flag.ContinueOnError)
 	review := idFlag(fs, "review", "review id (required)")
@@ -60,10 +98,10 @@ func cmdDecide(ctx context.Context, args []string) error {
 	// runner started: an id given as 0 or negative, a negative --wait, is
 	// a usage error naming the flag.
 	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
+		return decideArgs{}, err
 	}
 	if *review == 0 || *operator == 0 {
-		return usageError{"decide: --review and --operator are required"}
+		return decideArgs{}, usageError{"decide: --review and --operator are required"}
 	}
 	opt := func(v string) *string {
 		if v == "\x00" {
@@ -75,7 +113,8 @@ func cmdDecide(ctx context.Context, args []string) error {
 	if id == "" {
 		id = fmt.Sprintf("cli-%d", time.Now().UnixNano())
 	}
-	req := decisions.Request{
+	a := decideArgs{second: *second, workflow: *workflow, wait: *wait, target: t}
+	a.req = decisions.Request{
 		Action: action, AccountID: *account, ReviewID: *review, OperatorID: *operator, ActionID: id, Reason: *reason,
 		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary),
@@ -83,35 +122,22 @@ func cmdDecide(ctx context.Context, args []string) error {
 	}
 	// A declared second approver reaches Apply as the workflow's approval
 	// answer would: beside the request, never in it (and is refused there).
-	var approval json.RawMessage
 	if *second != 0 {
-		approval, _ = json.Marshal(decisions.Approval{SecondApproverID: *second})
+		a.approval, _ = json.Marshal(decisions.Approval{SecondApproverID: *second})
 	}
-	// The request's own rules (fields the action takes, its reason, text
-	// limits) before anything is read or the workflow runner started; the
-	// account, when left out, is found below from the operator.
-	pre := req
-	if pre.AccountID == 0 {
-		pre.AccountID = 1
-	}
-	if err := decisions.CheckRequest(pre); err != nil {
-		return fmt.Errorf("%s: %s", domain.FailureName(err), domain.Refusal(err))
-	}
-	if t.remote() {
-		if req.AccountID <= 0 {
-			return usageError{"decide: --account is required with --stage"}
-		}
-		if *workflow || *second != 0 {
-			return usageError{"decide: with --stage the action runs in the stage's workflow; a second approver answers with `decide confirm`"}
-		}
-		return decideOnStage(ctx, t, req, *wait)
-	}
+	return a, nil
+}
+
+// decideHere runs the action on the local store: through the workflow
+// with --workflow, else through the handler's two phases.
+func (a decideArgs) decideHere(ctx context.Context) error {
 	e, err := open(ctx)
 	if err != nil {
 		return err
 	}
+	req := a.req
 	if req.AccountID == 0 {
-		if req.AccountID, err = operatorAccount(ctx, e, *operator); err != nil {
+		if req.AccountID, err = operatorAccount(ctx, e, req.OperatorID); err != nil {
 			return err
 		}
 	}
@@ -119,19 +145,25 @@ func cmdDecide(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *workflow {
-		res, err := runWorkflow(ctx, decide, req, approval)
-		if err != nil {
-			return err
-		}
-		if err := printJSON(res); err != nil {
-			return err
-		}
-		if res.Status != "SUCCEEDED" {
-			return fmt.Errorf("%s: %s", res.Error, res.Cause)
-		}
-		return nil
+	if !a.workflow {
+		return validateThenApply(ctx, decide, req, a.approval)
 	}
+	res, err := runWorkflow(ctx, decide, req, a.approval)
+	if err != nil {
+		return err
+	}
+	if err := printJSON(res); err != nil {
+		return err
+	}
+	if res.Status != "SUCCEEDED" {
+		return fmt.Errorf("%s: %s", res.Error, res.Cause)
+	}
+	return nil
+}
+
+// validateThenApply runs the two phases the state machine runs, as one
+// invocation each, and prints what was decided.
+func validateThenApply(ctx context.Context, decide boot.DecisionHandler, req decisions.Request, approval json.RawMessage) error {
 	// An invocation's id, as Lambda gives one: the audit record keeps it.
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "local-" + randomID()})
 	v, err := decide(ctx, decisions.Document(decisions.TaskInput{Phase: decisions.PhaseValidate, Request: req}))

@@ -41,58 +41,92 @@ func cmdUp(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-
-	simLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *simPort))
+	simURL, stopSim, err := startSimulator(*simPort)
 	if err != nil {
-		return fmt.Errorf("listen on port %s for the provider simulator: %w", *simPort, err)
+		return err
 	}
-	simURL := "http://" + simLn.Addr().String()
-	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}, ReadHeaderTimeout: 10 * time.Second}
-	go simSrv.Serve(simLn)
-	defer simSrv.Close()
-
+	defer stopSim()
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *port))
 	if err != nil {
 		return fmt.Errorf("listen on port %s: %w", *port, err)
 	}
+	gw, err := localGateway(ctx, e, simURL)
+	if err != nil {
+		return err
+	}
+	// The gateway's server carries its read, write and idle timeouts.
+	srv := gw.Server()
+	allow, err := localAllowList()
+	if err != nil {
+		return fmt.Errorf("WEBHOOK_ALLOWED_NETWORKS: %w", err)
+	}
+	flow, stopFlow, err := superviseFlow(ctx, e, allow)
+	if err != nil {
+		return err
+	}
+	defer stopFlow()
+	banner := upBanner{addr: ln.Addr().String(), port: *port, simURL: simURL, docsFile: gw.DocsFile,
+		demo: demo, deliveries: flow.QueueURLs[deploy.QueueDeliveries], allow: allow}
+	text, err := banner.text(ctx, e)
+	if err != nil {
+		return err
+	}
+	os.Stdout.WriteString(text)
+	return serveUntilDone(ctx, srv, ln)
+}
+
+// startSimulator serves the provider simulator on port, until stop.
+func startSimulator(port string) (url string, stop func(), err error) {
+	simLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return "", nil, fmt.Errorf("listen on port %s for the provider simulator: %w", port, err)
+	}
+	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}, ReadHeaderTimeout: 10 * time.Second}
+	go simSrv.Serve(simLn)
+	return "http://" + simLn.Addr().String(), func() { simSrv.Close() }, nil
+}
+
+// localGateway is the API gateway up serves, its functions calling the
+// simulated providers and its decisions running through the local stage
+// API's decision workflow.
+func localGateway(ctx context.Context, e *env, simURL string) (*gateway.Gateway, error) {
 	// A secret that does not parse would leave the webhook refusing
 	// everything: say so now.
 	if _, err := webhooks.ParseSecrets(localWebhookSecret()); err != nil {
-		return fmt.Errorf("EVS_WEBHOOK_SECRET: %w", err)
+		return nil, fmt.Errorf("EVS_WEBHOOK_SECRET: %w", err)
 	}
 	// The console's decisions run through the decision workflow, here the
 	// local stand-in of Step Functions serving the real ASL.
 	deps := simulatorProviders(simURL).deps(e.store, e.log)
 	decide, err := boot.As[boot.DecisionHandler]("decision", deps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	adm, err := localAdmin(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stage := newStageAPI(ctx, adm, decide)
 	if err := serveStageAPI(ctx, stage); err != nil {
-		return err
+		return nil, err
 	}
 	deps.Workflow = stageWorkflow{api: stage}
 	gw, err := buildGateway(deps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if gw.DocsFile, err = docsFile(); err != nil {
-		return err
+		return nil, err
 	}
-	// The gateway's server carries its read, write and idle timeouts.
-	srv := gw.Server()
-	base := "http://" + ln.Addr().String() + "/api/v1"
-	allow, err := localAllowList()
-	if err != nil {
-		return fmt.Errorf("WEBHOOK_ALLOWED_NETWORKS: %w", err)
-	}
+	return gw, nil
+}
+
+// superviseFlow starts the review flow (streams, queues, pollers) under
+// supervision, until stop.
+func superviseFlow(ctx context.Context, e *env, allow webhooks.AllowList) (*reviewFlow, func(), error) {
 	flow, err := newReviewFlow(ctx, e.store, e.names, e.log, flowOptions{QueuePrefix: tablePrefix(), Allow: allow, RecordsDir: devstack.RecordsDir()})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// Supervised: a server that stops answering is started again, and the
 	// tables, queues and pollers are put back in order when it is back.
@@ -101,37 +135,52 @@ func cmdUp(ctx context.Context, args []string) error {
 		DynamoDBEndpoint: devstack.DynamoDBEndpoint(), SQSEndpoint: devstack.SQSEndpoint(),
 		Restart: stackRestart(e.log), Log: e.log,
 	}
-	stopFlow := sv.run(ctx)
-	defer stopFlow()
-	// The banner is written at once, once the pollers were started (their
-	// start-up logs mostly before it): no log line splits it.
+	return flow, sv.run(ctx), nil
+}
+
+// upBanner says where up serves what.
+type upBanner struct {
+	addr, port, simURL, docsFile string
+	demo                         *demoState
+	deliveries                   string // the deliveries queue's URL
+	allow                        webhooks.AllowList
+}
+
+// text is the banner, written at once once the pollers were started
+// (their start-up logs mostly before it): no log line splits it.
+func (u upBanner) text(ctx context.Context, e *env) (string, error) {
+	base := "http://" + u.addr + "/api/v1"
 	var b strings.Builder
 	fmt.Fprintf(&b, "API:      %s\n", base)
 	docsNote := ""
-	if _, err := os.Stat(gw.DocsFile); err != nil {
+	if _, err := os.Stat(u.docsFile); err != nil {
 		docsNote = " (not built yet: run make docs)"
 	}
 	fmt.Fprintf(&b, "Docs:     http://%s%s%s; the OpenAPI document: http://%s%s\n",
-		ln.Addr().String(), gateway.DocsPath, docsNote, ln.Addr().String(), deploy.OpenAPIPath)
-	fmt.Fprintf(&b, "Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", ln.Addr().String(), localWebhookSecret())
-	fmt.Fprintf(&b, "Providers simulated at %s: Wathq (the Saudi commercial register) and yente (OpenSanctions' screening);\n", simURL)
+		u.addr, gateway.DocsPath, docsNote, u.addr, deploy.OpenAPIPath)
+	fmt.Fprintf(&b, "Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", u.addr, localWebhookSecret())
+	fmt.Fprintf(&b, "Providers simulated at %s: Wathq (the Saudi commercial register) and yente (OpenSanctions' screening);\n", u.simURL)
 	fmt.Fprintf(&b, "          the outcome is set by the registration number's last digit\n")
 	// The console and the settings area are served on localhost: passkeys
 	// are bound to a domain, and go-webauthn refuses an IP address as one.
-	consoleBase := "http://localhost:" + *port
+	consoleBase := "http://localhost:" + u.port
 	fmt.Fprintf(&b, "Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
-	if demo != nil {
-		if err := printDemo(ctx, &b, e, demo, base, consoleBase); err != nil {
-			return err
+	if u.demo != nil {
+		if err := printDemo(ctx, &b, e, u.demo, base, consoleBase); err != nil {
+			return "", err
 		}
 	}
-	fmt.Fprintf(&b, "Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", flow.QueueURLs[deploy.QueueDeliveries], allow)
+	fmt.Fprintf(&b, "Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", u.deliveries, u.allow)
 	fmt.Fprintln(&b, "          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved")
 	fmt.Fprintf(&b, "Records:  audit and evidence streams -> audit-export -> %s (written once per key; go run ./local audit export)\n", devstack.RecordsDir())
 	fmt.Fprintln(&b, "Supervising DynamoDB Local and ElasticMQ: one that stops answering is started again (local/stack/stack.sh start).")
 	fmt.Fprintln(&b, "Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
-	os.Stdout.WriteString(b.String())
+	return b.String(), nil
+}
 
+// serveUntilDone serves on ln until the server fails or ctx ends, then
+// shuts it down (5 s for the requests in flight).
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

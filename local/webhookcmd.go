@@ -51,6 +51,16 @@ func printLine(v any) {
 // cmdEndpoint runs endpoint create|list|get|update|rotate|delete|test.
 func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	c := newAdminCmd("endpoint " + sub)
+	doc, lf, err := endpointDocument(c, sub, args)
+	if err != nil {
+		return err
+	}
+	return sendEndpoint(ctx, c, sub, doc, lf)
+}
+
+// endpointDocument parses an endpoint command line into the admin
+// function's document: the command, the account, and each flag given.
+func endpointDocument(c *adminCmd, sub string, args []string) (map[string]any, *listFlags, error) {
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	operator := idFlag(c.fs, "operator", "operator id, who needs webhook_endpoint.manage (list, get: or webhook_delivery.view); default: the account's administrator")
 	actionID := c.fs.String("action-id", "", "the change's id in the audit trail (default: a fresh one)")
@@ -62,14 +72,14 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old secret keeps signing (default 24h)")
 	lf := addListFlags(c.fs)
 	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if sub != "create" && sub != "list" && *id == 0 {
-		return usageError{"endpoint " + sub + ": --id is required"}
+		return nil, nil, usageError{"endpoint " + sub + ": --id is required"}
 	}
 	acct, err := c.account(*account)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	doc := map[string]any{"command": "endpoint." + sub, "account_id": acct}
 	if *operator != 0 {
@@ -93,13 +103,19 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	if *active != "" {
 		b, err := strconv.ParseBool(*active)
 		if err != nil {
-			return usageError{"endpoint update: --active must be true or false"}
+			return nil, nil, usageError{"endpoint update: --active must be true or false"}
 		}
 		doc["active"] = b
 	}
 	if given(c.fs, "overlap") {
 		doc["overlap"] = overlap.String()
 	}
+	return doc, lf, nil
+}
+
+// sendEndpoint sends the document and prints the answer as the command
+// shows it.
+func sendEndpoint(ctx context.Context, c *adminCmd, sub string, doc map[string]any, lf *listFlags) error {
 	var out struct {
 		Endpoint  admin.EndpointView   `json:"endpoint"`
 		Endpoints []admin.EndpointView `json:"endpoints"`
@@ -107,7 +123,10 @@ func cmdEndpoint(ctx context.Context, sub string, args []string) error {
 	}
 	switch sub {
 	case "create":
-		if *url == "" || *events == "" {
+		// Given only when --url and --events were.
+		_, url := doc["url"]
+		_, events := doc["events"]
+		if !url || !events {
 			return usageError{"endpoint create: --url and --events are required"}
 		}
 		if err := c.send(ctx, doc, &out); err != nil {

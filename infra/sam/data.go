@@ -72,66 +72,18 @@ func key(logicalID, description string, statements ...any) Pair {
 }
 
 func table(t schema.Table) (Pair, error) {
-	var attrs []Pair // name -> type, in first-use order
-	seen := map[string]bool{}
-	use := func(a schema.Attr) error {
-		if a.Type != schema.String && a.Type != schema.Number {
-			return fmt.Errorf("sam: table %s: attribute %s has type %q", t.ID, a.Name, a.Type)
-		}
-		if !seen[a.Name] {
-			seen[a.Name] = true
-			attrs = append(attrs, KV(a.Name, string(a.Type)))
-		}
-		return nil
-	}
-	keySchema := func(pk schema.Attr, sk *schema.Attr) (*yaml.Node, error) {
-		if err := use(pk); err != nil {
-			return nil, err
-		}
-		keys := List(Flow(KV("AttributeName", pk.Name), KV("KeyType", "HASH")))
-		if sk != nil && sk.Name != "" {
-			if err := use(*sk); err != nil {
-				return nil, err
-			}
-			keys.Content = append(keys.Content, Flow(KV("AttributeName", sk.Name), KV("KeyType", "RANGE")))
-		}
-		return keys, nil
-	}
-
-	key, err := keySchema(t.PartitionKey, t.SortKey)
+	attrs := &keyAttrs{table: t.ID, seen: map[string]bool{}}
+	key, err := attrs.keySchema(t.PartitionKey, t.SortKey)
 	if err != nil {
 		return Pair{}, err
 	}
-	var global, local []any
-	for _, ix := range t.Indexes {
-		pk := ix.PartitionKey
-		if ix.Local {
-			pk = t.PartitionKey // a local index shares the table's
-		}
-		sk := ix.SortKey
-		ks, err := keySchema(pk, &sk)
-		if err != nil {
-			return Pair{}, err
-		}
-		proj, err := projection(t, ix)
-		if err != nil {
-			return Pair{}, err
-		}
-		def := Map(KV("IndexName", ix.Name), KV("KeySchema", ks), KV("Projection", proj))
-		if ix.Local {
-			local = append(local, def)
-		} else {
-			global = append(global, def)
-		}
-	}
-
-	defs := List()
-	for _, a := range attrs {
-		defs.Content = append(defs.Content, Flow(KV("AttributeName", a.Key), KV("AttributeType", a.Value)))
+	global, local, err := indexes(t, attrs)
+	if err != nil {
+		return Pair{}, err
 	}
 	props := []Pair{
 		KV("BillingMode", "PAY_PER_REQUEST"),
-		KV("AttributeDefinitions", defs),
+		KV("AttributeDefinitions", attrs.definitions()),
 		KV("KeySchema", key),
 	}
 	if len(global) > 0 {
@@ -160,6 +112,75 @@ func table(t schema.Table) (Pair, error) {
 	)
 	return resource(deploy.TableLogicalID(t.ID), "AWS::DynamoDB::Table", Map(props...),
 		KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")), nil
+}
+
+// keyAttrs collects the attributes a table's keys and its indexes' keys
+// use, name -> type in first-use order: its AttributeDefinitions.
+type keyAttrs struct {
+	table string
+	attrs []Pair
+	seen  map[string]bool
+}
+
+func (k *keyAttrs) use(a schema.Attr) error {
+	if a.Type != schema.String && a.Type != schema.Number {
+		return fmt.Errorf("sam: table %s: attribute %s has type %q", k.table, a.Name, a.Type)
+	}
+	if !k.seen[a.Name] {
+		k.seen[a.Name] = true
+		k.attrs = append(k.attrs, KV(a.Name, string(a.Type)))
+	}
+	return nil
+}
+
+// keySchema is the KeySchema of a partition key and an optional sort key.
+func (k *keyAttrs) keySchema(pk schema.Attr, sk *schema.Attr) (*yaml.Node, error) {
+	if err := k.use(pk); err != nil {
+		return nil, err
+	}
+	keys := List(Flow(KV("AttributeName", pk.Name), KV("KeyType", "HASH")))
+	if sk != nil && sk.Name != "" {
+		if err := k.use(*sk); err != nil {
+			return nil, err
+		}
+		keys.Content = append(keys.Content, Flow(KV("AttributeName", sk.Name), KV("KeyType", "RANGE")))
+	}
+	return keys, nil
+}
+
+func (k *keyAttrs) definitions() *yaml.Node {
+	defs := List()
+	for _, a := range k.attrs {
+		defs.Content = append(defs.Content, Flow(KV("AttributeName", a.Key), KV("AttributeType", a.Value)))
+	}
+	return defs
+}
+
+// indexes are the table's global and local secondary indexes, in the
+// table's order, their keys used in attrs.
+func indexes(t schema.Table, attrs *keyAttrs) (global, local []any, err error) {
+	for _, ix := range t.Indexes {
+		pk := ix.PartitionKey
+		if ix.Local {
+			pk = t.PartitionKey // a local index shares the table's
+		}
+		sk := ix.SortKey
+		ks, err := attrs.keySchema(pk, &sk)
+		if err != nil {
+			return nil, nil, err
+		}
+		proj, err := projection(t, ix)
+		if err != nil {
+			return nil, nil, err
+		}
+		def := Map(KV("IndexName", ix.Name), KV("KeySchema", ks), KV("Projection", proj))
+		if ix.Local {
+			local = append(local, def)
+		} else {
+			global = append(global, def)
+		}
+	}
+	return global, local, nil
 }
 
 func projection(t schema.Table, ix schema.Index) (*yaml.Node, error) {

@@ -42,7 +42,29 @@ func Events(f deploy.Function) ([]Pair, error) {
 	if len(f.Streams) > 0 && f.Queue != nil {
 		return nil, errors.New("streams and a queue as event sources")
 	}
-	for i, src := range f.Streams {
+	streams, err := streamEvents(f.Streams)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, streams...)
+	if src := f.Queue; src != nil {
+		ev, err := queueEvent(*src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	if run, ok := stack.DailyRunOf(f.Name); ok {
+		out = append(out, dailyEvent(run))
+	}
+	return out, nil
+}
+
+// streamEvents are the events of a function's stream sources, as
+// stack.NewEventSources maps them.
+func streamEvents(sources []deploy.StreamSource) ([]Pair, error) {
+	var out []Pair
+	for i, src := range sources {
 		props := []Pair{
 			KV("Stream", GetAtt(deploy.TableLogicalID(src.Table), "StreamArn")),
 			KV("StartingPosition", stack.StreamStartingPosition),
@@ -70,32 +92,36 @@ func Events(f deploy.Function) ([]Pair, error) {
 		}
 		out = append(out, ev)
 	}
-	if src := f.Queue; src != nil {
-		q, err := deploy.QueueByID(src.Queue)
-		if err != nil {
-			return nil, fmt.Errorf("queue source: %w", err)
-		}
-		out = append(out, KV(q.LogicalID, Map(KV("Type", "SQS"), KV("Properties", Map(
-			KV("Queue", GetAtt(q.LogicalID, "Arn")),
-			KV("BatchSize", src.BatchSize),
-			KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}),
-			KV("ScalingConfig", Map(KV("MaximumConcurrency", stack.QueueMaxConcurrency))),
-		)))).Note("At most stack.QueueMaxConcurrency invocations at once, so a burst of deliveries\n"+
-			"cannot take the account's concurrency from the API."))
-	}
-	if run, ok := stack.DailyRunOf(f.Name); ok {
-		out = append(out, KV("Daily", Map(KV("Type", "Schedule"), KV("Properties", Map(
-			KV("Name", Sub(run.RuleName(stage))),
-			KV("Description", run.Description),
-			KV("Schedule", run.Schedule),
-			KV("RetryPolicy", Map(
-				KV("MaximumRetryAttempts", stack.DailyRunRetryAttempts),
-				KV("MaximumEventAgeInSeconds", stack.DailyRunMaxEventAgeSeconds),
-			)),
-		)))).Note("The handler takes the scheduled event as it is (its time names the period); a\n"+
-			"dropped run costs a day, the next does what is due."))
-	}
 	return out, nil
+}
+
+// queueEvent is the event of a function's queue source.
+func queueEvent(src deploy.QueueSource) (Pair, error) {
+	q, err := deploy.QueueByID(src.Queue)
+	if err != nil {
+		return Pair{}, fmt.Errorf("queue source: %w", err)
+	}
+	return KV(q.LogicalID, Map(KV("Type", "SQS"), KV("Properties", Map(
+		KV("Queue", GetAtt(q.LogicalID, "Arn")),
+		KV("BatchSize", src.BatchSize),
+		KV("FunctionResponseTypes", []string{stack.ReportBatchItemFailures}),
+		KV("ScalingConfig", Map(KV("MaximumConcurrency", stack.QueueMaxConcurrency))),
+	)))).Note("At most stack.QueueMaxConcurrency invocations at once, so a burst of deliveries\n" +
+		"cannot take the account's concurrency from the API."), nil
+}
+
+// dailyEvent is the schedule of a function's daily run.
+func dailyEvent(run stack.DailyRun) Pair {
+	return KV("Daily", Map(KV("Type", "Schedule"), KV("Properties", Map(
+		KV("Name", Sub(run.RuleName(stage))),
+		KV("Description", run.Description),
+		KV("Schedule", run.Schedule),
+		KV("RetryPolicy", Map(
+			KV("MaximumRetryAttempts", stack.DailyRunRetryAttempts),
+			KV("MaximumEventAgeInSeconds", stack.DailyRunMaxEventAgeSeconds),
+		)),
+	)))).Note("The handler takes the scheduled event as it is (its time names the period); a\n" +
+		"dropped run costs a day, the next does what is due.")
 }
 
 // apiEvent is a route's event on the REST API; a Public route has no

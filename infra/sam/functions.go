@@ -156,58 +156,105 @@ type Statement struct {
 // OnFailure queues (each once); with a Queue source, consuming it; its workflow actions
 // on the state machine and on its executions (stack.WorkflowStatements).
 func Statements(f deploy.Function) ([]Statement, error) {
-	var out []Statement
-	sids := stack.Sids{}
-	add := func(sid string, actions []string, resources ...*yaml.Node) {
-		out = append(out, Statement{Sid: sids.Unique(sid), Actions: actions, Resources: resources})
+	p := &policy{f: f, sids: stack.Sids{}}
+	if err := p.tableGrants(); err != nil {
+		return nil, err
 	}
-	for _, g := range f.Grants {
+	if err := p.objectGrants(); err != nil {
+		return nil, err
+	}
+	p.readSecrets()
+	if err := p.queuesAndStreams(); err != nil {
+		return nil, err
+	}
+	if a := f.WorkflowActionsOn(deploy.OnStateMachine); len(a) > 0 {
+		p.add(stack.DriveDecisionWorkflowSid, a, Ref(stack.DecisionStateMachineID))
+	}
+	if a := f.WorkflowActionsOn(deploy.OnExecutions); len(a) > 0 {
+		p.add(stack.DecisionExecutionsSid, a, Sub(decisionExecutionsArn))
+	}
+	return p.out, nil
+}
+
+// policy collects the statements of one function, in order, each Sid
+// unique.
+type policy struct {
+	f    deploy.Function
+	sids stack.Sids
+	out  []Statement
+}
+
+func (p *policy) add(sid string, actions []string, resources ...*yaml.Node) {
+	p.out = append(p.out, Statement{Sid: p.sids.Unique(sid), Actions: actions, Resources: resources})
+}
+
+// tableGrants: per Grant, its actions on its table (and its indexes),
+// conditioned on its attributes as stack's (deploy.Grant.AttributesCondition).
+func (p *policy) tableGrants() error {
+	for _, g := range p.f.Grants {
 		if _, err := schema.TableByID(g.Table); err != nil {
-			return nil, fmt.Errorf("grant: %w", err)
+			return fmt.Errorf("grant: %w", err)
 		}
 		id := deploy.TableLogicalID(g.Table)
 		resources := []*yaml.Node{GetAtt(id, "Arn")}
 		if g.Indexes {
 			resources = append(resources, Sub("${"+id+".Arn}/index/*"))
 		}
-		add(stack.GrantSid(g.Table), g.Actions, resources...)
+		p.add(stack.GrantSid(g.Table), g.Actions, resources...)
 		if len(g.Attributes) > 0 {
-			// As stack's (deploy.Grant.AttributesCondition).
-			out[len(out)-1].Condition = Map(
+			p.out[len(p.out)-1].Condition = Map(
 				KV("ForAllValues:StringEquals", Map(KV("dynamodb:Attributes", Strings(g.Attributes)))),
 				KV("StringEqualsIfExists", Map(KV("dynamodb:ReturnValues", Strings(deploy.ReturnValuesAllowed())))))
 		}
 	}
-	for _, g := range f.Objects {
+	return nil
+}
+
+// objectGrants: per ObjectGrant, its object actions, its bucket actions
+// and the bucket key's KMS actions, conditioned.
+func (p *policy) objectGrants() error {
+	for _, g := range p.f.Objects {
 		b, ok := deploy.LookupBucket(g.Bucket)
 		if !ok {
-			return nil, fmt.Errorf("grant on bucket %q, which is not in deploy.Buckets()", g.Bucket)
+			return fmt.Errorf("grant on bucket %q, which is not in deploy.Buckets()", g.Bucket)
 		}
 		if a := g.ObjectActions(); len(a) > 0 {
-			add(stack.ObjectsSid(b), a, Sub("${"+b.LogicalID+".Arn}/*"))
+			p.add(stack.ObjectsSid(b), a, Sub("${"+b.LogicalID+".Arn}/*"))
 		}
 		if a := g.BucketActions(); len(a) > 0 {
-			add(stack.BucketSid(b), a, GetAtt(b.LogicalID, "Arn"))
+			p.add(stack.BucketSid(b), a, GetAtt(b.LogicalID, "Arn"))
 		}
 		if a := g.KeyActions(); len(a) > 0 {
 			// The bucket's key, as S3 uses it for the caller: only through
 			// S3 in this region, only for this bucket
 			// (stack.BucketKeyCondition).
 			cond := stack.BucketKeyCondition(Sub("s3.${AWS::Region}.amazonaws.com"), GetAtt(b.LogicalID, "Arn"))["StringEquals"].(map[string]any)
-			add(stack.KeyForObjectsSid(b), a, GetAtt(stack.BucketKeyLogicalID(b), "Arn"))
-			out[len(out)-1].Condition = Map(KV("StringEquals", Map(
+			p.add(stack.KeyForObjectsSid(b), a, GetAtt(stack.BucketKeyLogicalID(b), "Arn"))
+			p.out[len(p.out)-1].Condition = Map(KV("StringEquals", Map(
 				KV("kms:EncryptionContext:aws:s3:arn", cond["kms:EncryptionContext:aws:s3:arn"]),
 				KV("kms:ViaService", cond["kms:ViaService"]),
 			)))
 		}
 	}
-	if len(f.Secrets) > 0 {
-		var resources []*yaml.Node
-		for _, s := range f.Secrets {
-			resources = append(resources, Ref(deploy.SecretLogicalID(s.SecretID)))
-		}
-		add(stack.SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
+	return nil
+}
+
+// readSecrets: one statement for all the function's secrets.
+func (p *policy) readSecrets() {
+	if len(p.f.Secrets) == 0 {
+		return
 	}
+	var resources []*yaml.Node
+	for _, s := range p.f.Secrets {
+		resources = append(resources, Ref(deploy.SecretLogicalID(s.SecretID)))
+	}
+	p.add(stack.SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
+}
+
+// queuesAndStreams: sending to each queue of SendsTo, reading each stream
+// source's stream, sending to their on-failure queues, and consuming the
+// Queue source.
+func (p *policy) queuesAndStreams() error {
 	queue := func(id, use string) (deploy.Queue, error) {
 		q, err := deploy.QueueByID(id)
 		if err != nil {
@@ -215,41 +262,35 @@ func Statements(f deploy.Function) ([]Statement, error) {
 		}
 		return q, nil
 	}
-	for _, id := range f.SendsTo {
+	for _, id := range p.f.SendsTo {
 		q, err := queue(id, "sends to")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		add(stack.SendToSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
+		p.add(stack.SendToSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 	}
-	for _, src := range f.Streams {
+	for _, src := range p.f.Streams {
 		t, err := schema.TableByID(src.Table)
 		if err != nil || t.Stream == "" {
-			return nil, fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
+			return fmt.Errorf("stream source: table %q has no stream (%v)", src.Table, err)
 		}
-		add(stack.ReadStreamSid(src.Table), stack.StreamReadActions(), GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
+		p.add(stack.ReadStreamSid(src.Table), stack.StreamReadActions(), GetAtt(deploy.TableLogicalID(src.Table), "StreamArn"))
 	}
-	for _, id := range stack.OnFailureQueues(f) {
+	for _, id := range stack.OnFailureQueues(p.f) {
 		q, err := queue(id, "on-failure")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		add(stack.OnFailureSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
+		p.add(stack.OnFailureSid(q), stack.QueueSendActions(), GetAtt(q.LogicalID, "Arn"))
 	}
-	if src := f.Queue; src != nil {
+	if src := p.f.Queue; src != nil {
 		q, err := queue(src.Queue, "consumes")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		add(stack.ConsumeSid(q), stack.QueueConsumeActions(), GetAtt(q.LogicalID, "Arn"))
+		p.add(stack.ConsumeSid(q), stack.QueueConsumeActions(), GetAtt(q.LogicalID, "Arn"))
 	}
-	if a := f.WorkflowActionsOn(deploy.OnStateMachine); len(a) > 0 {
-		add(stack.DriveDecisionWorkflowSid, a, Ref(stack.DecisionStateMachineID))
-	}
-	if a := f.WorkflowActionsOn(deploy.OnExecutions); len(a) > 0 {
-		add(stack.DecisionExecutionsSid, a, Sub(decisionExecutionsArn))
-	}
-	return out, nil
+	return nil
 }
 
 // decisionExecutionsArn matches every execution of the decision state

@@ -64,6 +64,44 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	if props == nil || props.Stage == "" {
 		panic("infra: ApiProps.Stage is required")
 	}
+	a := &Api{Construct: constructs.NewConstruct(scope, id)}
+	a.AccessLogs = a.newAccessLogs(props.Retain)
+	a.RestApi = a.newRestApi(props)
+	a.Stage = a.RestApi.DeploymentStage()
+	a.Authorizer = awsapigateway.NewRequestAuthorizer(a.Construct, jsii.String("Authorizer"), &awsapigateway.RequestAuthorizerProps{
+		AuthorizerName:  jsii.String(StackName(props.Stage) + "-api-key"),
+		Handler:         apiFunction(props, AuthorizerFunction).Function,
+		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
+		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(deploy.AuthorizerCacheTTL.Seconds())),
+	})
+	a.addRoutes(props)
+	a.addGatewayResponses()
+	return a
+}
+
+// apiFunction is the function name of props.Functions, which the API needs.
+func apiFunction(props *ApiProps, name string) *Function {
+	f, ok := props.Functions[name]
+	if !ok {
+		panic(fmt.Sprintf("infra: the API needs function %q, which is not in ApiProps.Functions", name))
+	}
+	return f
+}
+
+// newAccessLogs is the stage's access log group, logical id
+// AccessLogGroupID.
+func (a *Api) newAccessLogs(retain bool) awslogs.LogGroup {
+	logs := awslogs.NewLogGroup(a.Construct, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
+		Retention:     logRetention(),
+		RemovalPolicy: removal(retain),
+	})
+	logs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(AccessLogGroupID))
+	return logs
+}
+
+// newRestApi is the API with its one stage: throttling (the props' or the
+// defaults), access logs to a.AccessLogs, tracing and metrics.
+func (a *Api) newRestApi(props *ApiProps) awsapigateway.RestApi {
 	rate, burst := props.ThrottleRate, props.ThrottleBurst
 	if rate == 0 {
 		rate = DefaultThrottleRate
@@ -71,22 +109,7 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 	if burst == 0 {
 		burst = DefaultThrottleBurst
 	}
-	fn := func(name string) *Function {
-		f, ok := props.Functions[name]
-		if !ok {
-			panic(fmt.Sprintf("infra: the API needs function %q, which is not in ApiProps.Functions", name))
-		}
-		return f
-	}
-
-	a := &Api{Construct: constructs.NewConstruct(scope, id)}
-	a.AccessLogs = awslogs.NewLogGroup(a.Construct, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
-		Retention:     logRetention(),
-		RemovalPolicy: removal(props.Retain),
-	})
-	a.AccessLogs.Node().DefaultChild().(awslogs.CfnLogGroup).OverrideLogicalId(jsii.String(AccessLogGroupID))
-
-	a.RestApi = awsapigateway.NewRestApi(a.Construct, jsii.String("RestApi"), &awsapigateway.RestApiProps{
+	return awsapigateway.NewRestApi(a.Construct, jsii.String("RestApi"), &awsapigateway.RestApiProps{
 		RestApiName: jsii.String(StackName(props.Stage)),
 		Description: jsii.String("Entity Verification Service API (" + props.Stage + ")"),
 		// Access logs need the account's CloudWatch Logs role for API Gateway.
@@ -103,15 +126,13 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 			DataTraceEnabled:     jsii.Bool(false),
 		},
 	})
-	a.Stage = a.RestApi.DeploymentStage()
+}
 
-	a.Authorizer = awsapigateway.NewRequestAuthorizer(a.Construct, jsii.String("Authorizer"), &awsapigateway.RequestAuthorizerProps{
-		AuthorizerName:  jsii.String(StackName(props.Stage) + "-api-key"),
-		Handler:         fn(AuthorizerFunction).Function,
-		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
-		ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(deploy.AuthorizerCacheTTL.Seconds())),
-	})
-
+// addRoutes adds every route as a Lambda proxy integration of its
+// function, behind the authorizer unless it is Public, and on every
+// resource an ANY method to the function of its first route (a wrong
+// method gets that function's JSON 405).
+func (a *Api) addRoutes(props *ApiProps) {
 	options := func(r deploy.Route) *awsapigateway.MethodOptions {
 		if r.Public {
 			return &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
@@ -119,7 +140,7 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 		return &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_CUSTOM, Authorizer: a.Authorizer}
 	}
 	integration := func(name string) awsapigateway.LambdaIntegration {
-		return awsapigateway.NewLambdaIntegration(fn(name).Function, &awsapigateway.LambdaIntegrationOptions{
+		return awsapigateway.NewLambdaIntegration(apiFunction(props, name).Function, &awsapigateway.LambdaIntegrationOptions{
 			Proxy: jsii.Bool(true),
 			// The console's test button needs no standing permission.
 			AllowTestInvoke: jsii.Bool(false),
@@ -134,7 +155,10 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 		first := routes[0]
 		resource.AddMethod(jsii.String("ANY"), integration(first.Function), options(first))
 	}
+}
 
+// addGatewayResponses answers deploy.GatewayResponses() with JSON bodies.
+func (a *Api) addGatewayResponses() {
 	for _, g := range deploy.GatewayResponses() {
 		opts := &awsapigateway.GatewayResponseOptions{
 			Type:            awsapigateway.ResponseType_Of(jsii.String(g.Type)),
@@ -146,7 +170,6 @@ func NewApi(scope constructs.Construct, id *string, props *ApiProps) *Api {
 		}
 		a.RestApi.AddGatewayResponse(jsii.String("GatewayResponse"+pascal(g.Type)), opts)
 	}
-	return a
 }
 
 // StageURL is the stage's URL without a trailing slash,

@@ -237,57 +237,84 @@ func BucketKeyCondition(region, bucketArn any) map[string]any {
 // (newTableKey), as the AWS-managed key's does, so the table grants alone
 // decide who reads or writes the table.
 func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []awsiam.PolicyStatement {
-	tables, secrets, queues := res.Tables, res.Secrets, res.Queues
-	var out []awsiam.PolicyStatement
-	statement := func(sid string, actions []string, resources ...*string) {
-		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String(sid),
-			Effect:    awsiam.Effect_ALLOW,
-			Actions:   jsii.Strings(actions...),
-			Resources: &resources,
-		}))
+	p := &policy{spec: spec, res: res, sids: Sids{}}
+	p.tableGrants()
+	p.objectGrants()
+	p.readSecrets()
+	p.queuesAndStreams()
+	if logs != nil {
+		p.statement(OwnLogsSid, []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())
 	}
-	queue := func(id, use string) (awssqs.Queue, deploy.Queue) {
-		q, ok := queues[id]
-		qs, known := deploy.LookupQueue(id)
-		if !ok || !known {
-			panic(fmt.Sprintf("infra: %s: %s queue %q, which the stack does not have", spec.Name, use, id))
-		}
-		return q, qs
-	}
+	return p.out
+}
 
-	sids := Sids{}
-	for _, g := range spec.Grants {
-		t, ok := tables[g.Table]
+// policy collects the statements of one function's role, in order.
+type policy struct {
+	spec deploy.Function
+	res  Resources
+	sids Sids
+	out  []awsiam.PolicyStatement
+}
+
+func (p *policy) statement(sid string, actions []string, resources ...*string) {
+	p.out = append(p.out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String(sid),
+		Effect:    awsiam.Effect_ALLOW,
+		Actions:   jsii.Strings(actions...),
+		Resources: &resources,
+	}))
+}
+
+// queue is the stack's queue id and its catalogue entry; the function uses
+// it as use says.
+func (p *policy) queue(id, use string) (awssqs.Queue, deploy.Queue) {
+	q, ok := p.res.Queues[id]
+	qs, known := deploy.LookupQueue(id)
+	if !ok || !known {
+		panic(fmt.Sprintf("infra: %s: %s queue %q, which the stack does not have", p.spec.Name, use, id))
+	}
+	return q, qs
+}
+
+// tableGrants: per Grant, its actions on its table's ARN (and
+// <arn>/index/* with Indexes), conditioned on its attributes if it has any.
+func (p *policy) tableGrants() {
+	for _, g := range p.spec.Grants {
+		t, ok := p.res.Tables[g.Table]
 		if !ok {
-			panic(fmt.Sprintf("infra: %s: grant on table %q, which the stack does not have", spec.Name, g.Table))
+			panic(fmt.Sprintf("infra: %s: grant on table %q, which the stack does not have", p.spec.Name, g.Table))
 		}
 		resources := []*string{t.TableArn()}
 		if g.Indexes {
 			resources = append(resources, jsii.String(*t.TableArn()+"/index/*"))
 		}
-		statement(sids.Unique(GrantSid(g.Table)), g.Actions, resources...)
+		p.statement(p.sids.Unique(GrantSid(g.Table)), g.Actions, resources...)
 		if cond := g.AttributesCondition(); cond != nil {
-			out[len(out)-1].AddConditions(&cond)
+			p.out[len(p.out)-1].AddConditions(&cond)
 		}
 	}
-	for _, g := range spec.Objects {
+}
+
+// objectGrants: per ObjectGrant, its object actions, its bucket actions
+// and the KMS actions S3 takes with the bucket's key as the caller.
+func (p *policy) objectGrants() {
+	for _, g := range p.spec.Objects {
 		b, known := deploy.LookupBucket(g.Bucket)
-		bucket, ok := res.Buckets[g.Bucket]
-		key, hasKey := res.BucketKeys[g.Bucket]
+		bucket, ok := p.res.Buckets[g.Bucket]
+		key, hasKey := p.res.BucketKeys[g.Bucket]
 		if !known || !ok || !hasKey {
-			panic(fmt.Sprintf("infra: %s: grant on bucket %q, which the stack does not have (or not its key)", spec.Name, g.Bucket))
+			panic(fmt.Sprintf("infra: %s: grant on bucket %q, which the stack does not have (or not its key)", p.spec.Name, g.Bucket))
 		}
 		if a := g.ObjectActions(); len(a) > 0 {
-			statement(sids.Unique(ObjectsSid(b)), a, bucket.ArnForObjects(jsii.String("*")))
+			p.statement(p.sids.Unique(ObjectsSid(b)), a, bucket.ArnForObjects(jsii.String("*")))
 		}
 		if a := g.BucketActions(); len(a) > 0 {
-			statement(sids.Unique(BucketSid(b)), a, bucket.BucketArn())
+			p.statement(p.sids.Unique(BucketSid(b)), a, bucket.BucketArn())
 		}
 		if a := g.KeyActions(); len(a) > 0 {
 			cond := BucketKeyCondition(s3ViaService(), bucket.BucketArn())
-			out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Sid:        jsii.String(sids.Unique(KeyForObjectsSid(b))),
+			p.out = append(p.out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:        jsii.String(p.sids.Unique(KeyForObjectsSid(b))),
 				Effect:     awsiam.Effect_ALLOW,
 				Actions:    jsii.Strings(a...),
 				Resources:  &[]*string{key.KeyArn()},
@@ -295,40 +322,47 @@ func Statements(spec deploy.Function, res Resources, logs awslogs.LogGroup) []aw
 			}))
 		}
 	}
-	if len(spec.Secrets) > 0 {
-		var resources []*string
-		for _, s := range spec.Secrets {
-			secret, ok := secrets[s.SecretID]
-			if !ok {
-				panic(fmt.Sprintf("infra: %s: secret %q, which the stack does not have", spec.Name, s.SecretID))
-			}
-			resources = append(resources, secret.SecretArn())
+}
+
+// readSecrets: one statement for all the function's secrets.
+func (p *policy) readSecrets() {
+	if len(p.spec.Secrets) == 0 {
+		return
+	}
+	var resources []*string
+	for _, s := range p.spec.Secrets {
+		secret, ok := p.res.Secrets[s.SecretID]
+		if !ok {
+			panic(fmt.Sprintf("infra: %s: secret %q, which the stack does not have", p.spec.Name, s.SecretID))
 		}
-		statement(SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
+		resources = append(resources, secret.SecretArn())
 	}
-	for _, id := range spec.SendsTo {
-		q, qs := queue(id, "sends to")
-		statement(SendToSid(qs), QueueSendActions(), q.QueueArn())
+	p.statement(SecretsSid, []string{"secretsmanager:GetSecretValue"}, resources...)
+}
+
+// queuesAndStreams: sending to each queue of SendsTo, reading each stream
+// source's stream, sending failed batches to its on-failure queues, and
+// consuming the Queue source.
+func (p *policy) queuesAndStreams() {
+	for _, id := range p.spec.SendsTo {
+		q, qs := p.queue(id, "sends to")
+		p.statement(SendToSid(qs), QueueSendActions(), q.QueueArn())
 	}
-	for _, src := range spec.Streams {
-		t, ok := tables[src.Table]
+	for _, src := range p.spec.Streams {
+		t, ok := p.res.Tables[src.Table]
 		if !ok || t.TableStreamArn() == nil {
-			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", spec.Name, src.Table))
+			panic(fmt.Sprintf("infra: %s: stream of table %q, which the stack does not have", p.spec.Name, src.Table))
 		}
-		statement(sids.Unique(ReadStreamSid(src.Table)), StreamReadActions(), t.TableStreamArn())
+		p.statement(p.sids.Unique(ReadStreamSid(src.Table)), StreamReadActions(), t.TableStreamArn())
 	}
-	for _, id := range OnFailureQueues(spec) {
-		q, qs := queue(id, "on-failure")
-		statement(sids.Unique(OnFailureSid(qs)), QueueSendActions(), q.QueueArn())
+	for _, id := range OnFailureQueues(p.spec) {
+		q, qs := p.queue(id, "on-failure")
+		p.statement(p.sids.Unique(OnFailureSid(qs)), QueueSendActions(), q.QueueArn())
 	}
-	if src := spec.Queue; src != nil {
-		q, qs := queue(src.Queue, "consumes")
-		statement(ConsumeSid(qs), QueueConsumeActions(), q.QueueArn())
+	if src := p.spec.Queue; src != nil {
+		q, qs := p.queue(src.Queue, "consumes")
+		p.statement(ConsumeSid(qs), QueueConsumeActions(), q.QueueArn())
 	}
-	if logs != nil {
-		statement(OwnLogsSid, []string{"logs:CreateLogStream", "logs:PutLogEvents"}, logs.LogGroupArn())
-	}
-	return out
 }
 
 // Environment is a function's environment: each table it uses → the

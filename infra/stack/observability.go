@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -177,175 +178,241 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 	if props == nil || props.Api == nil || props.Stage == "" {
 		panic("infra: ObservabilityProps needs Stage and Api")
 	}
-	prefix := StackName(props.Stage)
-	period := awscdk.Duration_Minutes(jsii.Number(5))
 	o := &Observability{Construct: constructs.NewConstruct(scope, id)}
+	o.Topic = newAlarmTopic(o.Construct, props)
+	a := &alarmMaker{
+		o:      o,
+		prefix: StackName(props.Stage),
+		period: awscdk.Duration_Minutes(jsii.Number(5)),
+		action: awscloudwatchactions.NewSnsAction(o.Topic),
+	}
+	names := sortedFunctionNames(props.Functions)
+	a.functionAlarms(props.Functions, names)
+	if w := props.Workflow; w != nil {
+		a.workflowAlarm(w)
+	}
+	if props.Queues != nil {
+		a.pipelineAlarms(props)
+	}
+	a.apiAlarms(props.Api.Stage)
+	o.Dashboard = a.dashboard(props, names)
+	return o
+}
 
-	o.Topic = awssns.NewTopic(o.Construct, jsii.String("AlarmTopic"), &awssns.TopicProps{
+// newAlarmTopic is the topic every alarm notifies, with AlarmEmail
+// subscribed when it is set.
+func newAlarmTopic(scope constructs.Construct, props *ObservabilityProps) awssns.Topic {
+	topic := awssns.NewTopic(scope, jsii.String("AlarmTopic"), &awssns.TopicProps{
 		DisplayName: jsii.String(AlarmTopicDisplayName(props.Stage)),
 	})
 	if props.AlarmEmail != "" {
-		o.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))
+		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))
 	}
-	action := awscloudwatchactions.NewSnsAction(o.Topic)
+	return topic
+}
 
-	alarm := func(id, name, description string, metric awscloudwatch.IMetric, threshold float64, periods float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
-		a := awscloudwatch.NewAlarm(o.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
-			AlarmName:          jsii.String(prefix + "-" + name),
-			AlarmDescription:   jsii.String(description),
-			Metric:             metric,
-			Threshold:          jsii.Number(threshold),
-			EvaluationPeriods:  jsii.Number(periods),
-			ComparisonOperator: op,
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		})
-		a.AddAlarmAction(action)
-		a.AddOkAction(action)
-		o.Alarms = append(o.Alarms, a)
-		return a
-	}
-	// The pipeline's alarms have fixed logical ids, template.yaml's.
-	pipelineAlarm := func(pa PipelineAlarm, metric awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) {
-		overrideID(alarm(pa.LogicalID, pa.Name, pa.Description, metric, threshold, 1, op), pa.LogicalID)
-	}
-
-	names := make([]string, 0, len(props.Functions))
-	for name := range props.Functions {
+// sortedFunctionNames are the functions' names in order, so alarms and
+// widgets come out the same on every synthesis.
+func sortedFunctionNames(functions map[string]*Function) []string {
+	names := make([]string, 0, len(functions))
+	for name := range functions {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	sum := func() *awscloudwatch.MetricOptions {
-		return &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
-	}
-	atLeast := awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+	return names
+}
+
+// alarmMaker makes the alarms (and then the dashboard) of one
+// Observability: every alarm is named <prefix>-<name>, notifies action in
+// alarm and back to OK, and is kept in o.Alarms for the dashboard.
+type alarmMaker struct {
+	o      *Observability
+	prefix string
+	period awscdk.Duration
+	action awscloudwatchactions.SnsAction
+}
+
+const atLeast = awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+
+func (a *alarmMaker) stat(statistic string) *awscloudwatch.MetricOptions {
+	return &awscloudwatch.MetricOptions{Period: a.period, Statistic: jsii.String(statistic)}
+}
+
+func (a *alarmMaker) sum() *awscloudwatch.MetricOptions     { return a.stat("Sum") }
+func (a *alarmMaker) maximum() *awscloudwatch.MetricOptions { return a.stat("Maximum") }
+
+func (a *alarmMaker) alarm(id, name, description string, metric awscloudwatch.IMetric, threshold float64, periods float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
+	alarm := awscloudwatch.NewAlarm(a.o.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
+		AlarmName:          jsii.String(a.prefix + "-" + name),
+		AlarmDescription:   jsii.String(description),
+		Metric:             metric,
+		Threshold:          jsii.Number(threshold),
+		EvaluationPeriods:  jsii.Number(periods),
+		ComparisonOperator: op,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	alarm.AddAlarmAction(a.action)
+	alarm.AddOkAction(a.action)
+	a.o.Alarms = append(a.o.Alarms, alarm)
+	return alarm
+}
+
+// pipelineAlarm: the pipeline's alarms have fixed logical ids,
+// template.yaml's.
+func (a *alarmMaker) pipelineAlarm(pa PipelineAlarm, metric awscloudwatch.IMetric, threshold float64) {
+	overrideID(a.alarm(pa.LogicalID, pa.Name, pa.Description, metric, threshold, 1, atLeast), pa.LogicalID)
+}
+
+// functionAlarms alarm on each function's Errors (its FaultsMetric when its
+// Lambda errors include refusals) and Throttles.
+func (a *alarmMaker) functionAlarms(functions map[string]*Function, names []string) {
 	for _, name := range names {
-		f := props.Functions[name]
+		f := functions[name]
 		id := f.Spec.LogicalID
 		if f.Spec.RefusesWithErrors {
-			alarm(id+"Faults", name+"-faults", "Function "+name+" failed, not counting refused actions (≥ 1 in 5 minutes)",
-				faults(o.Construct, prefix, f).Metric(sum()), 1, 1, atLeast)
+			a.alarm(id+"Faults", name+"-faults", "Function "+name+" failed, not counting refused actions (≥ 1 in 5 minutes)",
+				faults(a.o.Construct, a.prefix, f).Metric(a.sum()), 1, 1, atLeast)
 		} else {
-			alarm(id+"Errors", name+"-errors", "Function "+name+" failed (Errors ≥ 1 in 5 minutes)",
-				f.Function.MetricErrors(sum()), 1, 1, atLeast)
+			a.alarm(id+"Errors", name+"-errors", "Function "+name+" failed (Errors ≥ 1 in 5 minutes)",
+				f.Function.MetricErrors(a.sum()), 1, 1, atLeast)
 		}
-		alarm(id+"Throttles", name+"-throttles", "Function "+name+" was throttled (Throttles ≥ 1 in 5 minutes)",
-			f.Function.MetricThrottles(sum()), 1, 1, atLeast)
+		a.alarm(id+"Throttles", name+"-throttles", "Function "+name+" was throttled (Throttles ≥ 1 in 5 minutes)",
+			f.Function.MetricThrottles(a.sum()), 1, 1, atLeast)
 	}
-	if w := props.Workflow; w != nil {
-		// Not ExecutionsFailed: a refused decision fails its execution by
-		// design. Faults are DecisionFaultsMetric; an execution that is never
-		// started is this.
-		alarm("DecisionExecutionsThrottled", "decision-executions-throttled", "Decision executions were throttled (≥ 1 in 5 minutes)",
-			w.StateMachine.Metric(jsii.String("ExecutionThrottled"), sum()), 1, 1, atLeast)
-	}
-	maximum := func() *awscloudwatch.MetricOptions {
-		return &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
-	}
-	var queueDepth, queueAge, iteratorAge []awscloudwatch.IMetric
-	var pipelineRows []*[]awscloudwatch.IWidget
-	if props.Queues != nil {
-		queue := func(q deploy.Queue) awssqs.Queue {
-			made, ok := props.Queues.Queues[q.ID]
-			if !ok {
-				panic("infra: observability: no queue " + q.ID)
-			}
-			return made
-		}
-		for _, q := range FailureQueues() {
-			pipelineAlarm(QueueMessagesAlarm(q), queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), 1, atLeast)
-		}
-		for _, q := range ConsumedQueues() {
-			pipelineAlarm(QueueAgeAlarm(q), queue(q).MetricApproximateAgeOfOldestMessage(maximum()), QueueOldestMessageAgeSeconds, atLeast)
-		}
-		if _, ok := props.Functions[WebhookDeliveryFunction]; ok {
-			pipelineAlarm(WebhookDeliveriesFailedAlarm(), deliveryMetric(emf.DeliveriesFailed, "Sum", period), 1, atLeast)
-		}
+}
 
-		for _, q := range deploy.Queues() {
-			queueDepth = append(queueDepth, labelledMetric(queue(q).MetricApproximateNumberOfMessagesVisible(maximum()), q.ID+" visible"))
-			queueAge = append(queueAge, labelledMetric(queue(q).MetricApproximateAgeOfOldestMessage(maximum()), q.ID))
-		}
-		for _, q := range ConsumedQueues() {
-			queueDepth = append(queueDepth, labelledMetric(queue(q).MetricApproximateNumberOfMessagesNotVisible(maximum()), q.ID+" in flight"))
-		}
-		for _, name := range names {
-			if f := props.Functions[name]; len(f.Spec.Streams) > 0 {
-				iteratorAge = append(iteratorAge, labelledMetric(f.Function.Metric(jsii.String("IteratorAge"), maximum()), name))
-			}
-		}
-	}
+func (a *alarmMaker) workflowAlarm(w *DecisionWorkflow) {
+	// Not ExecutionsFailed: a refused decision fails its execution by
+	// design. Faults are DecisionFaultsMetric; an execution that is never
+	// started is this.
+	a.alarm("DecisionExecutionsThrottled", "decision-executions-throttled", "Decision executions were throttled (≥ 1 in 5 minutes)",
+		w.StateMachine.Metric(jsii.String("ExecutionThrottled"), a.sum()), 1, 1, atLeast)
+}
 
-	stage := props.Api.Stage
-	alarm("Api5xx", "api-5xx", "The API answered 5XX (≥ 5 in 5 minutes)",
-		stage.MetricServerError(sum()), API5xxThreshold, 1, atLeast)
-	alarm("ApiLatencyP99", "api-latency-p99", "The API's p99 latency was over 10 s for 15 minutes",
-		stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}),
+// pipelineQueue is the made queue of q; props.Queues must be set.
+func pipelineQueue(props *ObservabilityProps, q deploy.Queue) awssqs.Queue {
+	made, ok := props.Queues.Queues[q.ID]
+	if !ok {
+		panic("infra: observability: no queue " + q.ID)
+	}
+	return made
+}
+
+// pipelineAlarms alarm on any message in a failure queue, the oldest
+// message of a consumed queue and any failed webhook delivery.
+func (a *alarmMaker) pipelineAlarms(props *ObservabilityProps) {
+	for _, q := range FailureQueues() {
+		a.pipelineAlarm(QueueMessagesAlarm(q), pipelineQueue(props, q).MetricApproximateNumberOfMessagesVisible(a.maximum()), 1)
+	}
+	for _, q := range ConsumedQueues() {
+		a.pipelineAlarm(QueueAgeAlarm(q), pipelineQueue(props, q).MetricApproximateAgeOfOldestMessage(a.maximum()), QueueOldestMessageAgeSeconds)
+	}
+	if _, ok := props.Functions[WebhookDeliveryFunction]; ok {
+		a.pipelineAlarm(WebhookDeliveriesFailedAlarm(), deliveryMetric(emf.DeliveriesFailed, "Sum", a.period), 1)
+	}
+}
+
+func (a *alarmMaker) apiAlarms(stage awsapigateway.Stage) {
+	a.alarm("Api5xx", "api-5xx", "The API answered 5XX (≥ 5 in 5 minutes)",
+		stage.MetricServerError(a.sum()), API5xxThreshold, 1, atLeast)
+	a.alarm("ApiLatencyP99", "api-latency-p99", "The API's p99 latency was over 10 s for 15 minutes",
+		stage.MetricLatency(a.stat("p99")),
 		APILatencyP99Millis, APILatencyPeriods, awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
+}
 
-	graph := func(title string, metrics ...awscloudwatch.IMetric) awscloudwatch.IWidget {
-		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(title), Left: &metrics, Width: jsii.Number(12), Height: jsii.Number(6),
-		})
-	}
-	labelled := labelledMetric
+func graph(title string, metrics ...awscloudwatch.IMetric) awscloudwatch.IWidget {
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String(title), Left: &metrics, Width: jsii.Number(12), Height: jsii.Number(6),
+	})
+}
+
+// dashboard is made last: its alarm status widget shows every alarm.
+func (a *alarmMaker) dashboard(props *ObservabilityProps, names []string) awscloudwatch.Dashboard {
+	rows := append(a.serviceRows(props, names), a.pipelineRows(props, names)...)
+	return awscloudwatch.NewDashboard(a.o.Construct, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+		DashboardName: jsii.String(a.prefix),
+		Widgets:       &rows,
+	})
+}
+
+// serviceRows: the API's requests, 4XX, 5XX and latency, the functions'
+// invocations, errors and duration, and the alarms.
+func (a *alarmMaker) serviceRows(props *ObservabilityProps, names []string) []*[]awscloudwatch.IWidget {
 	var invocations, errors, durations []awscloudwatch.IMetric
 	for _, name := range names {
 		fn := props.Functions[name].Function
-		invocations = append(invocations, labelled(fn.MetricInvocations(sum()), name))
-		errors = append(errors, labelled(fn.MetricErrors(sum()), name))
-		durations = append(durations, labelled(fn.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}), name+" p99"))
+		invocations = append(invocations, labelledMetric(fn.MetricInvocations(a.sum()), name))
+		errors = append(errors, labelledMetric(fn.MetricErrors(a.sum()), name))
+		durations = append(durations, labelledMetric(fn.MetricDuration(a.stat("p99")), name+" p99"))
 	}
-	if props.Queues != nil {
-		pipelineRows = append(pipelineRows,
-			&[]awscloudwatch.IWidget{
-				graph("Webhook deliveries",
-					labelled(deliveryMetric(emf.DeliveriesDelivered, "Sum", period), "delivered"),
-					labelled(deliveryMetric(emf.DeliveriesFailed, "Sum", period), "failed")),
-				graph("Webhook delivery duration",
-					labelled(deliveryMetric(emf.DeliveryDuration, "p50", period), "p50"),
-					labelled(deliveryMetric(emf.DeliveryDuration, "p95", period), "p95")),
-			},
-			&[]awscloudwatch.IWidget{
-				graph("Queue depth", queueDepth...),
-				graph("Queue oldest message age (seconds)", queueAge...),
-			},
-		)
-		if len(iteratorAge) > 0 {
-			pipelineRows = append(pipelineRows, &[]awscloudwatch.IWidget{graph("Stream iterator age (ms)", iteratorAge...)})
-		}
+	alarms := make([]interfacesawscloudwatch.IAlarmRef, len(a.o.Alarms))
+	for i, alarm := range a.o.Alarms {
+		alarms[i] = alarm
 	}
-	alarms := make([]interfacesawscloudwatch.IAlarmRef, len(o.Alarms))
-	for i, a := range o.Alarms {
-		alarms[i] = a
-	}
-	rows := []*[]awscloudwatch.IWidget{
-		&[]awscloudwatch.IWidget{
-			graph("API requests", labelled(stage.MetricCount(sum()), "requests")),
-			graph("API 4XX", labelled(stage.MetricClientError(sum()), "4XX")),
+	stage := props.Api.Stage
+	return []*[]awscloudwatch.IWidget{
+		{
+			graph("API requests", labelledMetric(stage.MetricCount(a.sum()), "requests")),
+			graph("API 4XX", labelledMetric(stage.MetricClientError(a.sum()), "4XX")),
 		},
-		&[]awscloudwatch.IWidget{
-			graph("API 5XX", labelled(stage.MetricServerError(sum()), "5XX")),
+		{
+			graph("API 5XX", labelledMetric(stage.MetricServerError(a.sum()), "5XX")),
 			graph("API latency",
-				labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p50")}), "p50"),
-				labelled(stage.MetricLatency(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}), "p99")),
+				labelledMetric(stage.MetricLatency(a.stat("p50")), "p50"),
+				labelledMetric(stage.MetricLatency(a.stat("p99")), "p99")),
 		},
-		&[]awscloudwatch.IWidget{
+		{
 			graph("Function invocations", invocations...),
 			graph("Function errors", errors...),
 		},
-		&[]awscloudwatch.IWidget{
+		{
 			graph("Function duration (p99)", durations...),
 			awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
 				Title: jsii.String("Alarms"), Alarms: &alarms, Width: jsii.Number(12), Height: jsii.Number(6),
 			}),
 		},
 	}
-	rows = append(rows, pipelineRows...)
-	o.Dashboard = awscloudwatch.NewDashboard(o.Construct, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
-		DashboardName: jsii.String(prefix),
-		Widgets:       &rows,
-	})
-	return o
+}
+
+// pipelineRows, with Queues: the deliveries delivered and failed, the
+// delivery duration, the queues' depth and oldest message, and the
+// streams' iterator age.
+func (a *alarmMaker) pipelineRows(props *ObservabilityProps, names []string) []*[]awscloudwatch.IWidget {
+	if props.Queues == nil {
+		return nil
+	}
+	var queueDepth, queueAge, iteratorAge []awscloudwatch.IMetric
+	for _, q := range deploy.Queues() {
+		queue := pipelineQueue(props, q)
+		queueDepth = append(queueDepth, labelledMetric(queue.MetricApproximateNumberOfMessagesVisible(a.maximum()), q.ID+" visible"))
+		queueAge = append(queueAge, labelledMetric(queue.MetricApproximateAgeOfOldestMessage(a.maximum()), q.ID))
+	}
+	for _, q := range ConsumedQueues() {
+		queueDepth = append(queueDepth, labelledMetric(pipelineQueue(props, q).MetricApproximateNumberOfMessagesNotVisible(a.maximum()), q.ID+" in flight"))
+	}
+	for _, name := range names {
+		if f := props.Functions[name]; len(f.Spec.Streams) > 0 {
+			iteratorAge = append(iteratorAge, labelledMetric(f.Function.Metric(jsii.String("IteratorAge"), a.maximum()), name))
+		}
+	}
+	rows := []*[]awscloudwatch.IWidget{
+		{
+			graph("Webhook deliveries",
+				labelledMetric(deliveryMetric(emf.DeliveriesDelivered, "Sum", a.period), "delivered"),
+				labelledMetric(deliveryMetric(emf.DeliveriesFailed, "Sum", a.period), "failed")),
+			graph("Webhook delivery duration",
+				labelledMetric(deliveryMetric(emf.DeliveryDuration, "p50", a.period), "p50"),
+				labelledMetric(deliveryMetric(emf.DeliveryDuration, "p95", a.period), "p95")),
+		},
+		{
+			graph("Queue depth", queueDepth...),
+			graph("Queue oldest message age (seconds)", queueAge...),
+		},
+	}
+	if len(iteratorAge) > 0 {
+		rows = append(rows, &[]awscloudwatch.IWidget{graph("Stream iterator age (ms)", iteratorAge...)})
+	}
+	return rows
 }
 
 func labelledMetric(m awscloudwatch.Metric, label string) awscloudwatch.IMetric {

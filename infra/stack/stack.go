@@ -140,22 +140,9 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	if props == nil {
 		props = &ServiceStackProps{}
 	}
-	stage := props.Stage
-	if stage == "" {
-		stage = DefaultStage
-	}
-	if !stagePattern.MatchString(stage) {
-		panic(fmt.Sprintf("infra: stage %q: use 1 to 20 lower-case letters, digits or dashes, starting with a letter", stage))
-	}
+	stage := stageOf(props)
 	retain := stage == ProdStage
-
-	sp := props.StackProps
-	if sp.Description == nil {
-		sp.Description = jsii.String("Entity Verification Service, stage " + stage)
-	}
-	st := awscdk.NewStack(scope, id, &sp)
-	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("evs"), nil)
-	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(stage), nil)
+	st := newTaggedStack(scope, id, props.StackProps, stage)
 
 	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
 	buckets := NewBuckets(st, jsii.String("Buckets"), &BucketsProps{Keys: data.Keys})
@@ -206,26 +193,64 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	output(st, OpenAPIURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.OpenAPIPath)), OpenAPIURLOutputDescription)
 	output(st, SettingsURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.SettingsPath+"/")), SettingsURLOutputDescription)
 	output(st, ConsoleURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.ConsolePath+"/")), ConsoleURLOutputDescription)
+	s := &ServiceStack{Stack: st, Stage: stage, Data: data, Buckets: buckets, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
+		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
+	s.catalogueOutputs()
+	s.operatorOutputs()
+	return s
+}
+
+// stageOf is the props' stage, DefaultStage when none is given; it panics
+// on a stage that cannot name the stack's resources.
+func stageOf(props *ServiceStackProps) string {
+	stage := props.Stage
+	if stage == "" {
+		stage = DefaultStage
+	}
+	if !stagePattern.MatchString(stage) {
+		panic(fmt.Sprintf("infra: stage %q: use 1 to 20 lower-case letters, digits or dashes, starting with a letter", stage))
+	}
+	return stage
+}
+
+// newTaggedStack is the stack, described after its stage unless sp has a
+// description, every resource tagged with the service and the stage.
+func newTaggedStack(scope constructs.Construct, id *string, sp awscdk.StackProps, stage string) awscdk.Stack {
+	if sp.Description == nil {
+		sp.Description = jsii.String("Entity Verification Service, stage " + stage)
+	}
+	st := awscdk.NewStack(scope, id, &sp)
+	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("evs"), nil)
+	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(stage), nil)
+	return st
+}
+
+// catalogueOutputs name each table, queue and bucket of the catalogue.
+func (s *ServiceStack) catalogueOutputs() {
 	for _, t := range schema.Tables() {
-		output(st, deploy.TableLogicalID(t.ID)+"Name", data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
+		output(s.Stack, deploy.TableLogicalID(t.ID)+"Name", s.Data.Tables[t.ID].TableName(), "Physical name of the "+t.ID+" table ("+t.EnvVar+")")
 	}
 	for _, q := range deploy.Queues() {
-		output(st, q.LogicalID+"Url", queues.Queues[q.ID].QueueUrl(), "URL of the "+q.ID+" queue")
+		output(s.Stack, q.LogicalID+"Url", s.Queues.Queues[q.ID].QueueUrl(), "URL of the "+q.ID+" queue")
 	}
 	for _, b := range deploy.Buckets() {
-		output(st, BucketOutput(b), buckets.Buckets[b.ID].BucketName(), BucketOutputDescription(b))
+		output(s.Stack, BucketOutput(b), s.Buckets.Buckets[b.ID].BucketName(), BucketOutputDescription(b))
 	}
-	output(st, "DecisionStateMachineArn", workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
-	output(st, "DecisionApprovalTopicArn", workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
-	output(st, "AlarmTopicArn", obs.Topic.TopicArn(), "Every alarm notifies this topic; subscribe whoever answers them")
-	admin, ok := fns.Functions[AdminFunction]
+}
+
+// operatorOutputs are what an operator starts, subscribes to or invokes:
+// the decision workflow, its approvals topic, the alarm topic, the admin
+// function.
+func (s *ServiceStack) operatorOutputs() {
+	st := s.Stack
+	output(st, "DecisionStateMachineArn", s.Workflow.StateMachine.StateMachineArn(), "The decision workflow: start an execution per operator action")
+	output(st, "DecisionApprovalTopicArn", s.Workflow.ApprovalTopic.TopicArn(), "Second-approval requests (task tokens); subscribe the approvers")
+	output(st, "AlarmTopicArn", s.Observability.Topic.TopicArn(), "Every alarm notifies this topic; subscribe whoever answers them")
+	admin, ok := s.Functions.Functions[AdminFunction]
 	if !ok {
 		panic("infra: the catalogue has no function " + AdminFunction)
 	}
 	output(st, AdminFunctionOutput, admin.Function.FunctionName(), AdminFunctionOutputDescription)
-
-	return &ServiceStack{Stack: st, Stage: stage, Data: data, Buckets: buckets, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
-		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
 }
 
 func output(st awscdk.Stack, id string, value *string, description string) {

@@ -169,27 +169,42 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 	})
 	overrideID(w.LogGroup, DecisionStateMachineID+"LogGroup")
 
-	w.Role = awsiam.NewRole(w.Construct, jsii.String("Role"), &awsiam.RoleProps{
+	fnArn := fn.Function.FunctionArn()
+	w.Role = w.newRole(fnArn)
+	w.StateMachine = w.newStateMachine(definition, fnArn)
+	w.letDriversStart(props.Functions)
+	return w
+}
+
+// newRole is the state machine's role: invoke the decision function (and
+// its versions), publish to the approvals topic.
+func (w *DecisionWorkflow) newRole(fnArn *string) awsiam.Role {
+	role := awsiam.NewRole(w.Construct, jsii.String("Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
 		Description: jsii.String("Role of the decision state machine: invoke the decision function, publish approval requests"),
 	})
-	overrideID(w.Role, DecisionStateMachineID+"Role")
-	fnArn := fn.Function.FunctionArn()
-	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+	overrideID(role, DecisionStateMachineID+"Role")
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:     jsii.String(InvokeDecisionSid),
 		Effect:  awsiam.Effect_ALLOW,
 		Actions: jsii.Strings("lambda:InvokeFunction"),
 		// ARN:* covers a qualified ARN (version or alias).
 		Resources: &[]*string{fnArn, jsii.String(*fnArn + ":*")},
 	}))
-	w.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String(PublishApprovalsSid),
 		Effect:    awsiam.Effect_ALLOW,
 		Actions:   jsii.Strings("sns:Publish"),
 		Resources: &[]*string{w.ApprovalTopic.TopicArn()},
 	}))
+	return role
+}
 
-	w.StateMachine = awsstepfunctions.NewStateMachine(w.Construct, jsii.String("StateMachine"), &awsstepfunctions.StateMachineProps{
+// newStateMachine is the STANDARD state machine of definition, its
+// placeholders substituted by CloudFormation, running as w.Role and
+// logging to w.LogGroup.
+func (w *DecisionWorkflow) newStateMachine(definition string, fnArn *string) awsstepfunctions.StateMachine {
+	sm := awsstepfunctions.NewStateMachine(w.Construct, jsii.String("StateMachine"), &awsstepfunctions.StateMachineProps{
 		StateMachineType: awsstepfunctions.StateMachineType_STANDARD,
 		DefinitionBody:   awsstepfunctions.DefinitionBody_FromString(jsii.String(definition)),
 		DefinitionSubstitutions: &map[string]*string{
@@ -208,16 +223,22 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 		},
 		TracingEnabled: jsii.Bool(true),
 	})
-	overrideID(w.StateMachine, DecisionStateMachineID)
+	overrideID(sm, DecisionStateMachineID)
 	if p, ok := w.Role.Node().TryFindChild(jsii.String("DefaultPolicy")).(awsiam.Policy); ok && p != nil {
 		overrideID(p, DecisionStateMachineID+"RoleDefaultPolicy")
 	}
+	return sm
+}
 
+// letDriversStart gives each function that drives the workflow its
+// catalogue's actions (WorkflowStatements) and the state machine's ARN
+// (deploy.DecisionStateMachineVar).
+func (w *DecisionWorkflow) letDriversStart(functions map[string]*Function) {
 	for _, spec := range deploy.Functions() {
 		if len(spec.Workflow) == 0 {
 			continue
 		}
-		f, ok := props.Functions[spec.Name]
+		f, ok := functions[spec.Name]
 		if !ok {
 			panic(fmt.Sprintf("infra: %s drives the decision workflow, but the stack has no such function", spec.Name))
 		}
@@ -226,7 +247,6 @@ func NewDecisionWorkflow(scope constructs.Construct, id *string, props *Decision
 		}
 		f.Function.AddEnvironment(jsii.String(deploy.DecisionStateMachineVar), w.StateMachine.StateMachineArn(), nil)
 	}
-	return w
 }
 
 // ExecutionsArn matches every execution of the state machine:

@@ -45,39 +45,10 @@ func requireJSON(r *http.Request) error {
 // parse reads and validates the request. Country errors come first: a
 // registration number can only be checked against its country's rule.
 func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (checks.IntakeInput, error) {
-	var req createRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&req); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &typ):
-			return checks.IntakeInput{}, domain.Invalid("entity", "must be an object")
-		case errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-		default:
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-		}
+	f, err := decodeCreate(body)
+	if err != nil {
+		return checks.IntakeInput{}, err
 	}
-	if dec.More() {
-		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-	}
-	// The last of a repeated key would win silently: a body that says two
-	// things is refused rather than guessed at, by the reading every
-	// operator-side document gets too (unknown keys stay ignored, as the
-	// contract says, and invalid UTF-8 is each field's to refuse: 422).
-	var se *strictjson.Error
-	if err := strictjson.Check(body); errors.As(err, &se) {
-		switch se.Kind {
-		case strictjson.Duplicate:
-			return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body names %s twice in one object.", strconv.Quote(strings.Trim(se.Key, `"`)))
-		}
-		return checks.IntakeInput{}, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
-	}
-	if req.Entity == nil {
-		return checks.IntakeInput{}, domain.Invalid("entity", "is required")
-	}
-	f := req.Entity
 	fields := map[string][]string{}
 	add := func(field, msg string) { fields[field] = append(fields[field], msg) }
 
@@ -105,7 +76,6 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 	}
 	var cfg domain.CountryConfig
 	if countryErr == "" {
-		var err error
 		cfg, err = c.Store.CountryConfig(ctx, accountID, cc.Alpha2)
 		switch {
 		case domain.ErrorCode(err) == domain.ECodeNotFound || (err == nil && !cfg.Active):
@@ -125,6 +95,43 @@ func (c CreateEntity) parse(ctx context.Context, accountID int64, body []byte) (
 		AccountID: accountID, RegistrationNumber: number, CountryCode: cc.Alpha2, CountryID: cc.Numeric,
 		DeclaredName: legalName, Config: cfg,
 	}, nil
+}
+
+// decodeCreate reads the body's entity: one JSON object, no key twice.
+func decodeCreate(body []byte) (*createFields, error) {
+	var req createRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ):
+			return nil, domain.Invalid("entity", "must be an object")
+		case errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return nil, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		default:
+			return nil, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+		}
+	}
+	if dec.More() {
+		return nil, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+	}
+	// The last of a repeated key would win silently: a body that says two
+	// things is refused rather than guessed at, by the reading every
+	// operator-side document gets too (unknown keys stay ignored, as the
+	// contract says, and invalid UTF-8 is each field's to refuse: 422).
+	var se *strictjson.Error
+	if err := strictjson.Check(body); errors.As(err, &se) {
+		switch se.Kind {
+		case strictjson.Duplicate:
+			return nil, domain.Errorf(domain.ECodeBadRequest, "The request body names %s twice in one object.", strconv.Quote(strings.Trim(se.Key, `"`)))
+		}
+		return nil, domain.Errorf(domain.ECodeBadRequest, "The request body is not valid JSON.")
+	}
+	if req.Entity == nil {
+		return nil, domain.Invalid("entity", "is required")
+	}
+	return req.Entity, nil
 }
 
 // jsonString reads an optional JSON string: absent or null is "" and ok.

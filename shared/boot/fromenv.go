@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -45,49 +46,14 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 		return Deps{}, fmt.Errorf("%s: %w", name, err)
 	}
 	d := Deps{Log: log, Clock: domain.SystemClock}
-	if !fn.needs.has(storeless) {
-		if d.Store, err = StoreFor(cfg, name); err != nil {
-			return Deps{}, err
-		}
+	if err := addStorage(&d, cfg, name, fn.needs); err != nil {
+		return Deps{}, err
 	}
-	if fn.needs.has(needBlobs) {
-		if d.Blobs, err = EvidenceBucket(cfg); err != nil {
-			return Deps{}, fmt.Errorf("%s: %w", name, err)
-		}
+	if err := addProviders(ctx, &d, cfg, name, fn.needs); err != nil {
+		return Deps{}, err
 	}
-	if fn.needs.has(needRecords) {
-		if d.Records, err = RecordsBucket(cfg); err != nil {
-			return Deps{}, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if fn.needs.has(needIntake) {
-		runner, err := Intake(ctx, cfg, d.Clock)
-		if err != nil {
-			return Deps{}, fmt.Errorf("%s: intake providers: %w", name, err)
-		}
-		runner.Blobs = d.Blobs
-		d.Intake = runner
-	}
-	if fn.needs.has(needInbound) {
-		// The reader needs no key: it only reads what the webhook brings.
-		yente, err := Yente(ctx, cfg, false)
-		if err != nil {
-			return Deps{}, fmt.Errorf("%s: screening reader: %w", name, err)
-		}
-		d.Readers = map[string]screening.Reader{checks.ProviderOpenSanctions: yente}
-		d.WebhookSecrets = InboundWebhookSecrets(ctx, cfg, log)
-	}
-	if fn.needs.has(needQueue) {
-		q, err := DeliveriesQueue(cfg)
-		if err != nil {
-			return Deps{}, fmt.Errorf("%s: %w", name, err)
-		}
-		d.Deliveries = q
-	}
-	if fn.needs.has(needAllow) {
-		if d.Allow, err = webhooks.ParseAllowList(os.Getenv("WEBHOOK_ALLOWED_NETWORKS")); err != nil {
-			return Deps{}, fmt.Errorf("%s: WEBHOOK_ALLOWED_NETWORKS: %w", name, err)
-		}
+	if err := addDeliveries(&d, cfg, name, fn.needs); err != nil {
+		return Deps{}, err
 	}
 	if fn.needs.has(needSettings) {
 		// Unset is allowed (portal.link alone fails); set wrong, nothing
@@ -114,6 +80,71 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 		d.Metrics = metrics.New(os.Stdout, d.Clock)
 	}
 	return d, nil
+}
+
+// addStorage gives d the store (unless the function is storeless), the
+// evidence bucket and the records bucket, as the function needs them.
+func addStorage(d *Deps, cfg aws.Config, name string, needs need) error {
+	var err error
+	if !needs.has(storeless) {
+		if d.Store, err = StoreFor(cfg, name); err != nil {
+			return err
+		}
+	}
+	if needs.has(needBlobs) {
+		if d.Blobs, err = EvidenceBucket(cfg); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if needs.has(needRecords) {
+		if d.Records, err = RecordsBucket(cfg); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// addProviders gives d the intake checks' providers (keeping evidence in
+// d.Blobs) and the inbound webhook's screening reader and secrets, as the
+// function needs them.
+func addProviders(ctx context.Context, d *Deps, cfg aws.Config, name string, needs need) error {
+	if needs.has(needIntake) {
+		runner, err := Intake(ctx, cfg, d.Clock)
+		if err != nil {
+			return fmt.Errorf("%s: intake providers: %w", name, err)
+		}
+		runner.Blobs = d.Blobs
+		d.Intake = runner
+	}
+	if needs.has(needInbound) {
+		// The reader needs no key: it only reads what the webhook brings.
+		yente, err := Yente(ctx, cfg, false)
+		if err != nil {
+			return fmt.Errorf("%s: screening reader: %w", name, err)
+		}
+		d.Readers = map[string]screening.Reader{checks.ProviderOpenSanctions: yente}
+		d.WebhookSecrets = InboundWebhookSecrets(ctx, cfg, d.Log)
+	}
+	return nil
+}
+
+// addDeliveries gives d the deliveries queue and the networks webhook
+// endpoints may use, as the function needs them.
+func addDeliveries(d *Deps, cfg aws.Config, name string, needs need) error {
+	if needs.has(needQueue) {
+		q, err := DeliveriesQueue(cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		d.Deliveries = q
+	}
+	if needs.has(needAllow) {
+		var err error
+		if d.Allow, err = webhooks.ParseAllowList(os.Getenv("WEBHOOK_ALLOWED_NETWORKS")); err != nil {
+			return fmt.Errorf("%s: WEBHOOK_ALLOWED_NETWORKS: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // PasskeysFromEnv reads the relying party of the operators' passkeys:

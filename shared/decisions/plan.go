@@ -13,145 +13,205 @@ import (
 // plan computes what an action writes: the new review and entity, what it
 // creates, and the audit record with the before and after of what changed.
 func (s *Service) plan(ctx context.Context, req Request, st state) (domain.Decision, domain.Review, error) {
-	now := s.Clock.Now()
-	rev, ent := st.review, st.entity
-	reviewChanged, entityChanged := false, false
-	var newReview *domain.Review
-	var newChecks []domain.Check
-	after := map[string]any{}
-
-	complete := func(outcome string) {
-		rev.Status = domain.ReviewCompleted
-		rev.Outcome = new(outcome)
-		rev.OutcomeReason = new(req.Reason)
-		rev.CompletedAt = &now
-		rev.Escalation = nil
-		ent.Status = entityStatusAfter(rev, outcome)
-		reviewChanged, entityChanged = true, true
+	c := &change{now: s.Clock.Now(), rev: st.review, ent: st.entity, after: map[string]any{}}
+	if err := s.act(ctx, req, st, c); err != nil {
+		return domain.Decision{}, domain.Review{}, err
 	}
+	d := c.decision(req, st) // before c.rev is read: it sets UpdatedAt
+	// For a new review the store adds its id to the audit record's after.
+	return d, c.rev, nil
+}
 
+// change is what an action does to the review and its entity as plan
+// works it out: their new values, whether each changed, what the action
+// creates, and what the audit record's after names beyond the changed
+// fields.
+type change struct {
+	now                          time.Time
+	rev                          domain.Review
+	ent                          domain.Entity
+	reviewChanged, entityChanged bool
+	newReview                    *domain.Review
+	newChecks                    []domain.Check
+	after                        map[string]any
+}
+
+// act applies the request's action to c.
+func (s *Service) act(ctx context.Context, req Request, st state, c *change) error {
 	switch req.Action {
 	case domain.ActionAssign:
 		assignee, err := s.Store.Operator(ctx, req.AccountID, req.AssigneeID)
 		if err != nil {
-			return domain.Decision{}, domain.Review{}, err
+			return err
 		}
-		rev.AssignedUserID, rev.AssignedUserName = &assignee.ID, new(assignee.Name)
-		reviewChanged = true
+		c.rev.AssignedUserID, c.rev.AssignedUserName = &assignee.ID, new(assignee.Name)
+		c.reviewChanged = true
 	case domain.ActionStart:
-		rev.Status = domain.ReviewInProgress
-		rev.StartedAt = &now
-		if rev.AssignedUserID == nil {
-			rev.AssignedUserID, rev.AssignedUserName = &st.operator.ID, new(st.operator.Name)
-		}
-		reviewChanged = true
+		c.start(st.operator)
 	case domain.ActionEscalate:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationSupervisor)
-		reviewChanged = true
+		c.escalate(domain.EscalationSupervisor)
 	case domain.ActionEscalateToAML:
-		rev.Status, rev.Escalation = domain.ReviewEscalated, new(domain.EscalationAML)
-		reviewChanged = true
+		c.escalate(domain.EscalationAML)
 	case domain.ActionApprove:
-		complete(domain.OutcomeApproved)
+		c.complete(domain.OutcomeApproved, req.Reason)
 	case domain.ActionReject:
-		complete(domain.OutcomeRejected)
+		c.complete(domain.OutcomeRejected, req.Reason)
 	case domain.ActionCancel:
-		rev.Status, rev.CompletedAt, rev.Escalation = domain.ReviewCancelled, &now, nil
-		rev.OutcomeReason = new(req.Reason)
-		reviewChanged = true
+		c.rev.Status, c.rev.CompletedAt, c.rev.Escalation = domain.ReviewCancelled, &c.now, nil
+		c.rev.OutcomeReason = new(req.Reason)
+		c.reviewChanged = true
 	case domain.ActionQueueChecks:
-		cs, err := s.rerun(ctx, req, st, &ent)
-		if err != nil {
-			return domain.Decision{}, domain.Review{}, err
-		}
-		newChecks = cs
-		rev.ChecksQueuedAt = &now
-		rev.ChecksCount += len(cs)
-		ent.ChecksCount += len(cs)
-		reviewChanged, entityChanged = true, true
-		ids := make([]int64, len(cs))
-		for i, c := range cs {
-			ids[i] = c.ID
-		}
-		after["check_ids"] = ids
+		return s.queueChecks(ctx, req, st, c)
 	case domain.ActionAdjudicateMatch:
-		latest, err := s.latestScreening(ctx, st, req.MatchID)
-		if err != nil {
-			return domain.Decision{}, domain.Review{}, err
-		}
-		if req.Verdict == domain.VerdictFalsePositive {
-			if !containsString(ent.DismissedMatches, req.MatchID) {
-				ent.DismissedMatches = append(append([]string(nil), ent.DismissedMatches...), req.MatchID)
-			}
-		} else {
-			ent.DismissedMatches = without(ent.DismissedMatches, req.MatchID)
-		}
-		ent.SanctionsStatus = sanctionsAfterAdjudication(latest, ent.DismissedMatches, req.Verdict)
-		entityChanged = true
-		after["match_id"], after["verdict"] = req.MatchID, req.Verdict
+		return s.adjudicate(ctx, req, st, c)
 	case domain.ActionAssessRisk:
-		ent.Risk = &domain.RiskAssessment{Level: domain.RiskLevel(req.RiskLevel), AssessedAt: now}
-		entityChanged = true
+		c.ent.Risk = &domain.RiskAssessment{Level: domain.RiskLevel(req.RiskLevel), AssessedAt: c.now}
+		c.entityChanged = true
 	case domain.ActionUpdateProfile:
-		set := func(dst **string, v *string) {
-			if v == nil {
-				return
-			}
-			if *v == "" {
-				*dst = nil
-			} else {
-				*dst = new(*v)
-			}
-		}
-		set(&ent.WebsiteURL, req.WebsiteURL)
-		set(&ent.SocialURL, req.SocialURL)
-		set(&ent.ActivitySummary, req.ActivitySummary)
-		if ent.Score != nil { // online presence counts in the coverage score
-			ent.Score = checks.Coverage(checks.CoverageFrom(ent))
-		}
-		entityChanged = true
+		c.updateProfile(req)
 	case domain.ActionEndRelationship:
-		years := domain.RetentionYears(ent.CountryCode, st.account.Settings)
-		until := domain.RetainUntil(now, years)
-		ent.RelationshipEndedAt, ent.RetainUntil = &now, &until
-		entityChanged = true
-		// The closure record: locked with the trail, it tells records
-		// expired under retention apart from records removed.
-		after["relationship_ended_at"], after["retain_until"] = domain.FormatTime(now), domain.FormatTime(until)
-		after["retention_rule"], after["retention_years"] = domain.RetentionRuleFor(ent.CountryCode).Name, years
+		c.endRelationship(st.account.Settings)
 	case domain.ActionOpenPeriodicReview:
-		newReview = &domain.Review{
-			AccountID: req.AccountID, EntityID: ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,
-			CreatedAt: now, UpdatedAt: now,
+		c.newReview = &domain.Review{
+			AccountID: req.AccountID, EntityID: c.ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,
+			CreatedAt: c.now, UpdatedAt: c.now,
 		}
-		ent.Status = domain.EntityUnderMonitoring
-		ent.ReviewsCount++
-		entityChanged = true
+		c.ent.Status = domain.EntityUnderMonitoring
+		c.ent.ReviewsCount++
+		c.entityChanged = true
 	default:
-		return domain.Decision{}, domain.Review{}, domain.Errorf(domain.ECodeBadRequest, "%q is not an action", req.Action)
+		return domain.Errorf(domain.ECodeBadRequest, "%q is not an action", req.Action)
 	}
+	return nil
+}
 
-	d := domain.Decision{NewReview: newReview, NewChecks: newChecks}
-	before := map[string]any{}
-	if reviewChanged {
-		rev.UpdatedAt = now
-		diff(reviewSnapshot(st.review), reviewSnapshot(rev), before, after)
-		d.Review, d.ReviewWas = &rev, st.review.Status
+// start puts the review in progress, assigned to the operator who starts
+// it unless someone is assigned already.
+func (c *change) start(operator domain.Operator) {
+	c.rev.Status = domain.ReviewInProgress
+	c.rev.StartedAt = &c.now
+	if c.rev.AssignedUserID == nil {
+		c.rev.AssignedUserID, c.rev.AssignedUserName = &operator.ID, new(operator.Name)
 	}
-	if entityChanged {
-		ent.UpdatedAt = now
-		diff(entitySnapshot(st.entity), entitySnapshot(ent), before, after)
-		d.Entity = &ent
+	c.reviewChanged = true
+}
+
+func (c *change) escalate(to string) {
+	c.rev.Status, c.rev.Escalation = domain.ReviewEscalated, new(to)
+	c.reviewChanged = true
+}
+
+// complete closes the review with an outcome, which sets the entity's
+// status too.
+func (c *change) complete(outcome, reason string) {
+	c.rev.Status = domain.ReviewCompleted
+	c.rev.Outcome = new(outcome)
+	c.rev.OutcomeReason = new(reason)
+	c.rev.CompletedAt = &c.now
+	c.rev.Escalation = nil
+	c.ent.Status = entityStatusAfter(c.rev, outcome)
+	c.reviewChanged, c.entityChanged = true, true
+}
+
+// queueChecks runs the country's checks again (rerun) and counts them on
+// the review and the entity; the audit record names them.
+func (s *Service) queueChecks(ctx context.Context, req Request, st state, c *change) error {
+	cs, err := s.rerun(ctx, req, st, &c.ent)
+	if err != nil {
+		return err
+	}
+	c.newChecks = cs
+	c.rev.ChecksQueuedAt = &c.now
+	c.rev.ChecksCount += len(cs)
+	c.ent.ChecksCount += len(cs)
+	c.reviewChanged, c.entityChanged = true, true
+	ids := make([]int64, len(cs))
+	for i, ch := range cs {
+		ids[i] = ch.ID
+	}
+	c.after["check_ids"] = ids
+	return nil
+}
+
+// adjudicate dismisses (false positive) or confirms a match of the latest
+// screening, and sets the entity's sanctions status from what is left.
+func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *change) error {
+	latest, err := s.latestScreening(ctx, st, req.MatchID)
+	if err != nil {
+		return err
+	}
+	if req.Verdict == domain.VerdictFalsePositive {
+		if !containsString(c.ent.DismissedMatches, req.MatchID) {
+			c.ent.DismissedMatches = append(append([]string(nil), c.ent.DismissedMatches...), req.MatchID)
+		}
+	} else {
+		c.ent.DismissedMatches = without(c.ent.DismissedMatches, req.MatchID)
+	}
+	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent.DismissedMatches, req.Verdict)
+	c.entityChanged = true
+	c.after["match_id"], c.after["verdict"] = req.MatchID, req.Verdict
+	return nil
+}
+
+// updateProfile sets the online presence the request names ("" clears a
+// field), rescoring an entity that has a score.
+func (c *change) updateProfile(req Request) {
+	set := func(dst **string, v *string) {
+		if v == nil {
+			return
+		}
+		if *v == "" {
+			*dst = nil
+		} else {
+			*dst = new(*v)
+		}
+	}
+	set(&c.ent.WebsiteURL, req.WebsiteURL)
+	set(&c.ent.SocialURL, req.SocialURL)
+	set(&c.ent.ActivitySummary, req.ActivitySummary)
+	if c.ent.Score != nil { // online presence counts in the coverage score
+		c.ent.Score = checks.Coverage(checks.CoverageFrom(c.ent))
+	}
+	c.entityChanged = true
+}
+
+// endRelationship ends the relationship now and keeps the records for the
+// retention the country's rule and the account's settings give.
+func (c *change) endRelationship(settings domain.AccountSettings) {
+	years := domain.RetentionYears(c.ent.CountryCode, settings)
+	until := domain.RetainUntil(c.now, years)
+	c.ent.RelationshipEndedAt, c.ent.RetainUntil = &c.now, &until
+	c.entityChanged = true
+	// The closure record: locked with the trail, it tells records
+	// expired under retention apart from records removed.
+	c.after["relationship_ended_at"], c.after["retain_until"] = domain.FormatTime(c.now), domain.FormatTime(until)
+	c.after["retention_rule"], c.after["retention_years"] = domain.RetentionRuleFor(c.ent.CountryCode).Name, years
+}
+
+// decision is what c writes: the changed review and entity (updated now),
+// what it creates, and the audit record with the before and after of what
+// changed.
+func (c *change) decision(req Request, st state) domain.Decision {
+	d := domain.Decision{NewReview: c.newReview, NewChecks: c.newChecks}
+	before := map[string]any{}
+	if c.reviewChanged {
+		c.rev.UpdatedAt = c.now
+		diff(reviewSnapshot(st.review), reviewSnapshot(c.rev), before, c.after)
+		d.Review, d.ReviewWas = &c.rev, st.review.Status
+	}
+	if c.entityChanged {
+		c.ent.UpdatedAt = c.now
+		diff(entitySnapshot(st.entity), entitySnapshot(c.ent), before, c.after)
+		d.Entity = &c.ent
 	}
 	reviewID := st.review.ID
 	d.Audit = domain.AuditRecord{
 		AccountID: req.AccountID, ActionID: req.ActionID, Action: req.Action,
 		OperatorID: st.operator.ID, OperatorName: st.operator.Name, Actor: req.Actor, RequestID: req.RequestID,
-		ReviewID: &reviewID, EntityID: ent.ID, Reason: req.Reason,
-		Before: before, After: after, At: now,
+		ReviewID: &reviewID, EntityID: c.ent.ID, Reason: req.Reason,
+		Before: before, After: c.after, At: c.now,
 	}
-	// For a new review the store adds its id to the audit record's after.
-	return d, rev, nil
+	return d
 }
 
 // rerun runs the country's checks again for the entity, recording them

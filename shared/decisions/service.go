@@ -304,36 +304,71 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	if err != nil {
 		return domain.Review{}, domain.AuditRecord{}, err
 	}
-	who, err := s.identify(ctx, req, st, true)
+	who, second, err := s.authorize(ctx, req, st, approval)
 	if err != nil {
 		return domain.Review{}, domain.AuditRecord{}, err
 	}
-	if err := s.check(ctx, req, st); err != nil {
+	d, result, err := s.signedDecision(ctx, req, st, who, second)
+	if err != nil {
 		return domain.Review{}, domain.AuditRecord{}, err
 	}
-	var approver *int64
+	if err := s.Store.ApplyDecision(ctx, d); err != nil {
+		return s.notApplied(ctx, req, err)
+	}
+	if err := s.afterApplied(ctx, req, st, d); err != nil {
+		return domain.Review{}, domain.AuditRecord{}, err
+	}
+	switch {
+	case d.NewReview != nil:
+		return *d.NewReview, d.Audit, nil
+	case d.Review != nil:
+		return *d.Review, d.Audit, nil // at its new version
+	}
+	return result, d.Audit, nil
+}
+
+// authorize identifies the maker, checks the action against the records
+// as they are now, requires the second operator's signed approval where
+// the account asks for four eyes (second, nil otherwise), and requires the
+// dossier the operator saw to be the current one.
+func (s *Service) authorize(ctx context.Context, req Request, st state, approval *Approval) (signer, *passkey.Signed, error) {
+	who, err := s.identify(ctx, req, st, true)
+	if err != nil {
+		return signer{}, nil, err
+	}
+	if err := s.check(ctx, req, st); err != nil {
+		return signer{}, nil, err
+	}
 	var second *passkey.Signed
 	if requiresFourEyes(st, req.Action) {
 		if second, err = s.secondApprover(ctx, req, st, who, approval); err != nil {
-			return domain.Review{}, domain.AuditRecord{}, err
+			return signer{}, nil, err
 		}
-		approver = &second.OperatorID
 	}
 	if err := seenCurrent(req, st); err != nil {
-		return domain.Review{}, domain.AuditRecord{}, err
+		return signer{}, nil, err
 	}
+	return who, second, nil
+}
+
+// signedDecision is the write the action makes (plan), signed, its audit record
+// naming the second approver and the dossier decided on; with the review
+// plan returns.
+func (s *Service) signedDecision(ctx context.Context, req Request, st state, who signer, second *passkey.Signed) (domain.Decision, domain.Review, error) {
 	snapshot, markdown, err := s.dossierSnapshot(ctx, st)
 	if errors.Is(err, domain.ErrStale) {
-		return domain.Review{}, domain.AuditRecord{}, stale(req)
+		return domain.Decision{}, domain.Review{}, stale(req)
 	}
 	if err != nil {
-		return domain.Review{}, domain.AuditRecord{}, err
+		return domain.Decision{}, domain.Review{}, err
 	}
 	d, result, err := s.plan(ctx, req, st)
 	if err != nil {
-		return domain.Review{}, domain.AuditRecord{}, err
+		return domain.Decision{}, domain.Review{}, err
 	}
-	d.Audit.SecondApproverID = approver
+	if second != nil {
+		d.Audit.SecondApproverID = &second.OperatorID
+	}
 	sign(&d, req, who, second)
 	d.Audit.SeenETag, d.Audit.DossierETag, d.Audit.DossierSHA256 = req.Seen, dossier.ETag(st.entity, dossier.FormMarkdown), snapshot
 	if len(markdown) <= domain.MaxKeptDossier {
@@ -346,7 +381,14 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 		pinned := st.entity
 		d.Pinned = &pinned
 	}
-	switch err := s.Store.ApplyDecision(ctx, d); {
+	return d, result, nil
+}
+
+// notApplied answers a write that failed (err): an action applied already
+// (a retry) is replayed, finishing its expiries; a stale dossier or a used
+// signature is refused as such.
+func (s *Service) notApplied(ctx context.Context, req Request, err error) (domain.Review, domain.AuditRecord, error) {
+	switch {
 	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := s.Store.AuditRecord(ctx, req.AccountID, req.ActionID)
 		if err != nil {
@@ -366,13 +408,17 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	case errors.Is(err, domain.ErrSignatureUsed):
 		return domain.Review{}, domain.AuditRecord{}, domain.Errorf(domain.ECodeSignatureRequired,
 			"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
-	case err != nil:
-		return domain.Review{}, domain.AuditRecord{}, err
 	}
+	return domain.Review{}, domain.AuditRecord{}, err
+}
+
+// afterApplied dates what the decision wrote on an entity whose
+// relationship ended, and moves the signing passkeys' counters on.
+func (s *Service) afterApplied(ctx context.Context, req Request, st state, d domain.Decision) error {
 	if req.Action == domain.ActionEndRelationship || st.entity.RelationshipEndedAt != nil {
 		// What the decision wrote is dated with the rest.
 		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID, d.Audit.ActionID); err != nil {
-			return domain.Review{}, domain.AuditRecord{}, err
+			return err
 		}
 	}
 	for _, u := range d.Signed {
@@ -382,13 +428,7 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 			logging.From(ctx).Warn("passkey counter not recorded", "action_id", logging.Bounded(req.ActionID), "error", err.Error())
 		}
 	}
-	switch {
-	case d.NewReview != nil:
-		return *d.NewReview, d.Audit, nil
-	case d.Review != nil:
-		return *d.Review, d.Audit, nil // at its new version
-	}
-	return result, d.Audit, nil
+	return nil
 }
 
 // expireEntity dates every item of an entity whose relationship ended:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -168,29 +169,53 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 
 	// The endpoint first: a fault reading it leaves the message to SQS,
 	// nothing claimed.
-	ep, err := d.Store.Endpoint(ctx, m.AccountID, m.EndpointID)
-	var gone error
-	switch {
-	case domain.ErrorCode(err) == domain.ECodeNotFound:
-		gone = errors.New("endpoint deleted before delivery")
-	case err != nil:
-		return fmt.Errorf("read endpoint: %w", err)
-	case !ep.Active:
-		gone = errors.New("endpoint deactivated before delivery")
-	case !ep.Accepts(m.Event.EventType):
-		// Spec 6: an endpoint receives only the events it subscribes to
-		// (and the pings sent to it).
-		gone = fmt.Errorf("endpoint unsubscribed from %s before delivery", m.Event.EventType)
+	ep, gone, err := d.endpoint(ctx, m)
+	if err != nil {
+		return err
 	}
-
 	// The claim is the point of no return: after it, the message is
 	// acknowledged whatever happens. Check the time before it.
 	if gone == nil && !d.hasTime(ctx) {
 		return errNoTime
 	}
+	att, claimed, err := d.claim(ctx, m, ep, log)
+	if err != nil || !claimed {
+		return err
+	}
+	if gone != nil {
+		att.Error = gone.Error()
+	} else {
+		d.post(ctx, ep, &att)
+	}
+	return d.record(ctx, att, log)
+}
+
+// endpoint reads the message's endpoint; gone says why it no longer takes
+// the message (deleted, deactivated, unsubscribed), err is a fault.
+func (d *Deliverer) endpoint(ctx context.Context, m Message) (ep domain.Endpoint, gone, err error) {
+	ep, err = d.Store.Endpoint(ctx, m.AccountID, m.EndpointID)
+	switch {
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return ep, errors.New("endpoint deleted before delivery"), nil
+	case err != nil:
+		return ep, nil, fmt.Errorf("read endpoint: %w", err)
+	case !ep.Active:
+		return ep, errors.New("endpoint deactivated before delivery"), nil
+	case !ep.Accepts(m.Event.EventType):
+		// Spec 6: an endpoint receives only the events it subscribes to
+		// (and the pings sent to it).
+		return ep, fmt.Errorf("endpoint unsubscribed from %s before delivery", m.Event.EventType), nil
+	}
+	return ep, nil, nil
+}
+
+// claim claims the message's attempt; claimed is false when there is
+// nothing more to do (claimed already, or interrupted earlier and now
+// recorded failed).
+func (d *Deliverer) claim(ctx context.Context, m Message, ep domain.Endpoint, log *slog.Logger) (att domain.Delivery, claimed bool, err error) {
 	body, err := m.payload()
 	if err != nil {
-		return err
+		return att, false, err
 	}
 	// A recorded attempt is claimed as recorded, its own bytes posted.
 	var status domain.DeliveryStatus
@@ -204,21 +229,21 @@ func (d *Deliverer) deliver(ctx context.Context, rec events.SQSMessage) error {
 	}, now, d.lease())
 	switch {
 	case err != nil:
-		return fmt.Errorf("claim: %w", err)
+		return att, false, fmt.Errorf("claim: %w", err)
 	case claim == domain.AlreadyClaimed:
 		log.Info("duplicate delivery message: already claimed", "status", att.Status)
-		return nil
+		return att, false, nil
 	case claim == domain.Interrupted:
 		log.Warn("delivery interrupted earlier: recorded failed, not posted again")
 		d.Metrics.Put(map[string]any{"delivery_id": att.ID}, metrics.Value{Name: metrics.DeliveriesFailed, Unit: metrics.Count, Value: 1})
-		return nil
+		return att, false, nil
 	}
+	return att, true, nil
+}
 
-	if gone != nil {
-		att.Error = gone.Error()
-	} else {
-		d.post(ctx, ep, &att)
-	}
+// record completes the attempt, delivered or failed, records it, and
+// counts and logs it.
+func (d *Deliverer) record(ctx context.Context, att domain.Delivery, log *slog.Logger) error {
 	done := d.Clock.Now()
 	att.CompletedAt = &done
 	if att.Error == "" && att.ResponseStatus >= 200 && att.ResponseStatus < 300 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -77,55 +78,12 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 	if rec, err := o.Store.AuditRecord(ctx, accountID, actionID); err == nil {
 		return o.applied(ctx, rec)
 	}
-	att, err := o.Store.Delivery(ctx, accountID, id)
+	orig, latest, err := o.failedAttempt(ctx, accountID, id)
 	if err != nil {
 		return domain.Delivery{}, err
 	}
-	orig, err := o.Store.Delivery(ctx, accountID, att.OriginalID)
-	if err != nil {
-		return domain.Delivery{}, err
-	}
-	latest, err := o.Store.Delivery(ctx, accountID, domain.AttemptID(orig.ID, orig.Attempts))
-	if err != nil {
-		return domain.Delivery{}, err
-	}
-	switch latest.Status {
-	case domain.DeliveryFailed:
-	case domain.DeliveryQueued:
-		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict,
-			"Delivery %s is queued already; if its message was lost, repeat the redelivery that made it, with the same action id.", latest.ID)
-	default:
-		return domain.Delivery{}, domain.Errorf(domain.ECodeConflict, "Delivery %s is %s: only a failed delivery can be redelivered.", latest.ID, latest.Status)
-	}
-
-	now := o.Clock.Now()
-	n := orig.Attempts + 1
-	next := domain.Delivery{
-		AccountID: accountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
-		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Payload: orig.Payload, Status: domain.DeliveryQueued,
-		RequestedBy: &op.ID, Reason: reason, CreatedAt: now,
-	}
-	// A ping concerns no review.
-	var reviewID *int64
-	if id := orig.Event.EntityReviewID; id != 0 {
-		reviewID = &id
-	}
-	reqBy := &op.ID
-	if op.ID == 0 {
-		reqBy = nil
-	}
-	next.RequestedBy = reqBy
-	err = o.Store.CreateRedelivery(ctx, domain.Redelivery{
-		Original: orig, Attempt: next,
-		Audit: domain.AuditRecord{
-			AccountID: accountID, ActionID: actionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
-			Actor: a.Admin, RequestID: a.RequestID, ReviewID: reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
-			Before: map[string]any{"delivery_id": latest.ID, "status": string(latest.Status), "response_status": latest.ResponseStatus, "error": latest.Error},
-			After: map[string]any{"delivery_id": next.ID, "status": string(next.Status), "attempt": n,
-				"original_id": orig.ID, "endpoint_id": orig.EndpointID, "event_id": orig.EventID},
-		},
-	})
-	switch {
+	r := redelivery(a, op, orig, latest, reason, o.Clock.Now())
+	switch err := o.Store.CreateRedelivery(ctx, r); {
 	case errors.Is(err, domain.ErrDuplicateAction):
 		rec, err := o.Store.AuditRecord(ctx, accountID, actionID)
 		if err != nil {
@@ -137,11 +95,67 @@ func (o *Redeliverer) RedeliverAs(ctx context.Context, a domain.Actor, id, reaso
 	case err != nil:
 		return domain.Delivery{}, err
 	}
+	next := r.Attempt
 	if err := o.Queue.Send(ctx, []Message{message(next)}); err != nil {
 		// The attempt is recorded queued: the same action again queues it.
 		return next, fmt.Errorf("queue redelivery %s (recorded queued; repeat action %s to queue it): %w", next.ID, actionID, err)
 	}
 	return next, nil
+}
+
+// failedAttempt is the delivery an attempt (id) belongs to, its original,
+// and its latest attempt, which must have failed: one queued or sending is
+// a conflict.
+func (o *Redeliverer) failedAttempt(ctx context.Context, accountID int64, id string) (orig, latest domain.Delivery, err error) {
+	att, err := o.Store.Delivery(ctx, accountID, id)
+	if err != nil {
+		return orig, latest, err
+	}
+	if orig, err = o.Store.Delivery(ctx, accountID, att.OriginalID); err != nil {
+		return orig, latest, err
+	}
+	if latest, err = o.Store.Delivery(ctx, accountID, domain.AttemptID(orig.ID, orig.Attempts)); err != nil {
+		return orig, latest, err
+	}
+	switch latest.Status {
+	case domain.DeliveryFailed:
+	case domain.DeliveryQueued:
+		return orig, latest, domain.Errorf(domain.ECodeConflict,
+			"Delivery %s is queued already; if its message was lost, repeat the redelivery that made it, with the same action id.", latest.ID)
+	default:
+		return orig, latest, domain.Errorf(domain.ECodeConflict, "Delivery %s is %s: only a failed delivery can be redelivered.", latest.ID, latest.Status)
+	}
+	return orig, latest, nil
+}
+
+// redelivery is the next attempt of orig, queued, requested by op (none
+// for the account's administrator), with its audit record: the latest
+// attempt before, the new one after.
+func redelivery(a domain.Actor, op domain.Operator, orig, latest domain.Delivery, reason string, now time.Time) domain.Redelivery {
+	n := orig.Attempts + 1
+	next := domain.Delivery{
+		AccountID: a.AccountID, ID: domain.AttemptID(orig.ID, n), OriginalID: orig.ID, Attempt: n,
+		EndpointID: orig.EndpointID, EventID: orig.EventID, Event: orig.Event, Payload: orig.Payload, Status: domain.DeliveryQueued,
+		Reason: reason, CreatedAt: now,
+	}
+	if op.ID != 0 {
+		next.RequestedBy = &op.ID
+	}
+	// A ping concerns no review.
+	var reviewID *int64
+	if id := orig.Event.EntityReviewID; id != 0 {
+		reviewID = &id
+	}
+	return domain.Redelivery{
+		Original: orig, Attempt: next,
+		Audit: domain.AuditRecord{
+			AccountID: a.AccountID, ActionID: a.ActionID, Action: domain.ActionRedeliver, OperatorID: op.ID, OperatorName: op.Name,
+			Actor: a.Admin, RequestID: a.RequestID, ReviewID: reviewID, EntityID: orig.Event.EntityID, Reason: reason, At: now,
+			Before: map[string]any{"delivery_id": latest.ID, "status": string(latest.Status), "response_status": latest.ResponseStatus, "error": latest.Error},
+			After: map[string]any{"delivery_id": next.ID, "status": string(next.Status), "attempt": n,
+				"original_id": orig.ID, "endpoint_id": orig.EndpointID, "event_id": orig.EventID},
+		},
+	}
 }
 
 // applied is the attempt an action already made, queued again while it is

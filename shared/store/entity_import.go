@@ -76,6 +76,25 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 	if last+int64(len(ds)) >= domain.IDSpan {
 		return nil, errAccountFull(accountID)
 	}
+	out, items := placeChunk(accountID, ds, allChecks, allReviews, last, counts)
+	if err := s.batchPut(ctx, items); err != nil {
+		s.undoImport(ctx, out)
+		return nil, err
+	}
+	last += int64(len(ds))
+	if err := s.moveImportCounters(ctx, t, out, last, counts); err != nil {
+		s.undoImport(ctx, out)
+		return nil, err
+	}
+	t.acct.EntityCount, t.acct.CountryCounts = last, counts
+	return out, nil
+}
+
+// placeChunk gives each entity of ds its id after last, its checks and
+// reviews the ids reserved (allChecks, allReviews, in order), counting
+// each in its country (counts); it returns the entities placed and the
+// items that write them, by table.
+func placeChunk(accountID int64, ds []domain.EntityDetail, allChecks []domain.Check, allReviews []domain.Review, last int64, counts map[string]int64) ([]domain.EntityDetail, map[string][]any) {
 	out := make([]domain.EntityDetail, len(ds))
 	items := map[string][]any{}
 	ci, ri := 0, 0
@@ -110,12 +129,14 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 		}
 		out[i] = domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 	}
-	if err := s.batchPut(ctx, items); err != nil {
-		s.undoImport(ctx, out)
-		return nil, err
-	}
-	// The counters move past the chunk, and the queue counts its reviews,
-	// in one transaction.
+	return out, items
+}
+
+// moveImportCounters moves the account's counters past the chunk written
+// (out), renewing the turn's lease, and has the queue count its reviews,
+// in one transaction.
+func (s *Store) moveImportCounters(ctx context.Context, t *turn, out []domain.EntityDetail, last int64, counts map[string]int64) error {
+	accountID := t.acct.AccountID
 	until := time.Now().Add(importLease).UnixMilli()
 	tx := s.db.WriteTx()
 	tx.Update(s.table(schema.Accounts).Update("account_id", accountID).Range("sk", skAccount).
@@ -129,14 +150,12 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 	}
 	s.addQueueCounts(tx, accountID, createdDelta(reviews))
 	if err := tx.Run(ctx); err != nil {
-		s.undoImport(ctx, out)
 		if cancelledAt(err, 0) {
-			return nil, errors.New("the commit turn lapsed and the account changed meanwhile")
+			return errors.New("the commit turn lapsed and the account changed meanwhile")
 		}
-		return nil, fmt.Errorf("update counters: %w", err)
+		return fmt.Errorf("update counters: %w", err)
 	}
-	t.acct.EntityCount, t.acct.CountryCounts = last, counts
-	return out, nil
+	return nil
 }
 
 // undoImport deletes a failed chunk's items, best effort: a failure is

@@ -55,46 +55,62 @@ func RecordsBreaches(tmpl map[string]any) []string {
 	b := deploy.MustBucket(deploy.BucketRecords)
 	admin := deploy.MustFunction(stack.AdminFunction).LogicalID + "Role"
 	var out []string
-	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-
 	for _, p := range rolePolicies(res) {
 		if p.unreadable != "" {
-			add("%s: %s", p.holder, p.unreadable)
+			out = append(out, fmt.Sprintf("%s: %s", p.holder, p.unreadable))
 			continue
 		}
 		for _, st := range p.statements {
 			st, _ := st.(map[string]any)
-			if st["Effect"] != "Allow" {
-				continue // a Deny only takes away
-			}
-			actions, resources := listOf(st["Action"]), listOf(st["Resource"])
-			if _, ok := st["NotAction"]; ok {
-				actions = []string{"*"}
-			}
-			if _, ok := st["NotResource"]; ok {
-				resources = []string{"*"}
-			}
-			for _, a := range actions {
-				for _, no := range KeyForbiddenActions() {
-					if globsOverlap(a, no) {
-						add("%s may %s (%s) on %v", p.holder, a, no, resources)
-					}
-				}
-				if !slices.ContainsFunc(resources, func(r string) bool { return mayBeBucket(res, b, r) }) {
-					continue
-				}
-				for _, no := range RecordsForbiddenActions() {
-					if globsOverlap(a, no) {
-						add("%s may %s (%s) on the records bucket (%v)", p.holder, a, no, resources)
-					}
-				}
-				if globsOverlap(a, LegalHoldAction) && p.holder != admin {
-					add("%s may %s (legal holds) on the records bucket: only %s may", p.holder, a, admin)
-				}
-			}
+			out = append(out, statementBreaches(res, b, admin, p.holder, st)...)
 		}
 	}
+	out = append(out, bucketBreaches(res, b)...)
+	return append(out, keyBreaches(res, b)...)
+}
 
+// statementBreaches lists what one statement of holder's policy allows
+// that it may not: a forbidden KMS action anywhere, a forbidden action on
+// the records bucket, legal holds unless holder is admin.
+func statementBreaches(res map[string]any, b deploy.Bucket, admin, holder string, st map[string]any) []string {
+	if st["Effect"] != "Allow" {
+		return nil // a Deny only takes away
+	}
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	actions, resources := listOf(st["Action"]), listOf(st["Resource"])
+	if _, ok := st["NotAction"]; ok {
+		actions = []string{"*"}
+	}
+	if _, ok := st["NotResource"]; ok {
+		resources = []string{"*"}
+	}
+	for _, a := range actions {
+		for _, no := range KeyForbiddenActions() {
+			if globsOverlap(a, no) {
+				add("%s may %s (%s) on %v", holder, a, no, resources)
+			}
+		}
+		if !slices.ContainsFunc(resources, func(r string) bool { return mayBeBucket(res, b, r) }) {
+			continue
+		}
+		for _, no := range RecordsForbiddenActions() {
+			if globsOverlap(a, no) {
+				add("%s may %s (%s) on the records bucket (%v)", holder, a, no, resources)
+			}
+		}
+		if globsOverlap(a, LegalHoldAction) && holder != admin {
+			add("%s may %s (legal holds) on the records bucket: only %s may", holder, a, admin)
+		}
+	}
+	return out
+}
+
+// bucketBreaches lists how the records bucket differs from what it must
+// be: locked, versioned, private, encrypted with its own key, expiring as
+// domain says, TLS only, retained.
+func bucketBreaches(res map[string]any, b deploy.Bucket) []string {
+	var out []string
 	bucket, _ := res[b.LogicalID].(map[string]any)
 	props, _ := bucket["Properties"].(map[string]any)
 	lock, _ := props["ObjectLockConfiguration"].(map[string]any)
@@ -129,21 +145,27 @@ func RecordsBreaches(tmpl map[string]any) []string {
 			"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": domain.RecordsNoncurrentDays}}}}},
 	} {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
-			add("records bucket %s: %v, want %v", c.what, c.got, c.want)
+			out = append(out, fmt.Sprintf("records bucket %s: %v, want %v", c.what, c.got, c.want))
 		}
 	}
 	if !tlsOnly(res, b) {
-		add("records bucket: no policy denies every request not made over TLS")
+		out = append(out, "records bucket: no policy denies every request not made over TLS")
 	}
+	return out
+}
 
+// keyBreaches lists a records bucket key that is not rotated and any KMS
+// key that is not retained.
+func keyBreaches(res map[string]any, b deploy.Bucket) []string {
+	var out []string
 	key, _ := res[stack.BucketKeyLogicalID(b)].(map[string]any)
 	if rotation := dig(key, "Properties", "EnableKeyRotation"); key["Type"] != "AWS::KMS::Key" || rotation != true {
-		add("records bucket key %s: type %v, rotation %v", stack.BucketKeyLogicalID(b), key["Type"], rotation)
+		out = append(out, fmt.Sprintf("records bucket key %s: type %v, rotation %v", stack.BucketKeyLogicalID(b), key["Type"], rotation))
 	}
 	for _, id := range sortedIDs(res) {
 		r, _ := res[id].(map[string]any)
 		if r["Type"] == "AWS::KMS::Key" && (r["DeletionPolicy"] != "Retain" || r["UpdateReplacePolicy"] != "Retain") {
-			add("key %s: DeletionPolicy %v, UpdateReplacePolicy %v, want Retain", id, r["DeletionPolicy"], r["UpdateReplacePolicy"])
+			out = append(out, fmt.Sprintf("key %s: DeletionPolicy %v, UpdateReplacePolicy %v, want Retain", id, r["DeletionPolicy"], r["UpdateReplacePolicy"]))
 		}
 	}
 	return out
