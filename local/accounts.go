@@ -20,6 +20,10 @@ import (
 type adminCmd struct {
 	fs *flag.FlagSet
 	t  targetFlags
+	// acct and lf are an account command's --account and list flags
+	// (newAccountCmd).
+	acct *int64
+	lf   *listFlags
 }
 
 func newAdminCmd(name string) *adminCmd {
@@ -38,6 +42,25 @@ func (c *adminCmd) send(ctx context.Context, doc map[string]any, out any) error 
 		doc["action_id"] = "cli-" + randomID()
 	}
 	return runAdmin(ctx, target, c.t.actorName(), doc, out)
+}
+
+// newAccountCmd is an administering command on one account: --account,
+// and --json/--table for what it lists.
+func newAccountCmd(name string) *adminCmd {
+	c := newAdminCmd(name)
+	c.acct = idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	c.lf = addListFlags(c.fs)
+	return c
+}
+
+// parseOnAccount reads the command's flags, refusing --json and --table
+// unless it lists, and settles the account it is run on.
+func (c *adminCmd) parseOnAccount(args []string, listing bool) (int64, *listFlags, error) {
+	if err := parseListing(c.fs, args, c.lf, listing); err != nil {
+		return 0, nil, err
+	}
+	acct, err := c.account(*c.acct)
+	return acct, c.lf, err
 }
 
 // account is --account, or on the local store the demo account when none
@@ -162,18 +185,13 @@ func countryChanges(enable, disable string) []any {
 }
 
 func cmdKey(ctx context.Context, sub string, args []string) error {
-	c := newAdminCmd("key " + sub)
-	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	c := newAccountCmd("key " + sub)
 	perms := c.fs.String("permissions", "", "create: permissions, comma-separated: "+strings.Join(domain.APIKeyPermissions(), ","))
 	description := c.fs.String("description", "", "create: what the key is for")
 	id := c.fs.String("id", "", "revoke, rotate: the key's id (key_…, from key list)")
 	key := c.fs.String("key", "", "revoke, rotate: the key itself, instead of --id")
 	overlap := durationFlag(c.fs, "overlap", 0, "rotate: how long the old key keeps working (default 24h; 0s: not at all)")
-	lf := addListFlags(c.fs)
-	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
-		return err
-	}
-	acct, err := c.account(*account)
+	acct, lf, err := c.parseOnAccount(args, sub == "list")
 	if err != nil {
 		return err
 	}
@@ -225,16 +243,11 @@ func cmdKey(ctx context.Context, sub string, args []string) error {
 }
 
 func cmdOperator(ctx context.Context, sub string, args []string) error {
-	c := newAdminCmd("operator " + sub)
-	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	c := newAccountCmd("operator " + sub)
 	id := idFlag(c.fs, "id", "update, disable: the operator's id")
 	name := c.fs.String("name", "", "create, update: the operator's name")
 	perms := c.fs.String("permissions", "\x00", "create, update: comma-separated: "+strings.Join(domain.OperatorPermissions(), ","))
-	lf := addListFlags(c.fs)
-	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
-		return err
-	}
-	acct, err := c.account(*account)
+	acct, lf, err := c.parseOnAccount(args, sub == "list")
 	if err != nil {
 		return err
 	}

@@ -9,15 +9,10 @@ import (
 // cmdLegalHold is legal-hold set|release|list: an entity's legal hold
 // (admin commands legal_hold.*), on the local store or a stage's.
 func cmdLegalHold(ctx context.Context, sub string, args []string) error {
-	c := newAdminCmd("legal-hold " + sub)
-	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	c := newAccountCmd("legal-hold " + sub)
 	entity := idFlag(c.fs, "entity", "set, release: the entity held (required)")
 	reason := c.fs.String("reason", "", "set, release: why (required; audited)")
-	lf := addListFlags(c.fs)
-	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
-		return err
-	}
-	acct, err := c.account(*account)
+	acct, lf, err := c.parseOnAccount(args, sub == "list")
 	if err != nil {
 		return err
 	}

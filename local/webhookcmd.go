@@ -220,8 +220,7 @@ func deliveriesQueue(ctx context.Context) (*delivery.SQSQueue, error) {
 
 // cmdDeliveries runs deliveries list|get|redeliver.
 func cmdDeliveries(ctx context.Context, sub string, args []string) error {
-	c := newAdminCmd("deliveries " + sub)
-	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
+	c := newAccountCmd("deliveries " + sub)
 	operator := idFlag(c.fs, "operator", "operator id (list, get: needs webhook_delivery.view; redeliver: needs webhook_endpoint.manage); default: the account's administrator")
 	endpoint := idFlag(c.fs, "endpoint", "list: only this endpoint's")
 	review := idFlag(c.fs, "review", "list: only this review's")
@@ -233,11 +232,7 @@ func cmdDeliveries(ctx context.Context, sub string, args []string) error {
 	id := c.fs.String("id", "", "get, redeliver: the delivery (any of its attempts)")
 	reason := c.fs.String("reason", "redelivered from the command line", "redeliver: why")
 	actionID := c.fs.String("action-id", "", "redeliver: the action's id; repeating one redelivers once (default: a fresh one)")
-	lf := addListFlags(c.fs)
-	if err := parseListing(c.fs, args, lf, sub == "list"); err != nil {
-		return err
-	}
-	acct, err := c.account(*account)
+	acct, lf, err := c.parseOnAccount(args, sub == "list")
 	if err != nil {
 		return err
 	}

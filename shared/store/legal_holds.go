@@ -42,15 +42,8 @@ func (s *Store) PutLegalHold(ctx context.Context, h domain.LegalHold, audit doma
 		tx.Put(rec)
 		tx.Put(s.table(schema.Accounts).Put(it).If("attribute_not_exists(sk)"))
 	})
-	switch {
-	case err == nil:
-		return nil
-	case cancelledAt(err, 0):
-		return domain.ErrDuplicateAction
-	case cancelledAt(err, 1):
-		return domain.Errorf(domain.ECodeConflict, "Entity %d is under a legal hold already.", h.EntityID)
-	}
-	return wrap(err, "put legal hold on entity %d", h.EntityID)
+	return holdResult(err, domain.Errorf(domain.ECodeConflict, "Entity %d is under a legal hold already.", h.EntityID),
+		"put legal hold on entity %d", h.EntityID)
 }
 
 // DeleteLegalHold lifts a hold, audited. not_found: the entity is not held.
@@ -59,15 +52,23 @@ func (s *Store) DeleteLegalHold(ctx context.Context, accountID, entityID int64, 
 		tx.Put(rec)
 		tx.Delete(s.table(schema.Accounts).Delete("account_id", accountID).Range("sk", holdSK(entityID)).If("attribute_exists(sk)"))
 	})
+	return holdResult(err, domain.Errorf(domain.ECodeNotFound, "Entity %d is under no legal hold.", entityID),
+		"lift legal hold on entity %d", entityID)
+}
+
+// holdResult is what a hold's audited transaction answers: its audit record
+// (first) already written is a duplicate action, its condition on the hold
+// (second) failed is refused; anything else is wrapped with what was done.
+func holdResult(err, refused error, format string, entityID int64) error {
 	switch {
 	case err == nil:
 		return nil
 	case cancelledAt(err, 0):
 		return domain.ErrDuplicateAction
 	case cancelledAt(err, 1):
-		return domain.Errorf(domain.ECodeNotFound, "Entity %d is under no legal hold.", entityID)
+		return refused
 	}
-	return wrap(err, "lift legal hold on entity %d", entityID)
+	return wrap(err, format, entityID)
 }
 
 // LegalHolds are the account's holds, by entity.
