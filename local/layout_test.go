@@ -100,7 +100,7 @@ func TestLayoutFiguresAreTheReadmes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| (production packages|test-support packages|layers|imports between them|imports running upward|import cycles) \\| (\\d+) \\|")
+	row := regexp.MustCompile(`(?m)^\| (production packages|test-support packages|layers|imports between them|imports running upward|import cycles) \| (\d+) \|`)
 	stated := map[string]int{}
 	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
 		var n int

@@ -164,6 +164,12 @@ func (u upBanner) text(ctx context.Context, e *env) (string, error) {
 	// The console and the settings area are served on localhost: passkeys
 	// are bound to a domain, and go-webauthn refuses an IP address as one.
 	consoleBase := "http://localhost:" + u.port
+	if u.demo == nil {
+		// With demo data, the demo's lines name the console with its
+		// operator's enrolment link.
+		fmt.Fprintf(&b, "Console:  %s%s/ — operators sign in with a passkey; an enrolment link enrols one: go run ./local portal link --operator ID\n",
+			consoleBase, deploy.ConsolePath)
+	}
 	fmt.Fprintf(&b, "Settings: %s%s/ (signed in from the console, with a passkey)\n", consoleBase, deploy.SettingsPath)
 	if u.demo != nil {
 		if err := printDemo(ctx, &b, e, u.demo, base, consoleBase); err != nil {

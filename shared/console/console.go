@@ -122,7 +122,8 @@ func Mount(s *webpage.Server, d Deps) {
 const Path = "/console"
 
 // nav is the header's sections, for a session signed in with a passkey
-// (an enrolment session sees none).
+// (an enrolment session sees none), and the settings area beside them,
+// which the same session opens.
 func nav(c *webpage.Call) []webpage.NavLink {
 	if !webpage.IsFull(c.Session) {
 		return nil
@@ -130,6 +131,7 @@ func nav(c *webpage.Call) []webpage.NavLink {
 	return []webpage.NavLink{
 		{Section: "queue", Label: "Queue", Href: c.Base + "/queue"},
 		{Section: "passkeys", Label: "Passkeys", Href: c.Base + "/passkeys"},
+		{Label: "Settings", Href: webpage.StagePrefix(c.R) + "/settings/"},
 	}
 }
 
