@@ -73,7 +73,7 @@ func (h *handler) reviewPage(c *webpage.Call) {
 	if sc, ok := latestScreening(d.Checks); ok {
 		row := checkRows([]domain.Check{sc})[0]
 		page.Screening = &row
-		page.Matches = matchRows(sc, d.Entity.DismissedMatches)
+		page.Matches = matchRows(sc, d.Entity)
 		for i := range page.Matches {
 			if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
 				f.MatchID = page.Matches[i].ID
