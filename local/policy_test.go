@@ -19,22 +19,8 @@ import (
 // review event reaches a subscriber: events follow the reviews' changes)
 // and the audit trail are as they were.
 func TestDecidePolicy(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: --workflow runs in aws-local-stepfunctions on Node.js 20 or later")
-	}
-	ctx := context.Background()
-	st, _ := cliStore(t)
-	acct, err := st.CreateAccount(ctx, "Decide policy", domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
-		t.Fatal(err)
-	}
-	op, err := st.CreateOperator(ctx, acct.ID, "Dana Decider", []string{domain.PermReviewDecide}, domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	needNode(t)
+	st, acct, op := cliDecider(t, domain.AccountSettings{DeclaredDecisions: true}, domain.PermReviewDecide)
 	started := func(d *domain.EntityDetail) { d.Reviews[0].Status = domain.ReviewInProgress }
 	hit := func(confirmed bool) func(*domain.EntityDetail) {
 		return func(d *domain.EntityDetail) {
@@ -92,23 +78,9 @@ func TestDecidePolicy(t *testing.T) {
 // risk alone nor then approve alone, on the command line or through the
 // workflow; nothing is written.
 func TestDecideHighRiskFourEyes(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: --workflow runs in aws-local-stepfunctions on Node.js 20 or later")
-	}
-	ctx := context.Background()
-	st, _ := cliStore(t)
-	acct, err := st.CreateAccount(ctx, "Decide four eyes", domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings := domain.AccountSettings{DeclaredDecisions: true, FourEyes: []string{domain.FourEyesApproveHighRisk}}
-	if err := st.PutAccountSettings(ctx, acct.ID, settings); err != nil {
-		t.Fatal(err)
-	}
-	op, err := st.CreateOperator(ctx, acct.ID, "Maya Maker", []string{domain.PermReviewDecide, domain.PermRiskAssess}, domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	needNode(t)
+	st, acct, op := cliDecider(t, domain.AccountSettings{DeclaredDecisions: true, FourEyes: []string{domain.FourEyesApproveHighRisk}},
+		domain.PermReviewDecide, domain.PermRiskAssess)
 	review := wfReview(t, st, acct.ID, "7000000860", func(d *domain.EntityDetail) {
 		d.Reviews[0].Status = domain.ReviewInProgress
 		d.Entity.Risk.Level = domain.RiskHigh
@@ -159,4 +131,31 @@ func policySnapshot(t *testing.T, st *store.Store, acct, review int64) string {
 	}
 	b, _ := json.Marshal(map[string]any{"review": r, "entity": e, "audit_records": len(trail)})
 	return string(b)
+}
+
+func needNode(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: --workflow runs in aws-local-stepfunctions on Node.js 20 or later")
+	}
+}
+
+// cliDecider is an account with the settings on the store the command line
+// uses, and an operator of it with the permissions.
+func cliDecider(t *testing.T, settings domain.AccountSettings, perms ...string) (*store.Store, domain.Account, domain.Operator) {
+	t.Helper()
+	ctx := context.Background()
+	st, _ := cliStore(t)
+	acct, err := st.CreateAccount(ctx, t.Name(), domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutAccountSettings(ctx, acct.ID, settings); err != nil {
+		t.Fatal(err)
+	}
+	op, err := st.CreateOperator(ctx, acct.ID, "Dana Decider", perms, domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, acct, op
 }
