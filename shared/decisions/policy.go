@@ -89,11 +89,16 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 
 // blocked is the DecisionBlocked refusal naming every blocker.
 func blocked(req Request, st state, bs []Blocker) error {
+	return domain.Errorf(domain.ECodeDecisionBlocked, "cannot %s review %d of entity %d: %s", req.Action, st.review.ID, st.entity.ID, Blockers(bs))
+}
+
+// Blockers are the blockers' sentences as a refusal names them, "; " between.
+func Blockers(bs []Blocker) string {
 	texts := make([]string, len(bs))
 	for i, b := range bs {
 		texts[i] = b.Text
 	}
-	return domain.Errorf(domain.ECodeDecisionBlocked, "cannot %s review %d of entity %d: %s", req.Action, st.review.ID, st.entity.ID, strings.Join(texts, "; "))
+	return strings.Join(texts, "; ")
 }
 
 // approvePolicy refuses an approval the policy blocks (ApproveBlockers),

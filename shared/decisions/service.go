@@ -244,6 +244,13 @@ func validURL(s string) bool {
 // Where it wants one to approve a high-risk entity (approve_high_risk), it
 // wants one to lower a high risk too: else the maker would assess the risk
 // lower alone and then approve alone.
+// FourEyes reports whether the account asks a second operator's signed
+// approval for req on the entity as it stands: what Validate answers as
+// RequiresSecondApproval, for a page that says so before anyone signs.
+func FourEyes(acct domain.Account, ent domain.Entity, req Request) bool {
+	return requiresFourEyes(state{account: acct, entity: ent}, req)
+}
+
 func requiresFourEyes(st state, req Request) bool {
 	for _, f := range st.account.Settings.FourEyes {
 		if f == string(req.Action) {
