@@ -14,7 +14,7 @@ import (
 // approval the policy blocks is shown disabled and never offered to sign.
 func TestBeforeYouDecide(t *testing.T) {
 	w := newWorld(t)
-	_, open := w.entity(t, domain.ReviewInProgress, dana)        // two matches unjudged, risk not assessed
+	_, open := w.entity(t, domain.ReviewInProgress, dana)          // two matches unjudged, risk not assessed
 	_, clear := w.entity(t, domain.ReviewInProgress, dana, judged) // nothing in the way
 	dan := w.signedIn(t, dana)
 
