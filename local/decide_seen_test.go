@@ -18,19 +18,9 @@ import (
 // dossier's current one is applied and kept in the audit record.
 func TestDecideSeen(t *testing.T) {
 	ctx := context.Background()
-	st, names := cliStore(t)
-	acct, err := st.CreateAccount(ctx, "Decide CLI", domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The command line's decisions are declared.
-	if err := st.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
-		t.Fatal(err)
-	}
-	op, err := st.CreateOperator(ctx, acct.ID, "Dana Decider", []string{domain.PermReviewDecide}, domain.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, acct, op := cliDecider(t, domain.AccountSettings{DeclaredDecisions: true}, domain.PermReviewDecide)
+	names := st.Names()
 	review := wfReview(t, st, acct.ID, "7000000840")
 	r, _ := st.Review(ctx, acct.ID, review)
 	d, err := st.EntityDetail(ctx, acct.ID, r.EntityID)

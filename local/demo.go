@@ -13,6 +13,7 @@ import (
 	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/shared/auth"
 	"github.com/evs-kyb/evs/shared/checks"
+	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -144,8 +145,10 @@ func writeDemoState(path string, st *demoState) error {
 
 // demoPicks are what the README's first steps act on, found afresh at each
 // start (a reader may have decided last time's): the oldest open review of
-// an entity whose screening came back clear, and of one with a sanctions
-// hit, with the id of its first match. Zero where the data holds none.
+// an entity whose screening came back clear and which the decision policy
+// lets an operator approve (risk assessed, its intake checks completed:
+// decisions.ApproveBlockers), and of one with a sanctions hit, with the id
+// of its first match. Zero where the data holds none.
 type demoPicks struct {
 	Review    domain.QueueEntry
 	HitReview domain.QueueEntry
@@ -162,7 +165,8 @@ type demoPicks struct {
 
 func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, error) {
 	var p demoPicks
-	// first is the n-th (0, 1) oldest open review of the sanctions status.
+	// first is the n-th (0, 1) oldest open review of the sanctions status;
+	// of a clear one, one the policy lets an operator approve.
 	first := func(s domain.SanctionsStatus, n int) (domain.QueueEntry, error) {
 		var got []domain.QueueEntry
 		q := domain.QueueQuery{AccountID: accountID, Limit: 2, Status: domain.ReviewOpen, Sanctions: s}
@@ -171,7 +175,17 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 			if err != nil {
 				return domain.QueueEntry{}, err
 			}
-			got = append(got, page.Entries...)
+			for _, en := range page.Entries {
+				ok := s != domain.SanctionsClear
+				if !ok {
+					if ok, err = demoApprovable(ctx, e, accountID, en.Review.EntityID); err != nil {
+						return domain.QueueEntry{}, err
+					}
+				}
+				if ok {
+					got = append(got, en)
+				}
+			}
 			if len(got) > n || page.Next == "" {
 				break
 			}
@@ -210,6 +224,20 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 	}
 	p.HitMatch = firstMatch(d.Checks)
 	return p, nil
+}
+
+// demoApprovable reports whether nothing blocks approving a review of the
+// entity under the decision policy.
+func demoApprovable(ctx context.Context, e *env, accountID, entityID int64) (bool, error) {
+	d, err := e.store.EntityDetail(ctx, accountID, entityID)
+	if err != nil {
+		return false, fmt.Errorf("demo: entity %d: %w", entityID, err)
+	}
+	cfg, err := e.store.CountryConfig(ctx, accountID, d.Entity.CountryCode)
+	if err != nil {
+		return false, fmt.Errorf("demo: entity %d's country: %w", entityID, err)
+	}
+	return len(decisions.ApproveBlockers(d.Entity, d.Checks, cfg)) == 0, nil
 }
 
 // firstMatch is the id of the first match of the newest screening that

@@ -370,12 +370,7 @@ func TestStageCommandsRefuseBadInput(t *testing.T) {
 func (f *flowFixture) stageReview(acct, number string) string {
 	f.t.Helper()
 	now := domain.Now()
-	d, err := f.st.CreateEntity(f.ctx, domain.EntityDetail{
-		Entity: domain.Entity{AccountID: mustInt(f.t, acct), RegistrationNumber: number, LegalName: "Stage Co " + number, CountryCode: "SA",
-			CountryID: 682, Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid,
-			SanctionsStatus: domain.SanctionsClear, CreatedAt: now, UpdatedAt: now},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
-	})
+	d, err := f.st.CreateEntity(f.ctx, approvable(mustInt(f.t, acct), number, "Stage Co "+number, now))
 	if err != nil {
 		f.t.Fatal(err)
 	}

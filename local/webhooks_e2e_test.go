@@ -98,20 +98,14 @@ func newFlowFixtureWith(t testing.TB, o flowOptions) *flowFixture {
 		svc: decide, eps: &subscriptions.Service{Store: st, Allow: allow, Clock: domain.SystemClock}}
 }
 
-// review creates an entity with its initial review, open, and returns the
-// review.
+// review creates an entity with its initial review, open, which the
+// decision policy lets an operator approve, and returns the review.
 func (f *flowFixture) review() domain.Review {
 	f.t.Helper()
 	f.seq++
 	now := domain.Now()
-	d, err := f.st.CreateEntity(f.ctx, domain.EntityDetail{
-		Entity: domain.Entity{
-			AccountID: f.acct, RegistrationNumber: "70000" + strings.Repeat("0", 4-len(itoa(f.seq))) + itoa(f.seq) + "0",
-			LegalName: "Events Co " + itoa(f.seq), CountryCode: "SA", CountryID: 682, Status: domain.EntityReadyForReview,
-			RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsClear, CreatedAt: now, UpdatedAt: now,
-		},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
-	})
+	number := "70000" + strings.Repeat("0", 4-len(itoa(f.seq))) + itoa(f.seq) + "0"
+	d, err := f.st.CreateEntity(f.ctx, approvable(f.acct, number, "Events Co "+itoa(f.seq), now))
 	if err != nil {
 		f.t.Fatal(err)
 	}

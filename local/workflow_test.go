@@ -286,20 +286,40 @@ func wfOperator(t *testing.T, st *store.Store, acct int64, name string, perms ..
 	return op.ID
 }
 
-// wfReview creates an entity ready for review with an open initial review.
-func wfReview(t *testing.T, st *store.Store, acct int64, number string) int64 {
+// wfReview creates approvable's entity, changed by each prep before it is
+// written, and returns its review.
+func wfReview(t *testing.T, st *store.Store, acct int64, number string, prep ...func(*domain.EntityDetail)) int64 {
 	t.Helper()
-	now := domain.Now()
-	created, err := st.CreateEntity(context.Background(), domain.EntityDetail{
-		Entity: domain.Entity{AccountID: acct, RegistrationNumber: number, LegalName: "Workflow Co", CountryCode: "SA", CountryID: 682,
-			Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsClear,
-			CreatedAt: now, UpdatedAt: now},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
-	})
+	d := approvable(acct, number, "Workflow Co", domain.Now())
+	for _, p := range prep {
+		p(&d)
+	}
+	created, err := st.CreateEntity(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return created.Reviews[0].ID
+}
+
+// approvable is a Saudi entity ready for review with an open initial
+// review, which the decision policy lets an operator approve once started:
+// its risk assessed low, and the registry lookup and the screening Saudi
+// Arabia's intake requires completed, clear, with no match.
+func approvable(acct int64, number, name string, now time.Time) domain.EntityDetail {
+	check := func(typ domain.CheckType, provider string, result map[string]any) domain.Check {
+		return domain.Check{Type: typ, ProviderKey: provider, Status: domain.CheckCompleted, TriggeringReason: domain.TriggerIntake,
+			Result: result, CheckedAt: &now, CreatedAt: now, UpdatedAt: now}
+	}
+	return domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: number, LegalName: name, CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsClear,
+			Risk: &domain.RiskAssessment{Level: domain.RiskLow, AssessedAt: now}, CreatedAt: now, UpdatedAt: now},
+		Checks: []domain.Check{
+			check(domain.CheckRegistryLookup, "wathq", map[string]any{"status": "active"}),
+			check(domain.CheckOrganizationScreening, "opensanctions", map[string]any{"status": "clear", "matched": false, "matches_count": 0, "matches": []any{}}),
+		},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
+	}
 }
 
 func wfStates(t *testing.T, res WorkflowResult, states ...string) {

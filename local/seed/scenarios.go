@@ -82,8 +82,12 @@ var scenarios = []scenario{
 		setRejected(p, r, ReasonDocumentsMissing, false)
 	}},
 	{aeCode, domain.EntityOnboarded, nil},
+	// With the open review at position 3, one the decision policy lets an
+	// operator approve (clear, checked, assessed): the READMEs' examples
+	// approve both.
 	{aeCode, domain.EntityUnderMonitoring, func(p *plan, r *rand.Rand) {
 		setPeriodic(p, r, domain.ReviewOpen, extraPeriodicRescreen)
+		p.assessed, p.risk = true, domain.RiskLow
 	}},
 	{saCode, domain.EntityUnderMonitoring, func(p *plan, r *rand.Rand) {
 		setPeriodic(p, r, domain.ReviewCompleted, extraPeriodicRescreen)

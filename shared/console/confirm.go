@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/etag"
 	"github.com/evs-kyb/evs/shared/webpage"
@@ -16,6 +17,8 @@ type confirmPage struct {
 	Entity   domain.Entity
 	Fields   []fieldValue
 	Sign     ceremony
+	// FourEyes: once signed, the decision waits for a second operator.
+	FourEyes bool
 }
 
 // fieldValue is an action's own field in words.
@@ -56,7 +59,28 @@ func (h *handler) confirm(c *webpage.Call) {
 		h.showStale(c, r.ID, r.EntityID, req.Seen, parseSince(d.ViewedAt))
 		return
 	}
-	page := confirmPage{Decision: d, Review: r, Entity: e, Fields: fieldsOf(d),
+	// What the policy blocks is never offered to sign; what needs a second
+	// operator says so before the maker signs.
+	dossier, err := h.loadDossier(ctx, c.Session.AccountID, r.EntityID)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	forms := []actionForm{{Action: req.Action}}
+	if _, err := h.policyOn(ctx, dossier, forms); err != nil {
+		c.Fail(err)
+		return
+	}
+	if bs := forms[0].Blockers; len(bs) > 0 {
+		c.MessageWith(http.StatusUnprocessableEntity, msgBlocked(), decisions.Blockers(bs)+".")
+		return
+	}
+	acct, err := h.d.Store.Account(ctx, c.Session.AccountID)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	page := confirmPage{Decision: d, Review: r, Entity: e, Fields: fieldsOf(d), FourEyes: decisions.FourEyes(acct, e, req),
 		Sign: ceremony{Kind: "sign", Options: c.Base + "/sign/options", Submit: c.Base + "/sign", CSRF: c.CSRF()}}
 	c.Render(http.StatusOK, "confirm", "Sign your decision", "queue", page)
 }

@@ -57,6 +57,12 @@ type Store interface {
 	Review(ctx context.Context, accountID, id int64) (domain.Review, error)
 	// not_found: no such entity in the account.
 	Entity(ctx context.Context, accountID, id int64) (domain.Entity, error)
+	// not_found: no such account. Its four-eyes settings tell a page which
+	// decisions wait for a second operator.
+	Account(ctx context.Context, id int64) (domain.Account, error)
+	// not_found: the country is not configured for the account. Its intake
+	// checks are what an approval needs completed.
+	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// No codes; domain.ErrStale if the dossier moved past the revision read.
 	Dossier(ctx context.Context, e domain.Entity) (domain.EntityDetail, error)
 	// not_found; unavailable if the dossier kept moving while read.

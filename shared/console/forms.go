@@ -23,6 +23,11 @@ type actionForm struct {
 	Assignees []domain.Operator
 	// MatchID is the match an adjudication form judges.
 	MatchID string
+	// Blockers are what the decision policy finds in the action's way:
+	// the form is shown disabled with them, never offered to sign.
+	Blockers []decisions.Blocker
+	// FourEyes: the decision will wait for a second operator's approval.
+	FourEyes bool
 }
 
 // Has reports whether the form takes the field (by its JSON name).

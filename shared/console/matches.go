@@ -11,9 +11,10 @@ import (
 type matchRow struct {
 	ID, Name, Schema, Score string
 	Lists                   []string
-	// Dismissed: an operator judged it a false positive before.
-	Dismissed bool
-	Form      *actionForm
+	// Dismissed: an operator judged it a false positive before;
+	// Confirmed: a true positive.
+	Dismissed, Confirmed bool
+	Form                 *actionForm
 }
 
 // latestScreening is the entity's newest completed screening check: the
@@ -31,7 +32,7 @@ func latestScreening(cs []domain.Check) (domain.Check, bool) {
 
 // matchRows reads a screening result's matches, one row each; anything
 // that is not a match with an id is left out.
-func matchRows(c domain.Check, dismissed []string) []matchRow {
+func matchRows(c domain.Check, e domain.Entity) []matchRow {
 	ms, _ := c.Result["matches"].([]any)
 	var out []matchRow
 	for _, m := range ms {
@@ -43,7 +44,7 @@ func matchRows(c domain.Check, dismissed []string) []matchRow {
 		if id == "" {
 			continue
 		}
-		row := matchRow{ID: id, Dismissed: slices.Contains(dismissed, id)}
+		row := matchRow{ID: id, Dismissed: slices.Contains(e.DismissedMatches, id), Confirmed: slices.Contains(e.ConfirmedMatches, id)}
 		row.Name, _ = mm["caption"].(string)
 		row.Schema, _ = mm["schema"].(string)
 		if s, ok := mm["score"]; ok {

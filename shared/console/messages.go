@@ -27,3 +27,7 @@ func msgEnrolExpired() webpage.Message {
 func msgMaker() webpage.Message {
 	return webpage.Message{Title: "Not yours to approve", Text: "You made this decision: a second operator must approve or refuse it."}
 }
+
+func msgBlocked() webpage.Message {
+	return webpage.Message{Title: "Not allowed yet", Text: "The decision policy does not allow this decision on the review as it stands. Nothing was signed or changed. What stands in its way:"}
+}

@@ -23,7 +23,10 @@ type reviewPage struct {
 	Others    []domain.Review // the entity's other reviews
 	Audit     []domain.AuditRecord
 	Forms     []actionForm
-	Pending   []domain.PendingApproval // this review's decisions awaiting a second operator
+	// Before is the page's first section: the policy's blockers and the
+	// decisions that need a second operator.
+	Before  beforeYouDecide
+	Pending []domain.PendingApproval // this review's decisions awaiting a second operator
 	// Decides: the operator holds some decision permission (a view-only
 	// operator is told why no form shows).
 	Decides bool
@@ -70,10 +73,14 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		}
 	}
 	page.Forms = reviewForms(c.Session, d, r, operators)
+	if page.Before, err = h.policyOn(ctx, d, page.Forms); err != nil {
+		c.Fail(err)
+		return
+	}
 	if sc, ok := latestScreening(d.Checks); ok {
 		row := checkRows([]domain.Check{sc})[0]
 		page.Screening = &row
-		page.Matches = matchRows(sc, d.Entity.DismissedMatches)
+		page.Matches = matchRows(sc, d.Entity)
 		for i := range page.Matches {
 			if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
 				f.MatchID = page.Matches[i].ID

@@ -12,8 +12,8 @@ import (
 // entity creates an entity whose one review is in status (assigned to
 // the operator named, if any), three days old, with a registry check and
 // two completed screenings: an older one, and the latest, listing two
-// matches.
-func (w *world) entity(t *testing.T, status domain.ReviewStatus, assignee string) (domain.Entity, domain.Review) {
+// matches; each prep then changes it before it is written.
+func (w *world) entity(t *testing.T, status domain.ReviewStatus, assignee string, prep ...func(*domain.EntityDetail)) (domain.Entity, domain.Review) {
 	t.Helper()
 	created := w.clock.Now().Add(-72 * time.Hour)
 	seq := w.next("entity")
@@ -48,11 +48,21 @@ func (w *world) entity(t *testing.T, status domain.ReviewStatus, assignee string
 	if status == domain.ReviewEscalated {
 		d.Reviews[0].Escalation = new(domain.EscalationSupervisor)
 	}
+	for _, p := range prep {
+		p(&d)
+	}
 	out, err := w.st.CreateEntity(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out.Entity, out.Reviews[0]
+}
+
+// judged is an entity the decision policy lets an operator approve: both
+// matches judged false positives, its risk assessed.
+func judged(d *domain.EntityDetail) {
+	d.Entity.DismissedMatches, d.Entity.SanctionsStatus = []string{"NK-first", "NK-second"}, domain.SanctionsClear
+	d.Entity.Risk = &domain.RiskAssessment{Level: domain.RiskLow, AssessedAt: d.Entity.CreatedAt}
 }
 
 func (w *world) seqNumber() int {

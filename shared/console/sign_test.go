@@ -18,7 +18,7 @@ import (
 func TestSignADecision(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	e, r := w.entity(t, domain.ReviewInProgress, dana)
+	e, r := w.entity(t, domain.ReviewInProgress, dana, judged)
 	b := w.signedIn(t, dana)
 	path := "/console/reviews/" + itoa(r.ID)
 	approve := formWith(t, b.get(path).body, "data-action", "approve")
@@ -124,7 +124,7 @@ func TestSignADecision(t *testing.T) {
 func TestStaleDossier(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	_, r := w.entity(t, domain.ReviewInProgress, dana)
+	_, r := w.entity(t, domain.ReviewInProgress, dana, judged)
 	b := w.signedIn(t, dana)
 	page := b.get("/console/reviews/" + itoa(r.ID))
 	confirm := b.submit(formWith(t, page.body, "data-action", "approve"), url.Values{"reason_code": {"low_risk_profile"}})

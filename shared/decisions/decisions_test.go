@@ -64,8 +64,9 @@ func newWorld(t *testing.T) *world {
 }
 
 // entity creates an entity whose (initial) review is in the given status,
-// with a completed screening listing two matches.
-func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entityStatus domain.EntityStatus) (domain.Entity, domain.Review) {
+// with a completed screening listing two matches, neither adjudicated, and
+// no risk assessment; each prep then changes it before it is written.
+func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entityStatus domain.EntityStatus, prep ...func(*domain.EntityDetail)) (domain.Entity, domain.Review) {
 	t.Helper()
 	w.seq++
 	d := domain.EntityDetail{
@@ -80,11 +81,25 @@ func (w *world) entity(t *testing.T, reviewStatus domain.ReviewStatus, entitySta
 	if reviewStatus == domain.ReviewEscalated {
 		d.Reviews[0].Escalation = new(domain.EscalationSupervisor)
 	}
+	for _, p := range prep {
+		p(&d)
+	}
 	created, err := w.st.CreateEntity(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return created.Entity, created.Reviews[0]
+}
+
+// approvable makes an entity the policy lets an operator approve: both
+// matches dismissed, its risk assessed low, and the registry lookup its
+// country's intake requires completed beside the screening.
+func approvable(d *domain.EntityDetail) {
+	d.Entity.DismissedMatches = []string{"NK-weak", "NK-other"}
+	d.Entity.SanctionsStatus = domain.SanctionsClear
+	d.Entity.Risk = &domain.RiskAssessment{Level: domain.RiskLow, AssessedAt: t0}
+	d.Checks = append(d.Checks, domain.Check{Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted,
+		TriggeringReason: domain.TriggerIntake, Result: map[string]any{"status": "active"}, CreatedAt: t0, UpdatedAt: t0})
 }
 
 func (w *world) req(action domain.Action, review, operator int64) decisions.Request {
@@ -111,6 +126,8 @@ func TestTransitions(t *testing.T) {
 		wantStatus  domain.ReviewStatus
 		wantEntity  domain.EntityStatus
 		checkReview func(*testing.T, domain.Review)
+		// prep makes the entity as the case needs it (approvable to approve).
+		prep func(*domain.EntityDetail)
 	}
 	decider := func(w *world) int64 { return w.decider }
 	tests := []tc{
@@ -145,12 +162,14 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "approve in progress", action: domain.ActionApprove, from: domain.ReviewInProgress, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved,
-			checkReview: func(t *testing.T, r domain.Review) {
+			prep: approvable, checkReview: func(t *testing.T, r domain.Review) {
 				if r.Outcome == nil || *r.Outcome != "approved" || r.OutcomeReason == nil || *r.OutcomeReason != "because" || r.CompletedAt == nil {
 					t.Errorf("approved review = %+v", r)
 				}
 			}},
-		{name: "approve escalated", action: domain.ActionApprove, from: domain.ReviewEscalated, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved},
+		{name: "approve escalated", action: domain.ActionApprove, from: domain.ReviewEscalated, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityApproved,
+			prep: approvable},
+		{name: "approve over open matches without a risk assessment", action: domain.ActionApprove, from: domain.ReviewInProgress, operator: decider, wantFailure: domain.FailDecisionBlocked},
 		{name: "approve an open review", action: domain.ActionApprove, from: domain.ReviewOpen, operator: decider, wantFailure: domain.FailIllegalTransition},
 		{name: "approve without the permission", action: domain.ActionApprove, from: domain.ReviewInProgress, operator: func(w *world) int64 { return w.nobody }, wantFailure: domain.FailForbidden},
 		{name: "reject", action: domain.ActionReject, from: domain.ReviewInProgress, entityFrom: domain.EntityReadyForReview, operator: decider, wantStatus: domain.ReviewCompleted, wantEntity: domain.EntityRejected},
@@ -181,7 +200,11 @@ func TestTransitions(t *testing.T) {
 			if entityFrom == "" {
 				entityFrom = domain.EntityReadyForReview
 			}
-			e, r := w.entity(t, tt.from, entityFrom)
+			var prep []func(*domain.EntityDetail)
+			if tt.prep != nil {
+				prep = append(prep, tt.prep)
+			}
+			e, r := w.entity(t, tt.from, entityFrom, prep...)
 			req := w.req(tt.action, r.ID, tt.operator(w))
 			if tt.edit != nil {
 				tt.edit(&req, w)
@@ -311,7 +334,7 @@ func TestConcurrentDecisions(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	for round := 0; round < 3; round++ {
-		e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview)
+		e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, approvable)
 		reqs := []decisions.Request{w.req(domain.ActionApprove, r.ID, w.decider), w.req(domain.ActionReject, r.ID, w.second)}
 		errs := make([]error, 2)
 		var wg sync.WaitGroup

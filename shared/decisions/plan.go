@@ -133,21 +133,25 @@ func (s *Service) queueChecks(ctx context.Context, req Request, st state, c *cha
 	return nil
 }
 
-// adjudicate dismisses (false positive) or confirms a match of the latest
-// screening, and sets the entity's sanctions status from what is left.
+// adjudicate dismisses (false positive) or confirms (true positive) a match
+// of the latest screening, keeping it in the entity's DismissedMatches or
+// ConfirmedMatches, and sets the entity's sanctions status from what is
+// left.
 func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *change) error {
 	latest, err := s.latestScreening(ctx, st, req.MatchID)
 	if err != nil {
 		return err
 	}
-	if req.Verdict == domain.VerdictFalsePositive {
-		if !containsString(c.ent.DismissedMatches, req.MatchID) {
-			c.ent.DismissedMatches = append(append([]string(nil), c.ent.DismissedMatches...), req.MatchID)
-		}
-	} else {
-		c.ent.DismissedMatches = without(c.ent.DismissedMatches, req.MatchID)
+	// A match is in one list at most: the latest verdict's.
+	kept, dropped := &c.ent.DismissedMatches, &c.ent.ConfirmedMatches
+	if req.Verdict == domain.VerdictTruePositive {
+		kept, dropped = dropped, kept
 	}
-	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent.DismissedMatches, req.Verdict)
+	if !containsString(*kept, req.MatchID) {
+		*kept = append(append([]string(nil), *kept...), req.MatchID)
+	}
+	*dropped = without(*dropped, req.MatchID)
+	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent, req.Verdict)
 	c.entityChanged = true
 	c.after["match_id"], c.after["verdict"] = req.MatchID, req.Verdict
 	return nil
@@ -270,8 +274,9 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 }
 
 // sanctionsAfterAdjudication: a confirmed match is a hit; dismissing
-// matches leaves the strongest remaining one to decide (none left: clear).
-func sanctionsAfterAdjudication(latest domain.Check, dismissed []string, verdict string) domain.SanctionsStatus {
+// matches leaves the strongest remaining one to decide (none left: clear),
+// a match confirmed before still a hit.
+func sanctionsAfterAdjudication(latest domain.Check, ent domain.Entity, verdict string) domain.SanctionsStatus {
 	if verdict == domain.VerdictTruePositive {
 		return domain.SanctionsHit
 	}
@@ -280,11 +285,11 @@ func sanctionsAfterAdjudication(latest domain.Check, dismissed []string, verdict
 	for _, m := range ms {
 		mm, _ := m.(map[string]any)
 		id, _ := mm["id"].(string)
-		if containsString(dismissed, id) {
+		if containsString(ent.DismissedMatches, id) {
 			continue
 		}
 		score, _ := mm["score"].(float64)
-		if score >= 0.9 {
+		if score >= 0.9 || containsString(ent.ConfirmedMatches, id) {
 			return domain.SanctionsHit
 		}
 		status = domain.SanctionsNeedsReview
@@ -306,8 +311,8 @@ func entitySnapshot(e domain.Entity) map[string]any {
 		"entity_status": string(e.Status), "legal_name": e.LegalName, "registration_status": string(e.RegistrationStatus),
 		"sanctions_status": string(e.SanctionsStatus), "website_url": domain.Deref(e.WebsiteURL), "social_url": domain.Deref(e.SocialURL),
 		"business_activity_summary": domain.Deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
-		"risk_level": "", "risk_level_updated_at": "", "current_score": "", "entity_checks_count": e.ChecksCount,
-		"entity_reviews_count": e.ReviewsCount,
+		"confirmed_matches": fmt.Sprint(e.ConfirmedMatches), "risk_level": "", "risk_level_updated_at": "", "current_score": "",
+		"entity_checks_count": e.ChecksCount, "entity_reviews_count": e.ReviewsCount,
 	}
 	if e.Risk != nil {
 		m["risk_level"], m["risk_level_updated_at"] = string(e.Risk.Level), domain.FormatTime(e.Risk.AssessedAt)

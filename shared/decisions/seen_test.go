@@ -22,6 +22,14 @@ type legal struct {
 	edit       func(*decisions.Request, *world)
 }
 
+// prepFor makes an entity one the decision policy allows the action on.
+func prepFor(a domain.Action) []func(*domain.EntityDetail) {
+	if a == domain.ActionApprove {
+		return []func(*domain.EntityDetail){approvable}
+	}
+	return nil
+}
+
 func legalActions() map[domain.Action]legal {
 	decider := func(w *world) int64 { return w.decider }
 	return map[domain.Action]legal{
@@ -63,7 +71,7 @@ func TestSeen(t *testing.T) {
 			if entityFrom == "" {
 				entityFrom = domain.EntityReadyForReview
 			}
-			e, r := w.entity(t, l.from, entityFrom)
+			e, r := w.entity(t, l.from, entityFrom, prepFor(action)...)
 			detail, err := w.st.EntityDetail(ctx, w.account, e.ID)
 			if err != nil {
 				t.Fatal(err)

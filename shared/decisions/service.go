@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 	if err := seenCurrent(req, st); err != nil {
 		return Validation{}, err
 	}
-	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req.Action)}, nil
+	return Validation{Request: req, RequiresSecondApproval: requiresFourEyes(st, req)}, nil
 }
 
 func (s *Service) load(ctx context.Context, req Request) (state, error) {
@@ -170,7 +171,8 @@ func notFound(err error, format string, args ...any) error {
 	return err
 }
 
-// check applies the transition table and each action's own conditions.
+// check applies the transition table, each action's own conditions and
+// the decision policy (policy.go).
 func (s *Service) check(ctx context.Context, req Request, st state) error {
 	r, _ := ruleOf(req.Action) // load refused anything else
 	if !st.operator.Can(r.permission) {
@@ -191,6 +193,8 @@ func (s *Service) check(ctx context.Context, req Request, st state) error {
 		if st.review.AssignedUserID != nil && *st.review.AssignedUserID == req.AssigneeID {
 			return domain.Errorf(domain.ECodeIllegalTransition, "review %d is already assigned to operator %d", st.review.ID, req.AssigneeID)
 		}
+	case domain.ActionApprove:
+		return s.approvePolicy(ctx, req, st)
 	case domain.ActionEscalateToAML:
 		if st.review.Escalation != nil && *st.review.Escalation == domain.EscalationAML {
 			return domain.Errorf(domain.ECodeIllegalTransition, "review %d is already escalated to AML", st.review.ID)
@@ -237,12 +241,28 @@ func validURL(s string) bool {
 }
 
 // requiresFourEyes reports whether the account wants a second approver.
-func requiresFourEyes(st state, a domain.Action) bool {
+// Where it wants one to approve a high-risk entity (approve_high_risk), it
+// wants one to lower a high risk too: else the maker would assess the risk
+// lower alone and then approve alone.
+// FourEyes reports whether the account asks a second operator's signed
+// approval for req on the entity as it stands: what Validate answers as
+// RequiresSecondApproval, for a page that says so before anyone signs.
+func FourEyes(acct domain.Account, ent domain.Entity, req Request) bool {
+	return requiresFourEyes(state{account: acct, entity: ent}, req)
+}
+
+func requiresFourEyes(st state, req Request) bool {
 	for _, f := range st.account.Settings.FourEyes {
-		if f == string(a) {
+		if f == string(req.Action) {
 			return true
 		}
-		if f == domain.FourEyesApproveHighRisk && a == domain.ActionApprove && st.entity.Risk != nil && st.entity.Risk.Level == domain.RiskHigh {
+		if f != domain.FourEyesApproveHighRisk {
+			continue
+		}
+		if req.Action == domain.ActionApprove && st.entity.Risk != nil && st.entity.Risk.Level == domain.RiskHigh {
+			return true
+		}
+		if lowersHighRisk(req, st) {
 			return true
 		}
 	}
@@ -256,29 +276,14 @@ func (s *Service) latestScreening(ctx context.Context, st state, matchID string)
 	if err != nil {
 		return domain.Check{}, err
 	}
-	for _, c := range cs { // newest first
-		if c.Type != domain.CheckOrganizationScreening || c.Status != domain.CheckCompleted {
-			continue
-		}
-		if matchID == "" || matchIDs(c)[matchID] {
-			return c, nil
-		}
+	c, ok := newestScreening(cs) // newest first
+	if !ok {
+		return domain.Check{}, domain.Errorf(domain.ECodeIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
+	}
+	if matchID != "" && !slices.Contains(orderedMatchIDs(c), matchID) {
 		return domain.Check{}, domain.Errorf(domain.ECodeBadRequest, "match %q is not among the latest screening's matches", matchID)
 	}
-	return domain.Check{}, domain.Errorf(domain.ECodeIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
-}
-
-func matchIDs(c domain.Check) map[string]bool {
-	out := map[string]bool{}
-	ms, _ := c.Result["matches"].([]any)
-	for _, m := range ms {
-		if mm, ok := m.(map[string]any); ok {
-			if id, ok := mm["id"].(string); ok {
-				out[id] = true
-			}
-		}
-	}
-	return out
+	return c, nil
 }
 
 // Apply carries out the action: it validates it again against the records
@@ -340,7 +345,7 @@ func (s *Service) authorize(ctx context.Context, req Request, st state, approval
 		return signer{}, nil, err
 	}
 	var second *passkey.Signed
-	if requiresFourEyes(st, req.Action) {
+	if requiresFourEyes(st, req) {
 		if second, err = s.secondApprover(ctx, req, st, who, approval); err != nil {
 			return signer{}, nil, err
 		}

@@ -106,6 +106,10 @@ type Entity struct {
 	// DismissedMatches are screening matches an operator judged false
 	// positives; the next screening excludes them.
 	DismissedMatches []string
+	// ConfirmedMatches are screening matches an operator judged true
+	// positives (adjudicate_match): with DismissedMatches, what tells an
+	// adjudicated match from an open one. A match is in one list at most.
+	ConfirmedMatches []string
 	// RelationshipEndedAt is when an operator recorded the end of the
 	// business relationship (end_relationship), and RetainUntil how long
 	// its records are then kept: its country's rule (RetentionYears)

@@ -44,6 +44,11 @@ const (
 	// account does not accept declared decisions, a four-eyes approval that
 	// is not signed, or a signature that does not verify.
 	ECodeSignatureRequired = "signature_required"
+	// ECodeDecisionBlocked: the decision policy does not allow the action
+	// on the entity as it stands (an open or confirmed screening match, no
+	// risk assessment, a required check not completed); the message names
+	// every blocker.
+	ECodeDecisionBlocked = "decision_blocked"
 )
 
 // Error is an error the service means to show its caller: a code, a sentence,
@@ -125,6 +130,7 @@ const (
 	FailSecondApprover    = "SecondApproverRequired"
 	FailStaleView         = "StaleView"
 	FailSignatureRequired = "SignatureRequired"
+	FailDecisionBlocked   = "DecisionBlocked"
 )
 
 // FailureName is the failure name of a coded error, or "" for a fault
@@ -148,6 +154,8 @@ func FailureName(err error) string {
 		return FailStaleView
 	case ECodeSignatureRequired:
 		return FailSignatureRequired
+	case ECodeDecisionBlocked:
+		return FailDecisionBlocked
 	}
 	return ""
 }

@@ -27,6 +27,7 @@ func TestFailureName(t *testing.T) {
 		{"illegal transition", domain.Errorf(domain.ECodeIllegalTransition, "i"), "IllegalTransition"},
 		{"second approver", domain.Errorf(domain.ECodeSecondApproverRequired, "s"), "SecondApproverRequired"},
 		{"stale view", domain.Errorf(domain.ECodeStaleView, "s"), "StaleView"},
+		{"decision blocked", domain.Errorf(domain.ECodeDecisionBlocked, "b"), "DecisionBlocked"},
 		{"wrapped", fmt.Errorf("apply: %w", domain.Errorf(domain.ECodeIllegalTransition, "i")), "IllegalTransition"},
 		{"fault", errors.New("boom"), ""},
 		{"unavailable is a fault", domain.Errorf(domain.ECodeUnavailable, "later"), ""},

@@ -179,10 +179,16 @@ func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
 			u.Remove(k)
 		}
 	}
-	if len(e.DismissedMatches) > 0 {
-		u.SetSet("dismissed_matches", e.DismissedMatches)
-	} else {
-		u.Remove("dismissed_matches")
+	// The adjudicated matches, each list in order.
+	for _, m := range []struct {
+		name string
+		ids  []string
+	}{{"dismissed_matches", e.DismissedMatches}, {"confirmed_matches", e.ConfirmedMatches}} {
+		if len(m.ids) > 0 {
+			u.SetSet(m.name, m.ids)
+		} else {
+			u.Remove(m.name)
+		}
 	}
 	// Once ended, a relationship stays ended: never removed.
 	if e.RelationshipEndedAt != nil && e.RetainUntil != nil {

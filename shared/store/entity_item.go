@@ -31,6 +31,7 @@ type entityItem struct {
 	SocialURL          *string              `dynamo:"social_url,omitempty"`
 	ActivitySummary    *string              `dynamo:"business_activity_summary,omitempty"`
 	DismissedMatches   []string             `dynamo:"dismissed_matches,set,omitempty"`
+	ConfirmedMatches   []string             `dynamo:"confirmed_matches,set,omitempty"`
 	// The end of the relationship and the end of its records' retention.
 	RelationshipEndedAt string `dynamo:"relationship_ended_at,omitempty"`
 	RetainUntil         string `dynamo:"retain_until,omitempty"`
@@ -82,6 +83,7 @@ func (it entityItem) domain() domain.Entity {
 		SocialURL:          it.SocialURL,
 		ActivitySummary:    it.ActivitySummary,
 		DismissedMatches:   it.DismissedMatches,
+		ConfirmedMatches:   it.ConfirmedMatches,
 		Version:            it.Version,
 		DossierRev:         it.DossierRev,
 		RelationshipsCount: it.RelationshipsCount,
@@ -122,6 +124,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		SocialURL:          e.SocialURL,
 		ActivitySummary:    e.ActivitySummary,
 		DismissedMatches:   e.DismissedMatches,
+		ConfirmedMatches:   e.ConfirmedMatches,
 		Version:            e.Version,
 		DossierRev:         e.DossierRev,
 		RelationshipsCount: e.RelationshipsCount,

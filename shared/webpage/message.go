@@ -104,7 +104,8 @@ func (c *Call) Fail(err error) {
 	case domain.ECodeSignatureRequired:
 		c.Log.Info("signature refused", "reason", domain.ErrorMessage(err))
 		c.MessageWith(http.StatusForbidden, MsgSignature(), domain.ErrorMessage(err))
-	case domain.ECodeInvalid, domain.ECodeBadRequest, domain.ECodeIllegalTransition, domain.ECodeStaleView, domain.ECodeSecondApproverRequired:
+	case domain.ECodeInvalid, domain.ECodeBadRequest, domain.ECodeIllegalTransition, domain.ECodeStaleView, domain.ECodeSecondApproverRequired,
+		domain.ECodeDecisionBlocked:
 		c.MessageWith(http.StatusUnprocessableEntity, MsgInvalid(), domain.Refusal(err))
 	default:
 		c.Log.Error(c.area.spec.Name+" request failed", "error", err.Error())

@@ -1,0 +1,168 @@
+package decisions
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// The decision policy: what must hold of the entity before an action may
+// be taken on its review, beyond the operator's permission and the
+// review's status (the transition table). The README's decision table
+// lists each action's preconditions. The policy is always on, for every
+// account: no setting loosens it. Validate and Apply both check it (check),
+// so a decision refused by it writes nothing, whatever path it came by.
+
+// Kinds of blocker: what stands in an action's way.
+const (
+	// BlockOpenMatch: a match of the latest completed screening that no
+	// operator has adjudicated.
+	BlockOpenMatch = "open_match"
+	// BlockConfirmedMatch: a match an operator confirmed (true_positive).
+	BlockConfirmedMatch = "confirmed_match"
+	// BlockRiskNotAssessed: the entity's risk was never assessed.
+	BlockRiskNotAssessed = "risk_not_assessed"
+	// BlockCheckNotCompleted: the latest check of a type the country's
+	// intake requires is pending, running or failed.
+	BlockCheckNotCompleted = "check_not_completed"
+	// BlockCheckNeverRun: no check of a type the country's intake requires
+	// has run on the entity.
+	BlockCheckNeverRun = "check_never_run"
+)
+
+// Blocker is one reason the policy refuses an action: its kind, what it is
+// about (a match id, a check type, a setting) and the sentence that says
+// so.
+type Blocker struct {
+	Kind  string
+	About string
+	Text  string
+}
+
+// ApproveBlockers lists everything that stands in the way of approving a
+// review of the entity, none when it may be approved:
+//
+//   - every match of the latest completed screening adjudicated (in the
+//     entity's DismissedMatches or ConfirmedMatches);
+//   - no match confirmed a true positive: a confirmed hit is rejected, or
+//     escalated to AML, whose officer rejects it (or judges the match again);
+//   - a risk assessment;
+//   - for each check type cfg's intake lists, a check of it has run on the
+//     entity and its latest is completed (not pending, running or failed).
+//
+// checks are the entity's, newest first (as Store.EntityChecks lists them);
+// cfg is the entity's country's configuration.
+func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.CountryConfig) []Blocker {
+	var out []Blocker
+	if sc, ok := newestScreening(checks); ok {
+		for _, id := range orderedMatchIDs(sc) {
+			switch {
+			case slices.Contains(ent.ConfirmedMatches, id):
+				out = append(out, Blocker{Kind: BlockConfirmedMatch, About: id,
+					Text: fmt.Sprintf("match %s of screening check %d is confirmed a true positive: reject the review, or escalate it to AML", id, sc.ID)})
+			case !slices.Contains(ent.DismissedMatches, id):
+				out = append(out, Blocker{Kind: BlockOpenMatch, About: id,
+					Text: fmt.Sprintf("match %s of screening check %d is not adjudicated (adjudicate_match)", id, sc.ID)})
+			}
+		}
+	}
+	if ent.Risk == nil {
+		out = append(out, Blocker{Kind: BlockRiskNotAssessed, About: "risk_level",
+			Text: "the entity's risk is not assessed (assess_risk)"})
+	}
+	for _, ic := range cfg.IntakeChecks {
+		latest, ok := newestEntityCheck(checks, ic.Type)
+		switch {
+		case !ok:
+			out = append(out, Blocker{Kind: BlockCheckNeverRun, About: string(ic.Type),
+				Text: fmt.Sprintf("no %s check, which %s's intake requires, has run (queue_checks)", ic.Type, cfg.CountryCode)})
+		case latest.Status != domain.CheckCompleted:
+			out = append(out, Blocker{Kind: BlockCheckNotCompleted, About: string(ic.Type),
+				Text: fmt.Sprintf("the latest %s check (%d), which %s's intake requires, is %s (queue_checks)", ic.Type, latest.ID, cfg.CountryCode, latest.Status)})
+		}
+	}
+	return out
+}
+
+// blocked is the DecisionBlocked refusal naming every blocker.
+func blocked(req Request, st state, bs []Blocker) error {
+	return domain.Errorf(domain.ECodeDecisionBlocked, "cannot %s review %d of entity %d: %s", req.Action, st.review.ID, st.entity.ID, Blockers(bs))
+}
+
+// Blockers are the blockers' sentences as a refusal names them, "; " between.
+func Blockers(bs []Blocker) string {
+	texts := make([]string, len(bs))
+	for i, b := range bs {
+		texts[i] = b.Text
+	}
+	return strings.Join(texts, "; ")
+}
+
+// approvePolicy refuses an approval the policy blocks (ApproveBlockers),
+// reading the entity's checks and its country's configuration; a country
+// no longer configured is held to the default configuration's checks.
+func (s *Service) approvePolicy(ctx context.Context, req Request, st state) error {
+	checks, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID, st.entity.ChecksCount)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Store.CountryConfig(ctx, req.AccountID, st.entity.CountryCode)
+	switch domain.ErrorCode(err) {
+	case "":
+	case domain.ECodeNotFound:
+		cfg = domain.DefaultCountryConfig(req.AccountID, st.entity.CountryCode, st.entity.CountryID, s.Clock.Now())
+	default:
+		return err
+	}
+	if bs := ApproveBlockers(st.entity, checks, cfg); len(bs) > 0 {
+		return blocked(req, st, bs)
+	}
+	return nil
+}
+
+// newestScreening is the first completed screening of checks (newest
+// first): the one whose matches adjudicate_match names.
+func newestScreening(checks []domain.Check) (domain.Check, bool) {
+	for _, c := range checks {
+		if c.Type == domain.CheckOrganizationScreening && c.Status == domain.CheckCompleted {
+			return c, true
+		}
+	}
+	return domain.Check{}, false
+}
+
+// newestEntityCheck is the first check of the type on the entity itself
+// (not one of its parties) in checks (newest first).
+func newestEntityCheck(checks []domain.Check, t domain.CheckType) (domain.Check, bool) {
+	for _, c := range checks {
+		if c.Type == t && c.SubjectType == nil {
+			return c, true
+		}
+	}
+	return domain.Check{}, false
+}
+
+// orderedMatchIDs are the ids of a screening's matches in the provider's
+// order.
+func orderedMatchIDs(c domain.Check) []string {
+	var out []string
+	ms, _ := c.Result["matches"].([]any)
+	for _, m := range ms {
+		if mm, ok := m.(map[string]any); ok {
+			if id, ok := mm["id"].(string); ok && id != "" && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// lowersHighRisk reports whether the request assesses a high-risk entity's
+// risk lower.
+func lowersHighRisk(req Request, st state) bool {
+	return req.Action == domain.ActionAssessRisk && st.entity.Risk != nil && st.entity.Risk.Level == domain.RiskHigh &&
+		domain.RiskLevel(req.RiskLevel) != domain.RiskHigh
+}
