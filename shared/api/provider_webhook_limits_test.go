@@ -227,6 +227,7 @@ func TestProviderWebhookLimitsBeforeTheStore(t *testing.T) {
 		ApplyScreeningFn:  func(context.Context, domain.ScreeningUpdate) (bool, error) { return false, record("ApplyScreening") },
 		EntityChecksFn:    func(context.Context, int64, int64, int) ([]domain.Check, error) { return nil, record("EntityChecks") },
 		ReserveCheckIDsFn: func(context.Context, int64, int) ([]int64, error) { return nil, record("ReserveCheckIDs") },
+		EntityReviewsFn:   func(context.Context, int64, int64, int) ([]domain.Review, error) { return nil, record("EntityReviews") },
 		WebhookSeenFn:     func(context.Context, string, string, time.Time) (bool, error) { return false, record("WebhookSeen") },
 	}
 	svc := &screening.Service{Store: store, Clock: domain.FixedClock(at),

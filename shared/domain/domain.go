@@ -263,6 +263,10 @@ type Review struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	Version        int64
+	// TriggeringReason is what opened the review when it was not a person
+	// or the schedule: TriggerProviderUpdate for one a screening answer
+	// opened (see Review.DueNow); empty otherwise.
+	TriggeringReason string
 }
 
 // Account is a tenant. Every other record belongs to exactly one account.

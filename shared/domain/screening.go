@@ -30,6 +30,10 @@ type ScreeningUpdate struct {
 	// the previous one): Check is left as it was, evidence and all, and the
 	// entity counts one check more.
 	New *Check
+	// Opens, when set, is the review the answer opens (OpensReview), with
+	// its audit record, written in the same transaction: the entity counts
+	// it and is under monitoring after.
+	Opens *MonitoringReview
 }
 
 // Validate checks what the write relies on: the webhook's identity (its
@@ -42,6 +46,8 @@ func (u ScreeningUpdate) Validate() error {
 		return errors.New("screening update: the check and the entity are required")
 	case u.New != nil && (u.New.ID == 0 || u.New.ID == u.Check.ID):
 		return errors.New("screening update: a new check needs an id of its own (ReserveCheckIDs)")
+	case u.Opens != nil && (u.Opens.Review.EntityID != u.Entity.ID || u.Opens.Audit.ActionID == "" || u.Opens.Audit.EntityID != u.Entity.ID):
+		return errors.New("screening update: the review it opens, and its audit record, must be the entity's")
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package queue
 import (
 	"fmt"
 	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // Due is where a review stands against its account's SLA for its purpose,
@@ -43,12 +45,26 @@ func dueOf(created, now time.Time, slaDays int) Due {
 	if slaDays <= 0 {
 		return Due{None: true}
 	}
-	due := day(created).AddDate(0, 0, slaDays)
+	return dueAt(day(created).AddDate(0, 0, slaDays), now)
+}
+
+// dueAt is where a review due at the end of the day due stands at now.
+func dueAt(due, now time.Time) Due {
 	days := int(due.Sub(day(now)).Hours() / 24)
 	if days < 0 {
 		return Due{Days: -days, Late: true}
 	}
 	return Due{Days: days}
+}
+
+// dueOfReview is where the review stands: due the day it opened when it is
+// due now (domain.Review.DueNow: a screening answer opened it), whatever
+// its purpose's SLA; else as dueOf has it.
+func dueOfReview(r domain.Review, now time.Time, slaDays int) Due {
+	if r.DueNow() {
+		return dueAt(day(r.CreatedAt), now)
+	}
+	return dueOf(r.CreatedAt, now, slaDays)
 }
 
 // day is t's calendar day in UTC, at midnight.

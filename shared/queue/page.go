@@ -85,6 +85,6 @@ func rowOf(e domain.QueueEntry, now time.Time, slaDays int) Row {
 	return Row{
 		Review: e.Review, LegalName: e.LegalName, Country: e.Country,
 		Risk: string(e.Risk), Sanctions: string(e.Sanctions),
-		Age: max(now.Sub(e.Review.CreatedAt), 0), Due: dueOf(e.Review.CreatedAt, now, slaDays),
+		Age: max(now.Sub(e.Review.CreatedAt), 0), Due: dueOfReview(e.Review, now, slaDays),
 	}
 }

@@ -215,7 +215,9 @@ func Tables() []Table {
 			Indexes: []Index{
 				// An entity's review ids, as for checks.
 				{Name: ByEntity, PartitionKey: entityKey(), SortKey: Attr{"review_id", Number}, Projection: ProjectKeysOnly},
-				// The queue: queue_key, "<created_at>#<review id>", is
+				// The queue: queue_key, "<created_at>#<review id>" (the
+				// Unix epoch for a review due now, which a screening
+				// answer opened: domain.QueuePositionOf), is
 				// written only while the review is active (open, in
 				// progress, escalated), so the index is sparse and a page
 				// reads no finished review, however many the account has.

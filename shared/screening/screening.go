@@ -1,6 +1,8 @@
 // Package screening applies a screening provider's later answer for a check:
 // it reads the check and its entity, scores the entity afresh and writes
-// both, with the webhook's receipt, in one conditional write.
+// both, with the webhook's receipt, in one conditional write. An answer that
+// turns a monitored entity with no active review to hit or needs_review
+// opens a review in that write (monitoring.go).
 package screening
 
 import (
@@ -27,6 +29,8 @@ type Store interface {
 	EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	// No codes.
 	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+	// No codes. want is the entity's ReviewsCount.
+	EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error)
 	// No codes: whether the webhook id was applied (and is still
 	// remembered) at.
 	WebhookSeen(ctx context.Context, provider, webhookID string, at time.Time) (bool, error)
@@ -194,6 +198,12 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		if u.New, err = s.rescreen(ctx, c, e, target, u.Result, now); err != nil {
 			return false, err
 		}
+	}
+	// Read on each attempt with the entity: a review opened or finished
+	// meanwhile fails the write (the dossier's revision), and the retry
+	// decides again.
+	if u.Opens, err = s.opening(ctx, u); err != nil {
+		return false, err
 	}
 	applied, err := s.Store.ApplyScreening(ctx, u)
 	if err != nil {

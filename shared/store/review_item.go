@@ -41,6 +41,9 @@ type reviewItem struct {
 	// (domain.QueuePosition), written only while the review is active: a
 	// finished review leaves the index with the write that finishes it.
 	QueueKey string `dynamo:"queue_key,omitempty"`
+	// TriggeringReason is domain.Review's: what opened the review, when it
+	// places it in the queue apart (domain.QueuePositionOf).
+	TriggeringReason string `dynamo:"triggering_reason,omitempty"`
 }
 
 // isEntityCopy names the attributes of reviewItem copied from the entity.
@@ -66,6 +69,7 @@ func (it reviewItem) domain() domain.Review {
 		CompletedAt:      parseOptTime(it.CompletedAt),
 		CreatedAt:        parseTime(it.CreatedAt),
 		UpdatedAt:        parseTime(it.UpdatedAt),
+		TriggeringReason: it.TriggeringReason,
 	}
 }
 
@@ -91,6 +95,7 @@ func newReviewItem(r domain.Review) reviewItem {
 		CreatedAt:        fmtTime(r.CreatedAt),
 		UpdatedAt:        fmtTime(r.UpdatedAt),
 		QueueKey:         queueKey(r),
+		TriggeringReason: r.TriggeringReason,
 	}
 }
 
@@ -100,7 +105,7 @@ func queueKey(r domain.Review) string {
 	if !r.Status.Active() {
 		return ""
 	}
-	return domain.QueuePosition(r.CreatedAt, r.ID)
+	return domain.QueuePositionOf(r)
 }
 
 // of copies onto the item what the queue shows of the review's entity.

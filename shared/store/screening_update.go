@@ -24,8 +24,10 @@ type webhookReceiptItem struct {
 // updated_at and dossier revision, and the webhook's body as the check's
 // evidence. An answer for a check already complete (u.New) is written as a
 // new check instead, the earlier one and its evidence left as they were,
-// and the entity counts it. A webhook id seen before changes nothing
-// (applied false).
+// and the entity counts it. An answer that opens a review (u.Opens) writes
+// it too, with its audit record and the queue's counts, and the entity
+// counts it and is under monitoring (openedByScreening). A webhook id seen
+// before changes nothing (applied false).
 func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (applied bool, err error) {
 	if err := u.Validate(); err != nil {
 		return false, err
@@ -48,40 +50,54 @@ func (s *Store) ApplyScreening(ctx context.Context, u domain.ScreeningUpdate) (a
 	if u.Score != nil {
 		entityUpdate.Set("current_score", u.Score.Value).Set("score_breakdown", scoreComponentItems(u.Score.Breakdown))
 	}
-	// Items by index (cancellation reasons name them): 0 the receipt, 1 the
-	// check, 2 the entity, 3 the evidence.
-	tx := s.db.WriteTx().
-		Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix()))
-	evidenceOf := c
-	if n := u.New; n != nil {
-		ci := newCheckItem(*n)
-		ci.retainedFields = dated
-		tx.Put(s.table(schema.Checks).Put(ci).If("attribute_not_exists(check_id)"))
+	if u.New != nil {
 		entityUpdate.Add("checks_count", 1)
-		evidenceOf = *n
-	} else {
-		tx.Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
-			Set("status", string(domain.CheckCompleted)).
-			Set("provider_status", u.ProviderStatus).
-			Set("result", u.Result).
-			Set("checked_at", at).
-			Set("updated_at", at).
-			If("updated_at = ?", fmtTime(c.UpdatedAt)))
 	}
-	tx.Update(entityUpdate)
-	// A replayed webhook (its receipt seen) writes none.
-	if u.Evidence != nil {
-		s.addEvidencePuts(tx, []domain.Check{{AccountID: evidenceOf.AccountID, ID: evidenceOf.ID, Evidence: u.Evidence}}, dated)
+	opens, err := s.openedByScreening(ctx, u, entityUpdate)
+	if err != nil {
+		return false, err
 	}
-	err = tx.Run(ctx)
+	// Items by index (cancellation reasons name them): 0 the receipt, 1 the
+	// check, 2 the entity, 3 the evidence if kept; then, for an answer that
+	// opens a review, its audit record (opens.recAt), the review, the
+	// queue's counts and the chain's head.
+	build := func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+		tx.Put(s.table(schema.InboundWebhooks).Put(receipt).If("attribute_not_exists(receipt_id) OR expires_at <= ?", u.At.Unix()))
+		evidenceOf := c
+		if n := u.New; n != nil {
+			ci := newCheckItem(*n)
+			ci.retainedFields = dated
+			tx.Put(s.table(schema.Checks).Put(ci).If("attribute_not_exists(check_id)"))
+			evidenceOf = *n
+		} else {
+			tx.Update(s.table(schema.Checks).Update("account_id", c.AccountID).Range("check_id", c.ID).
+				Set("status", string(domain.CheckCompleted)).
+				Set("provider_status", u.ProviderStatus).
+				Set("result", u.Result).
+				Set("checked_at", at).
+				Set("updated_at", at).
+				If("updated_at = ?", fmtTime(c.UpdatedAt)))
+		}
+		tx.Update(entityUpdate)
+		// A replayed webhook (its receipt seen) writes none.
+		if u.Evidence != nil {
+			s.addEvidencePuts(tx, []domain.Check{{AccountID: evidenceOf.AccountID, ID: evidenceOf.ID, Evidence: u.Evidence}}, dated)
+		}
+		opens.add(tx, rec)
+	}
+	err = s.auditTxMaybe(ctx, opens.record(), build)
 	switch {
 	case err == nil:
 		return true, nil
 	case cancelledAt(err, 0):
 		return false, nil
-	case cancelledAt(err, 1), cancelledAt(err, 2), cancelledAt(err, 3), isTxConflict(err):
-		// The check, the entity, or the evidence (one already kept for the
-		// check: never overwritten) is not as read.
+	case opens.recordSeen(err):
+		// Its audit record was written before: this webhook was applied,
+		// its receipt since forgotten.
+		return false, nil
+	case isTxCondFailed(err), isTxConflict(err):
+		// The check, the entity, the evidence (one already kept for the
+		// check: never overwritten) or the new review is not as read.
 		return false, domain.ErrStale
 	default:
 		return false, fmt.Errorf("apply screening for check %d: %w", c.ID, err)

@@ -28,6 +28,7 @@ type Store struct {
 	ApplyScreeningFn  func(ctx context.Context, u domain.ScreeningUpdate) (bool, error)
 	EntityChecksFn    func(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error)
 	ReserveCheckIDsFn func(ctx context.Context, accountID int64, n int) ([]int64, error)
+	EntityReviewsFn   func(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error)
 	// WebhookSeenFn nil: no webhook was seen before.
 	WebhookSeenFn func(ctx context.Context, provider, webhookID string, at time.Time) (bool, error)
 }
@@ -41,6 +42,10 @@ func (s *Store) WebhookSeen(ctx context.Context, provider, webhookID string, at 
 
 func (s *Store) EntityChecks(ctx context.Context, accountID, entityID int64, want int) ([]domain.Check, error) {
 	return s.EntityChecksFn(ctx, accountID, entityID, want)
+}
+
+func (s *Store) EntityReviews(ctx context.Context, accountID, entityID int64, want int) ([]domain.Review, error) {
+	return s.EntityReviewsFn(ctx, accountID, entityID, want)
 }
 
 func (s *Store) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
