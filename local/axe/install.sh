@@ -28,14 +28,5 @@ installed() {
 }
 installed "$dir" && exit 0
 
-mkdir -p "$(dirname "$dir")"
-tmp=$(mktemp -d "$dir.tmp.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cp "$here/package.json" "$here/package-lock.json" "$tmp/"
-# --ignore-scripts: the package needs no install script.
-npm ci --prefix "$tmp" --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error >&2
-installed "$tmp" || { echo "install.sh: npm ci did not install axe-core $want" >&2; exit 1; }
-rm -rf "$dir"
-mv "$tmp" "$dir"
-trap - EXIT
-echo "axe-core $want in $dir" >&2
+. "$here/../npmci.sh"
+npm_ci_into "$here" "$dir" "axe-core $want"
