@@ -179,13 +179,24 @@ sfn-install: ## install the local Step Functions interpreter (pinned) into .tool
 	@local/stepfunctions/install.sh
 
 # --- Browser ---
-# The settings area is tested in a real browser: Debian's Chromium, driven
+# The console and the settings area are tested in a real browser: Debian's Chromium, driven
 # from go test with chromedp (shared/webpage/webpagetest). install.sh installs it
 # with apt-get once (a no-op when /usr/bin/chromium answers); CHROMIUM names
 # another binary.
 .PHONY: browser-install
 browser-install: ## install Chromium from Debian's packages for the browser tests (once; needs root)
 	@local/browser/install.sh
+
+# Every page the browser tests visit is checked with axe-core (WCAG 2.1 A
+# and AA), injected offline by shared/webpage/webpagetest from
+# ~/.cache/evs/axe-core-<version>, outside the clone, where install.sh puts
+# it, pinned by local/axe/package-lock.json (a no-op once installed; npm's
+# cache in ~/.npm serves a fresh clone).
+.PHONY: axe-install
+axe-install: ## install axe-core (pinned) into ~/.cache/evs for the browser tests' accessibility check (once)
+	@local/axe/install.sh
+
+test: axe-install
 
 # --- API description ---
 # shared/api/openapi.yaml is the OpenAPI 3.1 description of the public API

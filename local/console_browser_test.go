@@ -50,7 +50,9 @@ import (
 // function. Then what must fail does: a form on a dossier that moved shows
 // the stale view, a view-only operator is offered no decision, a device
 // that does not verify its user enrols and signs in no one, and a forged
-// UV bit is refused.
+// UV bit is refused. A third operator walks with the keyboard alone
+// (consoleByKeyboard). Every page screenshotted passes axe-core's WCAG 2.1
+// A/AA rules (webpagetest.Screenshot).
 func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a browser test (-short)")
@@ -83,6 +85,10 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	// other stays open for the stale view and the view-only operator.
 	taken := consoleReview(t, f, "7000000910", "Decided Trading", 72*time.Hour)
 	other := consoleReview(t, f, "7000000920", "Second Trading", time.Hour)
+	// The walk with the keyboard alone takes this one, once the first is
+	// decided: an entity whose legal name is in Arabic script, as the demo's.
+	arabic := arabicLegalName(t)
+	keyed := consoleReview(t, f, "7000000930", arabic, 48*time.Hour)
 	rcv := newTestReceiver(t, "")
 	ep := f.endpoint(rcv.url(), domain.EventApproved)
 	rcv.setSecret(ep.Secret)
@@ -342,6 +348,12 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if r, err := f.st.Review(ctx, f.acct, other.ID); err != nil || r.Status != domain.ReviewOpen {
 		t.Errorf("the other review after the stale form: %s, %v", r.Status, err)
 	}
+
+	// (d) The keyboard alone: enrol, take the next one, adjudicate, assess
+	// and approve; the Arabic name laid out right to left on the way.
+	t.Run("keyboard only", func(t *testing.T) {
+		consoleByKeyboard(t, base, link(t, operator(t, "Kira Keys", domain.PermReviewDecide, domain.PermRiskAssess)), keyed, arabic)
+	})
 
 	// (b) A view-only operator, on a phone: the review's page, and the
 	// queue, offer no decision.

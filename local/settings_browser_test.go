@@ -199,6 +199,7 @@ func TestSettingsInABrowser(t *testing.T) {
 	viewerBrowser.enrol(mint(viewer.ID, "browser-mint-2"))
 	for _, page := range []string{"/endpoints", fmt.Sprintf("/endpoints/%d", ep.ID), "/deliveries", "/deliveries/" + failed.ID, "/countries"} {
 		phone.Do("viewer "+page, chromedp.Navigate(base+page), chromedp.WaitVisible(chromedp.CSS("h1")))
+		phone.Accessible("viewer " + page)
 		actions := webpagetest.Get(phone, "forms", chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll('form[method=post]')].map(f => f.getAttribute('action')).filter(a => !a.endsWith('/signout'))`))
 		if len(actions) > 0 {

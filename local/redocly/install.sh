@@ -33,14 +33,5 @@ if ! { [ "$major" -eq 20 ] && [ "$minor" -ge 19 ]; } && ! { [ "$major" -eq 22 ] 
   exit 1
 fi
 
-mkdir -p "$(dirname "$dir")"
-tmp=$(mktemp -d "$dir.tmp.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cp "$here/package.json" "$here/package-lock.json" "$tmp/"
-# --ignore-scripts: the package needs no install script.
-npm ci --prefix "$tmp" --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error >&2
-installed "$tmp" || { echo "install.sh: npm ci did not install @redocly/cli $want" >&2; exit 1; }
-rm -rf "$dir"
-mv "$tmp" "$dir"
-trap - EXIT
-echo "Redocly CLI $want in $dir" >&2
+. "$here/../npmci.sh"
+npm_ci_into "$here" "$dir" "Redocly CLI $want"

@@ -39,6 +39,9 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	if name, ok := specialNames[i]; ok {
 		e.LegalName = name
 	}
+	if name, ok := arabicNames[i]; ok && p.country == saCode {
+		e.LegalName = name
+	}
 	e.UpdatedAt = lastChange(r, now, created, p.status)
 	life := span{e.CreatedAt, e.UpdatedAt}
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestDemoRegistrationNumbers(t *testing.T) {
@@ -64,6 +65,12 @@ func TestDemoNames(t *testing.T) {
 			special++
 			if !strings.ContainsAny(name, markdownSpecials) {
 				t.Errorf("entity %d: %q needs no Markdown escaping", i, name)
+			}
+			continue
+		}
+		if _, ok := arabicNames[i]; ok {
+			if d.Entity.CountryCode != saCode || !strings.ContainsFunc(name, func(r rune) bool { return unicode.Is(unicode.Arabic, r) }) {
+				t.Errorf("entity %d: %q in %s is no Saudi name in Arabic script", i, name, d.Entity.CountryCode)
 			}
 			continue
 		}

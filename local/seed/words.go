@@ -33,6 +33,14 @@ var (
 		101: `Pipe | Line \ Contracting_Est.`,
 	}
 
+	// arabicNames are Saudi entities' legal names in Arabic script, as the
+	// Saudi register (Wathq's cr_name) gives them: a page shows them right
+	// to left inside its left-to-right text (dir="auto"). Entity 2 is
+	// Saudi, and its review open, near the top of the demo's queue.
+	arabicNames = map[int]string{
+		2: "مؤسسة الروابي للخدمات اللوجستية",
+	}
+
 	activities = []string{
 		"Wholesale of food products",
 		"Road freight transport",

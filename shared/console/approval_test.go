@@ -25,7 +25,7 @@ func escalateToAML(t *testing.T, maker *browser, r domain.Review) string {
 		t.Fatalf("confirm: %d\n%s", confirm.status, confirm.body)
 	}
 	p := maker.get(nextOf(t, maker.ceremony(confirm, "")))
-	if !strings.Contains(p.body, "Waiting for a second operator") || !strings.Contains(p.body, `http-equiv="refresh"`) {
+	if !strings.Contains(p.body, "Waiting for a second operator") || !strings.Contains(p.body, `data-refresh="15"`) {
 		t.Fatalf("the execution does not wait:\n%s", p.body)
 	}
 	return f.hidden.Get("action_id")

@@ -21,6 +21,7 @@ func scripts() map[string]string {
 	for _, page := range []string{"signin", "enrol_passkey", "passkeys", "confirm", "approval"} {
 		out[page] = "passkey.js"
 	}
+	out["execution"] = "refresh.js"
 	return out
 }
 

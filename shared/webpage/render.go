@@ -35,8 +35,10 @@ type View struct {
 	Base    string
 	CSS     string
 	Script  string // the page's script, on the pages that have one
-	// Refresh, when set, reloads the page after that many seconds (a
-	// running execution's page): a meta element, no script.
+	// Refresh, when set, is the seconds after which the page reloads
+	// itself (a running execution's page): its template says so in a
+	// data-refresh attribute, which its script reads, offering to stop —
+	// never a meta refresh, which no one can stop (WCAG 2.2.1).
 	Refresh int
 	Who     *Who // nil when nobody is signed in
 	CSRF    string

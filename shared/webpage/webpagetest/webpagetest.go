@@ -1,13 +1,16 @@
 // Package webpagetest is the test support of the pages built on
 // shared/webpage (the console, the settings area): it drives a real,
 // headless Chromium (Debian's package, installed by
-// local/browser/install.sh) from go test with chromedp, and keeps
-// screenshots of what it saw. Tests only: it imports testing.
+// local/browser/install.sh) from go test with chromedp, keeps
+// screenshots of what it saw, and checks each page it takes a screenshot
+// of with axe-core's WCAG 2.1 A and AA rules (installed by
+// local/axe/install.sh). Tests only: it imports testing.
 package webpagetest
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
@@ -15,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +51,9 @@ func New(t *testing.T, width, height int) *Browser {
 	}
 	if _, err := exec.LookPath(exe); err != nil {
 		t.Fatalf("no Chromium at %s: run local/browser/install.sh (make test does) or set CHROMIUM", exe)
+	}
+	if _, err := axeSource(); err != nil {
+		t.Fatalf("no axe-core for the accessibility check: %v: run local/axe/install.sh (make test does; make axe-install) or set AXE_DIR", err)
 	}
 	// As root, headless, without a sandbox; nothing that reaches for the
 	// network on its own (this machine's network is closed, and a test must
@@ -113,9 +121,12 @@ func Get[T any](b *Browser, what string, a chromedp.Action[T]) T {
 }
 
 // Screenshot saves the whole page as <Dir>/<name>.png and fails the test
-// when it is blank (a single colour): a page that rendered nothing.
+// when it is blank (a single colour): a page that rendered nothing, or when
+// axe-core finds it inaccessible (Accessible): every page a test keeps a
+// picture of is checked.
 func (b *Browser) Screenshot(name string) string {
 	b.t.Helper()
+	b.Accessible(name)
 	buf := Get(b, "screenshot "+name, chromedp.FullScreenshot(100))
 	if err := NotBlank(buf); err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
@@ -153,4 +164,95 @@ func NotBlank(img []byte) error {
 		return fmt.Errorf("blank: %d of %d sampled pixels differ from the corner's colour", differ, all)
 	}
 	return nil
+}
+
+// AxeVersion is the axe-core local/axe/package.json pins, and
+// local/axe/install.sh installs into ~/.cache/evs/axe-core-<version>.
+const AxeVersion = "4.14.1"
+
+// AxeTags are the rules run on every page: WCAG 2.0 and 2.1, levels A and
+// AA.
+var AxeTags = []string{"wcag2a", "wcag2aa", "wcag21a", "wcag21aa"}
+
+// AxeFile is axe.min.js where local/axe/install.sh puts it: under AXE_DIR
+// when set, else ~/.cache/evs/axe-core-<AxeVersion>.
+func AxeFile() (string, error) {
+	dir := os.Getenv("AXE_DIR")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".cache", "evs", "axe-core-"+AxeVersion)
+	}
+	return filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"), nil
+}
+
+var axeOnce = sync.OnceValues(func() (string, error) {
+	path, err := AxeFile()
+	if err != nil {
+		return "", err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if !bytes.Contains(src, []byte("axe v"+AxeVersion)) {
+		return "", fmt.Errorf("%s is not axe-core %s", path, AxeVersion)
+	}
+	return string(src), nil
+})
+
+// axeSource is axe.min.js's text, read once.
+func axeSource() (string, error) { return axeOnce() }
+
+// Violation is one rule axe-core finds broken on a page, with the elements
+// that break it (their CSS selectors).
+type Violation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s (%s): %s: %s", v.ID, v.Impact, v.Help, strings.Join(v.Targets, ", "))
+}
+
+// Violations runs axe-core's WCAG 2.1 A and AA rules (AxeTags) on the page
+// the browser shows. axe.min.js is injected from the file, offline, with
+// the DevTools protocol's Runtime.evaluate: a script the page's CSP
+// (script-src 'self') would refuse inline runs so, as one typed in
+// DevTools' console does; axe itself evaluates no strings. Once per
+// document: a navigation drops it.
+func (b *Browser) Violations() []Violation {
+	b.t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		b.t.Fatalf("axe-core: %v", err)
+	}
+	if !Get(b, "is axe loaded", chromedp.Evaluate[bool](`typeof window.axe === "object"`)) {
+		Get(b, "inject axe-core", chromedp.Evaluate[bool](src+"\n;typeof window.axe === \"object\""))
+	}
+	tags, _ := json.Marshal(AxeTags)
+	run := `axe.run(document, {runOnly: {type: "tag", values: ` + string(tags) + `}, resultTypes: ["violations"]})
+  .then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help,
+    targets: v.nodes.map(n => n.target.map(String).join(" >>> "))})))`
+	return Get(b, "run axe-core", chromedp.Evaluate[[]Violation](run, chromedp.EvalAwaitPromise))
+}
+
+// Accessible fails the test, naming the page, with every violation of the
+// WCAG 2.1 A and AA rules axe-core finds on the page the browser shows.
+func (b *Browser) Accessible(name string) {
+	b.t.Helper()
+	vs := b.Violations()
+	if len(vs) == 0 {
+		return
+	}
+	lines := make([]string, len(vs))
+	for i, v := range vs {
+		lines[i] = "  " + v.String()
+	}
+	b.t.Errorf("%s: %d accessibility violations (axe-core %s, WCAG 2.1 A/AA) at %s:\n%s", name, len(vs), AxeVersion,
+		Get(b, "location", chromedp.Evaluate[string]("location.pathname")), strings.Join(lines, "\n"))
 }
