@@ -122,6 +122,11 @@ func (s *stores) EntityChecks(context.Context, int64, int64, int) ([]domain.Chec
 	return nil, nil
 }
 
+func (s *stores) EntityReviews(context.Context, int64, int64, int) ([]domain.Review, error) {
+	s.calls++
+	return nil, nil
+}
+
 func (s *stores) WebhookSeen(context.Context, string, string, time.Time) (bool, error) {
 	s.calls++
 	return false, nil
