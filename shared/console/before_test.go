@@ -50,6 +50,15 @@ func TestBeforeYouDecide(t *testing.T) {
 			if summary < 0 || form < 0 || summary > form {
 				t.Errorf("the summary at %d, the first form at %d: the summary must come first", summary, form)
 			}
+			// Why first, then the evidence, then the forms.
+			at := -1
+			for _, h := range []string{"Before you decide", "Screening matches", "Checks, newest first", "Dossier</h2>", "Audit trail, newest first", `id="decide"`} {
+				i := strings.Index(p.body, h)
+				if i <= at {
+					t.Errorf("%q is at %d, not after what comes before it (%d)", h, i, at)
+				}
+				at = i
+			}
 			var kinds []string
 			for _, part := range strings.Split(p.body, `data-blocker="`)[1:] {
 				kinds = append(kinds, part[:strings.Index(part, `"`)])

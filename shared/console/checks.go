@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,13 +14,16 @@ import (
 
 // checkRow is a check as the review page lists it.
 type checkRow struct {
-	ID        int64
-	Type      domain.CheckType
-	Provider  string
-	Status    domain.CheckStatus
-	Reason    string
-	Result    string // its plain values, "key: value" joined
-	Evidence  string // the provider's answer's SHA-256, "" when none kept
+	ID       int64
+	Type     domain.CheckType
+	Provider string
+	Status   domain.CheckStatus
+	Reason   string
+	Result   string // its plain values, "key: value" joined
+	Evidence string // the provider's answer's SHA-256, "" when none kept
+	// Raw is the result as recorded, indented JSON: the provider's answer
+	// as the check kept it, one click away on the page.
+	Raw       string
 	CheckedAt *time.Time
 }
 
@@ -30,7 +34,7 @@ func checkRows(cs []domain.Check) []checkRow {
 	out := make([]checkRow, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, checkRow{ID: c.ID, Type: c.Type, Provider: c.ProviderKey, Status: c.Status, Reason: c.TriggeringReason,
-			Result: resultSummary(c.Result), Evidence: evidenceHash(c.Result), CheckedAt: c.CheckedAt})
+			Result: resultSummary(c.Result), Evidence: evidenceHash(c.Result), Raw: rawResult(c.Result), CheckedAt: c.CheckedAt})
 	}
 	return out
 }
@@ -69,4 +73,16 @@ func plain(v any) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// rawResult is a result as indented JSON; "" for none.
+func rawResult(r map[string]any) string {
+	if len(r) == 0 {
+		return ""
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

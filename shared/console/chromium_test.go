@@ -30,7 +30,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	// localhost, never to the server's IP address.
 	base := "http://localhost:" + u.Port()
 	w.keys.Config.Origins = append(w.keys.Config.Origins, base)
-	_, r := w.entity(t, domain.ReviewInProgress, dana)
+	_, r := w.entity(t, domain.ReviewInProgress, dana, judged)
 
 	b := webpagetest.New(t, 1100, 900)
 	b.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
