@@ -1,5 +1,7 @@
 package domain
 
+import "encoding/base64"
+
 // Identity says how a decision's operator is known.
 type Identity string
 
@@ -12,7 +14,18 @@ const (
 	// which AWS principal that was. Accepted only where the account's
 	// DeclaredDecisions setting allows it.
 	IdentityDeclared Identity = "declared"
+	// IdentitySession: the operator acted in a console session they
+	// signed in to with a passkey (user verification included), without
+	// signing the action itself: the record's Actor names the session's
+	// passkey (SessionActor). A queue claim is known so.
+	IdentitySession Identity = "session"
 )
+
+// SessionActor is the Actor of an action taken in a session signed in with
+// the passkey credentialID: "session:" and the credential id, base64url.
+func SessionActor(credentialID []byte) string {
+	return "session:" + base64.RawURLEncoding.EncodeToString(credentialID)
+}
 
 // Roles of a decision's signatures.
 const (

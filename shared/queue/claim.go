@@ -20,7 +20,9 @@ const (
 // ClaimNext takes, for op, the oldest unassigned open review of the queue
 // that f keeps: it assigns it to op and starts it (in progress), as the
 // assign and start actions would, in one write audited as
-// domain.ActionReviewClaim under a.ActionID. The write is conditioned on the
+// domain.ActionReviewClaim under a.ActionID, by op, known by the session
+// op signed in to with a passkey (identity session, the actor naming the
+// session's credential: a.SessionCredential, required). The write is conditioned on the
 // review's version, so of two operators claiming at once each gets a
 // different review: the loser goes on to the next. The same action id
 // again returns the review it claimed.
@@ -41,6 +43,9 @@ func (s *Service) ClaimNext(ctx context.Context, a domain.Actor, op domain.Opera
 	}
 	if op.ID == 0 || op.AccountID != a.AccountID || a.OperatorID != op.ID || !op.Can(domain.PermReviewDecide) {
 		return domain.Review{}, domain.Errorf(domain.ECodeForbidden, "The operator may not take reviews of this account.")
+	}
+	if len(a.SessionCredential) == 0 {
+		return domain.Review{}, domain.Errorf(domain.ECodeForbidden, "A review is taken in a session signed in with a passkey.")
 	}
 	nothing := domain.Errorf(domain.ECodeNotFound, "Nothing waiting that matches.")
 	// Only an unassigned open review is claimed.
@@ -109,6 +114,7 @@ func (s *Service) apply(ctx context.Context, a domain.Actor, op domain.Operator,
 		Audit: domain.AuditRecord{
 			AccountID: a.AccountID, ActionID: a.ActionID, Action: domain.ActionReviewClaim,
 			OperatorID: op.ID, OperatorName: op.Name, RequestID: a.RequestID,
+			Identity: domain.IdentitySession, Actor: domain.SessionActor(a.SessionCredential),
 			ReviewID: new(r.ID), EntityID: r.EntityID,
 			Before: claimSnapshot(r), After: claimSnapshot(next), At: now,
 		},

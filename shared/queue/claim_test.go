@@ -78,9 +78,18 @@ func TestQueueCountsFollowReviews(t *testing.T) {
 	if rows := w.walk(t, acct, 7, queue.Filter{Assignee: queue.AssigneeMe}, 2); !slices.Equal(ids(rows), []int64{claimed.ID}) {
 		t.Errorf("assigned to me: %v, want %d", ids(rows), claimed.ID)
 	}
+	// Audited as operator 7's, known by the session's passkey ("key-7",
+	// base64url), the assign and start it stands for before and after.
 	rec, err := w.st.AuditRecord(ctx, acct, "claim-1")
 	if err != nil || rec.Action != domain.ActionReviewClaim || rec.OperatorID != 7 || rec.OperatorName != "Operator 7" || domain.Deref(rec.ReviewID) != claimed.ID {
 		t.Errorf("the claim's audit record = %+v, %v", rec, err)
+	}
+	if rec.Identity != domain.IdentitySession || rec.Actor != "session:a2V5LTc" || len(rec.Signatures) != 0 {
+		t.Errorf("the claim is known by %q, actor %q, %d signatures; want session, session:a2V5LTc, none", rec.Identity, rec.Actor, len(rec.Signatures))
+	}
+	if rec.Before["status"] != string(domain.ReviewOpen) || rec.Before["assigned_user_id"] != float64(0) ||
+		rec.After["status"] != string(domain.ReviewInProgress) || rec.After["assigned_user_id"] != float64(7) || rec.After["started_at"] == "" {
+		t.Errorf("the claim records %v -> %v, want open, unassigned -> in progress, assigned to 7, started", rec.Before, rec.After)
 	}
 
 	done := claimed
@@ -198,6 +207,7 @@ func TestQueueClaimRefusals(t *testing.T) {
 		{"no permission to decide", actor(acct, 7, "c1"), viewer, queue.Filter{}, domain.ECodeForbidden},
 		{"an operator of another account", actor(acct, 7, "c2"), operator(acct+1, 7), queue.Filter{}, domain.ECodeForbidden},
 		{"acting as someone else", actor(acct, 9, "c3"), operator(acct, 7), queue.Filter{}, domain.ECodeForbidden},
+		{"no session's passkey", domain.Actor{AccountID: acct, OperatorID: 7, ActionID: "c9"}, operator(acct, 7), queue.Filter{}, domain.ECodeForbidden},
 		{"no action id", actor(acct, 7, ""), operator(acct, 7), queue.Filter{}, domain.ECodeInvalid},
 		{"an unknown filter", actor(acct, 7, "c4"), operator(acct, 7), queue.Filter{Risk: "extreme"}, domain.ECodeInvalid},
 		{"escalated", actor(acct, 7, "c5"), operator(acct, 7), queue.Filter{Status: domain.ReviewEscalated}, domain.ECodeNotFound},
