@@ -46,18 +46,11 @@ func TestAuditListIdentity(t *testing.T) {
 	// A decision signed as the decision function signs one: the maker's
 	// and the second operator's assertions over the document's digest.
 	sign := func(o *passkeytest.Operator, role, purpose, doc string) domain.DecisionSignature {
-		digest := passkey.DocumentDigest([]byte(doc))
-		a, err := o.Sign(ctx, purpose, digest)
+		s, err := o.SignRecord(ctx, role, purpose, doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := keys.CheckSigned(ctx, a, acct, purpose, digest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return domain.DecisionSignature{Role: role, OperatorID: o.ID, CredentialID: a.CredentialID, AuthenticatorData: a.AuthenticatorData,
-			ClientDataJSON: a.ClientDataJSON, Signature: a.Signature, UserHandle: a.UserHandle,
-			Nonce: base64.RawURLEncoding.EncodeToString(s.Nonce), Digest: digest}
+		return s
 	}
 	put := func(a domain.AuditRecord) {
 		a.AccountID, a.OperatorID, a.OperatorName, a.At = acct, maker.ID, maker.Name, t0
