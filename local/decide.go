@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
@@ -295,8 +294,8 @@ var auditColumns = []column[admin.AuditView]{
 // session's passkey); empty for what is no decision.
 func howCell(a admin.AuditView) string {
 	how := string(a.Identity)
-	if a.Identity == domain.IdentitySession {
-		how += " " + strings.TrimPrefix(a.Actor, "session:")
+	if cred := domain.SessionCredentialOf(domain.AuditRecord{Identity: a.Identity, Actor: a.Actor}); cred != "" {
+		how += " " + cred
 	}
 	for i, s := range a.Signatures {
 		sep := ": "

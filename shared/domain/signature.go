@@ -1,6 +1,9 @@
 package domain
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // Identity says how a decision's operator is known.
 type Identity string
@@ -21,10 +24,21 @@ const (
 	IdentitySession Identity = "session"
 )
 
+// SessionCredentialOf is the passkey a session's record names (its Actor
+// as SessionActor wrote it), or "" for a record not known by a session.
+func SessionCredentialOf(a AuditRecord) string {
+	if a.Identity != IdentitySession {
+		return ""
+	}
+	return strings.TrimPrefix(a.Actor, sessionPrefix)
+}
+
+const sessionPrefix = "session:"
+
 // SessionActor is the Actor of an action taken in a session signed in with
 // the passkey credentialID: "session:" and the credential id, base64url.
 func SessionActor(credentialID []byte) string {
-	return "session:" + base64.RawURLEncoding.EncodeToString(credentialID)
+	return sessionPrefix + base64.RawURLEncoding.EncodeToString(credentialID)
 }
 
 // Roles of a decision's signatures.
