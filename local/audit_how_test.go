@@ -49,7 +49,7 @@ func TestAuditHow(t *testing.T) {
 	forged := sigs[0]
 	forged.Digest = passkey.DocumentDigest([]byte(`{"action":"approve","review_id":8}`))
 	for i, a := range []domain.AuditRecord{
-		{ActionID: "how-claim", Action: domain.ActionReviewClaim, Identity: domain.IdentitySession, Actor: domain.SessionActor(maker.Auth.Credentials()[0].ID)},
+		{ActionID: "how-claim", Action: domain.ActionAssign, Identity: domain.IdentitySession, Actor: domain.SessionActor(maker.Auth.Credentials()[0].ID)},
 		{ActionID: "how-declared", Action: domain.ActionAssessRisk, Identity: domain.IdentityDeclared},
 		{ActionID: "how-signed", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc, Signatures: sigs},
 		{ActionID: "how-forged", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc, Signatures: []domain.DecisionSignature{forged}},

@@ -65,7 +65,7 @@ func TestAuditListIdentity(t *testing.T) {
 	put(domain.AuditRecord{ActionID: "tampered", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc(2),
 		Signatures: []domain.DecisionSignature{sign(maker, domain.SignatureMaker, passkey.PurposeDecision, doc(2))}})
 	put(domain.AuditRecord{ActionID: "declared", Action: domain.ActionApprove, Identity: domain.IdentityDeclared})
-	put(domain.AuditRecord{ActionID: "claimed", Action: domain.ActionReviewClaim, Identity: domain.IdentitySession,
+	put(domain.AuditRecord{ActionID: "claimed", Action: domain.ActionAssign, Identity: domain.IdentitySession,
 		Actor: domain.SessionActor(maker.Auth.Credentials()[0].ID)})
 
 	// The stored signature altered, one byte of it: the record is still

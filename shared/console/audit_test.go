@@ -12,6 +12,7 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
+	"github.com/evs-kyb/evs/shared/queue"
 )
 
 // The review page's audit trail says how each operator was known: Take
@@ -30,12 +31,21 @@ func TestAuditTrailHow(t *testing.T) {
 		t.Fatalf("take the next one: %d to %q", got.status, got.header.Get("Location"))
 	}
 	danaKey := base64.RawURLEncoding.EncodeToString(b.auth.Credentials()[0].ID)
-	// The claim's record: Dana's, known by her session's passkey, in the
-	// claim's own transaction (the review moved with it).
-	rec, err := w.st.AuditRecord(ctx, w.account.ID, take.hidden.Get("action_id"))
-	if err != nil || rec.Action != domain.ActionReviewClaim || rec.OperatorID != w.ops[dana].ID || rec.Identity != domain.IdentitySession ||
-		rec.Actor != "session:"+danaKey || domain.Deref(rec.ReviewID) != r.ID || rec.After["status"] != string(domain.ReviewInProgress) {
-		t.Fatalf("the claim's audit record %+v, %v", rec, err)
+	// The claim's records, assign then start: Dana's, known by her
+	// session's passkey, in the claim's own transaction (the review moved
+	// with them).
+	for _, tc := range []struct {
+		actionID string
+		action   domain.Action
+	}{{take.hidden.Get("action_id"), domain.ActionAssign}, {queue.StartActionID(take.hidden.Get("action_id")), domain.ActionStart}} {
+		rec, err := w.st.AuditRecord(ctx, w.account.ID, tc.actionID)
+		if err != nil || rec.Action != tc.action || rec.OperatorID != w.ops[dana].ID || rec.Identity != domain.IdentitySession ||
+			rec.Actor != "session:"+danaKey || domain.Deref(rec.ReviewID) != r.ID {
+			t.Fatalf("the claim's %s record %+v, %v", tc.action, rec, err)
+		}
+	}
+	if got, err := w.st.Review(ctx, w.account.ID, r.ID); err != nil || got.Status != domain.ReviewInProgress || domain.Deref(got.AssignedUserID) != w.ops[dana].ID {
+		t.Fatalf("the claimed review %+v, %v", got, err)
 	}
 
 	sami, err := passkeytest.Enrol(ctx, w.keys, w.ops[sami])
@@ -70,7 +80,7 @@ func TestAuditTrailHow(t *testing.T) {
 		{"signed and sound", "Passkey-signed Maker " + fmt.Sprint(sami.ID) + ", passkey " + samiKey + ": verified"},
 		{"signed, digest altered", "Passkey-signed Maker " + fmt.Sprint(sami.ID) + ", passkey " + samiKey + ": does not verify (The signed digest is not the recorded document's.)"},
 		{"declared only", "Declared, not signed"},
-		{"—", "Signed-in session, passkey " + danaKey}, // the claim: no reason
+		{"taken from the queue", "Signed-in session, passkey " + danaKey}, // the claim's assign and start
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			how, ok := rows[tc.reason]
