@@ -220,7 +220,7 @@ func TestListCommandsTables(t *testing.T) {
 			[]string{"Dana Q", domain.PermReviewDecide}},
 		{[]string{"deliveries", "list", "--account", a}, []string{"CREATED", "ID", "ATTEMPT", "ENDPOINT", "EVENT", "REVIEW", "STATUS", "HTTP", "MS", "ERROR"}, 1,
 			[]string{"dlv_tbl", "approved", "2026-11-01T10:00:00"}},
-		{[]string{"audit", "--account", a}, []string{"AT", "ACTION", "BY", "ENTITY", "REVIEW", "REASON", "ACTION ID"}, 2,
+		{[]string{"audit", "--account", a}, []string{"AT", "ACTION", "BY", "HOW", "ENTITY", "REVIEW", "REASON", "ACTION ID"}, 2,
 			[]string{"key.create", "cli:"}},
 	} {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {

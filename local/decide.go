@@ -267,7 +267,8 @@ func cmdAudit(ctx context.Context, args []string) error {
 	return printList(lf, out.Audit, auditColumns)
 }
 
-// auditColumns are audit's table: when, what, who, on what, why.
+// auditColumns are audit's table: when, what, who, how they were known,
+// on what, why.
 var auditColumns = []column[admin.AuditView]{
 	{"AT", func(a admin.AuditView) string { return a.At }},
 	{"ACTION", func(a admin.AuditView) string { return string(a.Action) }},
@@ -280,10 +281,34 @@ var auditColumns = []column[admin.AuditView]{
 		}
 		return fmt.Sprintf("%s (%d)", short(a.OperatorName), a.OperatorID)
 	}},
+	{"HOW", howCell},
 	{"ENTITY", func(a admin.AuditView) string { return idCell(a.EntityID) }},
 	{"REVIEW", func(a admin.AuditView) string { return optIDCell(a.ReviewID) }},
 	{"REASON", func(a admin.AuditView) string { return short(a.Reason) }},
 	{"ACTION ID", func(a admin.AuditView) string { return a.ActionID }},
+}
+
+// howCell is how a record's operator was known: passkey (then each
+// signature: role, operator, credential, and whether it verifies against
+// the key the account's chain recorded), declared, or session (then the
+// session's passkey); empty for what is no decision.
+func howCell(a admin.AuditView) string {
+	how := string(a.Identity)
+	if cred := domain.SessionCredentialOf(domain.AuditRecord{Identity: a.Identity, Actor: a.Actor}); cred != "" {
+		how += " " + cred
+	}
+	for i, s := range a.Signatures {
+		sep := ": "
+		if i > 0 {
+			sep = ", "
+		}
+		verifies := "verified"
+		if !s.Verified {
+			verifies = "DOES NOT VERIFY"
+		}
+		how += fmt.Sprintf("%s%s %d %s %s", sep, s.Role, s.OperatorID, s.CredentialID, verifies)
+	}
+	return how
 }
 
 // auditVerify prints every record verified (one JSON line each, in chain

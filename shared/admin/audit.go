@@ -10,6 +10,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
+	"github.com/evs-kyb/evs/shared/passkey"
 )
 
 // An account-wide listing holds at most 1,000 records: audit.list's limit
@@ -48,9 +49,13 @@ func (h *Handler) auditList(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	checks, err := passkey.CheckTrail(ctx, h.Store, h.Passkeys, p.AccountID, recs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]AuditView, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, viewAudit(r))
+	for i, r := range recs {
+		out = append(out, viewAudit(r, checks[i]))
 	}
 	return map[string]any{"audit": out}, nil
 }

@@ -4,18 +4,13 @@ import (
 	"context"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
-	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 )
 
 // SignatureCheckView is one decision signature as audit.verify checked it.
 type SignatureCheckView struct {
-	ActionID     string `json:"action_id"`
-	Role         string `json:"role"`
-	OperatorID   int64  `json:"operator_id"`
-	CredentialID string `json:"credential_id"`
-	Verified     bool   `json:"verified"`
-	Problem      string `json:"problem,omitempty"`
+	ActionID string `json:"action_id"`
+	AuditSignatureView
 }
 
 // checkSignatures checks every signature the links carry, as a regulator
@@ -29,24 +24,17 @@ func (h *Handler) checkSignatures(ctx context.Context, accountID int64, links []
 	for _, l := range links {
 		sigs, err := passkey.Signatures(l)
 		if err != nil {
-			out = append(out, SignatureCheckView{ActionID: l.ActionID, Problem: err.Error()})
+			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: AuditSignatureView{Problem: err.Error()}})
 			continue
 		}
 		if len(sigs) > 0 && keys == nil {
-			ch, err := h.Store.AuditChain(ctx, accountID, 0)
-			if err != nil {
+			if keys, err = passkey.AccountKeys(ctx, h.Store, accountID); err != nil {
 				return nil, err
 			}
-			keys = passkey.KeysOf(ch.Records)
 		}
 		for _, s := range sigs {
-			v := SignatureCheckView{ActionID: l.ActionID, Role: s.Role, OperatorID: s.OperatorID, CredentialID: s.CredentialID}
-			if err := keys.VerifyLinkSignature(h.Passkeys, l, s); err != nil {
-				v.Problem = domain.ErrorMessage(err)
-			} else {
-				v.Verified = true
-			}
-			out = append(out, v)
+			c := keys.CheckLink(h.Passkeys, l, s)
+			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: viewSignature(c)})
 		}
 	}
 	return out, nil

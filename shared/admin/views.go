@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/passkey"
 )
 
 // The records as commands answer them: every time RFC 3339 UTC with
@@ -182,10 +183,33 @@ type AuditView struct {
 	SeenETag      string `json:"seen_etag,omitempty"`
 	DossierETag   string `json:"dossier_etag,omitempty"`
 	DossierSHA256 string `json:"dossier_sha256,omitempty"`
+	// How the operator was known (decisions and queue claims): passkey,
+	// declared or session (actor then names the session's passkey).
+	// Signatures are a passkey decision's, each checked.
+	Identity   domain.Identity      `json:"identity,omitempty"`
+	Signatures []AuditSignatureView `json:"signatures,omitempty"`
 }
 
-func viewAudit(a domain.AuditRecord) AuditView {
-	return AuditView{At: domain.FormatTime(a.At), Action: a.Action, ActionID: a.ActionID, AccountID: a.AccountID, OperatorID: a.OperatorID,
+// AuditSignatureView is one signature of a decision, checked against the
+// public key the account's own chain recorded for its credential.
+type AuditSignatureView struct {
+	Role         string `json:"role"`
+	OperatorID   int64  `json:"operator_id"`
+	CredentialID string `json:"credential_id"`
+	Verified     bool   `json:"verified"`
+	Problem      string `json:"problem,omitempty"`
+}
+
+func viewSignature(c passkey.Check) AuditSignatureView {
+	return AuditSignatureView{Role: c.Role, OperatorID: c.OperatorID, CredentialID: c.CredentialID, Verified: c.Verified, Problem: c.Problem}
+}
+
+func viewAudit(a domain.AuditRecord, checks []passkey.Check) AuditView {
+	var sigs []AuditSignatureView
+	for _, c := range checks {
+		sigs = append(sigs, viewSignature(c))
+	}
+	return AuditView{Identity: a.Identity, Signatures: sigs, At: domain.FormatTime(a.At), Action: a.Action, ActionID: a.ActionID, AccountID: a.AccountID, OperatorID: a.OperatorID,
 		OperatorName: a.OperatorName, Actor: a.Actor, RequestID: a.RequestID, ReviewID: a.ReviewID, EntityID: a.EntityID,
 		Reason: a.Reason, Before: a.Before, After: a.After, SecondApproverID: a.SecondApproverID,
 		SeenETag: a.SeenETag, DossierETag: a.DossierETag, DossierSHA256: a.DossierSHA256}

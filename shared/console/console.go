@@ -69,6 +69,9 @@ type Store interface {
 	EntityDetail(ctx context.Context, accountID, id int64) (domain.EntityDetail, error)
 	// No codes.
 	AuditTrail(ctx context.Context, accountID, entityID int64) ([]domain.AuditRecord, error)
+	// The account's own chain: the keys the trail's signatures are
+	// checked with.
+	passkey.ChainReader
 	// No codes.
 	Operators(ctx context.Context, accountID int64) ([]domain.Operator, error)
 	// No codes.

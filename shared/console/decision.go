@@ -123,7 +123,8 @@ func actionLabel(a domain.Action) string {
 	case domain.ActionEndRelationship:
 		return "End the relationship"
 	case domain.ActionReviewClaim:
-		// Not a decision, but on the audit trail beside them.
+		// Not a decision, but on trails written before a claim was recorded
+		// as its assign and start.
 		return "Take from the queue"
 	}
 	return label(a)

@@ -126,7 +126,10 @@ func (h *handler) takeNext(c *webpage.Call) {
 		h.showQueue(c, form, http.StatusUnprocessableEntity, "")
 		return
 	}
-	r, err := h.d.Queue.ClaimNext(c.R.Context(), c.Actor(), c.Session.Operator, f)
+	// Audited as the signed-in operator's, naming the session's passkey.
+	a := c.Actor()
+	a.SessionCredential = c.Session.CredentialID
+	r, err := h.d.Queue.ClaimNext(c.R.Context(), a, c.Session.Operator, f)
 	switch domain.ErrorCode(err) {
 	case "":
 		c.Log.Info("review taken", "review_id", r.ID)

@@ -1,11 +1,13 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/webpage"
 )
 
@@ -21,7 +23,7 @@ type reviewPage struct {
 	Screening *checkRow // the check the matches are from
 	Matches   []matchRow
 	Others    []domain.Review // the entity's other reviews
-	Audit     []domain.AuditRecord
+	Audit     []auditRow
 	Forms     []actionForm
 	// Before is the page's first section: the policy's blockers and the
 	// decisions that need a second operator.
@@ -57,8 +59,12 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		c.Fail(err)
 		return
 	}
-	slices.Reverse(trail) // newest first
-	page := reviewPage{Review: r, Dossier: d, ViewedAt: h.d.Clock.Now().Format(time.RFC3339Nano), Checks: checkRows(d.Checks), Audit: trail,
+	audit, err := h.auditRows(ctx, c.Session.AccountID, trail)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	page := reviewPage{Review: r, Dossier: d, ViewedAt: h.d.Clock.Now().Format(time.RFC3339Nano), Checks: checkRows(d.Checks), Audit: audit,
 		Decides: decides(c)}
 	for _, o := range d.Reviews {
 		if o.ID != r.ID {
@@ -109,4 +115,29 @@ func decides(c *webpage.Call) bool {
 		}
 	}
 	return false
+}
+
+// auditRow is one record of the audit trail with how its operator was
+// known: its signatures (a passkey decision's) each checked against the
+// key the account's chain recorded, as audit.verify checks them.
+type auditRow struct {
+	domain.AuditRecord
+	Checks []passkey.Check
+}
+
+// SessionCredential is the passkey a session's record names.
+func (r auditRow) SessionCredential() string { return domain.SessionCredentialOf(r.AuditRecord) }
+
+// auditRows is an entity's trail (oldest first, as read), newest first,
+// its signatures checked.
+func (h *handler) auditRows(ctx context.Context, accountID int64, trail []domain.AuditRecord) ([]auditRow, error) {
+	checks, err := passkey.CheckTrail(ctx, h.d.Store, h.d.Passkeys.Config, accountID, trail)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]auditRow, len(trail))
+	for i, rec := range trail {
+		rows[len(trail)-1-i] = auditRow{AuditRecord: rec, Checks: checks[i]}
+	}
+	return rows, nil
 }

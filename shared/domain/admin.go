@@ -24,6 +24,9 @@ type Actor struct {
 	ActionID string
 	// RequestID is the Lambda request that made the change, if any.
 	RequestID string
+	// SessionCredential is the passkey the acting console session was
+	// signed in with, if any (see IdentitySession).
+	SessionCredential []byte
 }
 
 // AdminName is how the audit trail names an administrator.

@@ -9,6 +9,11 @@ import "errors"
 // (Audit.EntityID) to its next revision.
 type Decision struct {
 	Audit AuditRecord
+	// Also are further records of the same change, as the actions it
+	// stands for (a queue claim: its assign, then its start): appended
+	// after Audit in its chain, in the same transaction. Each names
+	// Audit's account and entity and an action id of its own.
+	Also []AuditRecord
 	// Review is the changed review (nil when the action changes none).
 	Review *Review
 	// ReviewWas is Review's status as read: the store moves the queue's
@@ -43,6 +48,11 @@ func (d Decision) Validate() error {
 	}
 	if d.Audit.EntityID == 0 && (d.Review != nil || d.NewReview != nil || len(d.NewChecks) > 0 || d.Pinned != nil) {
 		return errors.New("decision: the audit record must name the entity whose dossier it changes")
+	}
+	for _, a := range d.Also {
+		if a.AccountID != d.Audit.AccountID || a.EntityID != d.Audit.EntityID || a.ActionID == "" || a.ActionID == d.Audit.ActionID {
+			return errors.New("decision: a further audit record needs the account and entity of the first and an action id of its own")
+		}
 	}
 	for _, c := range d.NewChecks {
 		if c.ID == 0 {

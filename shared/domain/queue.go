@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// ActionReviewClaim is an operator taking the oldest unassigned open review
-// of the queue ("Take the next one"): it assigns the review to them and
-// starts it, as assign and start would, in one audited write.
+// ActionReviewClaim is how trails written before #35 record an operator
+// taking the oldest unassigned open review of the queue ("Take the next
+// one"): one record for its assign and start. A claim is now recorded as
+// the two actions, ActionAssign then ActionStart, known by the session
+// (IdentitySession), in the same write.
 const ActionReviewClaim Action = "review.claim"
 
 // QueueQuery asks the store for a stretch of an account's queue: its active

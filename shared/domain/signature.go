@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"encoding/base64"
+	"strings"
+)
+
 // Identity says how a decision's operator is known.
 type Identity string
 
@@ -12,7 +17,29 @@ const (
 	// which AWS principal that was. Accepted only where the account's
 	// DeclaredDecisions setting allows it.
 	IdentityDeclared Identity = "declared"
+	// IdentitySession: the operator acted in a console session they
+	// signed in to with a passkey (user verification included), without
+	// signing the action itself: the record's Actor names the session's
+	// passkey (SessionActor). A queue claim is known so.
+	IdentitySession Identity = "session"
 )
+
+// SessionCredentialOf is the passkey a session's record names (its Actor
+// as SessionActor wrote it), or "" for a record not known by a session.
+func SessionCredentialOf(a AuditRecord) string {
+	if a.Identity != IdentitySession {
+		return ""
+	}
+	return strings.TrimPrefix(a.Actor, sessionPrefix)
+}
+
+const sessionPrefix = "session:"
+
+// SessionActor is the Actor of an action taken in a session signed in with
+// the passkey credentialID: "session:" and the credential id, base64url.
+func SessionActor(credentialID []byte) string {
+	return sessionPrefix + base64.RawURLEncoding.EncodeToString(credentialID)
+}
 
 // Roles of a decision's signatures.
 const (

@@ -18,9 +18,11 @@ const (
 )
 
 // ClaimNext takes, for op, the oldest unassigned open review of the queue
-// that f keeps: it assigns it to op and starts it (in progress), as the
-// assign and start actions would, in one write audited as
-// domain.ActionReviewClaim under a.ActionID. The write is conditioned on the
+// that f keeps: it assigns it to op and starts it (in progress), in one
+// write audited as the two actions it stands for, assign (under
+// a.ActionID) then start (StartActionID), both by op and known by the
+// session op signed in to with a passkey (identity session, the actor
+// naming the session's credential: a.SessionCredential, required). The write is conditioned on the
 // review's version, so of two operators claiming at once each gets a
 // different review: the loser goes on to the next. The same action id
 // again returns the review it claimed.
@@ -41,6 +43,9 @@ func (s *Service) ClaimNext(ctx context.Context, a domain.Actor, op domain.Opera
 	}
 	if op.ID == 0 || op.AccountID != a.AccountID || a.OperatorID != op.ID || !op.Can(domain.PermReviewDecide) {
 		return domain.Review{}, domain.Errorf(domain.ECodeForbidden, "The operator may not take reviews of this account.")
+	}
+	if len(a.SessionCredential) == 0 {
+		return domain.Review{}, domain.Errorf(domain.ECodeForbidden, "A review is taken in a session signed in with a passkey.")
 	}
 	nothing := domain.Errorf(domain.ECodeNotFound, "Nothing waiting that matches.")
 	// Only an unassigned open review is claimed.
@@ -96,22 +101,27 @@ func (s *Service) claim(ctx context.Context, a domain.Actor, op domain.Operator,
 	return s.apply(ctx, a, op, fresh, now)
 }
 
-// apply writes the claim of r (read at its version) for op.
+// apply writes the claim of r (read at its version) for op: the review
+// assigned and started, and its assign and start records.
 func (s *Service) apply(ctx context.Context, a domain.Actor, op domain.Operator, r domain.Review, now time.Time) (domain.Review, error) {
 	next := r
 	next.AssignedUserID, next.AssignedUserName = new(op.ID), new(op.Name)
-	if r.Status == domain.ReviewOpen {
-		next.Status, next.StartedAt = domain.ReviewInProgress, &now
-	}
+	next.Status, next.StartedAt = domain.ReviewInProgress, &now
 	next.UpdatedAt = now
+	record := func(actionID string, action domain.Action, field string, before, after any) domain.AuditRecord {
+		return domain.AuditRecord{
+			AccountID: a.AccountID, ActionID: actionID, Action: action, OperatorID: op.ID, OperatorName: op.Name,
+			RequestID: a.RequestID, Identity: domain.IdentitySession, Actor: domain.SessionActor(a.SessionCredential),
+			ReviewID: new(r.ID), EntityID: r.EntityID, Reason: claimReason,
+			Before: map[string]any{field: before}, After: map[string]any{field: after}, At: now,
+		}
+	}
+	start := record(StartActionID(a.ActionID), domain.ActionStart, "status", string(r.Status), string(next.Status))
+	start.Before["started_at"], start.After["started_at"] = "", domain.FormatTime(now)
 	d := domain.Decision{
 		Review: &next, ReviewWas: r.Status,
-		Audit: domain.AuditRecord{
-			AccountID: a.AccountID, ActionID: a.ActionID, Action: domain.ActionReviewClaim,
-			OperatorID: op.ID, OperatorName: op.Name, RequestID: a.RequestID,
-			ReviewID: new(r.ID), EntityID: r.EntityID,
-			Before: claimSnapshot(r), After: claimSnapshot(next), At: now,
-		},
+		Audit: record(a.ActionID, domain.ActionAssign, "assigned_user_id", int64(0), op.ID),
+		Also:  []domain.AuditRecord{start},
 	}
 	if err := s.Store.ApplyDecision(ctx, d); err != nil {
 		return domain.Review{}, err
@@ -119,14 +129,12 @@ func (s *Service) apply(ctx context.Context, a domain.Actor, op domain.Operator,
 	return next, nil
 }
 
-// claimSnapshot is what a claim changes, as the audit trail records it.
-func claimSnapshot(r domain.Review) map[string]any {
-	started := ""
-	if r.StartedAt != nil {
-		started = domain.FormatTime(*r.StartedAt)
-	}
-	return map[string]any{"status": string(r.Status), "assigned_user_id": domain.Deref(r.AssignedUserID), "started_at": started}
-}
+// claimReason is the reason a claim's records give.
+const claimReason = "taken from the queue"
+
+// StartActionID is the action id of a claim's start record, beside its
+// assign record's.
+func StartActionID(claimID string) string { return claimID + "/start" }
 
 // claimedBy is the review an earlier claim under a's action id took.
 func (s *Service) claimedBy(ctx context.Context, a domain.Actor) (domain.Review, error) {
@@ -134,7 +142,10 @@ func (s *Service) claimedBy(ctx context.Context, a domain.Actor) (domain.Review,
 	if err != nil {
 		return domain.Review{}, fmt.Errorf("the claim %s applied before: %w", a.ActionID, err)
 	}
-	if rec.Action != domain.ActionReviewClaim || rec.ReviewID == nil {
+	// A claim recorded before claims were an assign and a start was one
+	// review.claim record.
+	claim := rec.Action == domain.ActionReviewClaim || (rec.Action == domain.ActionAssign && rec.Identity == domain.IdentitySession)
+	if !claim || rec.ReviewID == nil {
 		return domain.Review{}, domain.Errorf(domain.ECodeConflict, "The action id %s named another action.", a.ActionID)
 	}
 	return s.Store.Review(ctx, a.AccountID, *rec.ReviewID)

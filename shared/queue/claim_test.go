@@ -78,9 +78,33 @@ func TestQueueCountsFollowReviews(t *testing.T) {
 	if rows := w.walk(t, acct, 7, queue.Filter{Assignee: queue.AssigneeMe}, 2); !slices.Equal(ids(rows), []int64{claimed.ID}) {
 		t.Errorf("assigned to me: %v, want %d", ids(rows), claimed.ID)
 	}
-	rec, err := w.st.AuditRecord(ctx, acct, "claim-1")
-	if err != nil || rec.Action != domain.ActionReviewClaim || rec.OperatorID != 7 || rec.OperatorName != "Operator 7" || domain.Deref(rec.ReviewID) != claimed.ID {
-		t.Errorf("the claim's audit record = %+v, %v", rec, err)
+	// Audited as the two actions it stands for, assign then start, each
+	// operator 7's, known by the session's passkey ("key-7", base64url),
+	// consecutive in the entity's chain, which holds.
+	for _, tc := range []struct {
+		actionID      string
+		action        domain.Action
+		before, after map[string]any
+	}{
+		{"claim-1", domain.ActionAssign, map[string]any{"assigned_user_id": float64(0)}, map[string]any{"assigned_user_id": float64(7)}},
+		{queue.StartActionID("claim-1"), domain.ActionStart, map[string]any{"status": "open", "started_at": ""},
+			map[string]any{"status": "in_progress", "started_at": domain.FormatTime(*claimed.StartedAt)}},
+	} {
+		rec, err := w.st.AuditRecord(ctx, acct, tc.actionID)
+		if err != nil || rec.Action != tc.action || rec.OperatorID != 7 || rec.OperatorName != "Operator 7" || domain.Deref(rec.ReviewID) != claimed.ID ||
+			rec.EntityID != claimed.EntityID {
+			t.Errorf("the claim's %s record = %+v, %v", tc.action, rec, err)
+		}
+		if rec.Identity != domain.IdentitySession || rec.Actor != "session:a2V5LTc" || len(rec.Signatures) != 0 {
+			t.Errorf("%s is known by %q, actor %q, %d signatures; want session, session:a2V5LTc, none", tc.action, rec.Identity, rec.Actor, len(rec.Signatures))
+		}
+		if !maps.Equal(rec.Before, tc.before) || !maps.Equal(rec.After, tc.after) {
+			t.Errorf("%s records %v -> %v, want %v -> %v", tc.action, rec.Before, rec.After, tc.before, tc.after)
+		}
+	}
+	ch, err := w.st.AuditChain(ctx, acct, claimed.EntityID)
+	if err != nil || ch.Verify() != nil || ch.Head.Seq != int64(len(ch.Records)) || ch.Head.ActionID != queue.StartActionID("claim-1") {
+		t.Errorf("the entity's chain after the claim: head %+v of %d records, %v, %v", ch.Head, len(ch.Records), ch.Verify(), err)
 	}
 
 	done := claimed
@@ -198,6 +222,7 @@ func TestQueueClaimRefusals(t *testing.T) {
 		{"no permission to decide", actor(acct, 7, "c1"), viewer, queue.Filter{}, domain.ECodeForbidden},
 		{"an operator of another account", actor(acct, 7, "c2"), operator(acct+1, 7), queue.Filter{}, domain.ECodeForbidden},
 		{"acting as someone else", actor(acct, 9, "c3"), operator(acct, 7), queue.Filter{}, domain.ECodeForbidden},
+		{"no session's passkey", domain.Actor{AccountID: acct, OperatorID: 7, ActionID: "c9"}, operator(acct, 7), queue.Filter{}, domain.ECodeForbidden},
 		{"no action id", actor(acct, 7, ""), operator(acct, 7), queue.Filter{}, domain.ECodeInvalid},
 		{"an unknown filter", actor(acct, 7, "c4"), operator(acct, 7), queue.Filter{Risk: "extreme"}, domain.ECodeInvalid},
 		{"escalated", actor(acct, 7, "c5"), operator(acct, 7), queue.Filter{Status: domain.ReviewEscalated}, domain.ECodeNotFound},

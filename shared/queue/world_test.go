@@ -126,8 +126,11 @@ func operator(acct, id int64) domain.Operator {
 	return domain.Operator{AccountID: acct, ID: id, Name: fmt.Sprintf("Operator %d", id), Permissions: []string{domain.PermReviewDecide}}
 }
 
+// actor acts in a session signed in with the operator's passkey (its
+// credential id names the operator: "key-<id>").
 func actor(acct, operatorID int64, actionID string) domain.Actor {
-	return domain.Actor{AccountID: acct, OperatorID: operatorID, ActionID: actionID}
+	return domain.Actor{AccountID: acct, OperatorID: operatorID, ActionID: actionID,
+		SessionCredential: fmt.Appendf(nil, "key-%d", operatorID)}
 }
 
 // walk reads every page of the queue, failing past max pages.

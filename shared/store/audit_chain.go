@@ -100,24 +100,46 @@ func (s *Store) chainHead(ctx context.Context, accountID, entityID int64) (audit
 // it reads the head again and retries; otherwise the error is the
 // caller's to map (a duplicate action, a stale review, …).
 func (s *Store) auditTx(ctx context.Context, a domain.AuditRecord, build func(tx *dynamo.WriteTx, rec *dynamo.Put)) error {
-	if strings.HasPrefix(a.ActionID, headPrefix) {
-		return domain.Invalid("action_id", "is reserved")
+	return s.auditTxAll(ctx, a, nil, build)
+}
+
+// auditTxAll is auditTx for a change recorded as several actions: the
+// records of more follow a in its chain (each a's account and entity),
+// put after build's operations and before the head's, so build's
+// cancellation indexes hold.
+func (s *Store) auditTxAll(ctx context.Context, a domain.AuditRecord, more []domain.AuditRecord, build func(tx *dynamo.WriteTx, rec *dynamo.Put)) error {
+	recs := append([]domain.AuditRecord{a}, more...)
+	for _, r := range recs {
+		if strings.HasPrefix(r.ActionID, headPrefix) {
+			return domain.Invalid("action_id", "is reserved")
+		}
+		if r.AccountID != a.AccountID || r.EntityID != a.EntityID {
+			return fmt.Errorf("audit records %s and %s are of different chains", a.ActionID, r.ActionID)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		head, err := s.chainHead(ctx, a.AccountID, a.EntityID)
 		if err != nil {
 			return err
 		}
-		it := newAuditItem(a)
-		link := it.chainLink()
-		next := auditchain.Next(head.head(), &link)
-		it.ChainVersion, it.Seq, it.PrevHash, it.Hash = link.Version, link.Seq, link.PrevHash, link.Hash
-		it.retainedFields = head.retainedFields
+		items := make([]auditItem, len(recs))
+		next := head.head()
+		for i, r := range recs {
+			it := newAuditItem(r)
+			link := it.chainLink()
+			next = auditchain.Next(next, &link)
+			it.ChainVersion, it.Seq, it.PrevHash, it.Hash = link.Version, link.Seq, link.PrevHash, link.Hash
+			it.retainedFields = head.retainedFields
+			items[i] = it
+		}
 		nextHead := head
-		nextHead.Seq, nextHead.Hash, nextHead.LastActionID, nextHead.At = next.Seq, next.Hash, next.ActionID, it.At
+		nextHead.Seq, nextHead.Hash, nextHead.LastActionID, nextHead.At = next.Seq, next.Hash, next.ActionID, items[len(items)-1].At
 
 		tx := s.db.WriteTx()
-		build(tx, s.table(schema.Audit).Put(it).If("attribute_not_exists(action_id)"))
+		build(tx, s.table(schema.Audit).Put(items[0]).If("attribute_not_exists(action_id)"))
+		for _, it := range items[1:] {
+			tx.Put(s.table(schema.Audit).Put(it).If("attribute_not_exists(action_id)"))
+		}
 		hp := s.table(schema.Audit).Put(nextHead)
 		if head.Seq == 0 {
 			hp.If("attribute_not_exists(action_id)")

@@ -55,7 +55,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 	// Of two decisions on one entity at once, the loser fails on the
 	// review's or entity's version whatever the chain's head says: it sees
 	// domain.ErrStale (auditTx retries only appends that lost the head).
-	err := s.auditTx(ctx, d.Audit, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
+	err := s.auditTxAll(ctx, d.Audit, d.Also, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
 		tx.Put(rec)
 		s.signatureWrites(tx, d)
 		if d.NewReview != nil {

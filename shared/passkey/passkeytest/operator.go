@@ -59,3 +59,23 @@ func (o *Operator) Sign(ctx context.Context, purpose, digest string) (passkey.As
 	}
 	return passkey.AssertionFromResponse(response)
 }
+
+// SignRecord signs a decision document for purpose (decision or approval)
+// and checks it as the decision function does, giving the signature as an
+// audit record keeps it, in role (domain.SignatureMaker or
+// SignatureSecond). The ceremony is left untaken, as a record written
+// without the decision function leaves it.
+func (o *Operator) SignRecord(ctx context.Context, role, purpose, document string) (domain.DecisionSignature, error) {
+	digest := passkey.DocumentDigest([]byte(document))
+	a, err := o.Sign(ctx, purpose, digest)
+	if err != nil {
+		return domain.DecisionSignature{}, err
+	}
+	s, err := o.svc.CheckSigned(ctx, a, o.AccountID, purpose, digest)
+	if err != nil {
+		return domain.DecisionSignature{}, fmt.Errorf("passkeytest: check the signature: %w", err)
+	}
+	return domain.DecisionSignature{Role: role, OperatorID: o.ID, CredentialID: a.CredentialID, AuthenticatorData: a.AuthenticatorData,
+		ClientDataJSON: a.ClientDataJSON, Signature: a.Signature, UserHandle: a.UserHandle,
+		Nonce: base64.RawURLEncoding.EncodeToString(s.Nonce), Digest: digest}, nil
+}
