@@ -92,7 +92,7 @@ func TestDecisionDefinition(t *testing.T) {
 	want := []string{
 		"Keep", "Validate", "NeedsSecondApproval", "NotifySecondApproval", "AwaitSecondApproval", "Apply", "Decided",
 		"IllegalTransition", "Forbidden", "NotFound", "InvalidRequest", "Conflict", "SecondApproverRequired",
-		"StaleView", "SignatureRequired", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
+		"StaleView", "SignatureRequired", "DecisionBlocked", "SecondApprovalTimedOut", "SecondApprovalRefused", "DecisionFailed",
 	}
 	if !equal(keys(states), want) {
 		t.Errorf("states: %s", diff(keys(states), want))
@@ -166,9 +166,9 @@ func TestDecisionDefinition(t *testing.T) {
 	lambdaErrors := []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}
 	refusals := map[string][]string{
 		"Validate": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid, domain.FailStaleView,
-			domain.FailSignatureRequired},
+			domain.FailSignatureRequired, domain.FailDecisionBlocked},
 		"Apply": {domain.FailIllegalTransition, domain.FailForbidden, domain.FailNotFound, domain.FailInvalid,
-			domain.FailConflict, domain.FailSecondApprover, domain.FailStaleView, domain.FailSignatureRequired},
+			domain.FailConflict, domain.FailSecondApprover, domain.FailStaleView, domain.FailSignatureRequired, domain.FailDecisionBlocked},
 	}
 	for _, name := range []string{"Validate", "Apply"} {
 		s := state(name)
