@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,6 +183,12 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		then  string
 	}{
 		{
+			what: "adjudicate-first", form: `tr.match form:has(input[name="match_id"][value="NK-first"])`,
+			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`tr.match form:has(input[name="match_id"][value="NK-first"]) input[value="false_positive"]`))},
+			code: "name_only", note: "Another company of a similar name",
+			words: []string{"Adjudicate a match", "NK-first", "name_only: Another company"}, then: "Decision applied",
+		},
+		{
 			what: "adjudicate", form: `tr.match form:has(input[name="match_id"][value="NK-second"])`,
 			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`tr.match form:has(input[name="match_id"][value="NK-second"]) input[value="false_positive"]`))},
 			code: "name_only", note: "Different registration number and address",
@@ -226,7 +233,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ent.DismissedMatches, []string{"NK-second"}) || ent.SanctionsStatus != domain.SanctionsNeedsReview || ent.Risk == nil || ent.Risk.Level != domain.RiskHigh {
+	if !slices.Equal(ent.DismissedMatches, []string{"NK-first", "NK-second"}) || ent.SanctionsStatus != domain.SanctionsClear || ent.Risk == nil || ent.Risk.Level != domain.RiskHigh {
 		t.Errorf("the entity after the adjudication and the assessment: dismissed %v, sanctions %s, risk %+v", ent.DismissedMatches, ent.SanctionsStatus, ent.Risk)
 	}
 	if r, err := f.st.Review(ctx, f.acct, taken.ID); err != nil || r.Status != domain.ReviewInProgress {
@@ -322,12 +329,12 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if err := runAdmin(ctx, inProcess{handle: adm}, "browser test", map[string]any{"command": "audit.verify", "account_id": f.acct, "entity_id": taken.EntityID}, &view); err != nil {
 		t.Fatal(err)
 	}
-	if !view.Intact || !view.SignaturesValid || len(view.Signatures) != 4 {
-		t.Errorf("audit.verify: intact %v, signatures valid %v, %d signatures (want 4: adjudication, assessment, approval twice): %+v",
+	if !view.Intact || !view.SignaturesValid || len(view.Signatures) != 5 {
+		t.Errorf("audit.verify: intact %v, signatures valid %v, %d signatures (want 5: two adjudications, assessment, approval twice): %+v",
 			view.Intact, view.SignaturesValid, len(view.Signatures), view.Signatures)
 	}
 	dana.Do("the review, completed", chromedp.Navigate(base+reviewPath(taken)), chromedp.WaitVisible(chromedp.CSS("pre.dossier")))
-	if audit := dana.text("main"); !strings.Contains(audit, "passkey, four eyes") {
+	if audit := dana.text("main"); !strings.Contains(audit, "Passkey-signed, four eyes") || !strings.Contains(audit, "Second operator "+strconv.FormatInt(samiOp.ID, 10)+", passkey") {
 		t.Errorf("the review page's audit trail does not show the approval's four eyes: %q", audit)
 	}
 	dana.Screenshot("11-review-completed")

@@ -131,14 +131,8 @@ func (h *upHarness) review() domain.Review {
 	h.t.Helper()
 	n := h.seq.Add(1)
 	now := domain.Now()
-	d, err := h.st.CreateEntity(h.ctx, domain.EntityDetail{
-		Entity: domain.Entity{
-			AccountID: h.acct, RegistrationNumber: fmt.Sprintf("71%07d0", n), LegalName: fmt.Sprintf("Faults Co %d", n),
-			CountryCode: "SA", CountryID: 682, Status: domain.EntityReadyForReview,
-			RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsClear, CreatedAt: now, UpdatedAt: now,
-		},
-		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: now, UpdatedAt: now}},
-	})
+	// One the decision policy lets an operator approve.
+	d, err := h.st.CreateEntity(h.ctx, approvable(h.acct, fmt.Sprintf("71%07d0", n), fmt.Sprintf("Faults Co %d", n), now))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -33,7 +33,6 @@ func statuses() map[string]int {
 		domain.ECodeSecondApproverRequired: http.StatusConflict,
 		domain.ECodeSignatureRequired:      http.StatusForbidden,
 		// The decision policy blocks the action on the entity as it stands.
-		domain.ECodeDecisionBlocked: http.StatusConflict,
 		// The decision named a view of the dossier that is no longer current.
 		domain.ECodeStaleView: http.StatusPreconditionFailed,
 	}
