@@ -31,6 +31,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	base := "http://localhost:" + u.Port()
 	w.keys.Config.Origins = append(w.keys.Config.Origins, base)
 	_, r := w.entity(t, domain.ReviewInProgress, dana, judged)
+	_, blocked := w.entity(t, domain.ReviewInProgress, dana) // its matches unjudged, its risk not assessed
 
 	b := webpagetest.New(t, 1100, 900)
 	b.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
@@ -75,6 +76,17 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.Do("create the passkey", chromedp.SetValue(chromedp.ID("passkey-name"), "Virtual key"), chromedp.Click(start), at("/console/queue"),
 		chromedp.WaitVisible(chromedp.CSS("h1")))
 	b.Screenshot("03-queue")
+
+	// An approval the policy blocks: its blockers first, its button
+	// disabled, nothing to sign.
+	b.Do("open a blocked review", chromedp.Navigate(base+"/console/reviews/"+itoa(blocked.ID)), chromedp.WaitVisible(chromedp.CSS(`form[data-action="approve"]`)))
+	if n := webpagetest.Get(b, "blockers", chromedp.Evaluate[int](`document.querySelectorAll("li[data-blocker]").length`)); n != 3 {
+		t.Errorf("%d blockers listed, want 3 (two matches, the risk)", n)
+	}
+	if !webpagetest.Get(b, "approve disabled", chromedp.Evaluate[bool](`document.querySelector('form[data-action="approve"] button[type="submit"]').disabled`)) {
+		t.Error("the blocked approval's button is not disabled")
+	}
+	b.Screenshot("04-review-blocked")
 
 	// A decision, confirmed in words and signed.
 	b.Do("open the review", chromedp.Navigate(base+"/console/reviews/"+itoa(r.ID)), chromedp.WaitVisible(chromedp.CSS(`form[data-action="approve"]`)))
