@@ -25,11 +25,7 @@ func (b beforeYouDecide) Clear() bool { return len(b.Blockers) == 0 }
 // policyOn gives each form what the policy and the account's four-eyes
 // settings say of it, and sums them up for the page's first section. The
 // decision service checks the same again when the decision is made.
-func (h *handler) policyOn(ctx context.Context, d shownDossier, forms []actionForm) (beforeYouDecide, error) {
-	acct, err := h.d.Store.Account(ctx, d.Entity.AccountID)
-	if err != nil {
-		return beforeYouDecide{}, err
-	}
+func (h *handler) policyOn(ctx context.Context, acct domain.Account, d shownDossier, forms []actionForm) (beforeYouDecide, error) {
 	cfg, err := h.countryConfig(ctx, d.Entity)
 	if err != nil {
 		return beforeYouDecide{}, err

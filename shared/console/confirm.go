@@ -49,11 +49,14 @@ func (h *handler) confirm(c *webpage.Call) {
 		c.Fail(err)
 		return
 	}
-	e, err := h.d.Store.Entity(ctx, c.Session.AccountID, r.EntityID)
+	// The dossier as it stands: its entity for the seen check, its checks
+	// for the policy.
+	dossier, err := h.loadDossier(ctx, c.Session.AccountID, r.EntityID)
 	if err != nil {
 		c.Fail(err)
 		return
 	}
+	e := dossier.Entity
 	if req.Seen != "" && !etag.Same(req.Seen, dossierTag(e)) {
 		// Signing it would only be refused: say so now.
 		h.showStale(c, r.ID, r.EntityID, req.Seen, parseSince(d.ViewedAt))
@@ -61,23 +64,18 @@ func (h *handler) confirm(c *webpage.Call) {
 	}
 	// What the policy blocks is never offered to sign; what needs a second
 	// operator says so before the maker signs.
-	dossier, err := h.loadDossier(ctx, c.Session.AccountID, r.EntityID)
+	acct, err := h.d.Store.Account(ctx, c.Session.AccountID)
 	if err != nil {
 		c.Fail(err)
 		return
 	}
 	forms := []actionForm{{Action: req.Action}}
-	if _, err := h.policyOn(ctx, dossier, forms); err != nil {
+	if _, err := h.policyOn(ctx, acct, dossier, forms); err != nil {
 		c.Fail(err)
 		return
 	}
 	if bs := forms[0].Blockers; len(bs) > 0 {
 		c.MessageWith(http.StatusUnprocessableEntity, msgBlocked(), decisions.Blockers(bs)+".")
-		return
-	}
-	acct, err := h.d.Store.Account(ctx, c.Session.AccountID)
-	if err != nil {
-		c.Fail(err)
 		return
 	}
 	page := confirmPage{Decision: d, Review: r, Entity: e, Fields: fieldsOf(d), FourEyes: decisions.FourEyes(acct, e, req),

@@ -128,7 +128,7 @@ func (h *handler) takeNext(c *webpage.Call) {
 	}
 	// Audited as the signed-in operator's, naming the session's passkey.
 	a := c.Actor()
-	a.SessionCredential = c.Session.CredentialID
+	a.SessionCredential = string(c.Session.CredentialID)
 	r, err := h.d.Queue.ClaimNext(c.R.Context(), a, c.Session.Operator, f)
 	switch domain.ErrorCode(err) {
 	case "":

@@ -79,7 +79,12 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		}
 	}
 	page.Forms = reviewForms(c.Session, d, r, operators)
-	if page.Before, err = h.policyOn(ctx, d, page.Forms); err != nil {
+	acct, err := h.d.Store.Account(ctx, c.Session.AccountID)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if page.Before, err = h.policyOn(ctx, acct, d, page.Forms); err != nil {
 		c.Fail(err)
 		return
 	}

@@ -25,8 +25,9 @@ type Actor struct {
 	// RequestID is the Lambda request that made the change, if any.
 	RequestID string
 	// SessionCredential is the passkey the acting console session was
-	// signed in with, if any (see IdentitySession).
-	SessionCredential []byte
+	// signed in with, if any (see IdentitySession): its credential id's
+	// bytes, held as a string so an Actor stays a comparable value.
+	SessionCredential string
 }
 
 // AdminName is how the audit trail names an administrator.

@@ -111,7 +111,7 @@ func (s *Service) apply(ctx context.Context, a domain.Actor, op domain.Operator,
 	record := func(actionID string, action domain.Action, field string, before, after any) domain.AuditRecord {
 		return domain.AuditRecord{
 			AccountID: a.AccountID, ActionID: actionID, Action: action, OperatorID: op.ID, OperatorName: op.Name,
-			RequestID: a.RequestID, Identity: domain.IdentitySession, Actor: domain.SessionActor(a.SessionCredential),
+			RequestID: a.RequestID, Identity: domain.IdentitySession, Actor: domain.SessionActor([]byte(a.SessionCredential)),
 			ReviewID: new(r.ID), EntityID: r.EntityID, Reason: claimReason,
 			Before: map[string]any{field: before}, After: map[string]any{field: after}, At: now,
 		}

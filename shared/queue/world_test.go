@@ -130,7 +130,7 @@ func operator(acct, id int64) domain.Operator {
 // credential id names the operator: "key-<id>").
 func actor(acct, operatorID int64, actionID string) domain.Actor {
 	return domain.Actor{AccountID: acct, OperatorID: operatorID, ActionID: actionID,
-		SessionCredential: fmt.Appendf(nil, "key-%d", operatorID)}
+		SessionCredential: fmt.Sprintf("key-%d", operatorID)}
 }
 
 // walk reads every page of the queue, failing past max pages.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -297,7 +296,7 @@ func TestTestEvent(t *testing.T) {
 	}
 	got := w.tester.last()
 	want := domain.Actor{AccountID: w.account.ID, OperatorID: w.ops[roleAll].ID, ActionID: form.Get("action_id"), RequestID: "req-test-1"}
-	if !reflect.DeepEqual(got.Actor, want) || got.EndpointID != ep.ID {
+	if got.Actor != want || got.EndpointID != ep.ID {
 		t.Errorf("tester got %+v, want %+v", got, want)
 	}
 	if page := w.get(roleAll, a.Header.Get("Location")); page.StatusCode != http.StatusOK {
