@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
+	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
@@ -164,10 +166,23 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	if dossier := dana.text("pre.dossier"); !strings.Contains(dossier, "Decided Trading") || !strings.Contains(dossier, "7000000910") {
 		t.Errorf("the dossier shown: %q", dossier)
 	}
-	if n := dana.count("tr.match"); n != 2 {
+	if n := dana.count("section.match"); n != 2 {
 		t.Errorf("%d match rows, want one per match of the latest screening (2)", n)
 	}
+	if n := dana.count("section.match table.compare"); n != 2 {
+		t.Errorf("%d matches set beside the entity, want 2", n)
+	}
+	if compare := dana.text("section.match table.compare"); !strings.Contains(compare, "Jumeirah Lake Towers") || !strings.Contains(compare, "program SDGT") {
+		t.Errorf("the first match beside the entity: %q", compare)
+	}
 	dana.Screenshot("05-review")
+	// The screening's answer, value by value, verified against its hash.
+	dana.Do("read the screening's answer", chromedp.Click(chromedp.CSS(`a[href*="/answer?review="]`)), chromedp.WaitVisible(chromedp.CSS("table.answer")))
+	if v := dana.text("p[data-verified]"); !strings.HasPrefix(v, "Verified") {
+		t.Errorf("the answer page says %q", v)
+	}
+	dana.Screenshot("05-answer")
+	dana.Do("back to the review", chromedp.Navigate(base+reviewPath(taken)), chromedp.WaitVisible(chromedp.CSS("pre.dossier")))
 
 	// 2–3. Three decisions, each confirmed in words, signed with the
 	// passkey and run through the workflow; the last, approving a now
@@ -183,14 +198,14 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		then  string
 	}{
 		{
-			what: "adjudicate-first", form: `tr.match form:has(input[name="match_id"][value="NK-first"])`,
-			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`tr.match form:has(input[name="match_id"][value="NK-first"]) input[value="false_positive"]`))},
+			what: "adjudicate-first", form: `section.match form:has(input[name="match_id"][value="NK-first"])`,
+			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`section.match form:has(input[name="match_id"][value="NK-first"]) input[value="false_positive"]`))},
 			code: "name_only", note: "Another company of a similar name",
 			words: []string{"Adjudicate a match", "NK-first", "name_only: Another company"}, then: "Decision applied",
 		},
 		{
-			what: "adjudicate", form: `tr.match form:has(input[name="match_id"][value="NK-second"])`,
-			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`tr.match form:has(input[name="match_id"][value="NK-second"]) input[value="false_positive"]`))},
+			what: "adjudicate", form: `section.match form:has(input[name="match_id"][value="NK-second"])`,
+			fill: []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(`section.match form:has(input[name="match_id"][value="NK-second"]) input[value="false_positive"]`))},
 			code: "name_only", note: "Different registration number and address",
 			words: []string{"Adjudicate a match", "NK-second", "name_only: Different registration number"}, then: "Decision applied",
 		},
@@ -444,21 +459,33 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 func consoleReview(t *testing.T, f *flowFixture, number, name string, age time.Duration) domain.Review {
 	t.Helper()
 	at := domain.Now().Add(-age)
-	check := func(typ domain.CheckType, result map[string]any) domain.Check {
+	// Each check keeps its provider's answer as the simulator gives it,
+	// the review page setting each match beside the entity from it.
+	check := func(typ domain.CheckType, result map[string]any, answer any) domain.Check {
+		body, _ := json.Marshal(answer)
+		ev := domain.NewEvidence("test", "POST", "http://provider.test/", http.StatusOK, body, at)
+		result["evidence"] = ev.ResultMap()
 		return domain.Check{Type: typ, ProviderKey: "test", Status: domain.CheckCompleted, TriggeringReason: domain.TriggerIntake,
-			Result: result, CheckedAt: &at, CreatedAt: at, UpdatedAt: at}
+			Result: result, Evidence: ev, CheckedAt: &at, CreatedAt: at, UpdatedAt: at}
 	}
+	listed := func(o sim.Outcome, id, caption string, score float64) map[string]any {
+		m := sim.Matches(o, caption)[0]
+		m["id"], m["score"] = id, score
+		return m
+	}
+	first, second := listed(sim.Hit, "NK-first", name+" LLC", 0.86), listed(sim.NeedsReview, "NK-second", name+" Holdings", 0.72)
 	d, err := f.st.CreateEntity(f.ctx, domain.EntityDetail{
 		Entity: domain.Entity{AccountID: f.acct, RegistrationNumber: number, LegalName: name, CountryCode: "SA", CountryID: 682,
 			Status: domain.EntityReadyForReview, RegistrationStatus: domain.RegistrationValid, SanctionsStatus: domain.SanctionsNeedsReview,
 			CreatedAt: at, UpdatedAt: at},
 		Checks: []domain.Check{
-			check(domain.CheckRegistryLookup, map[string]any{"status": "active", "registration_status": "valid_status"}),
+			check(domain.CheckRegistryLookup, map[string]any{"status": "active", "registration_status": "valid_status", "legal_name": name,
+				"unified_number": number}, sim.WathqAnswer(number, name, sim.RegisterActive)),
 			check(domain.CheckOrganizationScreening, map[string]any{"status": "needs_review", "matched": true, "matches_count": 2,
 				"matches": []any{
-					map[string]any{"id": "NK-first", "caption": name + " LLC", "schema": "Company", "score": 0.86, "datasets": []any{"us_ofac_sdn", "un_sc_sanctions"}},
-					map[string]any{"id": "NK-second", "caption": name + " Holdings", "schema": "Company", "score": 0.72, "datasets": []any{"eu_fsf"}},
-				}}),
+					map[string]any{"id": "NK-first", "caption": name + " LLC", "schema": "Company", "score": 0.86, "datasets": []any{"us_ofac_sdn", "eu_fsf"}},
+					map[string]any{"id": "NK-second", "caption": name + " Holdings", "schema": "Company", "score": 0.72, "datasets": []any{"gb_hmt_sanctions"}},
+				}}, map[string]any{"responses": map[string]any{"q1": map[string]any{"status": 200, "results": []any{first, second}}}}),
 		},
 		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: at, UpdatedAt: at}},
 	})

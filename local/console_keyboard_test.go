@@ -63,9 +63,9 @@ func consoleByKeyboard(t *testing.T, base, link string, keyed domain.Review, nam
 		choose     func(form string) chromedp.Action[chromedp.Void]
 		code, note string
 	}{
-		{what: "adjudicate NK-first", form: `tr.match form:has(input[name="match_id"][value="NK-first"])`, choose: k.falsePositive,
+		{what: "adjudicate NK-first", form: `section.match form:has(input[name="match_id"][value="NK-first"])`, choose: k.falsePositive,
 			code: "name_only", note: "Different registration number"},
-		{what: "adjudicate NK-second", form: `tr.match form:has(input[name="match_id"][value="NK-second"])`, choose: k.falsePositive,
+		{what: "adjudicate NK-second", form: `section.match form:has(input[name="match_id"][value="NK-second"])`, choose: k.falsePositive,
 			code: "name_only", note: "Different address"},
 		{what: "assess the risk", form: `form[data-action="assess_risk"]`,
 			choose: func(form string) chromedp.Action[chromedp.Void] {

@@ -113,8 +113,14 @@ func TestRescreenReachesTheQueue(t *testing.T) {
 				}
 				return
 			}
-			if len(reviews) != 2 || len(active) != 1 || active[0]["purpose"] != "periodic" || active[0]["assigned_user_id"] != nil {
-				t.Fatalf("reviews %v: want the approved one and one open periodic review, unassigned", reviews)
+			if len(reviews) != 2 || len(active) != 1 || active[0]["purpose"] != "periodic" || active[0]["assigned_user_id"] != nil ||
+				active[0]["triggering_reason"] != "provider_update" {
+				t.Fatalf("reviews %v: want the approved one and one open periodic review, unassigned, opened by the provider's update", reviews)
+			}
+			for _, rv := range reviews {
+				if rm := rv.(map[string]any); rm["id"] != active[0]["id"] && rm["triggering_reason"] != nil {
+					t.Errorf("the review the intake opened has triggering_reason %v, want null", rm["triggering_reason"])
+				}
 			}
 			// First, but after the alerts opened before it (the first case's
 			// in this account): those come oldest first.

@@ -78,7 +78,13 @@ func TestWebFunctionPermissions(t *testing.T) {
 		"dynamodb:GetItem arn:EntitiesTable",
 		"dynamodb:BatchGetItem arn:EntitiesTable",
 		"dynamodb:UpdateItem arn:EntitiesTable",
-		// A dossier's checks.
+		// A dossier's checks; one check, and its provider's answer (the
+		// evidence item, or its object; read only).
+		"dynamodb:GetItem arn:ChecksTable",
+		"dynamodb:GetItem arn:ChecksTable/index/*",
+		"dynamodb:GetItem arn:EvidenceTable",
+		"kms:Decrypt arn:EvidenceTableKey",
+		"s3:GetObject arn:EvidenceBucket/*",
 		"dynamodb:Query arn:ChecksTable",
 		"dynamodb:Query arn:ChecksTable/index/*",
 		"dynamodb:BatchGetItem arn:ChecksTable",
@@ -98,9 +104,11 @@ func TestWebFunctionPermissions(t *testing.T) {
 		t.Errorf("permissions: %s", diff(got, want))
 	}
 	// Nothing of what only other functions do: no secret, no stream, no
-	// evidence, no key, no scan, no write of a check, no other function.
+	// write of evidence or use of a key but to read it, no scan, no write
+	// of a check, no other function.
 	for _, p := range got {
-		for _, banned := range []string{"secretsmanager:", "StreamArn", "EvidenceTable", "EvidenceBucket", "kms:", "dynamodb:Scan",
+		for _, banned := range []string{"secretsmanager:", "StreamArn", "PutItem arn:EvidenceTable", "UpdateItem arn:EvidenceTable",
+			"s3:PutObject", "s3:DeleteObject", "kms:Encrypt", "kms:GenerateDataKey", "RecordsBucket", "dynamodb:Scan",
 			"PutItem arn:ChecksTable", "PutItem arn:ReviewsTable", "PutItem arn:EntitiesTable", "ApiKeysTable", "IdempotencyTable", "lambda:"} {
 			if strings.Contains(p, banned) {
 				t.Errorf("%s: the web function has no business with %s", p, banned)
@@ -126,6 +134,8 @@ func TestWebFunctionEnvironment(t *testing.T) {
 		"REVIEWS_TABLE":                refOf("ReviewsTable"),
 		"ENTITIES_TABLE":               refOf("EntitiesTable"),
 		"CHECKS_TABLE":                 refOf("ChecksTable"),
+		"EVIDENCE_TABLE":               refOf("EvidenceTable"),
+		"EVIDENCE_BUCKET":              refOf("EvidenceBucket"),
 		"WEBHOOK_ALLOWED_NETWORKS":     "",
 		"PASSKEY_RP_ID":                "",
 		"PASSKEY_ORIGINS":              "",

@@ -238,25 +238,39 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	writeJSON(w, http.StatusOK, map[string]any{"responses": responses, "limit": 5, "matcher": map[string]any{"name": "logic-v1"}, "dataset": dataset})
 }
 
-// Matches are the results yente returns for an outcome, in its format.
+// Matches are the results yente returns for an outcome, in its format,
+// each with the details a listing carries (aliases, where and when the
+// party was registered, its address, identifiers, the programme it is
+// listed under), as FollowTheMoney names them.
 func Matches(o Outcome, name string) []map[string]any {
 	if name == "" {
 		name = "Unnamed Company"
 	}
-	result := func(id string, score float64, match bool, datasets ...string) map[string]any {
+	result := func(id string, score float64, props map[string]any, datasets ...string) map[string]any {
+		props["name"] = []string{name}
+		props["alias"] = []string{name + " Co.", strings.ToUpper(name)}
+		props["topics"] = []string{"sanction"}
 		return map[string]any{
-			"id": id, "caption": name, "schema": "Company", "score": score, "match": match,
+			"id": id, "caption": name, "schema": "Company", "score": score, "match": true,
 			"datasets": datasets, "referents": []string{}, "target": true,
-			"properties":   map[string]any{"name": []string{name}},
+			"properties":   props,
 			"explanations": map[string]any{"name_literal_match": map[string]any{"score": score}},
 			"first_seen":   "2023-01-01T00:00:00", "last_seen": "2026-11-01T00:00:00",
 		}
 	}
 	switch o {
 	case Hit:
-		return []map[string]any{result("NK-sim-hit", 0.97, true, "us_ofac_sdn", "eu_fsf")}
+		return []map[string]any{result("NK-sim-hit", 0.97, map[string]any{
+			"jurisdiction": []string{"ae"}, "address": []string{"Office 1204, Cluster J, Jumeirah Lake Towers, Dubai"},
+			"incorporationDate": []string{"2014-02-11"}, "registrationNumber": []string{"DMCC-184467"},
+			"program": []string{"SDGT", "EU 2580/2001"}, "sourceUrl": []string{"https://sanctionssearch.ofac.treas.gov/"},
+		}, "us_ofac_sdn", "eu_fsf")}
 	case NeedsReview:
-		return []map[string]any{result("NK-sim-review", 0.78, true, "gb_hmt_sanctions")}
+		return []map[string]any{result("NK-sim-review", 0.78, map[string]any{
+			"jurisdiction": []string{"gb"}, "address": []string{"71 Fenchurch Street, London EC3M 4BS"},
+			"incorporationDate": []string{"2011-09-30"}, "registrationNumber": []string{"07790214"},
+			"program": []string{"Russia"},
+		}, "gb_hmt_sanctions")}
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/auditexport"
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/freetext"
@@ -133,7 +134,7 @@ type Handler struct {
 	Passkeys passkey.Config
 	// Blobs reads the bodies of evidence kept outside its item (over
 	// domain.MaxInlineEvidence); without it evidence.get fails on them.
-	Blobs BlobGetter
+	Blobs checks.BlobGetter
 	// Records reads the records bucket: audit.verify and evidence.get
 	// compare DynamoDB with the locked copies (none: not compared), and
 	// legal holds are set on them.
@@ -148,13 +149,6 @@ type Handler struct {
 type Records interface {
 	verify.Reader
 	SetLegalHold(ctx context.Context, key string, on bool) error
-}
-
-// BlobGetter reads an object of the evidence blob store (blob.S3 on AWS,
-// blob.Dir locally); a key that holds nothing is an error that is
-// fs.ErrNotExist.
-type BlobGetter interface {
-	Get(ctx context.Context, key string) ([]byte, error)
 }
 
 // MaxDocument bounds a command document (Lambda's own limit is 6 MB).

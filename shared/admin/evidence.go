@@ -3,10 +3,9 @@ package admin
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"io/fs"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -67,8 +66,8 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	if _, err := h.account(ctx, p.AccountID); err != nil {
 		return nil, err
 	}
-	ev, err := h.Store.Evidence(ctx, p.AccountID, p.CheckID)
-	if domain.ErrorCode(err) == domain.ECodeNotFound {
+	ev, err := checks.ReadEvidence(ctx, h.Store, h.Blobs, p.AccountID, p.CheckID)
+	if domain.ErrorCode(err) == domain.ECodeNotFound && ev.BodyKey == "" {
 		if hint := domain.ShortIDHint(p.AccountID, p.CheckID); hint != "" {
 			return nil, domain.Errorf(domain.ECodeNotFound, "Check %d not found in account %d%s.", p.CheckID, p.AccountID, hint)
 		}
@@ -76,20 +75,6 @@ func (h *Handler) evidenceGet(ctx context.Context, c *call) (any, error) {
 	}
 	if err != nil {
 		return nil, err
-	}
-	if ev.BodyKey != "" {
-		// The body is verified below exactly as one kept in the item.
-		if h.Blobs == nil {
-			return nil, fmt.Errorf("evidence of check %d: its body is in the evidence bucket (%s), and no blob store is configured", p.CheckID, ev.BodyKey)
-		}
-		body, err := h.Blobs.Get(ctx, ev.BodyKey)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, domain.Errorf(domain.ECodeNotFound, "The body of check %d's evidence is missing from the evidence bucket (%s).", p.CheckID, ev.BodyKey)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("evidence of check %d: %w", p.CheckID, err)
-		}
-		ev.Body = body
 	}
 	ok, got := ev.Verify()
 	chk, err := h.Store.Check(ctx, p.AccountID, p.CheckID)

@@ -68,6 +68,9 @@ type reviewStateJSON struct {
 	Outcome        *string `json:"outcome"`
 	OutcomeReason  *string `json:"outcome_reason"`
 	AssignedUserID *int64  `json:"assigned_user_id"`
+	// TriggeringReason is what opened the review when no person did
+	// (provider_update: ongoing monitoring); null otherwise.
+	TriggeringReason *string `json:"triggering_reason"`
 }
 
 type reviewJSON struct {
@@ -135,6 +138,14 @@ func scoreValue(s *domain.Score) *int {
 }
 
 func timeString(t time.Time) string { return domain.FormatTime(t) }
+
+// optString is s, or null for "".
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 func optTime(t *time.Time) *string {
 	if t == nil {
@@ -210,6 +221,7 @@ func reviewStateView(r domain.Review) reviewStateJSON {
 	return reviewStateJSON{
 		Purpose: string(r.Purpose), Status: string(r.Status),
 		Outcome: r.Outcome, OutcomeReason: r.OutcomeReason, AssignedUserID: r.AssignedUserID,
+		TriggeringReason: optString(r.TriggeringReason),
 	}
 }
 

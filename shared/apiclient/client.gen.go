@@ -674,6 +674,9 @@ type Review struct {
 	StartedAt     *NullableTimestamp `json:"started_at"`
 	Status        ReviewStatus       `json:"status"`
 
+	// TriggeringReason What opened the review when no person did: `provider_update` when a screening answer turned an entity with no active review to `hit` or `needs_review` (ongoing monitoring). Null for a review a person or the intake opened. Values may be added.
+	TriggeringReason *string `json:"triggering_reason"`
+
 	// UpdatedAt RFC 3339, UTC, milliseconds.
 	UpdatedAt Timestamp `json:"updated_at"`
 }
@@ -696,6 +699,9 @@ type ReviewDetail struct {
 	Purpose       ReviewPurpose      `json:"purpose"`
 	StartedAt     *NullableTimestamp `json:"started_at"`
 	Status        ReviewStatus       `json:"status"`
+
+	// TriggeringReason What opened the review when no person did: `provider_update` when a screening answer turned an entity with no active review to `hit` or `needs_review` (ongoing monitoring). Null for a review a person or the intake opened. Values may be added.
+	TriggeringReason *string `json:"triggering_reason"`
 
 	// UpdatedAt RFC 3339, UTC, milliseconds.
 	UpdatedAt Timestamp `json:"updated_at"`
@@ -722,6 +728,9 @@ type ReviewState struct {
 	OutcomeReason  *string        `json:"outcome_reason"`
 	Purpose        ReviewPurpose  `json:"purpose"`
 	Status         ReviewStatus   `json:"status"`
+
+	// TriggeringReason What opened the review when no person did: `provider_update` when a screening answer turned an entity with no active review to `hit` or `needs_review` (ongoing monitoring). Null for a review a person or the intake opened. Values may be added.
+	TriggeringReason *string `json:"triggering_reason"`
 }
 
 // ReviewStatus defines model for ReviewStatus.

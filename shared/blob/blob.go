@@ -5,7 +5,7 @@
 // (domain.EvidenceObjectKey): a retried write writes the same bytes.
 //
 // Callers define the small interface they use (checks.BlobPutter,
-// admin.BlobGetter); this package knows nothing of evidence.
+// checks.BlobGetter); this package knows nothing of evidence.
 package blob
 
 import (

@@ -12,7 +12,7 @@ import (
 )
 
 // Blobs is the evidence blob store as the functions use it: the writers
-// put (checks.BlobPutter), the admin function gets (admin.BlobGetter),
+// put (checks.BlobPutter), the admin function and the console get (checks.BlobGetter),
 // audit-export reads a body to lock it and deletes one whose item expired
 // (auditexport.BlobStore).
 type Blobs interface {

@@ -97,7 +97,7 @@ func functions() map[string]function {
 			}).Handle
 		}),
 		// The web function: the settings area and the operator console.
-		"web": httpEntry(needQueue|needAllow|needPasskeys|needWorkflow, web),
+		"web": httpEntry(needQueue|needAllow|needPasskeys|needWorkflow|needBlobs, web),
 		"admin": entry(needQueue|needAllow|needSettings|needBlobs|needPasskeys|needRecords, func(d Deps, _ deploy.Function) AdminHandler {
 			return (&admin.Handler{Store: d.Store, Queue: d.Deliveries, Allow: d.Allow, Clock: d.Clock, SettingsURL: d.SettingsURL, Blobs: d.Blobs,
 				Records: d.Records, Exporter: Exporter(d),

@@ -51,6 +51,7 @@ func web(d Deps) http.Handler {
 		Workflow:  wf,
 		Countries: country.ISO(),
 		Clock:     d.Clock,
+		Blobs:     d.Blobs,
 	})
 	settings.Mount(s, settings.Deps{
 		Endpoints:  &subscriptions.Service{Store: d.Store, Allow: d.Allow, Clock: d.Clock},

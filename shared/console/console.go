@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
@@ -72,6 +73,10 @@ type Store interface {
 	// The account's own chain: the keys the trail's signatures are
 	// checked with.
 	passkey.ChainReader
+	// not_found: no such check in the account (a check's answer page).
+	Check(ctx context.Context, accountID, id int64) (domain.Check, error)
+	// A check's kept provider answer (not_found: none kept).
+	checks.EvidenceItems
 	// No codes.
 	Operators(ctx context.Context, accountID int64) ([]domain.Operator, error)
 	// No codes.
@@ -84,7 +89,8 @@ type Store interface {
 	DeletePendingApproval(ctx context.Context, accountID int64, actionID string) error
 }
 
-// Deps are what the console is built from. All are required but Countries.
+// Deps are what the console is built from. All are required but Countries
+// and Blobs.
 type Deps struct {
 	Portal   Portal
 	Passkeys *passkey.Service
@@ -96,6 +102,10 @@ type Deps struct {
 	Countries *country.Catalogue
 	// Clock stamps ages and lists what still waits.
 	Clock domain.Clock
+	// Blobs reads the providers' answers kept outside their evidence item
+	// (over domain.MaxInlineEvidence; nil: such an answer is not shown,
+	// and the page says so).
+	Blobs checks.BlobGetter
 }
 
 // handler serves the console's pages. Everything in it is set by Mount

@@ -3,7 +3,9 @@ package console
 import (
 	"slices"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/webpage"
 )
 
 // matchRow is one screening match: one row of the review page's table,
@@ -15,19 +17,28 @@ type matchRow struct {
 	// Confirmed: a true positive.
 	Dismissed, Confirmed bool
 	Form                 *actionForm
+	// Compare sets the listed party beside the entity, field by field,
+	// from the provider's kept answer (none when it is not kept or does
+	// not verify: the page says why).
+	Compare []compareRow
+}
+
+// latestCompleted is the entity's newest completed check of a type.
+func latestCompleted(cs []domain.Check, t domain.CheckType) (domain.Check, bool) {
+	cs = slices.Clone(cs)
+	slices.SortFunc(cs, newestFirst)
+	for _, c := range cs {
+		if c.Type == t && c.Status == domain.CheckCompleted {
+			return c, true
+		}
+	}
+	return domain.Check{}, false
 }
 
 // latestScreening is the entity's newest completed screening check: the
 // one whose matches an adjudication names (decisions reads the same).
 func latestScreening(cs []domain.Check) (domain.Check, bool) {
-	cs = slices.Clone(cs)
-	slices.SortFunc(cs, newestFirst)
-	for _, c := range cs {
-		if c.Type == domain.CheckOrganizationScreening && c.Status == domain.CheckCompleted {
-			return c, true
-		}
-	}
-	return domain.Check{}, false
+	return latestCompleted(cs, domain.CheckOrganizationScreening)
 }
 
 // matchRows reads a screening result's matches, one row each; anything
@@ -59,4 +70,33 @@ func matchRows(c domain.Check, e domain.Entity) []matchRow {
 		out = append(out, row)
 	}
 	return out
+}
+
+// withComparisons sets each row's listed party beside the entity, from
+// the screening's kept answer, when it verifies; note says otherwise why
+// the rows have none.
+func (h *handler) withComparisons(c *webpage.Call, d domain.EntityDetail, sc domain.Check, rows []matchRow) (note string, err error) {
+	if len(rows) == 0 {
+		return "", nil
+	}
+	view, err := h.answer(c, sc)
+	switch {
+	case err != nil:
+		return "", err
+	case !view.Kept:
+		return "The provider’s answer is not kept, so the matches cannot be shown field by field: " + view.NotKept, nil
+	case !view.Verified:
+		return "The provider’s kept answer does not hash to what the check recorded, so its details are not shown here: open the answer to see why.", nil
+	}
+	var register map[string]any
+	if rc, ok := latestCompleted(d.Checks, domain.CheckRegistryLookup); ok {
+		register = rc.Result
+	}
+	parties := checks.ListedParties(view.Evidence.Body)
+	for i := range rows {
+		if p, ok := parties[rows[i].ID]; ok {
+			rows[i].Compare = comparison(d.Entity, register, p)
+		}
+	}
+	return "", nil
 }

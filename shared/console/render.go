@@ -11,7 +11,7 @@ import (
 
 // pageNames are the templates/<name>.html files.
 func pageNames() []string {
-	return []string{"signin", "enrol", "enrol_passkey", "passkeys", "queue", "review", "confirm", "execution", "approval", "stale"}
+	return []string{"signin", "enrol", "enrol_passkey", "passkeys", "queue", "review", "answer", "confirm", "execution", "approval", "stale"}
 }
 
 // scripts names the pages that run a passkey ceremony: only they load the

@@ -22,6 +22,9 @@ type reviewPage struct {
 	Checks    []checkRow
 	Screening *checkRow // the check the matches are from
 	Matches   []matchRow
+	// MatchNote says why the matches are not set beside the entity field
+	// by field, when they are not.
+	MatchNote string
 	Others    []domain.Review // the entity's other reviews
 	Audit     []auditRow
 	Forms     []actionForm
@@ -88,16 +91,9 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		c.Fail(err)
 		return
 	}
-	if sc, ok := latestScreening(d.Checks); ok {
-		row := checkRows([]domain.Check{sc})[0]
-		page.Screening = &row
-		page.Matches = matchRows(sc, d.Entity)
-		for i := range page.Matches {
-			if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
-				f.MatchID = page.Matches[i].ID
-				page.Matches[i].Form = &f
-			}
-		}
+	if err := h.screeningSection(c, d, r, &page); err != nil {
+		c.Fail(err)
+		return
 	}
 	pending, err := h.d.Store.PendingApprovals(ctx, c.Session.AccountID, h.d.Clock.Now())
 	if err != nil {
@@ -145,4 +141,25 @@ func (h *handler) auditRows(ctx context.Context, accountID int64, trail []domain
 		rows[len(trail)-1-i] = auditRow{AuditRecord: rec, Checks: checks[i]}
 	}
 	return rows, nil
+}
+
+// screeningSection fills the page's matches: the latest completed
+// screening's, each with its adjudication form and set beside the entity.
+func (h *handler) screeningSection(c *webpage.Call, d shownDossier, r domain.Review, page *reviewPage) error {
+	sc, ok := latestScreening(d.Checks)
+	if !ok {
+		return nil
+	}
+	row := checkRows([]domain.Check{sc})[0]
+	page.Screening = &row
+	page.Matches = matchRows(sc, d.Entity)
+	for i := range page.Matches {
+		if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
+			f.MatchID = page.Matches[i].ID
+			page.Matches[i].Form = &f
+		}
+	}
+	var err error
+	page.MatchNote, err = h.withComparisons(c, d.EntityDetail, sc, page.Matches)
+	return err
 }

@@ -41,6 +41,7 @@ func (h *handler) routes() {
 	a.HandleFunc("POST", "/reviews/{id}/confirm", a.Form(full, anyone, true, h.confirm))
 	a.HandleFunc("POST", "/sign/options", a.API(full, anyone, h.signOptions))
 	a.HandleFunc("POST", "/sign", a.API(full, anyone, h.sign))
+	a.HandleFunc("GET", "/checks/{id}/answer", a.Page(full, anyone, h.answerPageOf))
 	a.HandleFunc("GET", "/executions/{name}", a.Page(full, anyone, h.executionPage))
 
 	a.HandleFunc("GET", "/approvals/{id}", a.Page(full, anyone, h.approvalPage))

@@ -349,9 +349,14 @@ func Functions() []Function {
 				// A dossier's entity; the queue's names and risks (a batch);
 				// a claim moves the entity's dossier revision on.
 				{Table: schema.Entities, Actions: []string{getItem, batchGetItem, updateItem}},
-				// A dossier's checks, as its reviews.
-				{Table: schema.Checks, Actions: []string{query, batchGetItem}, Indexes: true},
+				// A dossier's checks, as its reviews; one check, its
+				// provider's answer shown (the evidence item, read only).
+				{Table: schema.Checks, Actions: []string{getItem, query, batchGetItem}, Indexes: true},
+				{Table: schema.Evidence, Actions: []string{getItem}},
 			},
+			// The providers' answers kept as objects (over 350 KB), shown
+			// on the console: reads only.
+			Objects: []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3GetObject}}},
 			// The console's passkeys are bound to its domain.
 			Settings: []Setting{settingWebhookAllow(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries and test events.

@@ -26,8 +26,9 @@ const (
 // does. Version 2: whole numbers in check results (read back as float64)
 // print as integers, not in exponent form. Version 3: nested values in
 // check results read as text (a match as its name, then score, lists, id),
-// not in Go's map syntax.
-const RenderVersion = 3
+// not in Go's map syntax. Version 4: each review's triggering_reason in the
+// JSON form (what opened it when no person did).
+const RenderVersion = 4
 
 // ETag is the strong entity tag of the entity's dossier in form f: a digest
 // of the account, the entity (and its creation time, so an id used again
