@@ -11,7 +11,7 @@ func TestListedParties(t *testing.T) {
 	result := `{"id":"NK-1","caption":"Acme","schema":"Company","score":0.93,"datasets":["us_ofac_sdn"],"first_seen":"2023-01-01T00:00:00",
 		"properties":{"name":["Acme"],"alias":["Acme Co",""],"address":["1 Main St"],"addressEntity":[{"id":"a1"}],"program":["SDGT"]}}`
 	want := map[string]ListedParty{"NK-1": {ID: "NK-1", Caption: "Acme", Schema: "Company", Score: 0.93, Datasets: []string{"us_ofac_sdn"},
-		FirstSeen: "2023-01-01T00:00:00",
+		FirstSeen:  "2023-01-01T00:00:00",
 		Properties: map[string][]string{"name": {"Acme"}, "alias": {"Acme Co"}, "address": {"1 Main St"}, "program": {"SDGT"}}}}
 	for _, tc := range []struct {
 		name string
