@@ -16,7 +16,6 @@ import (
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/domain"
-	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/screening"
 	"github.com/evs-kyb/evs/shared/store"
@@ -104,16 +103,6 @@ func (p providers) deps(st *store.Store, log *slog.Logger) boot.Deps {
 		Blobs:      p.blobs,
 		Passkeys:   localPasskeys(),
 	}
-}
-
-// localPasskeys is the relying party of make local's console: localhost
-// (go-webauthn refuses an IP address as RP id) on the API's port, unless
-// PASSKEY_RP_ID and PASSKEY_ORIGINS say otherwise.
-func localPasskeys() passkey.Config {
-	if cfg, err := boot.PasskeysFromEnv(os.Getenv); err == nil && cfg.RPID != "" {
-		return cfg
-	}
-	return passkey.Config{RPID: "localhost", RPDisplayName: "EVS", Origins: []string{"http://localhost:" + envDefault("PORT", "3000")}}
 }
 
 // buildGateway puts the API's functions (deploy.Routes) and the authorizer,

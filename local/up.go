@@ -35,6 +35,10 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Before the gateway is built: its console serves this origin too.
+	if err := rememberOrigin(servedOrigin(*port)); err != nil {
+		return fmt.Errorf("record the console's origin: %w", err)
+	}
 	var demo *demoState
 	if *seedMode == "demo" {
 		if demo, err = ensureDemo(ctx, e, *entities); err != nil {

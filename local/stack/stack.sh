@@ -480,6 +480,12 @@ launch() { # service
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   rm -f "$file"
   java_cmd "$svc"
+  # An in-memory DynamoDB Local starts with no tables: the records and
+  # evidence folders that copy them (devstack.RecordsDir, EvidenceDir)
+  # start empty with it, never outliving what they copy.
+  if [[ "$svc" == dynamodb && "$(data_setting dynamodb)" == memory ]]; then
+    rm -rf "${STACK_DIR:?}/memory"
+  fi
   {
     printf '=== %s starting %s\n' "$(date '+%Y-%m-%dT%H:%M:%S%z')" "$svc"
     printf '=== '

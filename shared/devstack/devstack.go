@@ -190,9 +190,9 @@ func UniquePrefix(label string) string {
 // stand-in for the evidence bucket: EVS_EVIDENCE_DIR; else, when DynamoDB
 // Local keeps its tables on disk (DYNAMODB_DATA_DIR, as make local does),
 // evidence beside that directory (.local/data/evidence), so the two are
-// kept and wiped together; else evidence under the stack's state directory
-// (EVS_STACK_DIR, default <repo>/.local/stack), which outlives an
-// in-memory DynamoDB Local: an object no item names is harmless.
+// kept and wiped together; else, when it keeps them in memory, evidence
+// under the stack's memory folder (.local/stack/memory/evidence), wiped
+// when the stack starts such a server (stateDir).
 func EvidenceDir() string { return stateDir("EVS_EVIDENCE_DIR", "evidence") }
 
 // RecordsDir is the local records store's directory (records.Dir, written
@@ -202,8 +202,11 @@ func RecordsDir() string { return stateDir("EVS_RECORDS_DIR", "records") }
 
 // stateDir is a local store's directory: the variable's value; else name
 // beside DynamoDB Local's data directory (DYNAMODB_DATA_DIR, or the one the
-// running server was started with), kept and wiped with it; else name
-// under the stack's state directory.
+// running server was started with), kept and wiped with it; else, when
+// that server keeps its tables in memory, name under the stack's memory
+// folder, which the stack script wipes whenever it starts an in-memory
+// DynamoDB Local, so records never outlive the tables they copy; else
+// name under the stack's state directory.
 func stateDir(envVar, name string) string {
 	if v := os.Getenv(envVar); v != "" {
 		return v
@@ -214,15 +217,35 @@ func stateDir(envVar, name string) string {
 		// variables: the running DynamoDB Local says where its data is.
 		v = runningDataDir("dynamodb")
 	}
-	if v != "" {
-		return filepath.Join(filepath.Dir(filepath.Clean(v)), name)
+	return dirBeside(v, stackDir(), name)
+}
+
+// dirBeside is where a local store named name lives, given DynamoDB
+// Local's data setting (a directory, InMemory, or "" when none runs) and
+// the stack's state directory.
+func dirBeside(data, stack, name string) string {
+	switch data {
+	case "":
+		return filepath.Join(stack, name)
+	case InMemory:
+		return filepath.Join(stack, "memory", name)
 	}
+	return filepath.Join(filepath.Dir(filepath.Clean(data)), name)
+}
+
+// InMemory is what the stack script answers for the data of a server that
+// keeps it in memory (stack.sh data dynamodb).
+const InMemory = "memory"
+
+// stackDir is the stack's state directory: EVS_STACK_DIR, default
+// <repo>/.local/stack (as stack.sh has it).
+func stackDir() string {
 	if v := os.Getenv("EVS_STACK_DIR"); v != "" {
-		return filepath.Join(v, name)
+		return v
 	}
 	root, err := RepoRoot()
 	if err != nil {
 		root = "."
 	}
-	return filepath.Join(root, ".local", "stack", name)
+	return filepath.Join(root, ".local", "stack")
 }
