@@ -118,8 +118,10 @@ func TestKeyPermissions(t *testing.T) {
 		"create-entity":    {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"decision":         {"kms:GenerateDataKey arn:EvidenceTableKey"},
 		"provider-webhook": {"kms:GenerateDataKey arn:EvidenceTableKey"},
-		"admin":            {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
-		"audit-export":     {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
+		// The console shows a provider's answer kept as an object.
+		"web":          {"kms:Decrypt arn:EvidenceTableKey"},
+		"admin":        {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
+		"audit-export": {"kms:Decrypt arn:EvidenceTableKey", "kms:GenerateDataKey arn:RecordsBucketKey", "kms:Decrypt arn:RecordsBucketKey"},
 	}
 	for _, f := range deploy.Functions() {
 		t.Run(f.Name, func(t *testing.T) {
