@@ -216,6 +216,7 @@ func TestEvidenceObjectGrants(t *testing.T) {
 		"provider-webhook": {s3PutObject},
 		"admin":            {s3GetObject},
 		"audit-export":     {s3GetObject, s3DeleteObject},
+		"web":              {s3GetObject}, // the console shows a provider's answer
 	}
 	wantKMS := map[string][]string{s3PutObject: {"kms:GenerateDataKey"}, s3GetObject: {"kms:Decrypt"}, s3DeleteObject: nil}
 	for _, f := range Functions() {
