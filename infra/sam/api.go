@@ -82,6 +82,6 @@ func api() ([]Pair, error) {
 		resource(stack.AccessLogGroupID, "AWS::Logs::LogGroup", Map(
 			KV("LogGroupName", Sub("/aws/apigateway/"+stack.StackName(stage)+"/access")),
 			KV("RetentionInDays", stack.LogRetentionDays),
-		)),
+		), retained()...),
 	}, nil
 }

@@ -68,7 +68,7 @@ func key(logicalID, description string, statements ...any) Pair {
 		KV("Description", description),
 		KV("EnableKeyRotation", true),
 		KV("KeyPolicy", policy),
-	), KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain"))
+	), retained()...)
 }
 
 func table(t schema.Table) (Pair, error) {
@@ -109,9 +109,9 @@ func table(t schema.Table) (Pair, error) {
 	props = append(props,
 		KV("PointInTimeRecoverySpecification", Flow(KV("PointInTimeRecoveryEnabled", true))),
 		KV("SSESpecification", sse),
+		KV("DeletionProtectionEnabled", true),
 	)
-	return resource(deploy.TableLogicalID(t.ID), "AWS::DynamoDB::Table", Map(props...),
-		KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")), nil
+	return resource(deploy.TableLogicalID(t.ID), "AWS::DynamoDB::Table", Map(props...), retained()...), nil
 }
 
 // keyAttrs collects the attributes a table's keys and its indexes' keys
@@ -205,7 +205,7 @@ func secrets() ([]Pair, error) {
 		p := resource(deploy.SecretLogicalID(s.SecretID), "AWS::SecretsManager::Secret", Map(
 			KV("Description", s.Description),
 			KV("SecretString", stack.SecretPlaceholder),
-		))
+		), retained()...)
 		if i == 0 {
 			p = p.Note(secretsNote)
 		}
@@ -249,7 +249,7 @@ func queues() ([]Pair, error) {
 				KV("maxReceiveCount", q.MaxReceiveCount),
 			)))
 		}
-		p := resource(q.LogicalID, "AWS::SQS::Queue", Map(props...))
+		p := resource(q.LogicalID, "AWS::SQS::Queue", Map(props...), retained()...)
 		if i == 0 {
 			p = p.Note(queuesNote)
 		}

@@ -135,6 +135,14 @@ func settingValue(s deploy.Setting) *yaml.Node {
 
 // resource is one resource: its type, optional extra attributes
 // (DeletionPolicy, Metadata, …) and its properties.
+// retained keeps a stateful resource when it leaves the template or the
+// stack is deleted, and when an update replaces it: the SAM template
+// describes a stage that is kept (every stage; only the CDK app makes a
+// throw-away one, with context retain=false).
+func retained() []Pair {
+	return []Pair{KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")}
+}
+
 func resource(logicalID, typ string, props *yaml.Node, attrs ...Pair) Pair {
 	pairs := append([]Pair{KV("Type", typ)}, attrs...)
 	return KV(logicalID, Map(append(pairs, KV("Properties", props))...)).Spaced()

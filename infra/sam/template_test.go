@@ -284,3 +284,11 @@ func TestRecordsBucketRules(t *testing.T) {
 		t.Error(b)
 	}
 }
+
+// The SAM template describes a kept stage: every stateful resource is
+// retained on deletion and replacement, every table deletion-protected.
+func TestStatefulResourcesAreRetained(t *testing.T) {
+	for _, b := range stacktest.RetentionBreaches(generated(t), true) {
+		t.Error(b)
+	}
+}

@@ -42,7 +42,7 @@ func workflow() ([]Pair, error) {
 		resource(logGroup, "AWS::Logs::LogGroup", Map(
 			KV("LogGroupName", Sub(stack.DecisionLogGroupName(stage))),
 			KV("RetentionInDays", stack.LogRetentionDays),
-		)),
+		), retained()...),
 		resource(stack.DecisionStateMachineID, "AWS::Serverless::StateMachine", Map(
 			KV("Type", "STANDARD"),
 			KV("DefinitionUri", stack.DecisionDefinitionFile),

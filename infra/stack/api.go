@@ -40,7 +40,7 @@ type ApiProps struct {
 	// ThrottleRate and ThrottleBurst limit the stage; zero takes the defaults.
 	ThrottleRate  float64
 	ThrottleBurst float64
-	// Retain keeps the access logs when the stack is deleted (prod).
+	// Retain keeps the access logs when the stack is deleted (every stage but an ephemeral one).
 	Retain bool
 }
 

@@ -15,7 +15,7 @@ import (
 // DataProps configures the tables.
 type DataProps struct {
 	// Retain keeps every table when it leaves the stack or the stack is
-	// deleted, and turns deletion protection on (prod).
+	// deleted, and turns deletion protection on (every stage but an ephemeral one).
 	Retain bool
 }
 

@@ -77,7 +77,7 @@ func attributes(t schema.Table) assertions.Matcher {
 func TestTables(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::DynamoDB::Table", len(schema.Tables()))
-		retain := s.Props.Stage == stack.ProdStage
+		retain := !s.Props.Ephemeral
 		policy := removalPolicy(retain)
 		for _, want := range schema.Tables() {
 			t.Run(want.ID, func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestSecrets(t *testing.T) {
 					"GenerateSecretString": absent(),
 					"Description":          stringLike("put the real value in.*" + sec.EnvVar + "|" + sec.EnvVar + ".*put the real value in"),
 				}),
-				"DeletionPolicy": removalPolicy(s.Props.Stage == stack.ProdStage),
+				"DeletionPolicy": removalPolicy(!s.Props.Ephemeral),
 			})
 		}
 	})
@@ -205,4 +205,16 @@ func TestOutputs(t *testing.T) {
 	if !equal(got, want) {
 		t.Errorf("outputs: %s", diff(got, want))
 	}
+}
+
+// Retention is a setting, not a stage's name: the stage named production
+// keeps every stateful resource and deletion-protects its tables, as any
+// stage not marked ephemeral; the ephemeral dev stage lets them go with
+// its stack but for its buckets and keys.
+func TestRetentionIsASettingNotAName(t *testing.T) {
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		for _, b := range stacktest.RetentionBreaches(s.JSON, !s.Props.Ephemeral) {
+			t.Error(b)
+		}
+	})
 }

@@ -52,7 +52,7 @@ type FunctionsProps struct {
 	// Settings maps deploy.Setting.Parameter to its value; a missing one
 	// takes its Default.
 	Settings map[string]string
-	// Retain keeps the log groups when the stack is deleted (prod).
+	// Retain keeps the log groups when the stack is deleted (every stage but an ephemeral one).
 	Retain bool
 }
 

@@ -340,7 +340,32 @@ func TestPropsFromContext(t *testing.T) {
 	}
 
 	p = stack.PropsFromContext(awscdk.NewApp(nil).Node())
-	if p.Stage != stack.DefaultStage || p.AlarmEmail != "" || len(p.Settings) != 0 || p.ThrottleRate != 0 {
+	if p.Stage != stack.DefaultStage || p.AlarmEmail != "" || len(p.Settings) != 0 || p.ThrottleRate != 0 || p.Ephemeral {
 		t.Errorf("props without context = %+v", p)
 	}
+}
+
+// Retention is a setting, not a name: every stage is retained unless the
+// context says retain=false; anything else is refused.
+func TestRetainFromContext(t *testing.T) {
+	for _, tc := range []struct {
+		ctx       map[string]any
+		ephemeral bool
+	}{
+		{map[string]any{"stage": "production"}, false},
+		{map[string]any{"stage": "sa-live"}, false},
+		{map[string]any{"stage": "dev"}, false},
+		{map[string]any{"stage": "dev", "retain": "true"}, false},
+		{map[string]any{"stage": "pr-42", "retain": "false"}, true},
+	} {
+		if p := stack.PropsFromContext(awscdk.NewApp(&awscdk.AppProps{Context: &tc.ctx}).Node()); p.Ephemeral != tc.ephemeral {
+			t.Errorf("%v: ephemeral %v, want %v", tc.ctx, p.Ephemeral, tc.ephemeral)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("retain=maybe was not refused")
+		}
+	}()
+	stack.PropsFromContext(awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{"retain": "maybe"}}).Node())
 }

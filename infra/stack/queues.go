@@ -14,7 +14,7 @@ import (
 // QueuesProps configures the queues.
 type QueuesProps struct {
 	// Retain keeps the queues (and the messages they hold) when the stack
-	// is deleted (prod).
+	// is deleted (every stage but an ephemeral one).
 	Retain bool
 }
 

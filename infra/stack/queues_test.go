@@ -17,7 +17,7 @@ import (
 func TestQueues(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::SQS::Queue", len(deploy.Queues()))
-		retention := map[bool]string{true: "Retain", false: "Delete"}[s.Props.Stage == stack.ProdStage]
+		retention := map[bool]string{true: "Retain", false: "Delete"}[!s.Props.Ephemeral]
 		for _, q := range deploy.Queues() {
 			t.Run(q.ID, func(t *testing.T) {
 				props := m{

@@ -16,7 +16,7 @@ const SecretPlaceholder = "PLACEHOLDER: put the real value in (aws secretsmanage
 
 // SecretsProps configures the secrets.
 type SecretsProps struct {
-	// Retain keeps the secrets when the stack is deleted (prod).
+	// Retain keeps the secrets when the stack is deleted (every stage but an ephemeral one).
 	Retain bool
 }
 

@@ -27,14 +27,19 @@ import (
 const (
 	// DefaultStage is the stage when the context names none.
 	DefaultStage = "dev"
-	// ProdStage retains and deletion-protects the tables and keeps the logs.
-	ProdStage = "prod"
+	// ProdStage is the stage the tests synthesize as production. Nothing
+	// depends on the name: every stage is retained (ServiceStackProps.
+	// Ephemeral).
+	ProdStage = "production"
 )
 
 // Context keys PropsFromContext reads, besides one per deploy.Settings()
 // entry (named by its Parameter).
 const (
-	ContextStage         = "stage"
+	ContextStage = "stage"
+	// ContextRetain is "true" (the default on every stage) or "false",
+	// which marks a throw-away stage (ServiceStackProps.Ephemeral).
+	ContextRetain        = "retain"
 	ContextAlarmEmail    = "alarmEmail"
 	ContextThrottleRate  = "apiThrottleRate"
 	ContextThrottleBurst = "apiThrottleBurst"
@@ -51,6 +56,14 @@ type ServiceStackProps struct {
 	awscdk.StackProps
 	// Stage names the deployment and the API stage ("dev" when empty).
 	Stage string
+	// Ephemeral marks a throw-away stage (context retain=false): its
+	// tables, secrets, queues and log groups are destroyed with the stack,
+	// and its tables are not deletion-protected. False — every stage
+	// whatever its name — retains them all and deletion-protects the
+	// tables. The buckets and their keys are retained on every stage: the
+	// records bucket's objects are under Object Lock in compliance mode,
+	// which no one can lift, and its key must outlive them.
+	Ephemeral bool
 	// AssetRoot holds <function>/bootstrap for every function; empty means
 	// build/ at the repository root, what `make build` writes.
 	AssetRoot string
@@ -141,7 +154,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		props = &ServiceStackProps{}
 	}
 	stage := stageOf(props)
-	retain := stage == ProdStage
+	retain := !props.Ephemeral
 	st := newTaggedStack(scope, id, props.StackProps, stage)
 
 	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
@@ -288,6 +301,7 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 	}
 	p := &ServiceStackProps{
 		Stage:         str(ContextStage),
+		Ephemeral:     !retainOf(str(ContextRetain)),
 		AlarmEmail:    str(ContextAlarmEmail),
 		ThrottleRate:  num(ContextThrottleRate),
 		ThrottleBurst: num(ContextThrottleBurst),
@@ -304,7 +318,17 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 	return p
 }
 
-// removal is DESTROY, or RETAIN for what outlives a prod stack.
+// retainOf reads the retain context value: true unless "false".
+func retainOf(v string) bool {
+	switch v {
+	case "", "true":
+		return true
+	case "false":
+		return false
+	}
+	panic(fmt.Sprintf("infra: context %s=%q is not true or false", ContextRetain, v))
+}
+
 // LogRetentionDays is how long every log group of the stack keeps its
 // events: the functions', the access logs, the state machine's.
 const LogRetentionDays = 30
@@ -323,6 +347,8 @@ func retentionDays(n int) awslogs.RetentionDays {
 	return r
 }
 
+// removal is RETAIN, or DESTROY for what an ephemeral stage's stack takes
+// with it.
 func removal(retain bool) awscdk.RemovalPolicy {
 	if retain {
 		return awscdk.RemovalPolicy_RETAIN

@@ -114,7 +114,7 @@ type DecisionWorkflowProps struct {
 	// must hold DecisionFunction and every function that drives the
 	// workflow (deploy.Function.Workflow).
 	Functions map[string]*Function
-	// Retain keeps the log group when the stack is deleted (prod).
+	// Retain keeps the log group when the stack is deleted (every stage but an ephemeral one).
 	Retain bool
 }
 

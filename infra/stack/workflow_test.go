@@ -79,7 +79,7 @@ func TestDecisionStateMachine(t *testing.T) {
 				"LogGroupName":    "/aws/vendedlogs/states/evs-" + s.Props.Stage + "-decision",
 				"RetentionInDays": 30,
 			}),
-			"DeletionPolicy": removalPolicy(s.Props.Stage == stack.ProdStage),
+			"DeletionPolicy": removalPolicy(!s.Props.Ephemeral),
 		})
 	})
 }

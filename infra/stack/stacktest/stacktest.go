@@ -9,8 +9,8 @@
 //
 // Two stacks are synthesized together, in one app and one synthesis (jsii is
 // slow), with the context of infra/cdk.json (the feature flags) as
-// `cdk synth` has it: Dev (stage "dev", every default) and Prod (stage
-// "prod", ProdProps).
+// `cdk synth` has it: Dev (stage "dev", ephemeral) and Prod (stage
+// "production", ProdProps).
 package stacktest
 
 import (
@@ -46,12 +46,14 @@ type Synthesis struct {
 	Dev, Prod *Synthesized
 }
 
-// DevProps are the props of the Dev stack: every default.
+// DevProps are the props of the Dev stack: every default but one, a
+// throw-away stage (context retain=false), destroyed with its stack.
 func DevProps(assets string) *stack.ServiceStackProps {
-	return &stack.ServiceStackProps{Stage: stack.DefaultStage, AssetRoot: assets}
+	return &stack.ServiceStackProps{Stage: stack.DefaultStage, AssetRoot: assets, Ephemeral: true}
 }
 
-// ProdProps are the props of the Prod stack: stage prod, an alarm e-mail,
+// ProdProps are the props of the Prod stack: stage production (retained,
+// as every stage not marked ephemeral, whatever its name), an alarm e-mail,
 // two settings (one of them SettingsBaseUrl, a custom domain instead of the
 // stage's URL) and the throttling overridden.
 func ProdProps(assets string) *stack.ServiceStackProps {
