@@ -364,6 +364,10 @@ $(CDK_STAMP):
 	  [[ "$$v" == "$(CDK_VERSION) "* ]] || { echo "expected CDK CLI $(CDK_VERSION)"; exit 1; }
 	@touch $@
 
+release-template: ## when a release is cut: keep the production stack's template in infra/released/, which make test compares the stack with (no stateful resource replaced)
+	@$(GO) test ./infra/stack -run '^TestNoStatefulReplacementSinceTheRelease$$' -count=1 -record-release
+	@echo "wrote infra/released/evs-production.template.json"
+
 synth: build cdk-install ## synthesize the CDK stack evs-$(STAGE) into infra/cdk.out (offline, no credentials)
 	@cd infra && $(CDK_OFFLINE) $(CDK) synth --quiet --no-lookups $(CDK_FLAGS) $(CDK_CONTEXT)
 	@echo "synthesized evs-$(STAGE): infra/$(CDK_OUT)/evs-$(STAGE).template.json"
