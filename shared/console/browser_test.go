@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"html"
@@ -46,7 +45,14 @@ func (b *browser) postJSON(path, csrf string, body any) page {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, b.w.srv.URL+path, bytes.NewReader(raw))
+	return b.postRaw(path, csrf, string(raw))
+}
+
+// postRaw posts a JSON body as written: keys repeated or in any case, as
+// a hostile script could.
+func (b *browser) postRaw(path, csrf, body string) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.w.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		b.t.Fatal(err)
 	}
