@@ -52,7 +52,9 @@ func (h *handler) passkeyList(c *webpage.Call) {
 }
 
 // passkeyRemove removes one of the operator's passkeys; the service
-// refuses the last one.
+// refuses the last one. Every session the passkey signed in ends with it
+// (portal.Service.Session): removing this session's own signs the
+// operator out, and the next page is the sign-in page.
 func (h *handler) passkeyRemove(c *webpage.Call) {
 	id, err := base64.RawURLEncoding.DecodeString(c.R.PostForm.Get("credential_id"))
 	if err != nil || len(id) == 0 {

@@ -1,11 +1,13 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
 )
 
@@ -52,5 +54,54 @@ func TestPasskeys(t *testing.T) {
 	gone.auth = phone
 	if got := gone.ceremony(gone.get("/console/"), ""); got.status == http.StatusOK {
 		t.Error("a removed passkey signed in")
+	}
+}
+
+// A passkey's sessions end with it, whichever way it goes: revoked by the
+// administrator (passkey.revoke) or removed by the operator from a session
+// of their other passkey. The console's pages and the settings area's,
+// one session on one shell, then answer as signed out; the other
+// passkey's session lives on.
+func TestSessionsEndWithTheirPasskey(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		remove func(t *testing.T, w *world, other *browser, gone []byte)
+	}{
+		{"revoked by the administrator", func(t *testing.T, w *world, _ *browser, gone []byte) {
+			admin := domain.Actor{AccountID: w.account.ID, Admin: "admin@example.com", ActionID: w.next("revoke")}
+			if err := w.keys.Remove(context.Background(), admin, w.ops[dana], gone); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removed by the operator", func(t *testing.T, w *world, other *browser, gone []byte) {
+			f := formWith(t, other.get("/console/passkeys").body, "action", "/console/passkeys/remove")
+			if p := other.submit(f, url.Values{"credential_id": {b64(gone)}}); p.status != http.StatusSeeOther {
+				t.Fatalf("remove: %d\n%s", p.status, p.body)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			// Two passkeys of one operator, on two devices, each signed in.
+			laptop, phone := w.signedIn(t, dana), w.signedIn(t, dana)
+			for _, b := range []*browser{laptop, phone} {
+				if q, s := b.get("/console/queue"), b.get("/settings/"); q.status != http.StatusOK || s.status != http.StatusSeeOther {
+					t.Fatalf("before: the queue %d, the settings area %d", q.status, s.status)
+				}
+			}
+			tc.remove(t, w, phone, laptop.auth.Credentials()[0].ID)
+			if p := laptop.get("/console/queue"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/console/" {
+				t.Errorf("the removed passkey's session, on the queue: %d to %q", p.status, p.header.Get("Location"))
+			}
+			if p := laptop.get("/settings/endpoints"); p.status != http.StatusUnauthorized || !strings.Contains(p.body, "Signed out") {
+				t.Errorf("the removed passkey's session, in the settings area: %d\n%.300s", p.status, p.body)
+			}
+			if laptop.session() != "" {
+				t.Error("the ended session's cookie was not dropped")
+			}
+			if p := phone.get("/console/queue"); p.status != http.StatusOK {
+				t.Errorf("the other passkey's session: %d", p.status)
+			}
+		})
 	}
 }
