@@ -41,7 +41,7 @@ func (h *handler) passkeyList(c *webpage.Call) {
 	}
 	slices.SortFunc(ps, func(a, b domain.Passkey) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	page := passkeysPage{Last: len(ps) == 1,
-		Add: ceremony{Kind: "register", Options: c.Base + "/passkeys/options", Submit: c.Base + "/passkeys", CSRF: c.CSRF()}}
+		Add: ceremony{Kind: "add", StepUp: c.Base + "/passkeys/step-up", Options: c.Base + "/passkeys/options", Submit: c.Base + "/passkeys", CSRF: c.CSRF()}}
 	for _, p := range ps {
 		page.Passkeys = append(page.Passkeys, passkeyRow{
 			ID: base64.RawURLEncoding.EncodeToString(p.ID), Name: p.Name, Created: p.CreatedAt, LastUsed: p.LastUsedAt,

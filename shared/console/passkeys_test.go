@@ -2,8 +2,10 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,15 +28,12 @@ func TestPasskeys(t *testing.T) {
 		t.Errorf("removing the last passkey: %d", got.status)
 	}
 
-	// Another, on a phone whose passkeys sync.
-	laptop := b.auth
-	b.auth = passkeytest.New(origin, rpID)
-	b.auth.BE, b.auth.BS = true, true
-	if next := nextOf(t, b.ceremony(p, "Phone")); next != "/console/passkeys" {
+	// Another, on a phone whose passkeys sync, confirmed with the laptop's.
+	phone := passkeytest.New(origin, rpID)
+	phone.BE, phone.BS = true, true
+	if next := nextOf(t, b.addPasskey(p, "Phone", phone)); next != "/console/passkeys" {
 		t.Fatalf("added, sent to %s", next)
 	}
-	phone := b.auth
-	b.auth = laptop
 	p = b.get("/console/passkeys")
 	if strings.Count(p.body, `data-label="Name"`) != 2 || !strings.Contains(p.body, "Phone") || !strings.Contains(p.body, `<td data-label="Synced">Yes</td>`) {
 		t.Fatalf("two passkeys:\n%s", p.body)
@@ -104,4 +103,74 @@ func TestSessionsEndWithTheirPasskey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A full session's cookie and its page's CSRF token do not add a passkey:
+// the registration's options take a fresh step-up by one of the
+// operator's own passkeys, once, and the registration is finished only as
+// the one that step-up began. With it, the passkey is added.
+func TestAddingAPasskeyTakesAStepUp(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	b, other := w.signedIn(t, dana), w.signedIn(t, sami)
+	c := ceremonyOf(t, b.get("/console/passkeys").body)
+	device := passkeytest.New(origin, rpID)
+	stepUp := func(who *browser) []byte {
+		t.Helper()
+		opts := who.postJSON(c.stepUp, csrfOf(t, who.get("/console/passkeys").body), map[string]any{})
+		resp, err := who.auth.Get(json.RawMessage(opts.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	used := stepUp(b)
+	if p := b.postJSON(c.options, c.csrf, map[string]any{"response": json.RawMessage(used)}); p.status != http.StatusOK {
+		t.Fatalf("options after a step-up: %d %s", p.status, p.body)
+	}
+	for _, tc := range []struct {
+		name   string
+		post   func() page
+		status int
+	}{
+		{"options with no step-up", func() page { return b.postJSON(c.options, c.csrf, map[string]any{}) }, http.StatusForbidden},
+		{"options with a null step-up", func() page { return b.postRaw(c.options, c.csrf, `{"response":null}`) }, http.StatusForbidden},
+		{"options with a step-up used already", func() page {
+			return b.postJSON(c.options, c.csrf, map[string]any{"response": json.RawMessage(used)})
+		}, http.StatusForbidden},
+		{"options with another operator's step-up", func() page {
+			return b.postJSON(c.options, c.csrf, map[string]any{"response": json.RawMessage(stepUp(other))})
+		}, http.StatusForbidden},
+		{"a registration no step-up began", func() page {
+			opts, err := w.keys.BeginRegistration(ctx, w.ops[dana]) // as an enrolment would
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := passkeytest.New(origin, rpID).Register(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.postJSON(c.submit, c.csrf, map[string]any{"name": "Stolen", "response": json.RawMessage(resp)})
+		}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if p := tc.post(); p.status != tc.status {
+				t.Errorf("%d, want %d: %s", p.status, tc.status, p.body)
+			}
+			if keys, _ := w.st.Passkeys(ctx, w.account.ID, w.ops[dana].ID); len(keys) != 1 {
+				t.Errorf("%d passkeys, want 1", len(keys))
+			}
+		})
+	}
+
+	// With a step-up: added, and it signs in.
+	if next := nextOf(t, b.addPasskey(b.get("/console/passkeys"), "Tablet", device)); next != "/console/passkeys" {
+		t.Fatalf("added, sent to %s", next)
+	}
+	if keys, _ := w.st.Passkeys(ctx, w.account.ID, w.ops[dana].ID); len(keys) != 2 || !slices.ContainsFunc(keys, func(p domain.Passkey) bool { return p.Name == "Tablet" }) {
+		t.Errorf("passkeys after the step-up: %+v", keys)
+	}
+	tablet := w.browser(t)
+	tablet.auth = device
+	tablet.signIn()
 }

@@ -16,12 +16,20 @@ import (
 )
 
 // Purposes of ceremonies: what finishing one may do. A ceremony finishes
-// only for its own purpose, so a sign-in's assertion never signs a decision.
+// only for its own purpose, so a sign-in's assertion never signs a decision
+// and a registration an enrolment began is never finished as one a
+// step-up allowed.
 const (
+	// PurposeRegister: a registration by an enrolment (a link's session).
 	PurposeRegister = "register"
 	PurposeLogin    = "login"
 	PurposeDecision = "decision"
 	PurposeApproval = "approval"
+	// PurposeStepUp: the fresh assertion by one of an operator's passkeys
+	// that allows them to add another (BeginStepUp).
+	PurposeStepUp = "step-up"
+	// PurposeAdd: a registration a step-up allowed (BeginAddition).
+	PurposeAdd = "add"
 )
 
 // Lifetimes of ceremonies. A register or login ceremony is a person at the
