@@ -2,12 +2,15 @@ package admin_test
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/passkey/passkeytest"
+	"github.com/evs-kyb/evs/shared/portal"
 )
 
 // The administrator lists an operator's passkeys (never a key) and revokes
@@ -58,10 +61,27 @@ func TestPasskeyCommands(t *testing.T) {
 	if len(list()) != 1 {
 		t.Fatal("a refused revocation removed the passkey")
 	}
+	// A session the passkey signed in (the console's and the settings
+	// area's are one).
+	credential, err := base64.RawURLEncoding.DecodeString(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := &portal.Service{Store: w.st, Clock: domain.SystemClock}
+	session, _, err := sessions.StartSession(ctx, acct, opID, credential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sessions.Session(ctx, session); err != nil {
+		t.Fatalf("the passkey's session before the revocation: %v", err)
+	}
 	// The administrator revokes the last one: the operator enrols again by
-	// a new link.
+	// a new link, and the session the passkey opened is over.
 	w.must(fmt.Sprintf(`{"command": "passkey.revoke", %s, "account_id": %d, "operator_id": %d, "credential_id": %q}`, actor, acct, opID, id))
 	if ks := list(); len(ks) != 0 {
 		t.Errorf("after revoking: %v", ks)
+	}
+	if _, err := sessions.Session(ctx, session); !errors.Is(err, portal.ErrNoSession) {
+		t.Errorf("the revoked passkey's session: %v, want ErrNoSession", err)
 	}
 }

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"html"
@@ -46,7 +45,14 @@ func (b *browser) postJSON(path, csrf string, body any) page {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, b.w.srv.URL+path, bytes.NewReader(raw))
+	return b.postRaw(path, csrf, string(raw))
+}
+
+// postRaw posts a JSON body as written: keys repeated or in any case, as
+// a hostile script could.
+func (b *browser) postRaw(path, csrf, body string) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.w.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -86,6 +92,9 @@ func (b *browser) session() string { return b.cookie(webpage.CookieName, "/conso
 func (b *browser) ceremony(p page, name string) page {
 	b.t.Helper()
 	c := ceremonyOf(b.t, p.body)
+	if c.kind == "add" {
+		b.t.Fatal("adding a passkey takes two authenticators: use addPasskey")
+	}
 	first := map[string]any{}
 	if c.kind == "sign" {
 		first["decision"] = c.fields
@@ -112,6 +121,36 @@ func (b *browser) ceremony(p page, name string) page {
 		answer["name"] = name
 	}
 	return b.postJSON(c.submit, c.csrf, answer)
+}
+
+// addPasskey adds a passkey on device through the passkeys page p, as
+// its script does: the step-up's options, the browser's own passkey's
+// (b.auth's) answer with them, the registration's options that answer
+// allows, device's new credential to data-submit. It returns the answer
+// of the first post refused, or the last.
+func (b *browser) addPasskey(p page, name string, device *passkeytest.Authenticator) page {
+	b.t.Helper()
+	c := ceremonyOf(b.t, p.body)
+	if c.kind != "add" || c.stepUp == "" {
+		b.t.Fatalf("not an addition: %+v", c)
+	}
+	opts := b.postJSON(c.stepUp, c.csrf, map[string]any{})
+	if opts.status != http.StatusOK {
+		return opts
+	}
+	confirmed, err := b.auth.Get(json.RawMessage(opts.body))
+	if err != nil {
+		b.t.Fatalf("authenticator: %v", err)
+	}
+	creation := b.postJSON(c.options, c.csrf, map[string]any{"response": json.RawMessage(confirmed)})
+	if creation.status != http.StatusOK {
+		return creation
+	}
+	response, err := device.Register(json.RawMessage(creation.body))
+	if err != nil {
+		b.t.Fatalf("authenticator: %v", err)
+	}
+	return b.postJSON(c.submit, c.csrf, map[string]any{"name": name, "response": json.RawMessage(response)})
 }
 
 // nextOf is a finished ceremony's destination.
@@ -155,6 +194,7 @@ func (w *world) signedIn(t *testing.T, name string) *browser {
 // ceremonyPage is what a page tells its passkey script.
 type ceremonyPage struct {
 	kind, options, submit, csrf string
+	stepUp                      string
 	fields                      map[string]string
 }
 
@@ -167,7 +207,7 @@ func ceremonyOf(t *testing.T, body string) ceremonyPage {
 		t.Fatalf("no ceremony on the page:\n%s", body)
 	}
 	a := attrsOf(m[1])
-	c := ceremonyPage{kind: a["data-ceremony"], options: a["data-options"], submit: a["data-submit"], csrf: a["data-csrf"]}
+	c := ceremonyPage{kind: a["data-ceremony"], options: a["data-options"], submit: a["data-submit"], csrf: a["data-csrf"], stepUp: a["data-step-up"]}
 	for _, f := range formsOf(body) {
 		if _, ok := f.attrs["data-fields"]; ok {
 			c.fields = map[string]string{}

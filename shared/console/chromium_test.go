@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,16 +35,25 @@ func TestConsoleInABrowser(t *testing.T) {
 	_, blocked := w.entity(t, domain.ReviewInProgress, dana) // its matches unjudged, its risk not assessed
 
 	b := webpagetest.New(t, 1100, 900)
-	b.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, target, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, target, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
-			Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21, Transport: webauthn.AuthenticatorTransportInternal,
-			HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-		}})
+	b.Do("enable WebAuthn's virtual authenticators", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, webauthn.Enable, webauthn.EnableParams{})
 		return err
 	}))
+	// device adds a virtual authenticator, a device of the person's own:
+	// CTAP 2.1, internal, discoverable credentials, verifying its user.
+	device := func() webauthn.AuthenticatorID {
+		var id webauthn.AuthenticatorID
+		b.Do("add a virtual authenticator", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			res, err := cdp.Call(ctx, target, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
+				Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21, Transport: webauthn.AuthenticatorTransportInternal,
+				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+			}})
+			id = res.AuthenticatorID
+			return err
+		}))
+		return id
+	}
+	laptop := device()
 	// at waits for the browser to be at a path, its page loaded: through
 	// the navigation a click starts, when evaluating may fail while the
 	// page is replaced.
@@ -122,4 +132,38 @@ func TestConsoleInABrowser(t *testing.T) {
 	if wide := webpagetest.Get(b, "page width", chromedp.Evaluate[int]("document.documentElement.scrollWidth")); wide > 400 {
 		t.Errorf("the review page is %d px wide on a 390 px phone", wide)
 	}
+
+	// Another passkey: the session alone (its cookie and its page's CSRF
+	// token, as any script of the page holds them) gets no registration.
+	b.Do("desktop", chromedp.EmulateViewport(1100, 900), chromedp.Navigate(base+"/console/passkeys"), chromedp.WaitVisible(start))
+	b.Screenshot("09-passkeys")
+	alone := webpagetest.Get(b, "registration options without a step-up", chromedp.Evaluate[int](`(async () => {
+		const el = document.querySelector("[data-ceremony]");
+		const res = await fetch(el.dataset.options, {method: "POST", headers: {"Content-Type": "application/json", "X-CSRF-Token": el.dataset.csrf}, body: "{}"});
+		return res.status;
+	})()`, chromedp.EvalAwaitPromise))
+	if alone != 403 {
+		t.Errorf("registration options without a step-up: %d, want 403", alone)
+	}
+	// Confirmed with the laptop's passkey, then created on a second device
+	// (the laptop's authenticator, holding a passkey of the operator's
+	// already, would refuse the excluded credential).
+	b.Do("confirm with the passkey", chromedp.SetValue(chromedp.ID("passkey-name"), "Second key"), chromedp.Click(start),
+		chromedp.WaitVisible(chromedp.CSS("button[data-create]")))
+	b.Screenshot("10-passkey-confirmed")
+	b.Do("put the laptop away", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: laptop})
+		return err
+	}))
+	device() // Chrome takes one internal authenticator at a time
+	b.Do("create the new passkey", chromedp.Click(chromedp.CSS("button[data-create]")),
+		chromedp.WaitVisible(chromedp.CSS(`tbody tr:nth-of-type(2) td[data-label="Name"]`)))
+	b.Screenshot("11-passkeys-two")
+	keys, err := w.st.Passkeys(context.Background(), w.account.ID, w.ops[dana].ID)
+	if err != nil || len(keys) != 2 || !slices.ContainsFunc(keys, func(p domain.Passkey) bool { return p.Name == "Second key" }) {
+		t.Errorf("passkeys after adding one in the browser: %+v, %v", keys, err)
+	}
+	// The new one, on the second device, signs in.
+	b.Do("sign out and in with the new passkey", chromedp.Click(chromedp.CSS(".who button")), at("/console/"), chromedp.WaitVisible(start),
+		chromedp.Click(start), at("/console/queue"))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/webpage"
 	"github.com/evs-kyb/evs/shared/workflow"
 )
@@ -52,7 +53,13 @@ func (h *handler) executionPage(c *webpage.Call) {
 		return
 	}
 	page := executionPage{Name: name, Status: x.Status}
-	if err := json.Unmarshal(x.Input, &page.Request); err != nil || page.Request.AccountID != c.Session.AccountID {
+	// Read as the decision function reads it: an input it would refuse
+	// (a key twice, in another case, unknown) names no account for sure.
+	page.Request, err = decisions.ReadRequest(x.Input)
+	if err != nil {
+		c.Log.Info("execution input unreadable", "reason", logging.Bounded(domain.Refusal(err)))
+	}
+	if err != nil || page.Request.AccountID != c.Session.AccountID {
 		c.Message(http.StatusNotFound, webpage.MsgNotFound())
 		return
 	}

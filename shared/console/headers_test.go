@@ -87,6 +87,7 @@ func TestHeaders(t *testing.T) {
 	}
 	raw, _ := http.NewRequest(http.MethodPost, w.srv.URL+c.submit, strings.NewReader(`{"response":`+string(resp)+`}`))
 	raw.Header.Set("Content-Type", "application/json")
+	raw.Header.Set("Origin", w.srv.URL)
 	for _, ck := range sess.c.Jar.Cookies(raw.URL) {
 		raw.AddCookie(ck)
 	}

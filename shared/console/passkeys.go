@@ -41,7 +41,7 @@ func (h *handler) passkeyList(c *webpage.Call) {
 	}
 	slices.SortFunc(ps, func(a, b domain.Passkey) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	page := passkeysPage{Last: len(ps) == 1,
-		Add: ceremony{Kind: "register", Options: c.Base + "/passkeys/options", Submit: c.Base + "/passkeys", CSRF: c.CSRF()}}
+		Add: ceremony{Kind: "add", StepUp: c.Base + "/passkeys/step-up", Options: c.Base + "/passkeys/options", Submit: c.Base + "/passkeys", CSRF: c.CSRF()}}
 	for _, p := range ps {
 		page.Passkeys = append(page.Passkeys, passkeyRow{
 			ID: base64.RawURLEncoding.EncodeToString(p.ID), Name: p.Name, Created: p.CreatedAt, LastUsed: p.LastUsedAt,
@@ -52,7 +52,9 @@ func (h *handler) passkeyList(c *webpage.Call) {
 }
 
 // passkeyRemove removes one of the operator's passkeys; the service
-// refuses the last one.
+// refuses the last one. Every session the passkey signed in ends with it
+// (portal.Service.Session): removing this session's own signs the
+// operator out, and the next page is the sign-in page.
 func (h *handler) passkeyRemove(c *webpage.Call) {
 	id, err := base64.RawURLEncoding.DecodeString(c.R.PostForm.Get("credential_id"))
 	if err != nil || len(id) == 0 {

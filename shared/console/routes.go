@@ -32,6 +32,7 @@ func (h *handler) routes() {
 	a.HandleFunc("POST", "/login", a.OpenAPI(h.login))
 
 	a.HandleFunc("GET", "/passkeys", a.Page(full, anyone, h.passkeyList))
+	a.HandleFunc("POST", "/passkeys/step-up", a.API(full, anyone, h.stepUpOptions))
 	a.HandleFunc("POST", "/passkeys/remove", a.Form(full, anyone, true, h.passkeyRemove))
 
 	a.HandleFunc("GET", "/queue", a.Page(full, anyone, h.queuePage))

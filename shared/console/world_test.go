@@ -210,15 +210,29 @@ func (b *browser) read(res *http.Response, err error) page {
 	return page{status: res.StatusCode, header: res.Header, body: string(body)}
 }
 
-// newClient is a browser's HTTP side: a cookie jar, no redirect followed.
+// newClient is a browser's HTTP side: a cookie jar, no redirect followed,
+// and the Origin a browser sends with every POST (the shell refuses a
+// POST that carries neither it nor Sec-Fetch-Site).
 func newClient(t *testing.T) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Jar: jar, Timeout: time.Minute,
+	return &http.Client{Jar: jar, Timeout: time.Minute, Transport: browserOrigin{},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// browserOrigin sends a POST with the Origin of the server it goes to,
+// unless the request names its origin (or its fetch site) itself.
+type browserOrigin struct{}
+
+func (browserOrigin) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost && r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Origin", r.URL.Scheme+"://"+r.URL.Host)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // noTokenShown checks, after every test, that no session token and no

@@ -7,14 +7,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/dossier"
 	"github.com/evs-kyb/evs/shared/etag"
-	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/passkey"
 )
 
@@ -45,10 +43,12 @@ type Store interface {
 	ApplyDecision(ctx context.Context, d domain.Decision) error
 	// not_found: the action was never applied.
 	AuditRecord(ctx context.Context, accountID int64, actionID string) (domain.AuditRecord, error)
-	// No codes: a four-eyes decision waits for its second operator.
-	PutPendingApproval(ctx context.Context, p domain.PendingApproval) error
-	// No codes: a signature's counter, after its decision, never backwards.
-	AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error
+	// A four-eyes decision waits for its second operator; the write spends
+	// the maker's signature (maker; nil when declared).
+	// domain.ErrSignatureUsed when it was used or ended meanwhile.
+	AwaitApproval(ctx context.Context, p domain.PendingApproval, maker *domain.SignatureUse) error
+	// not_found: no decision waits under this action id.
+	PendingApproval(ctx context.Context, accountID int64, actionID string) (domain.PendingApproval, error)
 	// No codes: every item of an entity whose relationship ended dated.
 	ExpireEntity(ctx context.Context, ent domain.Entity, written ...string) (int, error)
 }
@@ -132,7 +132,7 @@ func (s *Service) Validate(ctx context.Context, req Request) (Validation, error)
 	if err != nil {
 		return Validation{}, err
 	}
-	if _, err := s.identify(ctx, req, st, false); err != nil {
+	if _, err := s.identify(ctx, req, st, nil); err != nil {
 		return Validation{}, err
 	}
 	if err := s.check(ctx, req, st); err != nil {
@@ -309,7 +309,11 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	if err != nil {
 		return domain.Review{}, domain.AuditRecord{}, err
 	}
-	who, second, err := s.authorize(ctx, req, st, approval)
+	spent, err := s.spentBy(ctx, req)
+	if err != nil {
+		return domain.Review{}, domain.AuditRecord{}, err
+	}
+	who, second, err := s.authorize(ctx, req, st, approval, spent)
 	if err != nil {
 		return domain.Review{}, domain.AuditRecord{}, err
 	}
@@ -332,12 +336,13 @@ func (s *Service) Apply(ctx context.Context, req Request, approval *Approval) (d
 	return result, d.Audit, nil
 }
 
-// authorize identifies the maker, checks the action against the records
-// as they are now, requires the second operator's signed approval where
-// the account asks for four eyes (second, nil otherwise), and requires the
-// dossier the operator saw to be the current one.
-func (s *Service) authorize(ctx context.Context, req Request, st state, approval *Approval) (signer, *passkey.Signed, error) {
-	who, err := s.identify(ctx, req, st, true)
+// authorize identifies the maker (spent: by the signature its wait spent),
+// checks the action against the records as they are now, requires the
+// second operator's signed approval where the account asks for four eyes
+// (second, nil otherwise), and requires the dossier the operator saw to be
+// the current one.
+func (s *Service) authorize(ctx context.Context, req Request, st state, approval *Approval, spent *domain.PendingApproval) (signer, *passkey.Signed, error) {
+	who, err := s.identify(ctx, req, st, spent)
 	if err != nil {
 		return signer{}, nil, err
 	}
@@ -411,26 +416,19 @@ func (s *Service) notApplied(ctx context.Context, req Request, err error) (domai
 	case errors.Is(err, domain.ErrStale):
 		return domain.Review{}, domain.AuditRecord{}, stale(req)
 	case errors.Is(err, domain.ErrSignatureUsed):
-		return domain.Review{}, domain.AuditRecord{}, domain.Errorf(domain.ECodeSignatureRequired,
-			"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
+		return domain.Review{}, domain.AuditRecord{}, signatureUsed(req)
 	}
 	return domain.Review{}, domain.AuditRecord{}, err
 }
 
 // afterApplied dates what the decision wrote on an entity whose
-// relationship ended, and moves the signing passkeys' counters on.
+// relationship ended. (The signing passkeys' counters moved in the
+// decision's own transaction.)
 func (s *Service) afterApplied(ctx context.Context, req Request, st state, d domain.Decision) error {
 	if req.Action == domain.ActionEndRelationship || st.entity.RelationshipEndedAt != nil {
 		// What the decision wrote is dated with the rest.
 		if err := s.expireEntity(ctx, req.AccountID, d.Audit.EntityID, d.Audit.ActionID); err != nil {
 			return err
-		}
-	}
-	for _, u := range d.Signed {
-		// The decision stands whatever happens here: the counter is the
-		// clone detector's memory, moved on at the next use if not now.
-		if err := s.Store.AdvancePasskeyCounter(ctx, u.Passkey, u.NextCount, d.Audit.At); err != nil {
-			logging.From(ctx).Warn("passkey counter not recorded", "action_id", logging.Bounded(req.ActionID), "error", err.Error())
 		}
 	}
 	return nil
@@ -452,6 +450,15 @@ func (s *Service) expireEntity(ctx context.Context, accountID, entityID int64, w
 		return fmt.Errorf("the relationship ended; the expiry of its records: %w", err)
 	}
 	return nil
+}
+
+// signatureUsed is the refusal of a decision whose signature's write
+// found it consumed: its ceremony taken or ended, its pending approval
+// gone, or its passkey's counter moved by another use meanwhile (of two
+// signatures carrying one counter value, one is used).
+func signatureUsed(req Request) error {
+	return domain.Errorf(domain.ECodeSignatureRequired,
+		"a signature of %s was used already, its ceremony ended, or its passkey signed something else meanwhile: sign the decision again", req.ActionID)
 }
 
 // stale is the refusal of an action whose review or entity changed while it

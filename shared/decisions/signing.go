@@ -12,14 +12,16 @@ import (
 
 // Signatures checks passkey assertions over decision documents
 // (passkey.Service has it). Checking reads and consumes nothing: Apply
-// consumes the ceremony and moves the counter in the decision's own
-// transaction.
+// takes each ceremony and moves each counter, conditioned on the value
+// read, in the decision's own transaction; a four-eyes maker's signature is
+// spent so by Await, in the write that records the wait.
 type Signatures interface {
-	// CheckSigned checks everything, the counter going up included.
+	// CheckSigned checks everything, the ceremony's lifetime and the
+	// counter going up included.
 	CheckSigned(ctx context.Context, a passkey.Assertion, accountID int64, purpose, digest string) (passkey.Signed, error)
-	// Recheck checks everything but the counter: the maker's signature at
-	// Apply, which CheckSigned passed at Validate.
-	Recheck(ctx context.Context, a passkey.Assertion, accountID int64, purpose, digest string) (passkey.Signed, error)
+	// CheckSpent checks a four-eyes maker's signature at Apply, against
+	// the nonce its pending approval kept when Await spent it.
+	CheckSpent(ctx context.Context, a passkey.Assertion, accountID, operatorID int64, nonce []byte, digest string) (passkey.Signed, error)
 }
 
 // DecisionDocument is the document an operator signs: the request as JSON
@@ -46,15 +48,18 @@ func Digest(req Request) string {
 // establish it.
 type signer struct {
 	identity domain.Identity
-	// maker is the maker's checked signature (nil when declared).
+	// maker is the maker's checked signature (nil when declared); spent,
+	// that Await consumed it already.
 	maker *passkey.Signed
+	spent bool
 }
 
 // identify establishes who decides: a signed request must be signed by the
 // operator it names, over this very document, in a ceremony begun for a
-// decision; an unsigned one is accepted only where the account accepts
+// decision (or, spent, the ceremony its pending approval kept the nonce
+// of); an unsigned one is accepted only where the account accepts
 // declared decisions. A refusal is SignatureRequired and writes nothing.
-func (s *Service) identify(ctx context.Context, req Request, st state, recheck bool) (signer, error) {
+func (s *Service) identify(ctx context.Context, req Request, st state, spent *domain.PendingApproval) (signer, error) {
 	if req.Signature == nil {
 		if !st.account.Settings.DeclaredDecisions {
 			return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
@@ -65,11 +70,13 @@ func (s *Service) identify(ctx context.Context, req Request, st state, recheck b
 	if s.Signatures == nil {
 		return signer{}, fmt.Errorf("decision %s: a signed decision arrived but no signature checker is configured", req.ActionID)
 	}
-	check := s.Signatures.CheckSigned
-	if recheck {
-		check = s.Signatures.Recheck
+	var signed passkey.Signed
+	var err error
+	if spent != nil {
+		signed, err = s.Signatures.CheckSpent(ctx, *req.Signature, req.AccountID, spent.MakerID, spent.MakerNonce, Digest(req))
+	} else {
+		signed, err = s.Signatures.CheckSigned(ctx, *req.Signature, req.AccountID, passkey.PurposeDecision, Digest(req))
 	}
-	signed, err := check(ctx, *req.Signature, req.AccountID, passkey.PurposeDecision, Digest(req))
 	if err != nil {
 		return signer{}, signatureRefused(err, "the decision's signature")
 	}
@@ -77,7 +84,29 @@ func (s *Service) identify(ctx context.Context, req Request, st state, recheck b
 		return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
 			"the decision names operator %d but was signed by operator %d", req.OperatorID, signed.OperatorID)
 	}
-	return signer{identity: domain.IdentityPasskey, maker: &signed}, nil
+	return signer{identity: domain.IdentityPasskey, maker: &signed, spent: spent != nil}, nil
+}
+
+// spentBy is the pending approval that spent the maker's signature when
+// the decision began to wait (Await), or nil: a decision applied at once,
+// declared, or that waited before waits kept the nonce. A pending approval
+// of another document under the action id is a refusal.
+func (s *Service) spentBy(ctx context.Context, req Request) (*domain.PendingApproval, error) {
+	if req.Signature == nil {
+		return nil, nil
+	}
+	p, err := s.Store.PendingApproval(ctx, req.AccountID, req.ActionID)
+	switch {
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case len(p.MakerNonce) == 0:
+		return nil, nil
+	case p.Digest != Digest(req):
+		return nil, domain.Errorf(domain.ECodeSignatureRequired, "decision %s waited for a second operator as another document: sign it again", req.ActionID)
+	}
+	return &p, nil
 }
 
 // secondApprover checks the four-eyes approval: an assertion by another
@@ -128,7 +157,8 @@ func signatureRefused(err error, what string) error {
 
 // sign puts the identity and the signatures into the decision: the audit
 // record keeps the document and the assertions (inside the chain's hash),
-// and the write consumes each ceremony and moves each counter.
+// and the write consumes each ceremony and moves each counter (a spent
+// maker's: takes its pending approval).
 func sign(d *domain.Decision, req Request, who signer, second *passkey.Signed) {
 	d.Audit.Identity = who.identity
 	if who.maker == nil && second == nil {
@@ -149,6 +179,11 @@ func sign(d *domain.Decision, req Request, who signer, second *passkey.Signed) {
 			ClientDataJSON: a.ClientDataJSON, Signature: a.Signature, UserHandle: a.UserHandle,
 			Nonce: base64.RawURLEncoding.EncodeToString(p.signed.Nonce), Digest: digest,
 		})
-		d.Signed = append(d.Signed, domain.SignatureUse{CeremonyHash: p.signed.CeremonyHash, Passkey: p.signed.Passkey, NextCount: p.signed.NextCount})
+		d.Signed = append(d.Signed, use(*p.signed, p.role == domain.SignatureMaker && who.spent))
 	}
+}
+
+// use is what applying a checked signature consumes.
+func use(s passkey.Signed, spent bool) domain.SignatureUse {
+	return domain.SignatureUse{CeremonyHash: s.CeremonyHash, Passkey: s.Passkey, NextCount: s.NextCount, Spent: spent}
 }

@@ -78,6 +78,18 @@ func Document(in TaskInput) json.RawMessage {
 	return b
 }
 
+// ReadRequest reads a decision's request as an execution's input carries
+// it, as the decision function reads it (strictly, readDocument): what a
+// page shows of an execution is what the function acted on. A refusal is
+// validation_failed naming the field.
+func ReadRequest(doc []byte) (Request, error) {
+	var req Request
+	if err := readDocument(doc, "", &req); err != nil {
+		return Request{}, err
+	}
+	return req, nil
+}
+
 // readDocument reads a task payload, or (at "approval") the approval
 // answer in it, strictly; a refusal names the field by its whole path.
 func readDocument(doc []byte, at string, v any) error {

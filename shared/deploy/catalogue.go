@@ -184,10 +184,12 @@ func Functions() []Function {
 			Grants: []Grant{
 				// The account, its operators and country configurations; the
 				// account's check and review sequences and queue counts; the
-				// operators' passkeys (read; a signature's counter moved on);
-				// four-eyes decisions waiting (put, and taken by the decision).
+				// operators' passkeys (read; a signature's counter moved on in
+				// the write it signs); four-eyes decisions waiting (put, read
+				// back at Apply, and taken by the decision).
 				{Table: schema.Accounts, Actions: []string{getItem, putItem, updateItem, deleteItem}},
-				// The signing ceremonies: read, and taken by the decision.
+				// The signing ceremonies: read, and taken by the decision (a
+				// four-eyes maker's by the write that records the wait).
 				{Table: schema.PortalTokens, Actions: []string{getItem, deleteItem}},
 				{Table: schema.Reviews, Actions: []string{getItem, query, batchGetItem, putItem, updateItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
@@ -325,8 +327,9 @@ func Functions() []Function {
 				// passkey sign-in checks the operator in its transaction;
 				// a country change updates the account and puts its
 				// configurations); the operators' passkeys (listed, read,
-				// added, a sign-in's counter moved on, one removed in its
-				// transaction); the queue's counts (their eight shards
+				// added, a sign-in's or a step-up's counter moved on, one
+				// removed in its transaction; a session's read at each
+				// request, which ends with it); the queue's counts (their eight shards
 				// read in one BatchGetItem, moved by a claim); decisions
 				// waiting for a second operator (listed, read, a refused
 				// one deleted).

@@ -28,7 +28,12 @@ type PendingApproval struct {
 	// who finds the dossier moved cannot approve.
 	Seen string
 	// Identity is how the maker is known (passkey or declared).
-	Identity     Identity
+	Identity Identity
+	// MakerNonce is the nonce of the maker's signing ceremony, which the
+	// wait spent (the ceremony taken, the counter moved, in the write that
+	// put this): Apply checks the maker's signature against it. Empty for
+	// a declared decision.
+	MakerNonce   []byte
 	TaskToken    string
 	ExecutionARN string
 	CreatedAt    time.Time
@@ -36,6 +41,6 @@ type PendingApproval struct {
 }
 
 // ErrSignatureUsed: a decision's signature was consumed already (its
-// ceremony taken by another application, or ended) or its passkey's
-// counter moved meanwhile; the decision wrote nothing.
+// ceremony taken by another application, or ended; its pending approval
+// gone) or its passkey's counter moved meanwhile; nothing was written.
 var ErrSignatureUsed = errors.New("the signature was used already")

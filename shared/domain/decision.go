@@ -34,9 +34,10 @@ type Decision struct {
 	// (they were named to providers before being written).
 	NewChecks []Check
 	// Signed are the signatures the decision consumes: their ceremonies are
-	// deleted and their passkeys' counters moved on in the decision's own
-	// transaction, so a signature is used once, with the decision, or not
-	// at all.
+	// deleted and their passkeys' counters moved on, conditioned on the
+	// values read, in the decision's own transaction (a four-eyes maker's,
+	// spent while the decision waited, by taking its pending approval), so
+	// a signature is used once, with the decision, or not at all.
 	Signed []SignatureUse
 }
 

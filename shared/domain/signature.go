@@ -66,11 +66,18 @@ type DecisionSignature struct {
 	Digest string `json:"digest"`
 }
 
-// SignatureUse is what applying a signed decision consumes: the ceremony
-// whose challenge was signed (taken once, in the decision's transaction)
-// and the passkey's signature counter, moved on from the value read.
+// SignatureUse is what a signature's use consumes, in the transaction of
+// the write it signs: the ceremony whose challenge was signed (taken once,
+// still within its lifetime) and the passkey's signature counter, moved
+// to NextCount on the condition that it still holds the value read
+// (Passkey.SignCount), so of two signatures carrying the same counter
+// only one is ever used.
 type SignatureUse struct {
 	CeremonyHash string
 	Passkey      Passkey
 	NextCount    uint32
+	// Spent: a four-eyes maker's signature, consumed (ceremony and counter)
+	// when the decision began to wait; the decision takes the pending
+	// approval that keeps it instead (PendingApproval.MakerNonce).
+	Spent bool
 }

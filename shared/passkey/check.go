@@ -14,10 +14,12 @@ type Signed struct {
 	// Passkey is as stored before this use.
 	Passkey domain.Passkey
 	// NextCount is the counter the assertion carries: the decision's
-	// transaction records it (conditioned on Passkey.SignCount).
+	// transaction records it, conditioned on Passkey.SignCount (or, for a
+	// four-eyes maker, the write that records the wait).
 	NextCount uint32
 	// CeremonyHash is the hex SHA-256 of the challenge: the ceremony the
-	// decision's transaction consumes.
+	// decision's transaction consumes ("" for a signature CheckSpent
+	// checked, whose ceremony was consumed already).
 	CeremonyHash string
 	Nonce        []byte
 	Assertion    Assertion
@@ -26,8 +28,10 @@ type Signed struct {
 // CheckSigned verifies an assertion given for a decision (purpose
 // decision) or its second approval (purpose approval) over digest, in the
 // account, and consumes nothing: the decision consumes the ceremony and
-// records the counter in its own transaction, so a refused decision leaves
-// the signature usable and an applied one leaves it spent. Checked: the
+// records the counter in its own transaction, conditioned on the value
+// read here, so a refused decision leaves the signature usable (for the
+// rest of its ceremony's minutes: SigningTTL) and an applied one leaves it
+// spent. Checked: the
 // ceremony exists, is of purpose, over digest, in the account and not past
 // its end; the user handle names the ceremony's operator, active; the
 // credential is that operator's; VerifyRecord's checks under the stored
@@ -35,20 +39,6 @@ type Signed struct {
 // (a refusal of one that does not is recorded). Refusals are
 // domain.ECodeSignatureRequired.
 func (s *Service) CheckSigned(ctx context.Context, a Assertion, accountID int64, purpose, digest string) (Signed, error) {
-	return s.check(ctx, a, accountID, purpose, digest, true)
-}
-
-// Recheck is CheckSigned without the counter: for the maker's signature
-// when a decision is applied, after CheckSigned passed it when the
-// decision was submitted. A four-eyes decision waits up to three days, and
-// the maker's passkey may sign in meanwhile, moving its counter past the
-// one this older signature carries; that is no clone. The ceremony, taken
-// once by the decision's transaction, still makes the signature single-use.
-func (s *Service) Recheck(ctx context.Context, a Assertion, accountID int64, purpose, digest string) (Signed, error) {
-	return s.check(ctx, a, accountID, purpose, digest, false)
-}
-
-func (s *Service) check(ctx context.Context, a Assertion, accountID int64, purpose, digest string, counter bool) (Signed, error) {
 	if !signingPurpose(purpose) {
 		return Signed{}, fmt.Errorf("passkey: %q is not a signing purpose", purpose)
 	}
@@ -88,7 +78,7 @@ func (s *Service) check(ctx context.Context, a Assertion, accountID int64, purpo
 		return Signed{}, refuse("The passkey's backup eligibility changed since it was registered.")
 	}
 	next := p.Response.AuthenticatorData.Counter
-	if counter && !advances(pk.SignCount, next) {
+	if !advances(pk.SignCount, next) {
 		return Signed{}, s.regressed(ctx, op, pk, next, purpose, c.Hash, domain.ECodeSignatureRequired)
 	}
 	return Signed{AccountID: acct, OperatorID: id, Passkey: pk, NextCount: next, CeremonyHash: c.Hash, Nonce: sess.Nonce, Assertion: a}, nil

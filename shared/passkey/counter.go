@@ -17,12 +17,12 @@ func advances(stored, next uint32) bool {
 	return next > stored || (stored == 0 && next == 0)
 }
 
-// use records a sign-in's use of p, refusing a counter that does not go up
-// and one another use moved meanwhile (of two uses verified against the
-// same counter only one lands).
-func (s *Service) use(ctx context.Context, op domain.Operator, p domain.Passkey, next uint32, ceremony string) error {
+// use records a sign-in's (or a step-up's: purpose) use of p, refusing a
+// counter that does not go up and one another use moved meanwhile (of two
+// uses verified against the same counter only one lands).
+func (s *Service) use(ctx context.Context, op domain.Operator, p domain.Passkey, next uint32, purpose, ceremony string) error {
 	if !advances(p.SignCount, next) {
-		return s.regressed(ctx, op, p, next, PurposeLogin, ceremony, domain.ECodeForbidden)
+		return s.regressed(ctx, op, p, next, purpose, ceremony, domain.ECodeForbidden)
 	}
 	err := s.Store.UsePasskey(ctx, p, next, s.Clock.Now())
 	if !errors.Is(err, domain.ErrStale) {
@@ -35,7 +35,7 @@ func (s *Service) use(ctx context.Context, op domain.Operator, p domain.Passkey,
 	if _, err := s.Store.Passkey(ctx, p.AccountID, p.OperatorID, p.ID); domain.ErrorCode(err) == domain.ECodeNotFound {
 		return domain.Errorf(domain.ECodeForbidden, "This passkey was removed.")
 	}
-	return s.regressed(ctx, op, p, next, PurposeLogin, ceremony, domain.ECodeForbidden)
+	return s.regressed(ctx, op, p, next, purpose, ceremony, domain.ECodeForbidden)
 }
 
 // regressed puts the refusal of a counter that did not go up on the

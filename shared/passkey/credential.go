@@ -1,6 +1,7 @@
 package passkey
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -33,6 +34,28 @@ func userOf(op domain.Operator, passkeys []domain.Passkey) user {
 		u.creds = append(u.creds, credentialOf(p))
 	}
 	return u
+}
+
+// asserting is what an assertion by one of op's own passkeys (a decision's
+// signature, a step-up) begins with: op active, the relying party, and
+// op's passkeys, at least one; otherwise conflict, saying there is
+// nothing to do what with and the remedy.
+func (s *Service) asserting(ctx context.Context, op domain.Operator, what, remedy string) (*webauthn.WebAuthn, []domain.Passkey, error) {
+	if op.DisabledAt != nil {
+		return nil, nil, disabled(op)
+	}
+	rp, err := s.Config.relyingParty()
+	if err != nil {
+		return nil, nil, err
+	}
+	passkeys, err := s.Store.Passkeys(ctx, op.AccountID, op.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("passkey: the passkeys of operator %d to %s: %w", op.ID, what, err)
+	}
+	if len(passkeys) == 0 {
+		return nil, nil, domain.Errorf(domain.ECodeConflict, "Operator %d (%s) has no passkey to %s: %s.", op.ID, op.Name, what, remedy)
+	}
+	return rp, passkeys, nil
 }
 
 // credentialOf is a stored passkey as go-webauthn verifies against it.

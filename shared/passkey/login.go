@@ -59,7 +59,7 @@ func (s *Service) FinishLogin(ctx context.Context, response []byte) (Login, erro
 		return Login{}, err
 	}
 	next, now := parsed.Response.AuthenticatorData.Counter, s.Clock.Now()
-	if err := s.use(ctx, op, p, next, c.Hash); err != nil {
+	if err := s.use(ctx, op, p, next, PurposeLogin, c.Hash); err != nil {
 		return Login{}, err
 	}
 	p.SignCount, p.LastUsedAt = next, &now

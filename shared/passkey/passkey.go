@@ -16,21 +16,37 @@ import (
 )
 
 // Purposes of ceremonies: what finishing one may do. A ceremony finishes
-// only for its own purpose, so a sign-in's assertion never signs a decision.
+// only for its own purpose, so a sign-in's assertion never signs a decision
+// and a registration an enrolment began is never finished as one a
+// step-up allowed.
 const (
+	// PurposeRegister: a registration by an enrolment (a link's session).
 	PurposeRegister = "register"
 	PurposeLogin    = "login"
 	PurposeDecision = "decision"
 	PurposeApproval = "approval"
+	// PurposeStepUp: the fresh assertion by one of an operator's passkeys
+	// that allows them to add another (BeginStepUp).
+	PurposeStepUp = "step-up"
+	// PurposeAdd: a registration a step-up allowed (BeginAddition).
+	PurposeAdd = "add"
 )
 
-// Lifetimes of ceremonies. A register or login ceremony is a person at the
-// browser. A decision's or approval's ceremony outlives the signing: a
-// four-eyes decision waits up to three days for its second operator, and
-// the maker's ceremony is consumed only when the decision is applied.
+// Lifetimes of ceremonies: each is a person at the browser, and lives as
+// long as that takes, not longer. A register, login or step-up ceremony
+// is begun and answered in one sitting. A decision's or an approval's is
+// too: it is begun when the person presses Sign, answered by their
+// passkey, and consumed seconds later, when the workflow applies the
+// decision or, for a four-eyes maker, records it as waiting (the wait
+// keeps what Apply checks the signature with; the ceremony is gone); the
+// second operator's own ceremony is begun when they approve, days later
+// maybe, and lives as short. So a signature that was refused (a stale
+// dossier, a transition no longer allowed) cannot be used again after
+// five minutes, and never once used. Five minutes leave room for a slow
+// authenticator, the workflow's start and its retries, with margin.
 const (
 	CeremonyTTL = 5 * time.Minute
-	SigningTTL  = 4 * 24 * time.Hour
+	SigningTTL  = 5 * time.Minute
 )
 
 // Store is what passkeys read and write.

@@ -19,13 +19,21 @@ import (
 // passkeyName is the free text naming a passkey ("Work laptop").
 var passkeyName = freetext.Kind{Name: "passkey name", Max: 100}
 
-// BeginRegistration starts registering a passkey for a signed-in operator:
-// a discoverable credential (so signing in needs no user name), user
-// verification required, no attestation (the service trusts the person's
-// verification, not a device model), and the operator's passkeys excluded
-// so one authenticator is not registered twice. The answer is the options
-// object PublicKeyCredential.parseCreationOptionsFromJSON takes.
+// BeginRegistration starts registering a passkey for an operator enrolling
+// (an enrolment link's session; FinishRegistration finishes it). An
+// operator signed in with a passkey adds another through a step-up
+// instead (BeginStepUp, BeginAddition). The answer is the options object
+// PublicKeyCredential.parseCreationOptionsFromJSON takes.
 func (s *Service) BeginRegistration(ctx context.Context, op domain.Operator) (json.RawMessage, error) {
+	return s.beginRegistration(ctx, op, PurposeRegister)
+}
+
+// beginRegistration begins a registration of purpose (register or add): a
+// discoverable credential (so signing in needs no user name), user
+// verification required, no attestation (the service trusts the person's
+// verification, not a device model), and the operator's passkeys
+// excluded so one authenticator is not registered twice.
+func (s *Service) beginRegistration(ctx context.Context, op domain.Operator, purpose string) (json.RawMessage, error) {
 	if op.DisabledAt != nil {
 		return nil, disabled(op)
 	}
@@ -45,7 +53,7 @@ func (s *Service) BeginRegistration(ctx context.Context, op domain.Operator) (js
 	if err != nil {
 		return nil, fmt.Errorf("passkey: begin registration: %w", err)
 	}
-	return s.begun(ctx, domain.Ceremony{Purpose: PurposeRegister, AccountID: op.AccountID, OperatorID: op.ID}, challenge, session, creation.Response)
+	return s.begun(ctx, domain.Ceremony{Purpose: purpose, AccountID: op.AccountID, OperatorID: op.ID}, challenge, session, creation.Response)
 }
 
 // withCreationChallenge makes go-webauthn use the service's challenge, so
@@ -76,10 +84,21 @@ func (s *Service) begun(ctx context.Context, c domain.Ceremony, challenge []byte
 }
 
 // FinishRegistration verifies the browser's credential.toJSON() against
-// the operator's register ceremony, taken once, and stores the passkey
-// with its audit record. Only the operator registers their own passkey: it
-// is their authenticator that signs later.
+// the operator's register ceremony (BeginRegistration's), taken once, and
+// stores the passkey with its audit record. Only the operator registers
+// their own passkey: it is their authenticator that signs later.
 func (s *Service) FinishRegistration(ctx context.Context, a domain.Actor, op domain.Operator, name string, response []byte) (domain.Passkey, error) {
+	return s.finishRegistration(ctx, PurposeRegister, a, op, name, response)
+}
+
+// FinishAddition is FinishRegistration for a registration a step-up
+// allowed (BeginAddition's ceremony, purpose add): a ceremony begun
+// without one, an enrolment's included, is not found here.
+func (s *Service) FinishAddition(ctx context.Context, a domain.Actor, op domain.Operator, name string, response []byte) (domain.Passkey, error) {
+	return s.finishRegistration(ctx, PurposeAdd, a, op, name, response)
+}
+
+func (s *Service) finishRegistration(ctx context.Context, purpose string, a domain.Actor, op domain.Operator, name string, response []byte) (domain.Passkey, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case a.AccountID != op.AccountID || a.OperatorID == 0 || a.OperatorID != op.ID:
@@ -96,7 +115,7 @@ func (s *Service) FinishRegistration(ctx context.Context, a domain.Actor, op dom
 	if err != nil {
 		return domain.Passkey{}, domain.Errorf(domain.ECodeBadRequest, "The passkey's registration response is malformed: %s.", detail(err))
 	}
-	c, err := s.take(ctx, parsed.Response.CollectedClientData.Challenge, PurposeRegister)
+	c, err := s.take(ctx, parsed.Response.CollectedClientData.Challenge, purpose)
 	if err != nil {
 		return domain.Passkey{}, err
 	}

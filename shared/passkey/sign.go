@@ -47,19 +47,10 @@ func (s *Service) BeginSigning(ctx context.Context, op domain.Operator, purpose,
 		return nil, domain.Invalid("purpose", fmt.Sprintf("must be %s or %s", PurposeDecision, PurposeApproval))
 	case !wellFormedDigest(digest):
 		return nil, domain.Invalid("digest", "must be a SHA-256 in lowercase hex")
-	case op.DisabledAt != nil:
-		return nil, disabled(op)
 	}
-	rp, err := s.Config.relyingParty()
+	rp, passkeys, err := s.asserting(ctx, op, "sign with", "register one first")
 	if err != nil {
 		return nil, err
-	}
-	passkeys, err := s.Store.Passkeys(ctx, op.AccountID, op.ID)
-	if err != nil {
-		return nil, fmt.Errorf("passkey: begin signing: %w", err)
-	}
-	if len(passkeys) == 0 {
-		return nil, domain.Errorf(domain.ECodeConflict, "Operator %d (%s) has no passkey to sign with: register one first.", op.ID, op.Name)
 	}
 	nonce, err := s.random(challengeLen)
 	if err != nil {

@@ -9,7 +9,8 @@
 // The operator console takes the same links to enrol an operator: a link's
 // session is marked Enrolment, and the console lets it only register a
 // passkey; a passkey sign-in then starts a session of its own
-// (StartSession) that records the credential.
+// (StartSession) that records the credential, and ends when that passkey
+// is removed or revoked.
 package portal
 
 import (
@@ -58,7 +59,8 @@ type Session struct {
 	ExpiresAt time.Time
 	IdleUntil time.Time
 	// CredentialID is the passkey the operator signed in with (StartSession);
-	// nil for a session a link started.
+	// nil for a session a link started. The session lives only as long as
+	// the passkey is the operator's.
 	CredentialID []byte
 	// Enrolment: a sign-in link started the session. The settings area
 	// takes it whole; the console lets it only register a passkey.
@@ -85,7 +87,8 @@ type Portal interface {
 	Redeem(ctx context.Context, linkToken string) (sessionToken string, s Session, err error)
 	// Session is the live session a cookie's token names, its idle time
 	// moved on (written at most once a minute); ErrNoSession otherwise, the
-	// session then ended if it was past its time or its operator disabled.
+	// session then ended if it was past its time, its operator disabled or
+	// its passkey removed.
 	Session(ctx context.Context, sessionToken string) (Session, error)
 	// End ends a session (sign-out); ending an unknown one is no error.
 	End(ctx context.Context, sessionToken string) error

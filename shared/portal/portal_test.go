@@ -114,6 +114,19 @@ func (w *world) disable(t *testing.T, id int64, off bool) {
 	}
 }
 
+// passkey stores a passkey of op's under the credential id, as a
+// registration would (the portal reads only that it exists).
+func (w *world) passkey(t *testing.T, op domain.Operator, credential string) []byte {
+	t.Helper()
+	w.seq++
+	p := domain.Passkey{AccountID: w.acct, OperatorID: op.ID, ID: []byte(credential), PublicKey: []byte("key"), Name: credential, CreatedAt: w.clock.now()}
+	audit := domain.AuditRecord{AccountID: w.acct, ActionID: fmt.Sprintf("passkey-%d", w.seq), Action: domain.ActionPasskeyAdd, OperatorID: op.ID, At: w.clock.now()}
+	if err := w.st.AddPasskey(context.Background(), p, audit); err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}
+
 // items are the portal table's items as stored.
 func (w *world) items(t *testing.T) []map[string]any {
 	t.Helper()

@@ -31,6 +31,9 @@ type Store interface {
 	EndPortalSession(ctx context.Context, hash string) error
 	// validation_failed on operator: disabled (nothing is written then).
 	StartPortalSession(ctx context.Context, s domain.PortalSession, audit domain.AuditRecord) error
+	// not_found: the operator holds no passkey with this id (never, or no
+	// longer: removed or revoked).
+	Passkey(ctx context.Context, accountID, operatorID int64, credentialID []byte) (domain.Passkey, error)
 }
 
 // Service is the Portal over a Store.
@@ -153,7 +156,8 @@ func (s *Service) redeemable(ctx context.Context, hash string, now time.Time) (d
 }
 
 // Session is the live session the token names, with its operator as it is
-// now. A session past its end, or whose operator is disabled, is ended.
+// now. A session past its end, whose operator is disabled, or whose
+// passkey is gone (passkeyGone) is ended.
 func (s *Service) Session(ctx context.Context, sessionToken string) (Session, error) {
 	if !wellFormed(sessionToken, SessionPrefix) {
 		return Session{}, ErrNoSession
@@ -179,6 +183,12 @@ func (s *Service) Session(ctx context.Context, sessionToken string) (Session, er
 	case op.DisabledAt != nil:
 		return Session{}, s.end(ctx, hash)
 	}
+	switch gone, err := s.passkeyGone(ctx, ps); {
+	case err != nil:
+		return Session{}, err
+	case gone:
+		return Session{}, s.end(ctx, hash)
+	}
 	next := now.Add(SessionIdle)
 	if next.After(ps.ExpiresAt) {
 		next = ps.ExpiresAt
@@ -195,6 +205,29 @@ func (s *Service) Session(ctx context.Context, sessionToken string) (Session, er
 		}
 	}
 	return sessionOf(ps, op), nil
+}
+
+// passkeyGone reports whether the passkey a session was signed in with is
+// no longer the operator's: removed by them, or revoked by an
+// administrator. Such a session ends here, at its next request, rather
+// than when the passkey goes: sessions are kept by their token's hash
+// alone, with nothing that finds them by credential, and a check at the
+// lookup ends them whichever way the passkey went (the console's removal,
+// passkey.revoke, any later one), including a session started while it
+// was being revoked. It costs one consistent read per request. A session
+// a link started records no passkey and is kept by its own short rules.
+func (s *Service) passkeyGone(ctx context.Context, ps domain.PortalSession) (bool, error) {
+	if len(ps.CredentialID) == 0 {
+		return false, nil
+	}
+	_, err := s.Store.Passkey(ctx, ps.AccountID, ps.OperatorID, ps.CredentialID)
+	switch {
+	case domain.ErrorCode(err) == domain.ECodeNotFound:
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("portal: the session's passkey: %w", err)
+	}
+	return false, nil
 }
 
 // End ends the session the token names; garbage or a session already gone

@@ -17,7 +17,7 @@ import (
 func TestStartSession(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
-	credential := []byte("credential-1")
+	credential := w.passkey(t, w.omar, "credential-1")
 
 	token, s, err := w.p.StartSession(ctx, w.acct, w.omar.ID, credential)
 	if err != nil {
@@ -68,5 +68,61 @@ func TestStartSession(t *testing.T) {
 				t.Errorf("sessions %d → %d", before, after)
 			}
 		})
+	}
+}
+
+// A session lives only as long as the passkey it was signed in with:
+// once the passkey is removed (by the operator, or revoked by an
+// administrator: both delete it), every session it opened answers as
+// none and is deleted, while a session of the operator's other passkey,
+// and a link's session, live on.
+func TestSessionsEndWithTheirPasskey(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	laptop, phone := w.passkey(t, w.omar, "laptop"), w.passkey(t, w.omar, "phone")
+	start := func(credential []byte) string {
+		t.Helper()
+		token, _, err := w.p.StartSession(ctx, w.acct, w.omar.ID, credential)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	// The laptop's passkey opened two sessions (the console's and the
+	// settings area's are one; two browsers are two).
+	first, second, other := start(laptop), start(laptop), start(phone)
+	link, _ := w.redeem(t, w.mint(t, w.omar))
+	for _, token := range []string{first, second, other, link} {
+		if _, err := w.p.Session(ctx, token); err != nil {
+			t.Fatalf("before the removal: %v", err)
+		}
+	}
+	before := w.sessions(t)
+	p, err := w.st.Passkey(ctx, w.acct, w.omar.ID, laptop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.st.RemovePasskey(ctx, p, domain.AuditRecord{AccountID: w.acct, ActionID: "revoke-laptop", Action: domain.ActionPasskeyRemove, At: w.clock.now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		token string
+		live  bool
+	}{
+		{"the passkey's first session", first, false},
+		{"the passkey's second session", second, false},
+		{"the operator's other passkey's session", other, true},
+		{"a link's session", link, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.p.Session(ctx, tc.token)
+			if live := err == nil; live != tc.live || (err != nil && !errors.Is(err, portal.ErrNoSession)) {
+				t.Errorf("Session = %v, want live %t", err, tc.live)
+			}
+		})
+	}
+	if after := w.sessions(t); after != before-2 {
+		t.Errorf("%d sessions stored after the removal, want %d: the ended ones are deleted", after, before-2)
 	}
 }

@@ -69,7 +69,8 @@ func TestBehindAPIGateway(t *testing.T) {
 
 	form := url.Values{"csrf": {csrf(ck.Value)}, "action_id": {w.actionID()}}
 	res = call(event("POST", fmt.Sprintf("/settings/endpoints/%d/test", ep.ID), "gw-3",
-		map[string][]string{"Cookie": cookie["Cookie"], "Content-Type": {"application/x-www-form-urlencoded"}}, nil, form.Encode()))
+		map[string][]string{"Cookie": cookie["Cookie"], "Content-Type": {"application/x-www-form-urlencoded"},
+			"Origin": {"https://abc123.execute-api.eu-west-1.amazonaws.com"}}, nil, form.Encode()))
 	if loc := http.Header(res.MultiValueHeaders).Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/prod/settings/deliveries/dlv_") {
 		t.Fatalf("test event: %d %q", res.StatusCode, loc)
 	}

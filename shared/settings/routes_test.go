@@ -200,6 +200,7 @@ func TestCSRF(t *testing.T) {
 		{"token twice, the first wrong", func(f url.Values, _ *http.Request) { f["csrf"] = []string{"x", csrf(session)} }, http.StatusForbidden},
 		{"from another site", func(_ url.Values, r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, http.StatusForbidden},
 		{"from another origin", func(_ url.Values, r *http.Request) { r.Header.Set("Origin", "https://evil.example.com") }, http.StatusForbidden},
+		{"neither Origin nor Sec-Fetch-Site", func(_ url.Values, r *http.Request) { r.Header.Del("Origin") }, http.StatusForbidden},
 		{"no action id", func(f url.Values, _ *http.Request) { f.Del("action_id") }, http.StatusBadRequest},
 		{"a made-up action id", func(f url.Values, _ *http.Request) { f.Set("action_id", "read") }, http.StatusBadRequest},
 		{"a form over 64 KB", func(f url.Values, _ *http.Request) { f.Set("pad", strings.Repeat("x", 70<<10)) }, http.StatusBadRequest},
@@ -219,6 +220,7 @@ func TestCSRF(t *testing.T) {
 				r := httptest.NewRequest(http.MethodPost, rt.path, nil)
 				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				r.Host = "settings.example.com"
+				r.Header.Set("Origin", "https://settings.example.com")
 				tc.edit(f, r)
 				r.Body = readCloser(f.Encode())
 				r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: session})
@@ -316,6 +318,7 @@ func TestMethods(t *testing.T) {
 		f.Set("action_id", w.actionID())
 		r.Body = readCloser(f.Encode())
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Origin", "http://example.com")
 		r.Header.Set("X-HTTP-Method-Override", "DELETE")
 		r.Header.Set("X-Method-Override", "DELETE")
 		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[roleAll]})

@@ -127,6 +127,7 @@ func TestSignOut(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/settings/signout", strings.NewReader(url.Values{"csrf": {tc.token(s)}}.Encode()))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			r.Header.Set("X-Forwarded-Proto", "https")
+			r.Header.Set("Origin", "https://example.com")
 			r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: s})
 			a := w.do(r)
 			if a.StatusCode != tc.status {

@@ -56,6 +56,7 @@ func TestSignInShort(t *testing.T) {
 	signOut := func(token string) *http.Response {
 		r := httptest.NewRequest(http.MethodPost, "/settings/signout", strings.NewReader(url.Values{"csrf": {token}}.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Origin", "http://example.com")
 		r.AddCookie(c)
 		return do(r)
 	}

@@ -231,6 +231,7 @@ func (w *world) formRequest(role, path string, form url.Values) *http.Request {
 	}
 	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(f.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Origin", "http://example.com") // as a browser posts a form: from the page's own origin
 	if role != "" {
 		r.AddCookie(&http.Cookie{Name: webpage.CookieName, Value: w.sessions[role]})
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"time"
 
 	"github.com/guregu/dynamo/v2"
@@ -10,43 +9,52 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// signatureWrites adds to a decision's transaction what its signatures
-// consume, right after the audit record (so a refusal of one of them is
-// found at indexes 1..len(d.Signed)): each ceremony is deleted on the
-// condition that it is still there, a ceremony, not past its end. A
-// decision that waited for a second operator takes its pending approval
-// with it. The passkeys' counters move after the commit
-// (AdvancePasskeyCounter), never backwards.
-func (s *Store) signatureWrites(tx *dynamo.WriteTx, d domain.Decision) {
+// signatureWrites adds to a transaction what its signatures consume, right
+// after the audit record (so a refusal of one of them is found at indexes
+// 1..n, n the count it answers): each ceremony deleted on the condition
+// that it is still there, a ceremony, not past its end at `at`; each
+// passkey's counter moved on, on the condition that it still holds the
+// value read (useWrite); a four-eyes maker's signature, spent when the
+// decision began to wait, by deleting its pending approval on the
+// condition that it is still there and waiting. A decision that waited
+// takes its pending approval with it in any case.
+func (s *Store) signatureWrites(tx *dynamo.WriteTx, d domain.Decision) (n int) {
+	spent := false
 	for _, u := range d.Signed {
-		tx.Delete(s.table(schema.PortalTokens).Delete("token_hash", u.CeremonyHash).
-			If("kind = ? AND ends_at > ?", portalKindCeremony, fmtTime(d.Audit.At)))
+		if u.Spent {
+			spent = true
+			continue
+		}
+		s.spendWrites(tx, u, d.Audit.At)
+		n += 2
 	}
-	if len(d.Signed) > 0 || d.Audit.SecondApproverID != nil {
-		tx.Delete(s.table(schema.Accounts).Delete("account_id", d.Audit.AccountID).Range("sk", approvalSK(d.Audit.ActionID)))
+	approval := s.table(schema.Accounts).Delete("account_id", d.Audit.AccountID).Range("sk", approvalSK(d.Audit.ActionID))
+	switch {
+	case spent:
+		tx.Delete(approval.If("attribute_exists(sk) AND ends_at > ?", fmtTime(d.Audit.At)))
+		n++
+	case len(d.Signed) > 0 || d.Audit.SecondApproverID != nil:
+		tx.Delete(approval)
+		n++
 	}
+	return n
 }
 
-// signatureRefused reports whether a decision's transaction was cancelled
-// by one of its signature writes.
-func signatureRefused(err error, d domain.Decision) bool {
-	for i := 1; i <= len(d.Signed); i++ {
+// spendWrites adds a signature's use at `at` to a transaction: its
+// ceremony taken, its passkey's counter moved.
+func (s *Store) spendWrites(tx *dynamo.WriteTx, u domain.SignatureUse, at time.Time) {
+	tx.Delete(s.table(schema.PortalTokens).Delete("token_hash", u.CeremonyHash).
+		If("kind = ? AND ends_at > ?", portalKindCeremony, fmtTime(at)))
+	tx.Update(s.useWrite(u.Passkey, u.NextCount, at))
+}
+
+// signatureRefused reports whether a transaction was cancelled by one of
+// its n signature writes, at indexes 1..n.
+func signatureRefused(err error, n int) bool {
+	for i := 1; i <= n; i++ {
 		if cancelledAt(err, i) {
 			return true
 		}
 	}
 	return false
-}
-
-// AdvancePasskeyCounter records a signature's counter and time after its
-// decision committed, only if it moves the counter on: a later sign-in may
-// have moved it further already, and a counter never goes back.
-func (s *Store) AdvancePasskeyCounter(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error {
-	err := s.table(schema.Accounts).Update("account_id", p.AccountID).Range("sk", passkeySK(p.OperatorID, p.ID)).
-		Set("sign_count", int64(next)).Set("last_used_at", fmtTime(at)).
-		If("attribute_exists(sk) AND sign_count < ?", int64(next)).Run(ctx)
-	if isCondFailed(err) {
-		return nil
-	}
-	return wrap(err, "advance passkey counter")
 }

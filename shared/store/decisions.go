@@ -55,9 +55,10 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 	// Of two decisions on one entity at once, the loser fails on the
 	// review's or entity's version whatever the chain's head says: it sees
 	// domain.ErrStale (auditTx retries only appends that lost the head).
+	var signatures int // the writes of d.Signed, right after the record
 	err := s.auditTxAll(ctx, d.Audit, d.Also, func(tx *dynamo.WriteTx, rec *dynamo.Put) {
 		tx.Put(rec)
-		s.signatureWrites(tx, d)
+		signatures = s.signatureWrites(tx, d)
 		if d.NewReview != nil {
 			tx.Put(s.table(schema.Reviews).Put(newReviewItem(*d.NewReview).of(about)).If("attribute_not_exists(review_id)"))
 		}
@@ -86,7 +87,7 @@ func (s *Store) ApplyDecision(ctx context.Context, d domain.Decision) error {
 		return nil
 	case cancelledAt(err, 0):
 		return domain.ErrDuplicateAction
-	case signatureRefused(err, d):
+	case signatureRefused(err, signatures):
 		return domain.ErrSignatureUsed
 	case isTxCondFailed(err) || isTxConflict(err):
 		return domain.ErrStale

@@ -113,9 +113,7 @@ func (s *Store) Passkey(ctx context.Context, accountID, operatorID int64, creden
 // against the same counter cannot both land (domain.ErrStale for the
 // second: a cloned authenticator's signature, or a replay, loses).
 func (s *Store) UsePasskey(ctx context.Context, p domain.Passkey, next uint32, at time.Time) error {
-	err := s.table(schema.Accounts).Update("account_id", p.AccountID).Range("sk", passkeySK(p.OperatorID, p.ID)).
-		Set("sign_count", int64(next)).Set("last_used_at", fmtTime(at)).
-		If("attribute_exists(sk) AND sign_count = ?", int64(p.SignCount)).Run(ctx)
+	err := s.useWrite(p, next, at).Run(ctx)
 	switch {
 	case isCondFailed(err):
 		return domain.ErrStale
@@ -123,6 +121,16 @@ func (s *Store) UsePasskey(ctx context.Context, p domain.Passkey, next uint32, a
 		return fmt.Errorf("use passkey: %w", err)
 	}
 	return nil
+}
+
+// useWrite records a use of p at `at`, its counter moved to next, on the
+// condition that the passkey is still there and its counter still the
+// value read: a sign-in's alone (UsePasskey), a signature's in the
+// transaction of what it signs.
+func (s *Store) useWrite(p domain.Passkey, next uint32, at time.Time) *dynamo.Update {
+	return s.table(schema.Accounts).Update("account_id", p.AccountID).Range("sk", passkeySK(p.OperatorID, p.ID)).
+		Set("sign_count", int64(next)).Set("last_used_at", fmtTime(at)).
+		If("attribute_exists(sk) AND sign_count = ?", int64(p.SignCount))
 }
 
 // RemovePasskey deletes a passkey with the audit record of its removal.

@@ -34,6 +34,7 @@ type approvalItem struct {
 	Digest       string `dynamo:"digest"`
 	Seen         string `dynamo:"seen,omitempty"`
 	Identity     string `dynamo:"identity"`
+	MakerNonce   []byte `dynamo:"maker_nonce,omitempty"`
 	TaskToken    string `dynamo:"task_token"`
 	ExecutionARN string `dynamo:"execution_arn,omitempty"`
 	CreatedAt    string `dynamo:"created_at"`
@@ -43,19 +44,36 @@ type approvalItem struct {
 func (it approvalItem) domain() domain.PendingApproval {
 	return domain.PendingApproval{AccountID: it.AccountID, ActionID: it.ActionID, ReviewID: it.ReviewID, EntityID: it.EntityID,
 		Action: domain.Action(it.Action), MakerID: it.MakerID, MakerName: it.MakerName, Reason: it.Reason, Document: it.Document,
-		Digest: it.Digest, Seen: it.Seen, Identity: domain.Identity(it.Identity), TaskToken: it.TaskToken, ExecutionARN: it.ExecutionARN,
+		Digest: it.Digest, Seen: it.Seen, Identity: domain.Identity(it.Identity), MakerNonce: it.MakerNonce, TaskToken: it.TaskToken, ExecutionARN: it.ExecutionARN,
 		CreatedAt: parseTime(it.CreatedAt), ExpiresAt: parseTime(it.EndsAt)}
 }
 
-// PutPendingApproval records a decision waiting for its second operator.
-// The same action id put again (a retried task) replaces it: the newest
-// task token is the one the workflow waits on.
-func (s *Store) PutPendingApproval(ctx context.Context, p domain.PendingApproval) error {
+// AwaitApproval records a decision waiting for its second operator, and
+// spends the maker's signature (maker; nil for a declared decision) in the
+// same transaction: its ceremony taken within its lifetime, its passkey's
+// counter moved on from the value read. The ceremony lives minutes and
+// the wait days: the pending approval keeps what Apply checks the
+// signature with (MakerNonce), and the decision's transaction takes it.
+// domain.ErrSignatureUsed when the ceremony is gone or ended or the
+// counter moved meanwhile: nothing is written then. The same action id
+// put again replaces it: the newest task token is the one the workflow
+// waits on.
+func (s *Store) AwaitApproval(ctx context.Context, p domain.PendingApproval, maker *domain.SignatureUse) error {
 	it := approvalItem{AccountID: p.AccountID, SK: approvalSK(p.ActionID), ActionID: p.ActionID, ReviewID: p.ReviewID, EntityID: p.EntityID,
 		Action: string(p.Action), MakerID: p.MakerID, MakerName: p.MakerName, Reason: p.Reason, Document: p.Document, Digest: p.Digest,
-		Seen: p.Seen, Identity: string(p.Identity), TaskToken: p.TaskToken, ExecutionARN: p.ExecutionARN,
+		Seen: p.Seen, Identity: string(p.Identity), MakerNonce: p.MakerNonce, TaskToken: p.TaskToken, ExecutionARN: p.ExecutionARN,
 		CreatedAt: fmtTime(p.CreatedAt), EndsAt: fmtTime(p.ExpiresAt)}
-	return wrap(s.table(schema.Accounts).Put(it).Run(ctx), "put pending approval %s", p.ActionID)
+	put := s.table(schema.Accounts).Put(it)
+	if maker == nil {
+		return wrap(put.Run(ctx), "put pending approval %s", p.ActionID)
+	}
+	tx := s.db.WriteTx().Put(put)
+	s.spendWrites(tx, *maker, p.CreatedAt)
+	err := tx.Run(ctx)
+	if signatureRefused(err, 2) {
+		return domain.ErrSignatureUsed
+	}
+	return wrap(err, "put pending approval %s", p.ActionID)
 }
 
 // PendingApprovals lists an account's decisions waiting for a second

@@ -49,8 +49,18 @@ func (a *Area) visitor(w http.ResponseWriter, r *http.Request, m mode) *Call {
 }
 
 // sameOrigin refuses a request the browser marks as coming from another
-// site (http.CrossOriginProtection).
+// site (http.CrossOriginProtection), and one that carries neither Origin
+// nor Sec-Fetch-Site. CrossOriginProtection lets the latter through, as
+// not a browser's; but every request these pages make is a browser's, and
+// every browser they run in sends Origin with a POST (and Sec-Fetch-Site,
+// the recent ones). A request with neither cannot be told same-origin,
+// so it changes nothing.
 func (c *Call) sameOrigin() bool {
+	if c.R.Header.Get("Origin") == "" && c.R.Header.Get("Sec-Fetch-Site") == "" {
+		c.Log.Warn("request without Origin or Sec-Fetch-Site refused")
+		c.Message(http.StatusForbidden, MsgNoOrigin())
+		return false
+	}
 	if err := c.area.s.origin.Check(c.R); err != nil {
 		c.Log.Warn("cross-origin request refused", "error", err.Error())
 		c.Message(http.StatusForbidden, MsgCSRF())

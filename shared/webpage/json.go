@@ -2,28 +2,52 @@ package webpage
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+
+	"github.com/evs-kyb/evs/shared/capped"
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // maxJSON bounds a script request: a passkey's registration response with
 // its attestation is a few kilobytes, a decision's fields a few more.
 const maxJSON = 64 << 10
 
-// ReadJSON reads the script's JSON body into v: one object, no field v
-// does not name; a refusal is answered.
+// ReadJSON reads the script's JSON body into v, strictly (strictjson): one
+// value, every key exactly the name of a field of v's (case-sensitive),
+// none given twice at any depth, every value of its field's type. So the
+// document the handler acts on is the one a person, a log or a later
+// reader would read: encoding/json alone would take "Response" for
+// "response" and the last of two. A refusal is answered 400 naming the
+// key; the log names it too, bounded, and nothing else of the body.
 func (c *Call) ReadJSON(v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(c.W, c.R.Body, maxJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, more, err := capped.Read(c.R.Body, maxJSON)
+	switch {
+	case err != nil:
 		c.Log.Info("script request unreadable", "error", err.Error())
 		c.Message(http.StatusBadRequest, MsgBadForm())
 		return false
-	}
-	if dec.More() {
-		c.Message(http.StatusBadRequest, MsgBadForm())
+	case more:
+		c.Log.Info("script request refused", "reason", "its body is over the limit", "limit", maxJSON)
+		c.Message(http.StatusRequestEntityTooLarge, MsgBadForm())
 		return false
 	}
-	return true
+	err = strictjson.Decode(body, v)
+	var refused *strictjson.Error
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &refused):
+		c.Log.Info("script request refused", "key", logging.Bounded(refused.Path), "problem", refused.Problem)
+		invalid := strictjson.Doc{Of: "this request", Whole: "request"}.Invalid(refused)
+		c.MessageWith(http.StatusBadRequest, MsgBadForm(), domain.Refusal(invalid)+".")
+	default:
+		c.Log.Error("script request not read", "error", err.Error())
+		c.Message(http.StatusInternalServerError, MsgInternal())
+	}
+	return false
 }
 
 // apiError is a script's error answer.

@@ -37,6 +37,9 @@ func MsgForbidden() Message { return Message{Title: "Not permitted", Text: "You 
 func MsgCSRF() Message {
 	return Message{Title: "Form refused", Text: "This request could not be checked as coming from this site. Nothing was changed. Open the page again and repeat."}
 }
+func MsgNoOrigin() Message {
+	return Message{Title: "Request refused", Text: "This request did not say which site it came from (it carried neither an Origin nor a Sec-Fetch-Site header, which browsers send). Nothing was changed. Open the page again in a browser and repeat."}
+}
 func MsgStaleForm() Message {
 	return Message{Title: "Form incomplete", Text: "This form is missing what names the change. Nothing was changed. Open the page again and repeat."}
 }

@@ -157,6 +157,7 @@ func TestStartSessionSetsTheCookieForTheAreasThatTakeIt(t *testing.T) {
 			ss["enrolling"] = tc.session
 			r := httptest.NewRequest(http.MethodPost, "/a/login", strings.NewReader("{}"))
 			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Origin", "http://example.com")
 			res := serve(s, r)
 			var paths []string
 			for _, c := range res.Cookies() {
@@ -216,22 +217,62 @@ func TestFormChecks(t *testing.T) {
 	id := webpage.NewActionID()
 	crossSite := form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {id}})
 	crossSite.Header.Set("Sec-Fetch-Site", "cross-site")
+	otherOrigin := form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {id}})
+	otherOrigin.Header.Del("Sec-Fetch-Site")
+	otherOrigin.Header.Set("Origin", "https://evil.example.com")
+	sameHost := form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {id}})
+	sameHost.Header.Del("Sec-Fetch-Site")
+	sameHost.Header.Set("Origin", "http://example.com")
+	neither := form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {id}})
+	neither.Header.Del("Sec-Fetch-Site")
 	for _, tc := range []struct {
 		name   string
 		r      *http.Request
 		status int
 	}{
 		{"cross-site", crossSite, http.StatusForbidden},
+		{"from another origin", otherOrigin, http.StatusForbidden},
+		{"neither Origin nor Sec-Fetch-Site", neither, http.StatusForbidden},
 		{"no CSRF token", form("/a/change", "t", url.Values{"action_id": {id}}), http.StatusForbidden},
 		{"another session's token", form("/a/change", "t", url.Values{"csrf": {weak}, "action_id": {id}}), http.StatusForbidden},
 		{"without the permission", form("/a/change", "weak", url.Values{"csrf": {weak}, "action_id": {id}}), http.StatusForbidden},
 		{"no action id", form("/a/change", "t", url.Values{"csrf": {csrf}}), http.StatusBadRequest},
 		{"an action id not made here", form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {"web-1"}}), http.StatusBadRequest},
 		{"all in order", form("/a/change", "t", url.Values{"csrf": {csrf}, "action_id": {id}}), http.StatusSeeOther},
+		{"all in order, known by its Origin alone", sameHost, http.StatusSeeOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if res := serve(s, tc.r); res.StatusCode != tc.status {
 				t.Errorf("%d, want %d", res.StatusCode, tc.status)
+			}
+		})
+	}
+}
+
+// A POST that carries neither Origin nor Sec-Fetch-Site cannot be told
+// same-origin: in either area, of any kind (a form, a script's JSON, one
+// made before sign-in, a sign-out), it is refused with a message saying
+// why, and nothing is done.
+func TestPostsWithoutOriginOrFetchSiteAreRefused(t *testing.T) {
+	s, ss := shell(t)
+	ss["t"] = full(domain.PermReviewDecide)
+	csrf := between(readAll(t, serve(s, withCookie(httptest.NewRequest(http.MethodGet, "/a/home", nil), "t"))), `name="csrf" value="`, `"`)
+	for _, tc := range []struct{ name, path, contentType, body string }{
+		{"a form of area a", "/a/change", "application/x-www-form-urlencoded", url.Values{"csrf": {csrf}, "action_id": {webpage.NewActionID()}}.Encode()},
+		{"a form of area b", "/b/change", "application/x-www-form-urlencoded", url.Values{"csrf": {csrf}, "action_id": {webpage.NewActionID()}}.Encode()},
+		{"sign-out", "/b/signout", "application/x-www-form-urlencoded", url.Values{"csrf": {csrf}}.Encode()},
+		{"a script's request before sign-in", "/a/login", "application/json", "{}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := withCookie(httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body)), "t")
+			r.Header.Set("Content-Type", tc.contentType)
+			res := serve(s, r)
+			body := readAll(t, res)
+			if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "neither an Origin nor a Sec-Fetch-Site") || !strings.Contains(body, "Nothing was changed") {
+				t.Errorf("%d:\n%s", res.StatusCode, body)
+			}
+			if _, live := ss["t"]; !live || len(res.Cookies()) != 0 {
+				t.Errorf("the session was touched: live %t, cookies %v", live, res.Cookies())
 			}
 		})
 	}
