@@ -20,13 +20,18 @@ type Signatures interface {
 	// Recheck checks everything but the counter: the maker's signature at
 	// Apply, which CheckSigned passed at Validate.
 	Recheck(ctx context.Context, a passkey.Assertion, accountID int64, purpose, digest string) (passkey.Signed, error)
+	// CountsAtApply is passkey's one rule on the record about to be
+	// written: its document names it, its signatures are its operators'.
+	CountsAtApply(rec domain.AuditRecord, declared bool, signed ...*passkey.Signed) error
 }
 
 // DecisionDocument is the document an operator signs: the request as JSON
 // (Request's fields in their declared order, empty ones left out), without
-// the signature itself. It names the action, the review, the operator, the
-// action id (so a signature applies once), the reason, the action's fields
-// and the dossier's ETag seen. The audit record keeps it as signed.
+// the signature itself. It names the action, the account, the entity, the
+// review, the operator, the action id (so a signature applies once), the
+// reason, the action's fields and the dossier's ETag seen. The audit
+// record keeps it as signed, and counts only when the document names that
+// very record (passkey.AccountChain.Counts); passkey.Document reads it.
 func DecisionDocument(req Request) []byte {
 	req.Signature = nil
 	b, err := json.Marshal(req)
@@ -64,6 +69,12 @@ func (s *Service) identify(ctx context.Context, req Request, st state, recheck b
 	}
 	if s.Signatures == nil {
 		return signer{}, fmt.Errorf("decision %s: a signed decision arrived but no signature checker is configured", req.ActionID)
+	}
+	if req.EntityID == 0 {
+		// Its record could not count: the document must name the entity
+		// the record is filed under (passkey's rule).
+		return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
+			"a signed decision's document must name its entity (entity_id, the entity of review %d)", req.ReviewID)
 	}
 	check := s.Signatures.CheckSigned
 	if recheck {
@@ -151,4 +162,22 @@ func sign(d *domain.Decision, req Request, who signer, second *passkey.Signed) {
 		})
 		d.Signed = append(d.Signed, domain.SignatureUse{CeremonyHash: p.signed.CeremonyHash, Passkey: p.signed.Passkey, NextCount: p.signed.NextCount})
 	}
+}
+
+// counted refuses a decision whose audit record the one rule by which
+// records count (passkey.AccountChain.Counts) would not count: Apply
+// writes no record its verifiers would not believe. The account's setting
+// is as this decision read it, which is the record's time.
+func (s *Service) counted(d domain.Decision, st state, who signer, second *passkey.Signed) error {
+	declared := st.account.Settings.DeclaredDecisions
+	var err error
+	if s.Signatures == nil { // declared decisions only: no signature to verify
+		_, err = passkey.AtApply(declared).Counts(passkey.Config{}, passkey.RecordLink(d.Audit))
+	} else {
+		err = s.Signatures.CountsAtApply(d.Audit, declared, who.maker, second)
+	}
+	if err != nil {
+		return signatureRefused(err, "the decision's record")
+	}
+	return nil
 }
