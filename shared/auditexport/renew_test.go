@@ -165,15 +165,27 @@ func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
 	}
 }
 
-// declared makes the world's account accept declared (unsigned) decisions.
+// declared makes the world's account accept declared (unsigned) decisions
+// from t0 on, as admin's account.update does: the setting and its record
+// in the account's own chain, which is what a closure is judged by.
 func (w *world) declared(t *testing.T) {
 	t.Helper()
-	a, err := w.st.Account(context.Background(), w.acct)
+	w.setDeclared(t, true, t0)
+}
+
+// setDeclared sets the account's declared_decisions, recorded at at.
+func (w *world) setDeclared(t *testing.T, on bool, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := w.st.Account(ctx, w.acct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Settings.DeclaredDecisions = true
-	if err := w.st.PutAccountSettings(context.Background(), w.acct, a.Settings); err != nil {
+	before := domain.AccountSnapshot(a, nil)
+	a.Settings.DeclaredDecisions = on
+	rec := domain.AuditRecord{AccountID: w.acct, ActionID: fmt.Sprintf("declared-%t-%d", on, at.UnixNano()), Action: domain.ActionAccountUpdate,
+		Actor: "admin@example.com", Before: before, After: domain.AccountSnapshot(a, nil), At: at}
+	if err := w.st.UpdateAccount(ctx, a, nil, rec); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -71,7 +71,9 @@ func TestASignedRecordCountsOnlyAsWhatItsDocumentNames(t *testing.T) {
 	assessed := func() auditchain.Link {
 		return signedRecord(t, w, risk, maker, nil, `{"risk_level":"low","risk_level_updated_at":"2026-11-01T09:00:00.000Z"}`)
 	}
-	edited := func() auditchain.Link { return signedRecord(t, w, profile, maker, nil, `{"website_url":"https://a.example"}`) }
+	edited := func() auditchain.Link {
+		return signedRecord(t, w, profile, maker, nil, `{"website_url":"https://a.example"}`)
+	}
 	// resigned is a record over another document, signed as it stands.
 	resigned := func(doc string) func() auditchain.Link {
 		return func() auditchain.Link { return signedRecord(t, w, doc, maker, nil, `{}`) }
@@ -108,7 +110,9 @@ func TestASignedRecordCountsOnlyAsWhatItsDocumentNames(t *testing.T) {
 		{"declared, not signed by passkey", edit(fourEyes, func(l *auditchain.Link) { l.Identity = string(domain.IdentityDeclared) }), "identity"},
 		{"another field value", edit(assessed, func(l *auditchain.Link) { l.After = `{"risk_level":"high"}` }), `risk_level "low" in the document, "high" in the record`},
 		{"a field the record leaves out", edit(assessed, func(l *auditchain.Link) { l.After = `{}` }), "risk_level"},
-		{"a field the document does not give", edit(edited, func(l *auditchain.Link) { l.After = `{"website_url":"https://a.example","social_url":"https://b.example"}` }), "social_url none in the document"},
+		{"a field the document does not give", edit(edited, func(l *auditchain.Link) {
+			l.After = `{"website_url":"https://a.example","social_url":"https://b.example"}`
+		}), "social_url none in the document"},
 		{"an after read two ways", edit(assessed, func(l *auditchain.Link) { l.After = `{"risk_level":"low","risk_level":"high"}` }), "after"},
 		{"signatures over another spelling of the document", edit(fourEyes, func(l *auditchain.Link) { l.DecisionDocument = strings.Replace(approve, ",", ", ", 1) }), "digest"},
 		{"a document key twice", resigned(approveOnce), "given twice"},
