@@ -9,6 +9,7 @@ import (
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // Closures says which locked closure records are believed. A closure ends
@@ -55,18 +56,22 @@ func LockedClosure(ctx context.Context, r Reader, accountID, entityID int64, c C
 	return time.Time{}, false, nil
 }
 
-// closure reads the end of retention an end_relationship record names.
+// closure reads the end of retention an end_relationship record names,
+// read one way only (no key twice, retain_until spelt exactly): the date a
+// verifier reads is the one every reader reads.
 func closure(l auditchain.Link) (time.Time, bool) {
 	if l.Action != string(domain.ActionEndRelationship) {
 		return time.Time{}, false
 	}
-	var after struct {
-		RetainUntil string `json:"retain_until"`
-	}
-	if err := json.Unmarshal([]byte(l.After), &after); err != nil {
+	var after map[string]json.RawMessage
+	if strictjson.Check([]byte(l.After)) != nil || json.Unmarshal([]byte(l.After), &after) != nil {
 		return time.Time{}, false
 	}
-	t, err := domain.ParseTime(after.RetainUntil)
+	var until string
+	if json.Unmarshal(after["retain_until"], &until) != nil {
+		return time.Time{}, false
+	}
+	t, err := domain.ParseTime(until)
 	return t, err == nil
 }
 

@@ -232,6 +232,35 @@ func TestAForgedClosureExcusesNothing(t *testing.T) {
 	}
 }
 
+// A closure's date is read one way only: an after that gives retain_until
+// twice, or spelt in another case, dates nothing, and the trail it would
+// end is kept (the same closure, read one way, ends it).
+func TestAClosureReadTwoWaysDatesNothing(t *testing.T) {
+	ctx := context.Background()
+	past := domain.FormatTime(t0.AddDate(-1, 0, 0))
+	for _, tc := range []struct {
+		after string
+		ended bool
+	}{
+		{fmt.Sprintf(`{"retain_until":%q}`, past), true},
+		{fmt.Sprintf(`{"retain_until":"2099-01-01T00:00:00Z","retain_until":%q}`, past), false},
+		{fmt.Sprintf(`{"Retain_Until":%q}`, past), false},
+	} {
+		t.Run(tc.after, func(t *testing.T) {
+			rec := records.Dir{Root: t.TempDir()}
+			lockSettings(t, rec, setting{t0.Add(-time.Hour), true})
+			c := lockedChain(t, rec, 330, 1, time.Time{})
+			closure := auditchain.Link{AccountID: acct, EntityID: 330, ActionID: "twice", Action: string(domain.ActionEndRelationship), Before: "{}",
+				After: tc.after, At: domain.FormatTime(t0.Add(time.Hour)), Identity: string(domain.IdentityDeclared)}
+			c.Head = auditchain.Next(c.Head, &closure)
+			lock(t, rec, recordslayout.RecordKey(acct, 330, closure.Seq), auditchain.Canonical(closure))
+			if _, ended, err := verify.LockedClosure(ctx, rec, acct, 330, verify.Closures{}); err != nil || ended != tc.ended {
+				t.Errorf("LockedClosure = ended %t, %v; want %t", ended, err, tc.ended)
+			}
+		})
+	}
+}
+
 // The regulator's check, from the bucket alone: the locked trail holds,
 // and an object under a chain's prefix that is no record of it is named.
 func TestLockedChain(t *testing.T) {
