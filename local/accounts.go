@@ -317,8 +317,20 @@ var operatorColumns = []column[admin.OperatorView]{
 }
 
 // createAccount opens an account with its countries through the admin
-// handler, as account create does (make local's demo account, tests).
+// handler, as account create does (tests).
 func createAccount(ctx context.Context, e *env, name string, codes []string) (admin.AccountView, error) {
+	return openAccount(ctx, e, map[string]any{"name": name, "countries": codes})
+}
+
+// createDeclaredAccount opens an account that accepts declared decisions
+// from its creation (make local's demo account, tests): the setting is in
+// the account.create record of its chain, which is where verification
+// reads whether an unsigned decision of that time counts.
+func createDeclaredAccount(ctx context.Context, e *env, name string, codes []string) (admin.AccountView, error) {
+	return openAccount(ctx, e, map[string]any{"name": name, "countries": codes, "declared_decisions": true})
+}
+
+func openAccount(ctx context.Context, e *env, doc map[string]any) (admin.AccountView, error) {
 	h, err := localAdmin(e)
 	if err != nil {
 		return admin.AccountView{}, err
@@ -326,7 +338,8 @@ func createAccount(ctx context.Context, e *env, name string, codes []string) (ad
 	var out struct {
 		Account admin.AccountView `json:"account"`
 	}
-	err = runAdmin(ctx, inProcess{h}, "make local", map[string]any{"command": "account.create", "name": name, "countries": codes}, &out)
+	doc["command"] = "account.create"
+	err = runAdmin(ctx, inProcess{h}, "make local", doc, &out)
 	return out.Account, err
 }
 

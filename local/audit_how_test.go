@@ -34,27 +34,36 @@ func TestAuditHow(t *testing.T) {
 		return base64.RawURLEncoding.EncodeToString(o.Auth.Credentials()[0].ID)
 	}
 	const entity = 1000000042
-	doc := `{"action":"approve","review_id":7}`
-	var sigs []domain.DecisionSignature
-	for _, s := range []struct {
-		o             *passkeytest.Operator
-		role, purpose string
-	}{{maker, domain.SignatureMaker, passkey.PurposeDecision}, {second, domain.SignatureSecond, passkey.PurposeApproval}} {
-		sig, err := s.o.SignRecord(ctx, s.role, s.purpose, doc)
-		if err != nil {
-			t.Fatal(err)
+	// Each record as the decision function writes one: a signed one keeps
+	// the document naming it, and its signatures over it.
+	signedBy := func(a *domain.AuditRecord, signers ...*passkeytest.Operator) {
+		a.Identity, a.DecisionDocument = domain.IdentityPasskey, passkeytest.Document(*a)
+		for i, o := range signers {
+			role, purpose := domain.SignatureMaker, passkey.PurposeDecision
+			if i > 0 {
+				role, purpose = domain.SignatureSecond, passkey.PurposeApproval
+			}
+			sig, err := o.SignRecord(ctx, role, purpose, a.DecisionDocument)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Signatures = append(a.Signatures, sig)
 		}
-		sigs = append(sigs, sig)
 	}
-	forged := sigs[0]
-	forged.Digest = passkey.DocumentDigest([]byte(`{"action":"approve","review_id":8}`))
 	for i, a := range []domain.AuditRecord{
 		{ActionID: "how-claim", Action: domain.ActionAssign, Identity: domain.IdentitySession, Actor: domain.SessionActor(maker.Auth.Credentials()[0].ID)},
 		{ActionID: "how-declared", Action: domain.ActionAssessRisk, Identity: domain.IdentityDeclared},
-		{ActionID: "how-signed", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc, Signatures: sigs},
-		{ActionID: "how-forged", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc, Signatures: []domain.DecisionSignature{forged}},
+		{ActionID: "how-signed", Action: domain.ActionApprove, SecondApproverID: &second.ID},
+		{ActionID: "how-forged", Action: domain.ActionApprove},
 	} {
 		a.AccountID, a.EntityID, a.ReviewID, a.OperatorID, a.OperatorName, a.At = acct.ID, entity, new(int64(7)), maker.ID, maker.Name, now.Add(time.Duration(i)*time.Minute)
+		switch a.ActionID {
+		case "how-signed":
+			signedBy(&a, maker, second)
+		case "how-forged":
+			signedBy(&a, maker)
+			a.Signatures[0].Digest = passkey.DocumentDigest([]byte(`{"action":"approve","review_id":8}`))
+		}
 		if err := st.PutAudit(ctx, a); err != nil {
 			t.Fatal(err)
 		}

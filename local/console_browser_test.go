@@ -359,7 +359,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	// its entity; Dana's form, posted as it was rendered, shows what
 	// changed instead of a confirmation.
 	dana.Do("open the other review", chromedp.Navigate(base+reviewPath(other)), chromedp.WaitVisible(chromedp.CSS(`form[data-action="start"]`)))
-	rami := consoleSignedDecision(ctx, t, f, decide, decisions.Request{Action: domain.ActionAssessRisk, AccountID: f.acct, ReviewID: other.ID,
+	rami := consoleSignedDecision(ctx, t, f, decide, decisions.Request{Action: domain.ActionAssessRisk, AccountID: f.acct, EntityID: other.EntityID, ReviewID: other.ID,
 		ActionID: "api-risk-" + itoa(int(other.ID)), RiskLevel: string(domain.RiskMedium), Reason: "risk_model: quarterly model run"})
 	dana.Do("post the old form", chromedp.Click(chromedp.CSS(`form[data-action="start"] button[type="submit"]`)),
 		dana.at(reviewPath(other)+"/confirm"), chromedp.WaitVisible(chromedp.CSS("p.warning")))

@@ -51,14 +51,11 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 			return st, nil
 		}
 	}
-	acct, err := createAccount(ctx, e, "Demo Merchants", []string{"SA", "AE"})
-	if err != nil {
-		return nil, err
-	}
 	// The demo accepts declared decisions, so `go run ./local decide` works
 	// as written; a real account signs every decision in the console.
-	if err := e.store.PutAccountSettings(ctx, acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
-		return nil, fmt.Errorf("demo account settings: %w", err)
+	acct, err := createDeclaredAccount(ctx, e, "Demo Merchants", []string{"SA", "AE"})
+	if err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	if _, err := e.store.ImportEntities(ctx, acct.ID, seed.Demo(domain.Now(), n)); err != nil {

@@ -79,11 +79,8 @@ func newFixture(t *testing.T) *fixture {
 // demo does: the tests of who decides set it off themselves.
 func mustAccount(t testing.TB, e *env, name string, codes ...string) int64 {
 	t.Helper()
-	acct, err := createAccount(context.Background(), e, name, codes)
+	acct, err := createDeclaredAccount(context.Background(), e, name, codes)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.PutAccountSettings(context.Background(), acct.ID, domain.AccountSettings{DeclaredDecisions: true}); err != nil {
 		t.Fatal(err)
 	}
 	return acct.ID

@@ -64,7 +64,7 @@ func TestRelationshipEndsAndExpires(t *testing.T) {
 	at := float64(until.Unix())
 	dates(items, "expires_at", at)
 	waitUntil(t, "the closure record locked by the stream", func() bool {
-		_, ended, err := verify.LockedClosure(f.ctx, rec, f.acct, ent.ID, verify.Closures{Declared: true}) // the fixture's account accepts declared decisions
+		_, ended, err := verify.LockedClosure(f.ctx, rec, f.acct, ent.ID, verify.Closures{}) // the fixture's account accepts declared decisions from its creation
 		return err == nil && ended
 	})
 

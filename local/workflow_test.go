@@ -145,6 +145,11 @@ func TestDecisionWorkflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		review := wfReview(t, st, acct, "7000000820")
+		reviewed, err := st.Review(ctx, acct, review)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entity := reviewed.EntityID // a signed document names it
 		sign := func(o *passkeytest.Operator, purpose string, req decisions.Request) *passkey.Assertion {
 			t.Helper()
 			a, err := o.Sign(ctx, purpose, decisions.Digest(req))
@@ -153,7 +158,7 @@ func TestDecisionWorkflow(t *testing.T) {
 			}
 			return &a
 		}
-		startReq := decisions.Request{Action: domain.ActionStart, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-start"}
+		startReq := decisions.Request{Action: domain.ActionStart, AccountID: acct, EntityID: entity, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-start"}
 
 		// Unsigned where the account takes no declared decision: refused at
 		// Validate, by name.
@@ -167,7 +172,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		}
 		before, _ := st.Review(ctx, acct, review)
 		approve := func(id string) decisions.Request {
-			req := decisions.Request{Action: domain.ActionApprove, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: id, Reason: "four eyes"}
+			req := decisions.Request{Action: domain.ActionApprove, AccountID: acct, EntityID: entity, ReviewID: review, OperatorID: decider.ID, ActionID: id, Reason: "four eyes"}
 			req.Signature = sign(decider, passkey.PurposeDecision, req)
 			return req
 		}
@@ -233,7 +238,7 @@ func TestDecisionWorkflow(t *testing.T) {
 		// The relationship ends, signed: its locked closure record is
 		// believed with the relying party's passkeys, as the account's
 		// locked chain recorded them — and with no other relying party's.
-		end := decisions.Request{Action: domain.ActionEndRelationship, AccountID: acct, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-end", Reason: "customer left"}
+		end := decisions.Request{Action: domain.ActionEndRelationship, AccountID: acct, EntityID: entity, ReviewID: review, OperatorID: decider.ID, ActionID: "wf4-end", Reason: "customer left"}
 		end.Signature = sign(decider, passkey.PurposeDecision, end)
 		if res := run(t, end, nil); res.Status != "SUCCEEDED" {
 			t.Fatalf("signed end_relationship: %s %s: %s", res.Status, res.Error, res.Cause)

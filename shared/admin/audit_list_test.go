@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -52,21 +51,39 @@ func TestAuditListIdentity(t *testing.T) {
 		}
 		return s
 	}
+	// A decision on an entity, its document naming it as the decision
+	// function writes one.
+	record := func(id string, a domain.Action) domain.AuditRecord {
+		return domain.AuditRecord{AccountID: acct, EntityID: domain.ScopedID(acct, 42), ReviewID: new(domain.ScopedID(acct, 43)), ActionID: id, Action: a,
+			OperatorID: maker.ID, OperatorName: maker.Name, Reason: "ok", At: t0}
+	}
 	put := func(a domain.AuditRecord) {
-		a.AccountID, a.OperatorID, a.OperatorName, a.At = acct, maker.ID, maker.Name, t0
 		if err := w.st.PutAudit(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	doc := func(n int) string { return fmt.Sprintf(`{"action":"approve","review_id":%d}`, n) }
-	put(domain.AuditRecord{ActionID: "signed", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc(1),
-		Signatures: []domain.DecisionSignature{sign(maker, domain.SignatureMaker, passkey.PurposeDecision, doc(1)),
-			sign(second, domain.SignatureSecond, passkey.PurposeApproval, doc(1))}})
-	put(domain.AuditRecord{ActionID: "tampered", Action: domain.ActionApprove, Identity: domain.IdentityPasskey, DecisionDocument: doc(2),
-		Signatures: []domain.DecisionSignature{sign(maker, domain.SignatureMaker, passkey.PurposeDecision, doc(2))}})
-	put(domain.AuditRecord{ActionID: "declared", Action: domain.ActionApprove, Identity: domain.IdentityDeclared})
-	put(domain.AuditRecord{ActionID: "claimed", Action: domain.ActionAssign, Identity: domain.IdentitySession,
-		Actor: domain.SessionActor(maker.Auth.Credentials()[0].ID)})
+	signed := record("signed", domain.ActionApprove)
+	signed.SecondApproverID, signed.Identity = &second.ID, domain.IdentityPasskey
+	signed.DecisionDocument = passkeytest.Document(signed)
+	signed.Signatures = []domain.DecisionSignature{sign(maker, domain.SignatureMaker, passkey.PurposeDecision, signed.DecisionDocument),
+		sign(second, domain.SignatureSecond, passkey.PurposeApproval, signed.DecisionDocument)}
+	put(signed)
+	tampered := record("tampered", domain.ActionApprove)
+	tampered.Identity = domain.IdentityPasskey
+	tampered.DecisionDocument = passkeytest.Document(tampered)
+	tampered.Signatures = []domain.DecisionSignature{sign(maker, domain.SignatureMaker, passkey.PurposeDecision, tampered.DecisionDocument)}
+	put(tampered)
+	// Signed over the document of another record: its signature verifies,
+	// but the document does not name the record it is kept in.
+	copied := record("copied", domain.ActionEndRelationship)
+	copied.Identity, copied.DecisionDocument, copied.Signatures = domain.IdentityPasskey, tampered.DecisionDocument, tampered.Signatures
+	put(copied)
+	declared := record("declared", domain.ActionApprove)
+	declared.Identity = domain.IdentityDeclared
+	put(declared)
+	claimed := record("claimed", domain.ActionAssign)
+	claimed.Identity, claimed.Actor = domain.IdentitySession, domain.SessionActor(maker.Auth.Credentials()[0].ID)
+	put(claimed)
 
 	// The stored signature altered, one byte of it: the record is still
 	// listed, its signature shown as not verifying.
@@ -100,6 +117,7 @@ func TestAuditListIdentity(t *testing.T) {
 	}{
 		{"signed", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), true}, {"second", second.ID, credOf(second), true}}},
 		{"tampered", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), false}}},
+		{"copied", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), false}}},
 		{"declared", "declared", "", nil},
 		{"claimed", "session", "session:" + credOf(maker), nil},
 	} {
@@ -128,13 +146,19 @@ func TestAuditListIdentity(t *testing.T) {
 	}
 	// A record that is no decision says nothing of identity.
 	for id, r := range byID {
-		if !slices.Contains([]string{"signed", "tampered", "declared", "claimed"}, id) && (r["identity"] != nil || r["signatures"] != nil) {
+		if !slices.Contains([]string{"signed", "tampered", "copied", "declared", "claimed"}, id) && (r["identity"] != nil || r["signatures"] != nil) {
 			t.Errorf("%s (%v) lists identity %v, signatures %v", id, r["action"], r["identity"], r["signatures"])
 		}
 	}
-	// audit.verify finds the same signature failing.
-	v := w.must(fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d}`, actor, acct))
-	if v["signatures_valid"] != false || !strings.Contains(fmt.Sprint(v["signatures"]), "tampered") {
+	// audit.verify finds the same signatures failing: the altered one, and
+	// the one whose document names another record.
+	v := w.must(fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d, "entity_id": %d}`, actor, acct, signed.EntityID))
+	verified := map[string]bool{}
+	for _, s := range v["signatures"].([]any) {
+		m := s.(map[string]any)
+		verified[m["action_id"].(string)] = m["verified"] == true
+	}
+	if v["signatures_valid"] != false || !verified["signed"] || verified["tampered"] || verified["copied"] || len(verified) != 3 {
 		t.Errorf("audit.verify signatures: %v %v", v["signatures_valid"], v["signatures"])
 	}
 }

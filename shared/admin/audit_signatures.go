@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 )
 
@@ -13,27 +14,32 @@ type SignatureCheckView struct {
 	AuditSignatureView
 }
 
-// checkSignatures checks every signature the links carry, as a regulator
-// would with the export alone (passkey.ChainKeys): the public key is the
-// one the account's own chain recorded when the passkey was added; the
-// challenge signed must be the one bound to the document's digest; the
-// digest must be the recorded document's.
+// checkSignatures checks every signed record of links by the one rule a
+// record counts by (passkey.AccountChain.Counts), as a regulator would with
+// the export alone: the document, read strictly, names the record; each
+// signature's digest is the document's and verifies under the public key
+// the account's own chain recorded when the passkey was added. A signature
+// over a document that names another record is not verified.
 func (h *Handler) checkSignatures(ctx context.Context, accountID int64, links []auditchain.Link) ([]SignatureCheckView, error) {
 	out := []SignatureCheckView{}
-	var keys passkey.ChainKeys
+	var acct *passkey.AccountChain
 	for _, l := range links {
-		sigs, err := passkey.Signatures(l)
-		if err != nil {
-			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: AuditSignatureView{Problem: err.Error()}})
+		if l.Signatures == "" {
 			continue
 		}
-		if len(sigs) > 0 && keys == nil {
-			if keys, err = passkey.AccountKeys(ctx, h.Store, accountID); err != nil {
+		if acct == nil {
+			a, err := passkey.AccountRecords(ctx, h.Store, accountID)
+			if err != nil {
 				return nil, err
 			}
+			acct = &a
 		}
-		for _, s := range sigs {
-			c := keys.CheckLink(h.Passkeys, l, s)
+		checks, err := acct.Counts(h.Passkeys, l)
+		if len(checks) == 0 && err != nil {
+			// Its signatures are not even readable.
+			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: AuditSignatureView{Problem: domain.ErrorMessage(err)}})
+		}
+		for _, c := range checks {
 			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: viewSignature(c)})
 		}
 	}

@@ -47,11 +47,7 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if err != nil {
 		return nil, err
 	}
-	closures, err := h.closures(ctx, ch.AccountID)
-	if err != nil {
-		return nil, err
-	}
-	cmp, err := verify.Chain(ctx, h.Records, ch, verify.Retention{Now: h.Clock.Now(), Held: held, Closures: closures})
+	cmp, err := verify.Chain(ctx, h.Records, ch, verify.Retention{Now: h.Clock.Now(), Held: held, Closures: h.closures()})
 	if err != nil {
 		return nil, err
 	}
@@ -64,15 +60,12 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	return v, nil
 }
 
-// closures is the account's rule for believing a locked closure record:
-// signed with its operator's passkey, or unsigned where the account
-// accepts declared decisions.
-func (h *Handler) closures(ctx context.Context, accountID int64) (verify.Closures, error) {
-	a, err := h.Store.Account(ctx, accountID)
-	if err != nil {
-		return verify.Closures{}, err
-	}
-	return verify.Closures{Passkeys: h.Passkeys, Declared: a.Settings.DeclaredDecisions}, nil
+// closures is the rule for believing a locked closure record: the rule
+// every decision's record counts by, judged by what the account's locked
+// chain recorded (its passkeys, and whether it accepted declared decisions
+// at the closure's time), never by the account's item as it stands.
+func (h *Handler) closures() verify.Closures {
+	return verify.Closures{Passkeys: h.Passkeys}
 }
 
 // entityHeld says whether a legal hold stands on the entity.
@@ -137,11 +130,7 @@ func (h *Handler) evidenceGone(ctx context.Context, accountID, checkID int64, no
 	} else if err != nil {
 		return err
 	}
-	closures, err := h.closures(ctx, accountID)
-	if err != nil {
-		return err
-	}
-	until, ended, err := verify.LockedClosure(ctx, h.Records, accountID, chk.EntityID, closures)
+	until, ended, err := verify.LockedClosure(ctx, h.Records, accountID, chk.EntityID, h.closures())
 	if err != nil {
 		return err
 	}

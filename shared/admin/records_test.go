@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/auditexport"
@@ -82,49 +83,84 @@ func TestAuditVerifyAgainstTheLockedCopies(t *testing.T) {
 }
 
 // evidence.get of a check whose evidence item is gone tells expiry under
-// retention from a removal the locked copy contradicts.
+// retention from a removal the locked copy contradicts. An unsigned
+// closure is believed only where the account's locked chain had declared
+// decisions accepted when the closure was made: turning the setting on
+// later believes no closure of before.
 func TestEvidenceGoneExpiredOrRemoved(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	rec := records.Dir{Root: t.TempDir()}
 	w.h.Records = rec
 	const actor = `"actor": "ops@example.com"`
+	// The account opened eleven years ago, every decision to be signed.
+	opened := t0.AddDate(-11, 0, 0)
+	w.h.Clock = domain.FixedClock(opened)
 	acct := num(obj(w.must(`{"command": "account.create", `+actor+`, "name": "Acme", "countries": ["SA"]}`), "account")["id"])
-	d, body, sha := w.screened(t, acct, "7000004560")
-	chk := d.Checks[0].ID
-	key := recordslayout.EvidenceKey(acct, chk, sha)
-	if _, err := rec.Put(ctx, key, body); err != nil {
-		t.Fatal(err)
+	w.h.Clock = domain.FixedClock(t0)
+	gone := func(number string) (entity, check int64, get, key string) {
+		d, body, sha := w.screened(t, acct, number)
+		chk := d.Checks[0].ID
+		key = recordslayout.EvidenceKey(acct, chk, sha)
+		if _, err := rec.Put(ctx, key, body); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.db.Table(w.names[schema.Evidence]).Delete("account_id", acct).Range("check_id", chk).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return d.Entity.ID, chk, fmt.Sprintf(`{"command": "evidence.get", %s, "account_id": %d, "check_id": %d}`, actor, acct, chk), key
 	}
-	if err := w.db.Table(w.names[schema.Evidence]).Delete("account_id", acct).Range("check_id", chk).Run(ctx); err != nil {
-		t.Fatal(err)
+	// An unsigned closure record locked in the entity's chain, made at at,
+	// the relationship retained until a year ago. The entity item says
+	// nothing (anyone editing it could).
+	until := t0.AddDate(-1, 0, 0)
+	closed := func(entity int64, at time.Time) {
+		closure := auditchain.Link{AccountID: acct, EntityID: entity, ActionID: fmt.Sprintf("end-%d", entity), Action: string(domain.ActionEndRelationship),
+			Before: "{}", After: `{"retain_until":"` + domain.FormatTime(until) + `"}`, At: domain.FormatTime(at), Identity: string(domain.IdentityDeclared)}
+		auditchain.Next(auditchain.Head{}, &closure)
+		if _, err := rec.Put(ctx, recordslayout.RecordKey(acct, entity, closure.Seq), auditchain.Canonical(closure)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	get := fmt.Sprintf(`{"command": "evidence.get", %s, "account_id": %d, "check_id": %d}`, actor, acct, chk)
+	lockAccountChain := func() { // as the stream does
+		c, err := w.st.AuditChain(ctx, acct, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range c.Records {
+			if _, err := rec.Put(ctx, recordslayout.RecordKey(acct, 0, l.Seq), auditchain.Canonical(l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lockAccountChain()
+
+	entity, _, get, key := gone("7000004560")
 	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") || !strings.Contains(err.Error(), key) {
 		t.Errorf("evidence removed while kept: %v, want NotFound naming %s", err, key)
 	}
-	// The entity's locked chain closes the relationship: retained until a
-	// year ago. The entity item says nothing (anyone editing it could).
-	until := t0.AddDate(-1, 0, 0)
-	closure := auditchain.Link{AccountID: acct, EntityID: d.Entity.ID, ActionID: "end-1", Action: string(domain.ActionEndRelationship),
-		Before: "{}", After: `{"retain_until":"` + domain.FormatTime(until) + `"}`, At: domain.FormatTime(t0.AddDate(-11, 0, 0))}
-	auditchain.Next(auditchain.Head{}, &closure)
-	if _, err := rec.Put(ctx, recordslayout.RecordKey(acct, d.Entity.ID, closure.Seq), auditchain.Canonical(closure)); err != nil {
-		t.Fatal(err)
+	closed(entity, opened.Add(24*time.Hour))
+	removed := func(why, get string) {
+		t.Helper()
+		if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") {
+			t.Errorf("evidence gone, %s: %v, want it named removed", why, err)
+		}
 	}
-	// Unsigned, it is believed only where the account accepts declared
-	// decisions: else anyone who can put an object in the bucket could
-	// close a trail.
-	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "before its retention ended") {
-		t.Errorf("evidence gone, an unsigned closure where signatures are required: %v, want it named removed", err)
-	}
+	removed("an unsigned closure where signatures are required", get)
+	// Declared decisions turned on now: the closure of ten years ago is
+	// still not believed.
 	w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "declared_decisions": true}`, actor, acct))
-	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+until.Format("2006-01-02")) {
+	lockAccountChain()
+	removed("an unsigned closure made before declared decisions were turned on", get)
+	// A closure made since, while the account's chain has them accepted.
+	since, _, get2, _ := gone("7000004570")
+	closed(since, t0.Add(time.Minute))
+	if _, err := w.call(get2); failure(err) != "NotFound" || !strings.Contains(err.Error(), "expired under retention on "+until.Format("2006-01-02")) {
 		t.Errorf("evidence expired: %v", err)
 	}
 	// Under a legal hold nothing expires: gone is removed.
-	w.must(fmt.Sprintf(`{"command": "legal_hold.set", %s, "account_id": %d, "entity_id": %d, "reason": "inquiry"}`, actor, acct, d.Entity.ID))
-	if _, err := w.call(get); failure(err) != "NotFound" || !strings.Contains(err.Error(), "while a legal hold stands") {
+	w.must(fmt.Sprintf(`{"command": "legal_hold.set", %s, "account_id": %d, "entity_id": %d, "reason": "inquiry"}`, actor, acct, since))
+	if _, err := w.call(get2); failure(err) != "NotFound" || !strings.Contains(err.Error(), "while a legal hold stands") {
 		t.Errorf("evidence gone under a hold: %v", err)
 	}
 }

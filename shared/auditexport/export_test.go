@@ -86,6 +86,20 @@ func (w *world) compareAt(t *testing.T, entity int64, ret verify.Retention) veri
 	return cmp
 }
 
+// lockAll locks every record of the entity's chain, as the stream does.
+func (w *world) lockAll(t *testing.T, entity int64) {
+	t.Helper()
+	c, err := w.st.AuditChain(context.Background(), w.acct, entity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range c.Records {
+		if _, err := w.rec.Put(context.Background(), recordslayout.RecordKey(w.acct, entity, l.Seq), auditchain.Canonical(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func mustRun(t *testing.T, op interface{ Run(context.Context) error }) {
 	t.Helper()
 	if err := op.Run(context.Background()); err != nil {
@@ -247,24 +261,31 @@ func TestLockedCopiesTellExpiryFromRemoval(t *testing.T) {
 		mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", act(e, n)))
 	}
 	mustRun(t, audit.Delete("account_id", w.acct).Range("action_id", fmt.Sprintf("HEAD#%d", e)))
-	// The closure is unsigned: believed where the account accepts declared
-	// decisions, not where every decision must be signed.
-	declared := verify.Closures{Declared: true}
+	// The closure is unsigned: not believed while the account's locked
+	// chain has every decision signed — nor once declared decisions are
+	// turned on after the closure — and believed where the chain had them
+	// accepted when the closure was made.
+	unsigned := []string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}
 	for _, tc := range []struct {
 		name    string
+		declare *time.Time // when the account turns declared decisions on
 		ret     verify.Retention
 		expired int
 		want    []string
 	}{
-		{"before its retention ran out", verify.Retention{Now: until.Add(-time.Hour), Closures: declared}, 0,
+		{"after, unsigned where signatures are required", nil, verify.Retention{Now: until}, 0, unsigned},
+		{"after, declared decisions turned on after the closure", new(t0.Add(2 * time.Hour)), verify.Retention{Now: until}, 0, unsigned},
+		{"before its retention ran out", new(t0), verify.Retention{Now: until.Add(-time.Hour)}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
-		{"after", verify.Retention{Now: until, Closures: declared}, 3, nil},
-		{"after, under a legal hold", verify.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0,
+		{"after", nil, verify.Retention{Now: until}, 3, nil},
+		{"after, under a legal hold", nil, verify.Retention{Now: until.AddDate(1, 0, 0), Held: true}, 0,
 			[]string{"missing@1", "missing@2", "missing@3", "head_behind@3"}},
-		{"after, unsigned where signatures are required", verify.Retention{Now: until}, 0,
-			[]string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.declare != nil {
+				w.setDeclared(t, true, *tc.declare)
+				w.lockAll(t, 0) // as the stream does
+			}
 			cmp := w.compareAt(t, e, tc.ret)
 			var got []string
 			for _, f := range cmp.Findings {

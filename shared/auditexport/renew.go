@@ -32,7 +32,6 @@ type retention struct {
 	account int64
 	held    map[int64]bool
 	until   map[int64]*time.Time
-	rule    *verify.Closures
 }
 
 func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) {
@@ -48,14 +47,11 @@ func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) 
 	case err == nil:
 		until = ent.RetainUntil
 	case domain.ErrorCode(err) == domain.ECodeNotFound:
-		// Expired under retention (its closure record says when, signed
-		// as the account requires), or removed unseen: kept then,
+		// Expired under retention (its closure record says when, counted
+		// by the rule every decision's record counts by, judged by the
+		// account's locked chain), or removed unseen: kept then,
 		// verification names the removal.
-		c, err := r.closures(ctx)
-		if err != nil {
-			return nil, err
-		}
-		t, ended, err := verify.LockedClosure(ctx, r.x.Records, r.account, entityID, c)
+		t, ended, err := verify.LockedClosure(ctx, r.x.Records, r.account, entityID, verify.Closures{Passkeys: r.x.Passkeys})
 		if err != nil {
 			return nil, err
 		}
@@ -67,19 +63,6 @@ func (r *retention) of(ctx context.Context, entityID int64) (*time.Time, error) 
 	}
 	r.until[entityID] = until
 	return until, nil
-}
-
-// closures are the account's rule for believing a closure, read once a
-// run, when an entity is found gone.
-func (r *retention) closures(ctx context.Context) (verify.Closures, error) {
-	if r.rule == nil {
-		a, err := r.x.Source.Account(ctx, r.account)
-		if err != nil {
-			return verify.Closures{}, fmt.Errorf("account %d: %w", r.account, err)
-		}
-		r.rule = &verify.Closures{Passkeys: r.x.Passkeys, Declared: a.Settings.DeclaredDecisions}
-	}
-	return *r.rule, nil
 }
 
 // renew renews the account's due locked copies: its chains' records, its

@@ -132,48 +132,77 @@ func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
 	}
 }
 
-// Where every decision must be signed, an unsigned closure record ends
-// nothing: the trail of its entity, gone from DynamoDB, is renewed as one
-// removed unseen (verification names the removal).
+// An unsigned closure record ends nothing where the account's own chain
+// had every decision signed when it was made — whatever the account says
+// since: the trail of its entity, gone from DynamoDB, is renewed as one
+// removed unseen (verification names the removal). Made while the chain
+// had declared decisions on, it ends the keeping.
 func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
-	ctx := context.Background()
-	w := newWorld(t)
-	now := time.Now().UTC().Truncate(time.Second)
-	const gone = 779
-	w.closedChain(t, gone, now.AddDate(0, 0, -1))
-	w.x.Clock = domain.FixedClock(now)
-	if _, err := w.x.RunDaily(ctx); err != nil {
-		t.Fatal(err)
-	}
-	old := now.AddDate(0, 0, -40) // the lock ends in 50 days: due
-	if err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		return os.Chtimes(path, old, old)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	w.x.Clock = domain.FixedClock(now.Add(time.Minute))
-	m, _, err := w.x.RunAccount(ctx, w.acct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	closure := recordslayout.RecordKey(w.acct, gone, 2)
-	if !slices.ContainsFunc(m.Renewed, func(o recordslayout.ManifestObject) bool { return o.Key == closure }) {
-		t.Errorf("renewed %+v; want the trail kept, %s among it", m.Renewed, closure)
+	for _, tc := range []struct {
+		name     string
+		declared *time.Time // when the account turned declared decisions on
+		renewed  bool
+	}{
+		{"every decision signed", nil, true},
+		{"declared decisions turned on after the closure", new(t0.Add(2 * time.Hour)), true},
+		{"declared decisions on before the closure", new(t0), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			w := newWorld(t)
+			now := time.Now().UTC().Truncate(time.Second)
+			const gone = 779
+			w.closedChain(t, gone, now.AddDate(0, 0, -1)) // made at t0 + 1h
+			if tc.declared != nil {
+				w.setDeclared(t, true, *tc.declared)
+			}
+			w.x.Clock = domain.FixedClock(now)
+			if _, err := w.x.RunDaily(ctx); err != nil {
+				t.Fatal(err)
+			}
+			old := now.AddDate(0, 0, -40) // the lock ends in 50 days: due
+			if err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
+				if err != nil || e.IsDir() {
+					return err
+				}
+				return os.Chtimes(path, old, old)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			w.x.Clock = domain.FixedClock(now.Add(time.Minute))
+			m, _, err := w.x.RunAccount(ctx, w.acct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closure := recordslayout.RecordKey(w.acct, gone, 2)
+			if got := slices.ContainsFunc(m.Renewed, func(o recordslayout.ManifestObject) bool { return o.Key == closure }); got != tc.renewed {
+				t.Errorf("closure %s renewed %t, want %t (renewed %+v)", closure, got, tc.renewed, m.Renewed)
+			}
+		})
 	}
 }
 
-// declared makes the world's account accept declared (unsigned) decisions.
+// declared makes the world's account accept declared (unsigned) decisions
+// from t0 on, as admin's account.update does: the setting and its record
+// in the account's own chain, which is what a closure is judged by.
 func (w *world) declared(t *testing.T) {
 	t.Helper()
-	a, err := w.st.Account(context.Background(), w.acct)
+	w.setDeclared(t, true, t0)
+}
+
+// setDeclared sets the account's declared_decisions, recorded at at.
+func (w *world) setDeclared(t *testing.T, on bool, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := w.st.Account(ctx, w.acct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Settings.DeclaredDecisions = true
-	if err := w.st.PutAccountSettings(context.Background(), w.acct, a.Settings); err != nil {
+	before := domain.AccountSnapshot(a, nil)
+	a.Settings.DeclaredDecisions = on
+	rec := domain.AuditRecord{AccountID: w.acct, ActionID: fmt.Sprintf("declared-%t-%d", on, at.UnixNano()), Action: domain.ActionAccountUpdate,
+		Actor: "admin@example.com", Before: before, After: domain.AccountSnapshot(a, nil), At: at}
+	if err := w.st.UpdateAccount(ctx, a, nil, rec); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -107,7 +107,7 @@ func TestSecondOperatorRefusesAStaleDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assess := decisions.Request{Action: domain.ActionAssessRisk, AccountID: w.account.ID, ReviewID: r.ID, OperatorID: o.ID,
+	assess := decisions.Request{Action: domain.ActionAssessRisk, AccountID: w.account.ID, EntityID: r.EntityID, ReviewID: r.ID, OperatorID: o.ID,
 		ActionID: w.next("assess"), RiskLevel: "high", Reason: "jurisdiction"}
 	a, err := o.Sign(ctx, passkey.PurposeDecision, decisions.Digest(assess))
 	if err != nil {

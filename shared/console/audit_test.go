@@ -53,25 +53,28 @@ func TestAuditTrailHow(t *testing.T) {
 		t.Fatal(err)
 	}
 	samiKey := base64.RawURLEncoding.EncodeToString(sami.Auth.Credentials()[0].ID)
-	put := func(actionID string, identity domain.Identity, reason, doc string, sigs ...domain.DecisionSignature) {
+	// Each record as the decision function writes one: a signed one keeps
+	// the document naming it, and its maker's signature over it.
+	put := func(actionID string, identity domain.Identity, reason string, alter func(*domain.DecisionSignature)) {
 		t.Helper()
 		a := domain.AuditRecord{AccountID: w.account.ID, ActionID: actionID, Action: domain.ActionAssessRisk, OperatorID: sami.ID,
-			OperatorName: sami.Name, ReviewID: &r.ID, EntityID: r.EntityID, Reason: reason, At: w.clock.Now(), Identity: identity,
-			DecisionDocument: doc, Signatures: sigs}
+			OperatorName: sami.Name, ReviewID: &r.ID, EntityID: r.EntityID, Reason: reason, At: w.clock.Now(), Identity: identity}
+		if identity == domain.IdentityPasskey {
+			a.DecisionDocument = passkeytest.Document(a)
+			s, err := sami.SignRecord(ctx, domain.SignatureMaker, passkey.PurposeDecision, a.DecisionDocument)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alter(&s)
+			a.Signatures = []domain.DecisionSignature{s}
+		}
 		if err := w.st.PutAudit(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	doc := fmt.Sprintf(`{"action":"assess_risk","review_id":%d}`, r.ID)
-	signed, err := sami.SignRecord(ctx, domain.SignatureMaker, passkey.PurposeDecision, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	forged := signed
-	forged.Digest = passkey.DocumentDigest([]byte(doc + " "))
-	put("how-signed", domain.IdentityPasskey, "signed and sound", doc, signed)
-	put("how-forged", domain.IdentityPasskey, "signed, digest altered", doc, forged)
-	put("how-declared", domain.IdentityDeclared, "declared only", "")
+	put("how-signed", domain.IdentityPasskey, "signed and sound", func(*domain.DecisionSignature) {})
+	put("how-forged", domain.IdentityPasskey, "signed, digest altered", func(s *domain.DecisionSignature) { s.Digest = passkey.DocumentDigest([]byte("another document")) })
+	put("how-declared", domain.IdentityDeclared, "declared only", nil)
 
 	body := b.get(fmt.Sprintf("/console/reviews/%d", r.ID)).body
 	rows := auditRows(t, body)

@@ -57,6 +57,8 @@ func (h *handler) confirm(c *webpage.Call) {
 		return
 	}
 	e := dossier.Entity
+	// The entity shown is the one the document names, and signs.
+	d.EntityID = itoa(e.ID)
 	if req.Seen != "" && !etag.Same(req.Seen, dossierTag(e)) {
 		// Signing it would only be refused: say so now.
 		h.showStale(c, r.ID, r.EntityID, req.Seen, parseSince(d.ViewedAt))

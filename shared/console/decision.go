@@ -18,7 +18,10 @@ import (
 // the one request, whose digest the passkey signs. Who decides, and in
 // which account, is the session's, never the page's.
 type decision struct {
-	Action     string `json:"action"`
+	Action string `json:"action"`
+	// EntityID is the review's entity, as the confirmation page showed
+	// it: the signed document names it (its record counts for no other).
+	EntityID   string `json:"entity_id"`
 	ReviewID   string `json:"review_id"`
 	ActionID   string `json:"action_id"`
 	Seen       string `json:"seen"`
@@ -70,6 +73,11 @@ func (d decision) request(s portal.Session) (decisions.Request, error) {
 	req := decisions.Request{Action: domain.Action(d.Action), AccountID: s.AccountID, ReviewID: reviewID, OperatorID: s.Operator.ID,
 		ActionID: d.ActionID, Reason: d.Reason, Seen: d.Seen, RiskLevel: d.RiskLevel, MatchID: d.MatchID, Verdict: d.Verdict,
 		WebsiteURL: optional(d.WebsiteURL), SocialURL: optional(d.SocialURL), ActivitySummary: optional(d.Summary)}
+	if d.EntityID != "" {
+		if req.EntityID, err = strconv.ParseInt(d.EntityID, 10, 64); err != nil || req.EntityID <= 0 {
+			return decisions.Request{}, domain.Invalid("entity_id", "must be an entity's id")
+		}
+	}
 	if d.AssigneeID != "" {
 		if req.AssigneeID, err = strconv.ParseInt(d.AssigneeID, 10, 64); err != nil || req.AssigneeID <= 0 {
 			return decisions.Request{}, domain.Invalid("assignee_id", "must be an operator's id")

@@ -137,7 +137,7 @@ func TestStaleDossier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	escalate := decisions.Request{Action: domain.ActionEscalate, AccountID: w.account.ID, ReviewID: r.ID, OperatorID: o.ID,
+	escalate := decisions.Request{Action: domain.ActionEscalate, AccountID: w.account.ID, EntityID: r.EntityID, ReviewID: r.ID, OperatorID: o.ID,
 		ActionID: w.next("escalate"), Reason: "needs_supervisor: ownership"}
 	a, err := o.Sign(ctx, passkey.PurposeDecision, decisions.Digest(escalate))
 	if err != nil {

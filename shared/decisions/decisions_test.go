@@ -109,6 +109,10 @@ func (w *world) req(action domain.Action, review, operator int64) decisions.Requ
 	if action == domain.ActionStart {
 		req.Reason = "" // start takes none
 	}
+	// The review's entity, which a signed document must name.
+	if r, err := w.st.Review(context.Background(), w.account, review); err == nil {
+		req.EntityID = r.EntityID
+	}
 	return req
 }
 

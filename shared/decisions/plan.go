@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
@@ -153,7 +154,6 @@ func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *chan
 	*dropped = without(*dropped, req.MatchID)
 	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent, req.Verdict)
 	c.entityChanged = true
-	c.after["match_id"], c.after["verdict"] = req.MatchID, req.Verdict
 	return nil
 }
 
@@ -208,6 +208,9 @@ func (c *change) decision(req Request, st state) domain.Decision {
 		diff(entitySnapshot(st.entity), entitySnapshot(c.ent), before, c.after)
 		d.Entity = &c.ent
 	}
+	// What the request asked, as its signed document says it: the record
+	// counts as the decision only when the two agree (passkey's rule).
+	maps.Copy(c.after, fieldValues(req))
 	reviewID := st.review.ID
 	d.Audit = domain.AuditRecord{
 		AccountID: req.AccountID, ActionID: req.ActionID, Action: req.Action,

@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,17 +55,26 @@ func CheckRequest(req Request) error {
 
 // givenFields lists the action-specific fields a request sets.
 func givenFields(req Request) []string {
-	var out []string
-	for f, given := range map[string]bool{
-		fieldAssignee: req.AssigneeID != 0, fieldRisk: req.RiskLevel != "", fieldMatch: req.MatchID != "",
-		fieldVerdict: req.Verdict != "", fieldWebsite: req.WebsiteURL != nil, fieldSocial: req.SocialURL != nil,
-		fieldSummary: req.ActivitySummary != nil,
-	} {
+	return slices.Sorted(maps.Keys(fieldValues(req)))
+}
+
+// fieldValues are the action-specific fields a request sets, with their
+// values as its decision document writes them: the audit record's after
+// names each, so the record says what was asked as well as what changed.
+func fieldValues(req Request) map[string]any {
+	out := map[string]any{}
+	set := func(name string, given bool, v any) {
 		if given {
-			out = append(out, f)
+			out[name] = v
 		}
 	}
-	slices.Sort(out)
+	set(domain.FieldAssignee, req.AssigneeID != 0, req.AssigneeID)
+	set(domain.FieldRisk, req.RiskLevel != "", req.RiskLevel)
+	set(domain.FieldMatch, req.MatchID != "", req.MatchID)
+	set(domain.FieldVerdict, req.Verdict != "", req.Verdict)
+	set(domain.FieldWebsite, req.WebsiteURL != nil, domain.Deref(req.WebsiteURL))
+	set(domain.FieldSocial, req.SocialURL != nil, domain.Deref(req.SocialURL))
+	set(domain.FieldSummary, req.ActivitySummary != nil, domain.Deref(req.ActivitySummary))
 	return out
 }
 
@@ -73,18 +83,18 @@ func checkFields(req Request) error {
 	switch req.Action {
 	case domain.ActionAssign:
 		if req.AssigneeID <= 0 {
-			return domain.Invalid(fieldAssignee, "is required: assign needs an assignee")
+			return domain.Invalid(domain.FieldAssignee, "is required: assign needs an assignee")
 		}
 	case domain.ActionAssessRisk:
 		if !validRisk(req.RiskLevel) {
-			return domain.Invalid(fieldRisk, "must be one of low, medium, high")
+			return domain.Invalid(domain.FieldRisk, "must be one of low, medium, high")
 		}
 	case domain.ActionAdjudicateMatch:
-		if err := freetext.Check(fieldMatch, req.MatchID, freetext.Token, true); err != nil {
+		if err := freetext.Check(domain.FieldMatch, req.MatchID, freetext.Token, true); err != nil {
 			return err
 		}
 		if req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive {
-			return domain.Invalid(fieldVerdict, "must be true_positive or false_positive")
+			return domain.Invalid(domain.FieldVerdict, "must be true_positive or false_positive")
 		}
 	case domain.ActionUpdateProfile:
 		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
@@ -93,7 +103,7 @@ func checkFields(req Request) error {
 		for _, u := range []struct {
 			field string
 			v     *string
-		}{{fieldWebsite, req.WebsiteURL}, {fieldSocial, req.SocialURL}} {
+		}{{domain.FieldWebsite, req.WebsiteURL}, {domain.FieldSocial, req.SocialURL}} {
 			if u.v == nil || *u.v == "" {
 				continue
 			}
@@ -105,7 +115,7 @@ func checkFields(req Request) error {
 			}
 		}
 		if req.ActivitySummary != nil {
-			if err := freetext.Check(fieldSummary, *req.ActivitySummary, freetext.Summary, false); err != nil {
+			if err := freetext.Check(domain.FieldSummary, *req.ActivitySummary, freetext.Summary, false); err != nil {
 				return err
 			}
 		}

@@ -16,8 +16,8 @@ type rule struct {
 	from []domain.ReviewStatus
 	// reason: whether the action must say why, may, or takes no reason.
 	reason reasonRule
-	// fields are the action's own fields (besides the ids, action_id,
-	// reason and seen every action takes); any other is refused.
+	// fields are the action's own fields (domain.ActionFields); any
+	// other is refused.
 	fields []string
 }
 
@@ -29,24 +29,13 @@ const (
 	reasonNone
 )
 
-// The action-specific fields of a request, by their JSON names.
-const (
-	fieldAssignee = "assignee_id"
-	fieldRisk     = "risk_level"
-	fieldMatch    = "match_id"
-	fieldVerdict  = "verdict"
-	fieldWebsite  = "website_url"
-	fieldSocial   = "social_url"
-	fieldSummary  = "business_activity_summary"
-)
-
 // ruleOf is the transition table's row for an action (the table is
 // documented in the README); ok is false for anything not an action.
 func ruleOf(a domain.Action) (r rule, ok bool) {
 	active := []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress, domain.ReviewEscalated}
 	decided := []domain.ReviewStatus{domain.ReviewInProgress, domain.ReviewEscalated}
 	r, ok = map[domain.Action]rule{
-		domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active, fields: []string{fieldAssignee}},
+		domain.ActionAssign:             {permission: domain.PermReviewAssign, from: active},
 		domain.ActionStart:              {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen}, reason: reasonNone},
 		domain.ActionEscalate:           {permission: domain.PermReviewDecide, from: []domain.ReviewStatus{domain.ReviewOpen, domain.ReviewInProgress}, reason: reasonRequired},
 		domain.ActionEscalateToAML:      {permission: domain.PermReviewDecide, from: active, reason: reasonRequired},
@@ -54,13 +43,14 @@ func ruleOf(a domain.Action) (r rule, ok bool) {
 		domain.ActionReject:             {permission: domain.PermReviewDecide, from: decided, reason: reasonRequired},
 		domain.ActionCancel:             {permission: domain.PermReviewDecide, from: active, reason: reasonRequired},
 		domain.ActionQueueChecks:        {permission: domain.PermReviewDecide, from: active},
-		domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active, fields: []string{fieldMatch, fieldVerdict}},
-		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess, fields: []string{fieldRisk}},
-		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit, fields: []string{fieldWebsite, fieldSocial, fieldSummary}},
+		domain.ActionAdjudicateMatch:    {permission: domain.PermReviewDecide, from: active},
+		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess},
+		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit},
 		domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
 		// On any review of the entity: the relationship is the entity's.
 		domain.ActionEndRelationship: {permission: domain.PermReviewDecide, reason: reasonRequired},
 	}[a]
+	r.fields = domain.ActionFields(a)
 	return r, ok
 }
 

@@ -75,10 +75,15 @@ type Service struct {
 // Request is one operator action, as the state machine and the command
 // line send it.
 type Request struct {
-	Action     domain.Action `json:"action"`
-	AccountID  int64         `json:"account_id" strict:"id"`
-	ReviewID   int64         `json:"review_id" strict:"id"`
-	OperatorID int64         `json:"operator_id" strict:"id"`
+	Action    domain.Action `json:"action"`
+	AccountID int64         `json:"account_id" strict:"id"`
+	// EntityID is the review's entity. A signed decision names it, so its
+	// document names the entity its record is filed under (a document of
+	// one entity's decision then counts for no other's); given unsigned,
+	// it must be the review's too.
+	EntityID   int64 `json:"entity_id,omitempty" strict:"id"`
+	ReviewID   int64 `json:"review_id" strict:"id"`
+	OperatorID int64 `json:"operator_id" strict:"id"`
 	// ActionID identifies the action (the execution or request id): the
 	// same id is applied once.
 	ActionID string `json:"action_id"`
@@ -157,6 +162,9 @@ func (s *Service) load(ctx context.Context, req Request) (state, error) {
 	}
 	if st.review, err = s.Store.Review(ctx, req.AccountID, req.ReviewID); err != nil {
 		return state{}, notFound(err, "review %d in account %d%s", req.ReviewID, req.AccountID, domain.ShortIDHint(req.AccountID, req.ReviewID))
+	}
+	if req.EntityID != 0 && req.EntityID != st.review.EntityID {
+		return state{}, domain.Invalid("entity_id", fmt.Sprintf("names entity %d, but review %d is of entity %d", req.EntityID, req.ReviewID, st.review.EntityID))
 	}
 	if st.entity, err = s.Store.Entity(ctx, req.AccountID, st.review.EntityID); err != nil {
 		return state{}, fmt.Errorf("entity of review %d: %w", req.ReviewID, err)
@@ -390,6 +398,9 @@ func (s *Service) signedDecision(ctx context.Context, req Request, st state, who
 		// audit record's tag and snapshot name.
 		pinned := st.entity
 		d.Pinned = &pinned
+	}
+	if err := s.counted(d, st, who, second); err != nil {
+		return domain.Decision{}, domain.Review{}, err
 	}
 	return d, result, nil
 }

@@ -33,18 +33,7 @@ func newSignedWorld(t *testing.T) *signedWorld {
 	sw := &signedWorld{world: w, keys: &passkey.Service{Store: w.st, Clock: domain.SystemClock,
 		Config: passkey.Config{RPID: "localhost", RPDisplayName: "EVS", Origins: []string{"http://localhost:3000"}}}}
 	w.svc.Signatures = sw.keys
-	enrol := func(accountID, id int64) *passkeytest.Operator {
-		t.Helper()
-		op, err := w.st.Operator(ctx, accountID, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := passkeytest.Enrol(ctx, sw.keys, op)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o
-	}
+	enrol := func(accountID, id int64) *passkeytest.Operator { return sw.enrol(t, accountID, id) }
 	sw.decider, sw.second, sw.nobody = enrol(w.account, w.decider), enrol(w.account, w.second), enrol(w.account, w.nobody)
 	sw.sibling = enrol(w.account, w.risk) // another operator, for another-operator's-ceremony cases
 
@@ -68,6 +57,21 @@ func newSignedWorld(t *testing.T) *signedWorld {
 		t.Fatal(err)
 	}
 	return sw
+}
+
+// enrol gives operator id of the account a passkey.
+func (sw *signedWorld) enrol(t *testing.T, accountID, id int64) *passkeytest.Operator {
+	t.Helper()
+	ctx := context.Background()
+	op, err := sw.st.Operator(ctx, accountID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := passkeytest.Enrol(ctx, sw.keys, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // signed is req with o's assertion over its document.
@@ -212,6 +216,32 @@ func verifyRecorded(t *testing.T, w *signedWorld, rec domain.AuditRecord) {
 			t.Errorf("%s signature's digest is not the document's", s.Role)
 		}
 	}
+	counts(t, w, rec.EntityID, rec.ActionID)
+}
+
+// counts checks, by the one rule its verifiers apply, that the record of
+// actionID in the entity's chain counts, judged by the account's chain.
+func counts(t *testing.T, w *signedWorld, entityID int64, actionID string) {
+	t.Helper()
+	ctx := context.Background()
+	acct, err := passkey.AccountRecords(ctx, w.st, w.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := w.st.AuditChain(ctx, w.account, entityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ch.Records {
+		if l.ActionID != actionID {
+			continue
+		}
+		if _, err := acct.Counts(w.keys.Config, l); err != nil {
+			t.Errorf("the record of %s does not count: %v", actionID, err)
+		}
+		return
+	}
+	t.Errorf("no record of %s in entity %d's chain", actionID, entityID)
 }
 
 // Four eyes: the second approval is another operator's signed assertion

@@ -22,13 +22,18 @@ type Signatures interface {
 	// CheckSpent checks a four-eyes maker's signature at Apply, against
 	// the nonce its pending approval kept when Await spent it.
 	CheckSpent(ctx context.Context, a passkey.Assertion, accountID, operatorID int64, nonce []byte, digest string) (passkey.Signed, error)
+	// CountsAtApply is passkey's one rule on the record about to be
+	// written: its document names it, its signatures are its operators'.
+	CountsAtApply(rec domain.AuditRecord, declared bool, signed ...*passkey.Signed) error
 }
 
 // DecisionDocument is the document an operator signs: the request as JSON
 // (Request's fields in their declared order, empty ones left out), without
-// the signature itself. It names the action, the review, the operator, the
-// action id (so a signature applies once), the reason, the action's fields
-// and the dossier's ETag seen. The audit record keeps it as signed.
+// the signature itself. It names the action, the account, the entity, the
+// review, the operator, the action id (so a signature applies once), the
+// reason, the action's fields and the dossier's ETag seen. The audit
+// record keeps it as signed, and counts only when the document names that
+// very record (passkey.AccountChain.Counts); passkey.Document reads it.
 func DecisionDocument(req Request) []byte {
 	req.Signature = nil
 	b, err := json.Marshal(req)
@@ -69,6 +74,12 @@ func (s *Service) identify(ctx context.Context, req Request, st state, spent *do
 	}
 	if s.Signatures == nil {
 		return signer{}, fmt.Errorf("decision %s: a signed decision arrived but no signature checker is configured", req.ActionID)
+	}
+	if req.EntityID == 0 {
+		// Its record could not count: the document must name the entity
+		// the record is filed under (passkey's rule).
+		return signer{}, domain.Errorf(domain.ECodeSignatureRequired,
+			"a signed decision's document must name its entity (entity_id, the entity of review %d)", req.ReviewID)
 	}
 	var signed passkey.Signed
 	var err error
@@ -186,4 +197,22 @@ func sign(d *domain.Decision, req Request, who signer, second *passkey.Signed) {
 // use is what applying a checked signature consumes.
 func use(s passkey.Signed, spent bool) domain.SignatureUse {
 	return domain.SignatureUse{CeremonyHash: s.CeremonyHash, Passkey: s.Passkey, NextCount: s.NextCount, Spent: spent}
+}
+
+// counted refuses a decision whose audit record the one rule by which
+// records count (passkey.AccountChain.Counts) would not count: Apply
+// writes no record its verifiers would not believe. The account's setting
+// is as this decision read it, which is the record's time.
+func (s *Service) counted(d domain.Decision, st state, who signer, second *passkey.Signed) error {
+	declared := st.account.Settings.DeclaredDecisions
+	var err error
+	if s.Signatures == nil { // declared decisions only: no signature to verify
+		_, err = passkey.AtApply(declared).Counts(passkey.Config{}, passkey.RecordLink(d.Audit))
+	} else {
+		err = s.Signatures.CountsAtApply(d.Audit, declared, who.maker, second)
+	}
+	if err != nil {
+		return signatureRefused(err, "the decision's record")
+	}
+	return nil
 }

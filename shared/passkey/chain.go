@@ -1,13 +1,13 @@
 package passkey
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // ChainKeys are the public keys an account's own audit chain recorded when
@@ -49,7 +49,7 @@ func Signatures(l auditchain.Link) ([]domain.DecisionSignature, error) {
 		return nil, nil
 	}
 	var sigs []domain.DecisionSignature
-	if err := json.Unmarshal([]byte(l.Signatures), &sigs); err != nil {
+	if err := strictjson.Decode([]byte(l.Signatures), &sigs); err != nil {
 		return nil, fmt.Errorf("its signatures are not readable: %w", err)
 	}
 	return sigs, nil
@@ -80,20 +80,6 @@ func (k ChainKeys) VerifyLinkSignature(cfg Config, l auditchain.Link, s domain.D
 	return VerifyRecord(key, cfg, a, nonce, s.Digest)
 }
 
-// ChainReader reads an account's audit chains (*store.Store has it).
-type ChainReader interface {
-	AuditChain(ctx context.Context, accountID, entityID int64) (auditchain.Chain, error)
-}
-
-// AccountKeys are the keys the account's own chain (chain 0) recorded.
-func AccountKeys(ctx context.Context, r ChainReader, accountID int64) (ChainKeys, error) {
-	ch, err := r.AuditChain(ctx, accountID, 0)
-	if err != nil {
-		return nil, err
-	}
-	return KeysOf(ch.Records), nil
-}
-
 // Check is one signature of an audit record as checked: Problem says why
 // one does not verify.
 type Check struct {
@@ -102,18 +88,6 @@ type Check struct {
 	CredentialID string
 	Verified     bool
 	Problem      string
-}
-
-// CheckRecord checks each signature of a record as read from the store,
-// as VerifyLinkSignature checks a chained one (it uses only the record's
-// account and decision document besides the signature).
-func (k ChainKeys) CheckRecord(cfg Config, r domain.AuditRecord) []Check {
-	l := auditchain.Link{AccountID: r.AccountID, DecisionDocument: r.DecisionDocument}
-	out := make([]Check, 0, len(r.Signatures))
-	for _, s := range r.Signatures {
-		out = append(out, k.CheckLink(cfg, l, s))
-	}
-	return out
 }
 
 // CheckLink is VerifyLinkSignature's answer as a Check.
@@ -125,25 +99,4 @@ func (k ChainKeys) CheckLink(cfg Config, l auditchain.Link, s domain.DecisionSig
 		c.Verified = true
 	}
 	return c
-}
-
-// CheckTrail checks the signatures of every record of recs (records of
-// accountID), in order, against the keys the account's chain recorded;
-// the chain is read only when some record is signed.
-func CheckTrail(ctx context.Context, r ChainReader, cfg Config, accountID int64, recs []domain.AuditRecord) ([][]Check, error) {
-	out := make([][]Check, len(recs))
-	var keys ChainKeys
-	for i, rec := range recs {
-		if len(rec.Signatures) == 0 {
-			continue
-		}
-		if keys == nil {
-			var err error
-			if keys, err = AccountKeys(ctx, r, accountID); err != nil {
-				return nil, err
-			}
-		}
-		out[i] = keys.CheckRecord(cfg, rec)
-	}
-	return out, nil
 }

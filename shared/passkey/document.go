@@ -4,6 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/evs-kyb/evs/shared/strictjson"
 )
 
 // DocumentDigest is the digest a decision's challenge is bound to: the hex
@@ -11,6 +15,51 @@ import (
 func DocumentDigest(document []byte) string {
 	sum := sha256.Sum256(document)
 	return hex.EncodeToString(sum[:])
+}
+
+// Document is a decision document as signed: what decisions.DecisionDocument
+// writes (the request as JSON, empty fields left out, the signature not in
+// it). Its keys are the request's JSON names; a test of the decisions
+// package holds the two to one list. It is its own type here because a
+// verifier reads it with this package alone, and this package cannot
+// import the decisions.
+type Document struct {
+	Action     string `json:"action"`
+	AccountID  int64  `json:"account_id"`
+	EntityID   int64  `json:"entity_id"`
+	ReviewID   int64  `json:"review_id"`
+	OperatorID int64  `json:"operator_id"`
+	ActionID   string `json:"action_id"`
+	Reason     string `json:"reason"`
+	// The action's own fields (domain.ActionFields), read from Fields.
+	AssigneeID      int64   `json:"assignee_id"`
+	RiskLevel       string  `json:"risk_level"`
+	MatchID         string  `json:"match_id"`
+	Verdict         string  `json:"verdict"`
+	WebsiteURL      *string `json:"website_url"`
+	SocialURL       *string `json:"social_url"`
+	ActivitySummary *string `json:"business_activity_summary"`
+	Seen            string  `json:"seen"`
+	// Fields is every key as given, its value's JSON: what a record's
+	// after is compared with, field by field.
+	Fields map[string]json.RawMessage `json:"-"`
+}
+
+// ReadDocument reads a decision document with the project's strict reader:
+// a key given twice, a key in another case, a key no request has, a value
+// of the wrong type are refused, so the document says one thing to every
+// reader — the operator who signed it, the decision function, a verifier.
+func ReadDocument(document string) (Document, error) {
+	var d Document
+	if err := strictjson.Decode([]byte(document), &d); err != nil {
+		return Document{}, fmt.Errorf("the decision document is not one reading: %w", err)
+	}
+	// Read once more, as given: strictly read already, it holds each key
+	// once and exactly as spelled.
+	if err := json.Unmarshal([]byte(document), &d.Fields); err != nil || d.Fields == nil {
+		return Document{}, fmt.Errorf("the decision document is not a JSON object")
+	}
+	return d, nil
 }
 
 // ParseUserHandleString reads a user handle as an assertion carries it

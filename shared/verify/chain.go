@@ -138,8 +138,9 @@ type chainWalk struct {
 	// (a relationship ends once), and only if believed.
 	intact, closed bool
 	prev           auditchain.Head
-	until          time.Time // the end of retention of the believed closure
-	unbelieved     *Finding  // named only when it would excuse a removal
+	prevLink       *auditchain.Link // the locked record before, as read
+	until          time.Time        // the end of retention of the believed closure
+	unbelieved     *Finding         // named only when it would excuse a removal
 }
 
 // locked compares one locked copy with DynamoDB.
@@ -164,6 +165,7 @@ func (w *chainWalk) locked(ctx context.Context, key string) error {
 	if err := w.closure(ctx, f, l); err != nil {
 		return err
 	}
+	w.prevLink = &l
 	if len(obj.Rewritten) > 0 {
 		rw := f
 		rw.Kind = FindingRewrittenInBucket
@@ -186,7 +188,7 @@ func (w *chainWalk) closure(ctx context.Context, f Finding, l auditchain.Link) e
 		return nil
 	}
 	w.closed = true
-	why, err := w.ret.Closures.believe(ctx, w.r, l)
+	why, err := w.ret.Closures.believe(ctx, w.r, l, w.prevLink)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,30 @@ func lockedChain(t *testing.T, rec records.Dir, entity int64, n int, until time.
 		lock(t, rec, recordslayout.RecordKey(acct, entity, l.Seq), auditchain.Canonical(l))
 	}
 	return c
+}
+
+// setting is declared_decisions set on or off at a time.
+type setting struct {
+	at time.Time
+	on bool
+}
+
+// lockSettings locks the account's own chain (entity 0): its creation with
+// the first setting, then an update for each later one, as admin's
+// account.create and account.update record them.
+func lockSettings(t *testing.T, rec records.Dir, settings ...setting) {
+	t.Helper()
+	var head auditchain.Head
+	for i, st := range settings {
+		action := domain.ActionAccountUpdate
+		if i == 0 {
+			action = domain.ActionAccountCreate
+		}
+		l := auditchain.Link{AccountID: acct, ActionID: fmt.Sprintf("settings-%d", i), Action: string(action), Actor: "admin@example.com",
+			Before: "{}", After: fmt.Sprintf(`{"name":"A","declared_decisions":%t}`, st.on), At: domain.FormatTime(st.at)}
+		head = auditchain.Next(head, &l)
+		lock(t, rec, recordslayout.RecordKey(acct, 0, l.Seq), auditchain.Canonical(l))
+	}
 }
 
 func lock(t *testing.T, rec records.Dir, key string, body []byte) {
@@ -116,32 +141,38 @@ func TestChainNamesRewritesTheChainCannotSee(t *testing.T) {
 
 // A trail gone from DynamoDB after the retention its locked closure record
 // names ran out expired: no finding, but the count and the date. Gone
-// before that date, or while a legal hold stands, or with a closure not
-// signed where signatures are required, it was removed.
+// before that date, or while a legal hold stands, or with an unsigned
+// closure where the account's locked chain did not accept declared
+// decisions at the closure's time — turned on only later, or never — it
+// was removed.
 func TestChainTellsExpiryFromRemoval(t *testing.T) {
-	rec := records.Dir{Root: t.TempDir()}
 	until := t0.AddDate(10, 0, 0)
-	c := lockedChain(t, rec, 300, 3, until)
 	ctx := context.Background()
-	if rep, err := verify.Chain(ctx, rec, c, verify.Retention{Now: until}); err != nil || len(rep.Findings) != 0 || rep.Expired != 0 {
-		t.Errorf("the trail whole, an unsigned closure where signatures are required: %+v, %v", rep, err)
-	}
-	c.Records, c.Head = nil, auditchain.Head{} // as TTL does
-	declared := verify.Closures{Declared: true}
+	declared := []setting{{t0, true}} // from the account's creation, before the closure
 	removed := []string{"missing@1", "missing@2", "missing@3", "head_behind@3"}
+	notBelieved := []string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}
 	for _, tc := range []struct {
-		name    string
-		ret     verify.Retention
-		expired int
-		want    []string
+		name     string
+		settings []setting
+		ret      verify.Retention
+		expired  int
+		want     []string
 	}{
-		{"before its retention ran out", verify.Retention{Now: until.Add(-time.Hour), Closures: declared}, 0, removed},
-		{"after", verify.Retention{Now: until, Closures: declared}, 3, nil},
-		{"after, under a legal hold", verify.Retention{Now: until.AddDate(1, 0, 0), Held: true, Closures: declared}, 0, removed},
-		{"after, unsigned where signatures are required", verify.Retention{Now: until}, 0,
-			[]string{"missing@1", "missing@2", "missing@3", "closure_not_believed@3", "head_behind@3"}},
+		{"before its retention ran out", declared, verify.Retention{Now: until.Add(-time.Hour)}, 0, removed},
+		{"after", declared, verify.Retention{Now: until}, 3, nil},
+		{"after, under a legal hold", declared, verify.Retention{Now: until.AddDate(1, 0, 0), Held: true}, 0, removed},
+		{"after, unsigned where signatures are required", []setting{{t0, false}}, verify.Retention{Now: until}, 0, notBelieved},
+		{"after, declared decisions turned on after the closure", []setting{{t0, false}, {t0.Add(time.Hour), true}}, verify.Retention{Now: until}, 0, notBelieved},
+		{"after, no settings on the record", nil, verify.Retention{Now: until}, 0, notBelieved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			rec := records.Dir{Root: t.TempDir()}
+			lockSettings(t, rec, tc.settings...)
+			c := lockedChain(t, rec, 300, 3, until)
+			if rep, err := verify.Chain(ctx, rec, c, tc.ret); err != nil || len(rep.Findings) != 0 || rep.Expired != 0 {
+				t.Errorf("the trail whole: %+v, %v; want no finding, whatever the closure", rep, err)
+			}
+			c.Records, c.Head = nil, auditchain.Head{} // as TTL does
 			rep, err := verify.Chain(ctx, rec, c, tc.ret)
 			if got := kinds(t, rep); err != nil || !slices.Equal(got, tc.want) || rep.Expired != tc.expired {
 				t.Errorf("findings %v, expired %d, %v; want %v, %d", got, rep.Expired, err, tc.want, tc.expired)
@@ -149,10 +180,32 @@ func TestChainTellsExpiryFromRemoval(t *testing.T) {
 			if tc.expired > 0 && (rep.ExpiredOn != until.Format(time.DateOnly) || rep.Closure != recordslayout.RecordKey(acct, 300, 3)) {
 				t.Errorf("expired on %q by %q; want %s by the closure record", rep.ExpiredOn, rep.Closure, until.Format(time.DateOnly))
 			}
+			_, ended, err := verify.LockedClosure(ctx, rec, acct, 300, verify.Closures{})
+			if err != nil || ended != (tc.want == nil || tc.ret.Held || tc.ret.Now.Before(until)) {
+				t.Errorf("LockedClosure = ended %t, %v", ended, err)
+			}
 		})
 	}
-	if got, ended, err := verify.LockedClosure(ctx, rec, acct, 300, declared); err != nil || !ended || !got.Equal(until) {
-		t.Errorf("LockedClosure = %v, ended %t, %v; want %v", got, ended, err, until)
+}
+
+// An unsigned closure dated before the record it follows (to be judged by
+// the settings of a time it was not written in) is not believed.
+func TestABackdatedClosureExcusesNothing(t *testing.T) {
+	ctx := context.Background()
+	rec := records.Dir{Root: t.TempDir()}
+	// Declared decisions accepted for a minute, long before the trail's
+	// last record; off since.
+	lockSettings(t, rec, setting{t0.Add(-time.Hour), true}, setting{t0.Add(-time.Hour + time.Minute), false})
+	c := lockedChain(t, rec, 320, 2, time.Time{})
+	closure := auditchain.Link{AccountID: acct, EntityID: 320, ActionID: "backdated", Action: string(domain.ActionEndRelationship), Before: "{}",
+		After: fmt.Sprintf(`{"retain_until":%q}`, domain.FormatTime(t0)), At: domain.FormatTime(t0.Add(-time.Hour + 30*time.Second))}
+	c.Head = auditchain.Next(c.Head, &closure)
+	lock(t, rec, recordslayout.RecordKey(acct, 320, closure.Seq), auditchain.Canonical(closure))
+	c.Records, c.Head = nil, auditchain.Head{}
+	rep, err := verify.Chain(ctx, rec, c, verify.Retention{Now: t0.AddDate(1, 0, 0)})
+	i := slices.IndexFunc(rep.Findings, func(f verify.Finding) bool { return f.Kind == verify.FindingClosureNotBelieved })
+	if err != nil || rep.Expired != 0 || i < 0 || !strings.Contains(rep.Findings[i].Message, "before the record it follows") {
+		t.Errorf("a backdated closure: %+v, %v; want it not believed, for its date", rep, err)
 	}
 }
 
@@ -168,13 +221,43 @@ func TestAForgedClosureExcusesNothing(t *testing.T) {
 	forged.Hash, _ = auditchain.Sum(forged)
 	lock(t, rec, recordslayout.RecordKey(acct, 310, 3), auditchain.Canonical(forged))
 	c.Records, c.Head = nil, auditchain.Head{}
-	declared := verify.Closures{Declared: true}
+	lockSettings(t, rec, setting{t0.AddDate(-1, 0, 0), true})
+	declared := verify.Closures{}
 	rep, err := verify.Chain(ctx, rec, c, verify.Retention{Now: t0.AddDate(5, 0, 0), Closures: declared})
 	if err != nil || rep.Expired != 0 || len(rep.Findings) == 0 || rep.Findings[0].Kind != verify.FindingMissing {
 		t.Errorf("with a forged closure: %+v, %v; want the removals named", rep, err)
 	}
 	if _, ended, err := verify.LockedClosure(ctx, rec, acct, 310, declared); err != nil || ended {
 		t.Errorf("LockedClosure = ended %t, %v; want none", ended, err)
+	}
+}
+
+// A closure's date is read one way only: an after that gives retain_until
+// twice, or spelt in another case, dates nothing, and the trail it would
+// end is kept (the same closure, read one way, ends it).
+func TestAClosureReadTwoWaysDatesNothing(t *testing.T) {
+	ctx := context.Background()
+	past := domain.FormatTime(t0.AddDate(-1, 0, 0))
+	for _, tc := range []struct {
+		after string
+		ended bool
+	}{
+		{fmt.Sprintf(`{"retain_until":%q}`, past), true},
+		{fmt.Sprintf(`{"retain_until":"2099-01-01T00:00:00Z","retain_until":%q}`, past), false},
+		{fmt.Sprintf(`{"Retain_Until":%q}`, past), false},
+	} {
+		t.Run(tc.after, func(t *testing.T) {
+			rec := records.Dir{Root: t.TempDir()}
+			lockSettings(t, rec, setting{t0.Add(-time.Hour), true})
+			c := lockedChain(t, rec, 330, 1, time.Time{})
+			closure := auditchain.Link{AccountID: acct, EntityID: 330, ActionID: "twice", Action: string(domain.ActionEndRelationship), Before: "{}",
+				After: tc.after, At: domain.FormatTime(t0.Add(time.Hour)), Identity: string(domain.IdentityDeclared)}
+			c.Head = auditchain.Next(c.Head, &closure)
+			lock(t, rec, recordslayout.RecordKey(acct, 330, closure.Seq), auditchain.Canonical(closure))
+			if _, ended, err := verify.LockedClosure(ctx, rec, acct, 330, verify.Closures{}); err != nil || ended != tc.ended {
+				t.Errorf("LockedClosure = ended %t, %v; want %t", ended, err, tc.ended)
+			}
+		})
 	}
 }
 
