@@ -36,9 +36,11 @@ type Buckets struct {
 // own (BucketKeyLogicalID, rotated yearly) and an S3 Bucket Key (S3 asks
 // KMS for a bucket-level key now and then instead of a data key per
 // object), versioning; with ExpireDays, objects expiring then and replaced
-// or expired versions NoncurrentDays later; with ObjectLockDays, Object
-// Lock on (at creation: it cannot be turned on later) and every new
-// version locked in deploy.ObjectLockMode that many days. Always retained,
+// or expired versions NoncurrentDays later, and a rule per ExpireByTag;
+// with ObjectLockDays, Object Lock on (at creation: it cannot be turned on
+// later), every new version locked in deploy.ObjectLockMode that many days
+// unless its writer names a date, and the policy's LockGuards. Always
+// retained,
 // and so is a key of its own: it holds evidence that must outlive the
 // stack (and CloudFormation cannot delete a bucket with objects anyway).
 // CloudFormation names it; the functions granted its objects get the name
@@ -66,16 +68,7 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 			Versioned:         jsii.Bool(true),
 			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 		}
-		if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
-			rule := &awss3.LifecycleRule{
-				Id:                          jsii.String("ExpireAfterRetention"),
-				NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
-			}
-			if b.ExpireDays > 0 {
-				rule.Expiration = awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays)))
-			}
-			bp.LifecycleRules = &[]*awss3.LifecycleRule{rule}
-		}
+		bp.LifecycleRules = lifecycleRules(b)
 		if b.ObjectLockDays > 0 {
 			// deploy.ObjectLockMode.
 			bp.ObjectLockEnabled = jsii.Bool(true)
@@ -83,6 +76,11 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		}
 		bucket := awss3.NewBucket(bs.Construct, jsii.String(b.LogicalID), bp)
 		bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(b.LogicalID))
+		if b.ObjectLockDays > 0 {
+			for _, g := range LockGuards(b) {
+				bucket.AddToResourcePolicy(g.statement(bucket))
+			}
+		}
 		if p := bucket.Policy(); p != nil {
 			p.Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(BucketPolicyLogicalID(b)))
 		}
@@ -90,6 +88,33 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		bs.Keys[b.ID] = key
 	}
 	return bs
+}
+
+// lifecycleRules are a bucket's lifecycle rules (none: nil): ExpireDays
+// and NoncurrentDays in one, then one per ExpireByTag.
+func lifecycleRules(b deploy.Bucket) *[]*awss3.LifecycleRule {
+	var rules []*awss3.LifecycleRule
+	if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+		rule := &awss3.LifecycleRule{
+			Id:                          jsii.String(deploy.LifecycleRuleID),
+			NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
+		}
+		if b.ExpireDays > 0 {
+			rule.Expiration = awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays)))
+		}
+		rules = append(rules, rule)
+	}
+	for _, e := range b.ExpireByTag {
+		rules = append(rules, &awss3.LifecycleRule{
+			Id:         jsii.String(e.RuleID()),
+			TagFilters: &map[string]any{e.Key: e.Value},
+			Expiration: awscdk.Duration_Days(jsii.Number(float64(e.Days))),
+		})
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	return &rules
 }
 
 // newBucketKey is a bucket's own key (deploy.Bucket.OwnKey), rotated

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 func TestGlobsOverlap(t *testing.T) {
@@ -51,7 +53,7 @@ const goodTemplate = `{"Resources": {
     "Properties": {
       "ObjectLockEnabled": true,
       "ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "COMPLIANCE", "Days": 90}}},
-      "LifecycleConfiguration": {"Rules": [{"ExpirationInDays": 120, "Id": "ExpireAfterRetention", "NoncurrentVersionExpiration": {"NoncurrentDays": 1}, "Status": "Enabled"}]},
+      "LifecycleConfiguration": {"Rules": "the catalogue's: TestRecordsBreaches"},
       "VersioningConfiguration": {"Status": "Enabled"},
       "PublicAccessBlockConfiguration": {"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
       "BucketEncryption": {"ServerSideEncryptionConfiguration": [{"BucketKeyEnabled": true,
@@ -59,7 +61,13 @@ const goodTemplate = `{"Resources": {
   "RecordsBucketPolicy": {"Type": "AWS::S3::BucketPolicy", "Properties": {"Bucket": {"Ref": "RecordsBucket"},
     "PolicyDocument": {"Statement": [{"Effect": "Deny", "Principal": {"AWS": "*"}, "Action": "s3:*",
       "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-      "Resource": [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, {"Fn::Join": ["", [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, "/*"]]}]}]}}},
+      "Resource": [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, {"Fn::Join": ["", [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, "/*"]]}]},
+      {"Sid": "OnlyComplianceLocks", "Effect": "Deny", "Principal": {"AWS": "*"}, "Action": ["s3:PutObject", "s3:PutObjectRetention"],
+        "Condition": {"Null": {"s3:object-lock-mode": "false"}, "StringNotEquals": {"s3:object-lock-mode": "COMPLIANCE"}},
+        "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}},
+      {"Sid": "NoLockPastTheLongestRule", "Effect": "Deny", "Principal": {"AWS": "*"}, "Action": ["s3:PutObject", "s3:PutObjectRetention"],
+        "Condition": {"NumericGreaterThan": {"s3:object-lock-remaining-retention-days": "3654"}},
+        "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}]}}},
   "AdminFunctionRole": {"Type": "AWS::IAM::Role", "Properties": {}},
   "AdminFunctionRoleDefaultPolicy": {"Type": "AWS::IAM::Policy", "Properties": {"Roles": [{"Ref": "AdminFunctionRole"}],
     "PolicyDocument": {"Statement": [
@@ -84,14 +92,26 @@ func TestRecordsBreaches(t *testing.T) {
 		{name: "delete on the objects", want: "AuditExportFunctionRole may s3:DeleteObjectVersion", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:DeleteObjectVersion", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
 		}},
-		{name: "s3:Put* on everything", want: "AuditExportFunctionRole may s3:Put* (s3:PutObjectRetention)", change: func(res map[string]any) {
+		{name: "s3:Put* on everything", want: "AuditExportFunctionRole may s3:Put* (s3:PutLifecycleConfiguration)", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:Put*", "Resource": "*"}`)
 		}},
-		{name: "NotAction", want: "may * (s3:BypassGovernanceRetention)", change: func(res map[string]any) {
-			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "NotAction": "sqs:*", "Resource": {"Fn::GetAtt": ["RecordsBucket", "Arn"]}}`)
+		{name: "records writers name dates", change: func(res map[string]any) {
+			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": ["s3:PutObjectRetention", "s3:PutObjectTagging"], "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
 		}},
-		{name: "lifecycle on any S3 ARN", want: "s3:PutLifecycleConfiguration", change: func(res map[string]any) {
-			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:PutLifecycleConfiguration", "Resource": {"Fn::Sub": "arn:${AWS::Partition}:s3:::*"}}`)
+		{name: "a date named by another role", want: "OtherFunctionRole may s3:PutObjectRetention (s3:PutObjectRetention) on the records bucket", change: func(res map[string]any) {
+			res["OtherFunction"] = map[string]any{"Type": "AWS::Serverless::Function", "Properties": map[string]any{"Policies": []any{map[string]any{"Statement": []any{}}}}}
+			addStatement(res, "OtherFunction", `{"Effect": "Allow", "Action": "s3:PutObjectRetention", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
+		}},
+		{name: "a tag by another role", want: "OtherFunctionRole may s3:PutObject* (s3:PutObjectTagging)", change: func(res map[string]any) {
+			res["OtherFunction"] = map[string]any{"Type": "AWS::Serverless::Function", "Properties": map[string]any{"Policies": []any{map[string]any{"Statement": []any{}}}}}
+			addStatement(res, "OtherFunction", `{"Effect": "Allow", "Action": "s3:PutObject*", "Resource": "*"}`)
+		}},
+		{name: "a lock in another mode let through", want: "OnlyComplianceLocks", change: func(res map[string]any) {
+			dropStatement(res, "RecordsBucketPolicy", "OnlyComplianceLocks")
+		}},
+		{name: "a lock of a century let through", want: "NoLockPastTheLongestRule", change: func(res map[string]any) {
+			guard := statementOf(res, "RecordsBucketPolicy", "NoLockPastTheLongestRule")
+			guard["Condition"] = map[string]any{"NumericGreaterThan": map[string]any{"s3:object-lock-remaining-retention-days": "36500"}}
 		}},
 		{name: "legal hold not by admin", want: "AuditExportFunctionRole may s3:PutObjectLegalHold (legal holds)", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:PutObjectLegalHold", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
@@ -111,8 +131,11 @@ func TestRecordsBreaches(t *testing.T) {
 		{name: "no lifecycle rule", want: "lifecycle rules", change: func(res map[string]any) {
 			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": []any{}}
 		}},
-		{name: "an unrenewed version kept past its lock", want: "lifecycle rules", change: func(res map[string]any) {
-			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[0].(map[string]any)["ExpirationInDays"] = 3650
+		{name: "current versions expired by age", want: "lifecycle rules", change: func(res map[string]any) {
+			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[0].(map[string]any)["ExpirationInDays"] = 120
+		}},
+		{name: "a five-year version kept ten", want: "lifecycle rules", change: func(res map[string]any) {
+			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[5].(map[string]any)["ExpirationInDays"] = 3654
 		}},
 		{name: "not versioned", want: "versioning", change: func(res map[string]any) {
 			delete(props(res, "RecordsBucket"), "VersioningConfiguration")
@@ -137,7 +160,9 @@ func TestRecordsBreaches(t *testing.T) {
 			if err := json.Unmarshal([]byte(goodTemplate), &tmpl); err != nil {
 				t.Fatal(err)
 			}
-			tc.change(tmpl["Resources"].(map[string]any))
+			res := tmpl["Resources"].(map[string]any)
+			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": recordsLifecycle(deploy.MustBucket(deploy.BucketRecords))}
+			tc.change(res)
 			got := RecordsBreaches(tmpl)
 			switch {
 			case tc.want == "" && len(got) > 0:
@@ -166,4 +191,34 @@ func addStatement(res map[string]any, id, statement string) {
 		doc = p["Policies"].([]any)[0].(map[string]any)
 	}
 	doc["Statement"] = append(doc["Statement"].([]any), st)
+}
+
+// statementOf is the statement of a bucket's policy with the Sid.
+func statementOf(res map[string]any, id, sid string) map[string]any {
+	for _, st := range policyStatements(res, id) {
+		if st := st.(map[string]any); st["Sid"] == sid {
+			return st
+		}
+	}
+	panic("no statement " + sid + " in " + id)
+}
+
+// dropStatement removes the statement with the Sid from a policy.
+func dropStatement(res map[string]any, id, sid string) {
+	doc := policyDocument(res, id)
+	var kept []any
+	for _, st := range doc["Statement"].([]any) {
+		if st.(map[string]any)["Sid"] != sid {
+			kept = append(kept, st)
+		}
+	}
+	doc["Statement"] = kept
+}
+
+func policyStatements(res map[string]any, id string) []any {
+	return policyDocument(res, id)["Statement"].([]any)
+}
+
+func policyDocument(res map[string]any, id string) map[string]any {
+	return props(res, id)["PolicyDocument"].(map[string]any)
 }
