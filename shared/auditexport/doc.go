@@ -9,7 +9,8 @@
 // (closed.go); a daily run (RunDaily) catches up on what the streams
 // missed in every chain that moved (its records, and its entity's
 // evidence), renews what is still needed as its lock nears its end
-// (renew.go) and writes each account's manifest.
+// (renew.go) and writes each account's manifest. ExtendLocks is the one-off
+// run that dates the copies locked before.
 //
 // Where each object goes is shared/recordslayout; checking DynamoDB against
 // the locked copies, and a trail from the bucket alone, is shared/verify.

@@ -3,6 +3,9 @@ package auditexport_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +143,41 @@ func TestAPastRetainUntilOnTheEntityMovesNothing(t *testing.T) {
 	}
 }
 
+// The one-off run moves copies locked before per-object dates (here: no
+// date, the bucket's default) onto the law's: each copy still needed
+// locked as a write now would be, a trail whose retention is over and
+// evidence of a check gone left as they are.
+func TestExtendLocksDatesTheCopiesLockedBefore(t *testing.T) {
+	ctx := context.Background()
+	w, now := newWorldNow(t)
+	w.declared(t)
+	sa, de := w.entity(t, "7000008810", "SA"), w.entity(t, "7000008820", "DE")
+	closed, over := w.entity(t, "7000008830", "DE"), w.entity(t, "7000008840", "SA")
+	w.closeEntity(t, closed, now.AddDate(3, 0, 0))
+	w.closeEntity(t, over, now.AddDate(0, 0, -1))
+	orphan := recordslayout.EvidenceKey(w.acct, 999999, sha([]byte("gone")))
+	if _, err := w.rec.Put(ctx, orphan, []byte("gone")); err != nil {
+		t.Fatal(err)
+	}
+	_, manifest, err := w.x.RunAccount(ctx, w.acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.undate(t) // as the bucket's default locked them
+	res, err := w.x.ExtendLocks(ctx, 0)
+	if err != nil || res.Accounts < 1 || res.Expired != 3 || res.Orphans != 1 || res.Extended != 8 {
+		t.Fatalf("ExtendLocks = %+v, %v; want 8 copies extended (two entities' record and evidence, a closed one's three, the manifest), the ended trail's 3 and the orphan left", res, err)
+	}
+	w.wantLocks(t, []lockCase{
+		{"a Saudi record", recordslayout.RecordKey(w.acct, sa, 1), now.AddDate(10, 0, 0)},
+		{"German evidence", recordslayout.EvidenceKey(w.acct, w.checkOf(t, de), w.evidenceSHA(t, de)), now.AddDate(5, 0, 0)},
+		{"a closed trail's closure", recordslayout.RecordKey(w.acct, closed, 2), now.AddDate(3, 0, 0)},
+		{"the manifest", manifest, now.AddDate(10, 0, 0)},
+		{"a trail whose retention is over", recordslayout.RecordKey(w.acct, over, 1), time.Time{}},
+		{"the orphan", orphan, time.Time{}},
+	})
+}
+
 // newWorldNow is a world whose clock stands at now, to the second.
 func newWorldNow(t *testing.T) (*world, time.Time) {
 	t.Helper()
@@ -173,6 +211,21 @@ func (w *world) lockOf(t *testing.T, key string) time.Time {
 		t.Fatalf("%s: %v", key, err)
 	}
 	return obj.RetainUntil
+}
+
+// undate takes every copy's date away, as a version the bucket's default
+// lock covers has none of its own.
+func (w *world) undate(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, "~retain-until") {
+			return err
+		}
+		return os.Remove(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // evidenceSHA is the SHA-256 of the evidence of the entity's one check.

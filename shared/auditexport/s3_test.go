@@ -22,7 +22,9 @@ import (
 // the stream locks — and no daily run after it, a renewal stopped for
 // good — holds in its own version the date the law asks, measured with
 // HeadObject: compliance mode, exactly the date computed, and the tag the
-// lifecycle expires it by.
+// lifecycle expires it by. The one-off run moves a copy the bucket's
+// default locked onto its date as a new version, the first keeping its
+// own.
 func TestDatesOnACompliancemodeBucket(t *testing.T) {
 	ctx := context.Background()
 	client := motoserver.Start(t)
@@ -51,6 +53,27 @@ func TestDatesOnACompliancemodeBucket(t *testing.T) {
 		if want := now.AddDate(tc.years, 0, 0); mode != types.ObjectLockModeCompliance || !until.Equal(want) || tag != strconv.Itoa(tc.years) {
 			t.Errorf("%s: %s until %s, tagged %q; want COMPLIANCE until %s, tagged %q", tc.name, mode, until, tag, want, strconv.Itoa(tc.years))
 		}
+	}
+
+	legacy := recordslayout.RecordKey(w.acct, 0, 2)
+	if _, err := store.Put(ctx, legacy, []byte("locked by the bucket's default")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.x.ExtendLocks(ctx, w.acct); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := store.Get(ctx, legacy)
+	if err != nil || len(obj.Versions) != 2 {
+		t.Fatalf("Get(%s) = %+v, %v; want the default's version and the extension's", legacy, obj.Versions, err)
+	}
+	_, first, _ := measure(t, store, legacy, obj.Versions[0].ID)
+	mode, newest, tag := measure(t, store, legacy, obj.Versions[1].ID)
+	t.Logf("%s: first version until %s (the default), extended %s until %s, tagged %s", legacy, first.Format(time.RFC3339), mode, newest.Format(time.RFC3339), tag)
+	if ahead := first.Sub(now); ahead < 89*24*time.Hour || ahead > 91*24*time.Hour {
+		t.Errorf("the first version until %s: want the default's 90 days still", first)
+	}
+	if !newest.Equal(now.AddDate(10, 0, 0)) || mode != types.ObjectLockModeCompliance || tag != "10" {
+		t.Errorf("extended: %s until %s, tagged %q; want COMPLIANCE until %s, tagged 10", mode, newest, tag, now.AddDate(10, 0, 0))
 	}
 }
 
