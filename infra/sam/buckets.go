@@ -13,7 +13,8 @@ deploy.Buckets(), as infra/stack's NewBuckets makes them: every public
 access block on, ACLs off, SSE-KMS with a customer-managed key (the
 evidence table's, or the bucket's own) and an S3 Bucket Key, versioned, a
 policy refusing any request not made over TLS, kept when the stack goes
-(and so is a key of its own). The evidence bucket's replaced versions
+(and so is a key of its own, which only the break-glass role may delete,
+disable, re-police or grant). The evidence bucket's replaced versions
 expire after a year; the records bucket is under Object Lock
 (COMPLIANCE), each version dated and tagged by its writer, expired by its
 tag once its lock ended, and its policy refuses another lock mode or a
@@ -25,7 +26,7 @@ func buckets() ([]Pair, error) {
 	var out []Pair
 	for _, b := range deploy.Buckets() {
 		if b.OwnKey {
-			out = append(out, key(stack.BucketKeyLogicalID(b), stack.BucketKeyDescription(b)))
+			out = append(out, bucketKey(b))
 		}
 		props := []Pair{
 			KV("BucketEncryption", Map(KV("ServerSideEncryptionConfiguration", List(Map(
@@ -126,4 +127,18 @@ func bucketStatements(b deploy.Bucket) []any {
 		))
 	}
 	return out
+}
+
+// bucketKey is a bucket's own key, as infra/stack's newBucketKey makes
+// it: deploy.KeyGuardedActions denied to every principal but the role the
+// template's parameter names, and KMS told that its creator may not
+// change its policy later, on purpose.
+func bucketKey(b deploy.Bucket) Pair {
+	p := deploy.BreakGlassRole().Parameter
+	guard := Map(KV("Sid", stack.KeyGuardSid), KV("Effect", "Deny"),
+		KV("Principal", Flow(KV("AWS", "*"))),
+		KV("Action", Strings(deploy.KeyGuardedActions())), KV("Resource", "*"),
+		KV("Condition", Map(KV("ArnNotEquals", Map(
+			KV("aws:PrincipalArn", Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${"+p+"}")))))))
+	return key(stack.BucketKeyLogicalID(b), stack.BucketKeyDescription(b), true, guard)
 }

@@ -180,6 +180,28 @@ func lockGuards(b deploy.Bucket) []stack.LockGuard {
 	return stack.LockGuards(b)
 }
 
+// The records bucket's key keeps its administrators out: in each stack
+// its policy denies deploy.KeyGuardedActions to every principal but the
+// stage's break-glass role (the default's name on dev, the one given on
+// prod), and KMS is told its creator may not change that policy.
+func TestRecordsKeyBreakGlass(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *stacktest.Synthesized
+		want string
+	}{{"dev", dev(t), deploy.BreakGlassRole().Default}, {"prod", prod(t), stacktest.ProdBreakGlassRole}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stacktest.BreakGlassRoleOf(tc.s.JSON); got != tc.want {
+				t.Errorf("the key's break-glass role: %q, want %q", got, tc.want)
+			}
+			b := deploy.MustBucket(deploy.BucketRecords)
+			hasProps(t, tc.s.Template, stack.BucketKeyLogicalID(b), "AWS::KMS::Key", m{"BypassPolicyLockoutSafetyCheck": true,
+				"KeyPolicy": like(m{"Statement": arrayWith(like(m{"Sid": stack.KeyGuardSid, "Effect": "Deny",
+					"Action": listOf(sorted(deploy.KeyGuardedActions())...)}))})})
+		})
+	}
+}
+
 // The records bucket's rules, in both stacks (template.yaml's are held to
 // the same by infra/sam's TestRecordsBucketRules): no role may delete an
 // object or a version, bypass a retention, or change the bucket's lock or
@@ -187,7 +209,9 @@ func lockGuards(b deploy.Bucket) []stack.LockGuard {
 // function's role places legal holds; only the records' writers (admin,
 // audit-export) name a version's date and tag, which the bucket's policy
 // keeps to compliance mode and the longest rule; no role may schedule a
-// key's deletion or disable one; the bucket is locked (COMPLIANCE, domain.RecordsDefaultLockDays by default),
+// key's deletion or disable one, and the bucket's key denies both, its
+// policy's change and grants to all but the break-glass role; the bucket
+// is locked (COMPLIANCE, domain.RecordsDefaultLockDays by default),
 // versioned, private, TLS-only, encrypted with its own key, expiring a
 // version by its tag, and it and every key are retained.
 func TestRecordsBucketRules(t *testing.T) {

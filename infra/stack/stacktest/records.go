@@ -62,7 +62,9 @@ var harmlessManagedPolicies = []string{"AmazonAPIGatewayPushToCloudWatchLogs", "
 // with its own key, with a lifecycle other than the catalogue's (a version
 // expiring by its tag once its lock ended, replaced ones a day later),
 // without its TLS-only policy or its lock guards, or not retained; a KMS
-// key not retained, or the bucket's key not rotated.
+// key not retained, the bucket's key not rotated, or its policy not
+// denying deploy.KeyGuardedActions to all but a named break-glass role
+// (BreakGlassRoleOf).
 func RecordsBreaches(tmpl map[string]any) []string {
 	res, _ := tmpl["Resources"].(map[string]any)
 	b := deploy.MustBucket(deploy.BucketRecords)
@@ -84,7 +86,7 @@ func RecordsBreaches(tmpl map[string]any) []string {
 		}
 	}
 	out = append(out, bucketBreaches(res, b)...)
-	return append(out, keyBreaches(res, b)...)
+	return append(out, keyBreaches(tmpl, res, b)...)
 }
 
 // datedPutBreaches lists the lock and tag actions a statement of holder's
@@ -230,13 +232,21 @@ func lockGuarded(res map[string]any, b deploy.Bucket, g stack.LockGuard) bool {
 	return false
 }
 
-// keyBreaches lists a records bucket key that is not rotated and any KMS
-// key that is not retained.
-func keyBreaches(res map[string]any, b deploy.Bucket) []string {
+// keyBreaches lists a records bucket key that is not rotated, or whose
+// policy does not keep deploy.KeyGuardedActions to a break-glass role, and
+// any KMS key that is not retained.
+func keyBreaches(tmpl, res map[string]any, b deploy.Bucket) []string {
 	var out []string
 	key, _ := res[stack.BucketKeyLogicalID(b)].(map[string]any)
 	if rotation := dig(key, "Properties", "EnableKeyRotation"); key["Type"] != "AWS::KMS::Key" || rotation != true {
 		out = append(out, fmt.Sprintf("records bucket key %s: type %v, rotation %v", stack.BucketKeyLogicalID(b), key["Type"], rotation))
+	}
+	if role := BreakGlassRoleOf(tmpl); role == "" || strings.ContainsAny(role, "*?") {
+		out = append(out, fmt.Sprintf("records bucket key %s: its policy lets %q do %v: want a Deny to all but one named role",
+			stack.BucketKeyLogicalID(b), role, deploy.KeyGuardedActions()))
+	}
+	if dig(key, "Properties", "BypassPolicyLockoutSafetyCheck") != true {
+		out = append(out, "records bucket key: KMS would refuse a policy its creator cannot change: BypassPolicyLockoutSafetyCheck not set")
 	}
 	for _, id := range sortedIDs(res) {
 		r, _ := res[id].(map[string]any)
@@ -245,6 +255,33 @@ func keyBreaches(res map[string]any, b deploy.Bucket) []string {
 		}
 	}
 	return out
+}
+
+// breakGlassARN is the role ARN the key guard names, up to the role's name.
+const breakGlassARN = "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/"
+
+// BreakGlassRoleOf is the one role the records bucket key's policy lets do
+// deploy.KeyGuardedActions, as the template names it (a name, or
+// "${Parameter}" for a parameter's value): its statement KeyGuardSid denies
+// them all to everyone else, on the key, by the principal's ARN. "" when
+// the policy does not.
+func BreakGlassRoleOf(tmpl map[string]any) string {
+	res, _ := tmpl["Resources"].(map[string]any)
+	b := deploy.MustBucket(deploy.BucketRecords)
+	for _, st := range asList(dig(res[stack.BucketKeyLogicalID(b)], "Properties", "KeyPolicy", "Statement")) {
+		st, _ := st.(map[string]any)
+		if st["Sid"] != stack.KeyGuardSid || st["Effect"] != "Deny" || principalOf(st) != "*" || render(st["Resource"]) != "*" {
+			continue
+		}
+		actions := listOf(st["Action"])
+		if !slices.ContainsFunc(deploy.KeyGuardedActions(), func(a string) bool { return !slices.Contains(actions, a) }) {
+			cond, _ := dig(st, "Condition", "ArnNotEquals").(map[string]any)
+			if arn := render(cond["aws:PrincipalArn"]); len(cond) == 1 && strings.HasPrefix(arn, breakGlassARN) {
+				return strings.TrimPrefix(arn, breakGlassARN)
+			}
+		}
+	}
+	return ""
 }
 
 // rolePolicy is what one principal's policy allows, by its holder (a role

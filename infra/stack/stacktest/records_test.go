@@ -48,7 +48,11 @@ func TestGlobsOverlap(t *testing.T) {
 // stack's forms (an IAM policy) and SAM's (a function's Policies).
 const goodTemplate = `{"Resources": {
   "RecordsBucketKey": {"Type": "AWS::KMS::Key", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
-    "Properties": {"EnableKeyRotation": true}},
+    "Properties": {"EnableKeyRotation": true, "BypassPolicyLockoutSafetyCheck": true, "KeyPolicy": {"Statement": [
+      {"Effect": "Allow", "Principal": {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}}, "Action": "kms:*", "Resource": "*"},
+      {"Sid": "OnlyBreakGlass", "Effect": "Deny", "Principal": {"AWS": "*"}, "Resource": "*",
+        "Action": ["kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant"],
+        "Condition": {"ArnNotEquals": {"aws:PrincipalArn": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${RecordsKeyBreakGlassRole}"}}}}]}}},
   "RecordsBucket": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
     "Properties": {
       "ObjectLockEnabled": true,
@@ -113,6 +117,25 @@ func TestRecordsBreaches(t *testing.T) {
 			guard := statementOf(res, "RecordsBucketPolicy", "NoLockPastTheLongestRule")
 			guard["Condition"] = map[string]any{"NumericGreaterThan": map[string]any{"s3:object-lock-remaining-retention-days": "36500"}}
 		}},
+		{name: "the key's guard gone", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			dropStatement(res, "RecordsBucketKey", "OnlyBreakGlass")
+		}},
+		{name: "the key's guard lets grants through", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			statementOf(res, "RecordsBucketKey", "OnlyBreakGlass")["Action"] = []any{"kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy"}
+		}},
+		{name: "the key's guard names any role", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			statementOf(res, "RecordsBucketKey", "OnlyBreakGlass")["Condition"] = map[string]any{"ArnNotLike": map[string]any{
+				"aws:PrincipalArn": map[string]any{"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/*"}}}
+		}},
+		{name: "the key's lockout left to KMS", want: "BypassPolicyLockoutSafetyCheck", change: func(res map[string]any) {
+			delete(props(res, "RecordsBucketKey"), "BypassPolicyLockoutSafetyCheck")
+		}},
+		{name: "NotAction", want: "may * (s3:BypassGovernanceRetention)", change: func(res map[string]any) {
+			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "NotAction": "sqs:*", "Resource": {"Fn::GetAtt": ["RecordsBucket", "Arn"]}}`)
+		}},
+		{name: "lifecycle on any S3 ARN", want: "s3:PutLifecycleConfiguration", change: func(res map[string]any) {
+			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:PutLifecycleConfiguration", "Resource": {"Fn::Sub": "arn:${AWS::Partition}:s3:::*"}}`)
+		}},
 		{name: "legal hold not by admin", want: "AuditExportFunctionRole may s3:PutObjectLegalHold (legal holds)", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:PutObjectLegalHold", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
 		}},
@@ -162,6 +185,7 @@ func TestRecordsBreaches(t *testing.T) {
 			}
 			res := tmpl["Resources"].(map[string]any)
 			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": recordsLifecycle(deploy.MustBucket(deploy.BucketRecords))}
+			tmpl["Parameters"] = map[string]any{"RecordsKeyBreakGlassRole": map[string]any{"Default": "evs-records-break-glass"}}
 			tc.change(res)
 			got := RecordsBreaches(tmpl)
 			switch {
@@ -193,7 +217,8 @@ func addStatement(res map[string]any, id, statement string) {
 	doc["Statement"] = append(doc["Statement"].([]any), st)
 }
 
-// statementOf is the statement of a bucket's policy with the Sid.
+// statementOf is the statement of a policy (a bucket's or a key's) with
+// the Sid.
 func statementOf(res map[string]any, id, sid string) map[string]any {
 	for _, st := range policyStatements(res, id) {
 		if st := st.(map[string]any); st["Sid"] == sid {
@@ -220,5 +245,9 @@ func policyStatements(res map[string]any, id string) []any {
 }
 
 func policyDocument(res map[string]any, id string) map[string]any {
-	return props(res, id)["PolicyDocument"].(map[string]any)
+	p := props(res, id)
+	if doc, ok := p["KeyPolicy"].(map[string]any); ok {
+		return doc
+	}
+	return p["PolicyDocument"].(map[string]any)
 }
