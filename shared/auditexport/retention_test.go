@@ -2,6 +2,7 @@ package auditexport_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
 )
@@ -176,6 +178,41 @@ func TestExtendLocksDatesTheCopiesLockedBefore(t *testing.T) {
 		{"a trail whose retention is over", recordslayout.RecordKey(w.acct, over, 1), time.Time{}},
 		{"the orphan", orphan, time.Time{}},
 	})
+}
+
+// A renewal stopped — the daily run still running five years on, but its
+// every write refused (its role lost s3:PutObject) — leaves every copy
+// with the date it was written with: none shortened, none needing the
+// run to keep its law's minimum.
+func TestAStoppedRenewalLeavesEveryDate(t *testing.T) {
+	ctx := context.Background()
+	w, now := newWorldNow(t)
+	sa, de := w.entity(t, "7000006610", "SA"), w.entity(t, "7000006620", "DE")
+	w.chain(t, 0, 1)
+	if _, err := w.x.RunDaily(ctx); err != nil {
+		t.Fatal(err)
+	}
+	years := func(n int) time.Time { return now.AddDate(n, 0, 0) }
+	locks := []lockCase{
+		{"a Saudi record", recordslayout.RecordKey(w.acct, sa, 1), years(10)},
+		{"Saudi evidence", recordslayout.EvidenceKey(w.acct, w.checkOf(t, sa), w.evidenceSHA(t, sa)), years(10)},
+		{"a German record", recordslayout.RecordKey(w.acct, de, 1), years(5)},
+		{"the account's own record", recordslayout.RecordKey(w.acct, 0, 1), years(10)},
+	}
+	w.wantLocks(t, locks)
+	w.x.Records = refusingRenewals{w.rec}
+	w.x.Clock = domain.FixedClock(now.AddDate(domain.RecordsRenewYears, 0, 0)) // every copy due
+	if _, _, err := w.x.RunAccount(ctx, w.acct); err == nil || !strings.Contains(err.Error(), "renew locks") {
+		t.Fatalf("RunAccount = %v, want the renewals failing", err)
+	}
+	w.wantLocks(t, locks)
+}
+
+// refusingRenewals is a records directory whose every renewal is refused.
+type refusingRenewals struct{ records.Dir }
+
+func (refusingRenewals) Renew(context.Context, string, records.Retention) (string, error) {
+	return "", errors.New("AccessDenied: not authorized to perform s3:PutObject")
 }
 
 // newWorldNow is a world whose clock stands at now, to the second.
