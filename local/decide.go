@@ -228,6 +228,9 @@ func cmdAudit(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "export" {
 		return cmdAuditExport(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "extend" {
+		return cmdAuditExtend(ctx, args[1:])
+	}
 	c := newAdminCmd("audit")
 	entity := idFlag(c.fs, "entity", "entity id (default: the whole account's trail, newest first; with --verify, the account's own chain)")
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
@@ -352,13 +355,27 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 // Once it answers, every record committed before it is locked: what the
 // streams had not locked yet, it locked.
 func cmdAuditExport(ctx context.Context, args []string) error {
-	c := newAdminCmd("audit export")
+	return auditAccounts(ctx, "audit export", "audit.export", args, &admin.AuditExportView{})
+}
+
+// cmdAuditExtend is the one-off run that dates the copies locked before
+// per-object dates (admin command audit.extend), for one account or every
+// one, and prints what it did.
+func cmdAuditExtend(ctx context.Context, args []string) error {
+	return auditAccounts(ctx, "audit extend", "audit.extend", args, &admin.AuditExtendView{})
+}
+
+// auditAccounts sends an admin command about the records of one account
+// (--account, by default on the local store the demo account) or, with
+// --all, of every one, and prints its answer, read into out, on a line.
+func auditAccounts(ctx context.Context, name, command string, args []string, out any) error {
+	c := newAdminCmd(name)
 	account := idFlag(c.fs, "account", "account id (default on the local store: the demo account)")
 	all := c.fs.Bool("all", false, "every account")
 	if err := parseFlags(c.fs, args); err != nil {
 		return err
 	}
-	doc := map[string]any{"command": "audit.export"}
+	doc := map[string]any{"command": command}
 	if !*all {
 		acct, err := c.account(*account)
 		if err != nil {
@@ -366,10 +383,9 @@ func cmdAuditExport(ctx context.Context, args []string) error {
 		}
 		doc["account_id"] = acct
 	} else if given(c.fs, "account") {
-		return usageError{"audit export: --account and --all exclude each other"}
+		return usageError{name + ": --account and --all exclude each other"}
 	}
-	var out admin.AuditExportView
-	if err := c.send(ctx, doc, &out); err != nil {
+	if err := c.send(ctx, doc, out); err != nil {
 		return err
 	}
 	printLine(out)

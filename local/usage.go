@@ -45,8 +45,8 @@ var commandUsage = []struct{ name, lines string }{
   audit --verify [--entity ID] [--account ID]        check the entity's (or, without --entity, the account's own) audit
                                                      hash chain and its locked copies in the records bucket; print the
                                                      head's hash; fail naming the first broken record
-  audit export [--account ID | --all]                the records' daily run now: lock every record the streams have not,
-                                                     write the account's manifest; print what it did
+  audit export [--account ID | --all]                the records' daily run now: lock what the streams have not, write the manifest
+  audit extend [--account ID | --all]                once, after deploying per-object dates: each copy locked to its law's date
 `},
 	{"evidence", `  evidence --check ID [--account ID]                 a check's provider answer as received (raw bytes on stdout),
                                                      its hash verified; non-zero exit naming a mismatch

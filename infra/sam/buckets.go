@@ -1,6 +1,9 @@
 package sam
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/evs-kyb/evs/infra/stack"
 	"github.com/evs-kyb/evs/shared/deploy"
 )
@@ -10,17 +13,20 @@ deploy.Buckets(), as infra/stack's NewBuckets makes them: every public
 access block on, ACLs off, SSE-KMS with a customer-managed key (the
 evidence table's, or the bucket's own) and an S3 Bucket Key, versioned, a
 policy refusing any request not made over TLS, kept when the stack goes
-(and so is a key of its own). The evidence bucket's objects expire after
-the evidence's retention and replaced versions later; the records bucket
-is under Object Lock (COMPLIANCE) and expires nothing yet.`
+(and so is a key of its own, which only the break-glass role may delete,
+disable, re-police or grant). The evidence bucket's replaced versions
+expire after a year; the records bucket is under Object Lock
+(COMPLIANCE), each version dated and tagged by its writer, expired by its
+tag once its lock ended, and its policy refuses another lock mode or a
+date past the longest rule's.`
 
 // buckets: per deploy.Buckets() entry its own key if it has one, the
-// bucket and its TLS-only policy.
+// bucket and its policy.
 func buckets() ([]Pair, error) {
 	var out []Pair
 	for _, b := range deploy.Buckets() {
 		if b.OwnKey {
-			out = append(out, key(stack.BucketKeyLogicalID(b), stack.BucketKeyDescription(b)))
+			out = append(out, bucketKey(b))
 		}
 		props := []Pair{
 			KV("BucketEncryption", Map(KV("ServerSideEncryptionConfiguration", List(Map(
@@ -31,15 +37,8 @@ func buckets() ([]Pair, error) {
 				)),
 			))))),
 		}
-		if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
-			var rule []Pair
-			if b.ExpireDays > 0 {
-				rule = append(rule, KV("ExpirationInDays", b.ExpireDays))
-			}
-			rule = append(rule, KV("Id", "ExpireAfterRetention"),
-				KV("NoncurrentVersionExpiration", Flow(KV("NoncurrentDays", b.NoncurrentDays))),
-				KV("Status", "Enabled"))
-			props = append(props, KV("LifecycleConfiguration", Map(KV("Rules", List(Map(rule...))))))
+		if rules := lifecycleRules(b); len(rules) > 0 {
+			props = append(props, KV("LifecycleConfiguration", Map(KV("Rules", List(rules...)))))
 		}
 		if b.ObjectLockDays > 0 {
 			props = append(props,
@@ -64,13 +63,7 @@ func buckets() ([]Pair, error) {
 				KV("Bucket", Ref(b.LogicalID)),
 				KV("PolicyDocument", Map(
 					KV("Version", "2012-10-17"),
-					KV("Statement", List(Map(
-						KV("Action", "s3:*"),
-						KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
-						KV("Effect", "Deny"),
-						KV("Principal", Flow(KV("AWS", "*"))),
-						KV("Resource", List(GetAtt(b.LogicalID, "Arn"), Sub("${"+b.LogicalID+".Arn}/*"))),
-					))),
+					KV("Statement", List(bucketStatements(b)...)),
 				)),
 			)))
 	}
@@ -78,4 +71,74 @@ func buckets() ([]Pair, error) {
 		out[0] = out[0].Note(bucketsNote)
 	}
 	return out, nil
+}
+
+// lifecycleRules are a bucket's lifecycle rules, as infra/stack's
+// lifecycleRules makes them: ExpireDays and NoncurrentDays in one, then
+// one per ExpireByTag.
+func lifecycleRules(b deploy.Bucket) []any {
+	var rules []any
+	if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+		var rule []Pair
+		if b.ExpireDays > 0 {
+			rule = append(rule, KV("ExpirationInDays", b.ExpireDays))
+		}
+		rule = append(rule, KV("Id", deploy.LifecycleRuleID),
+			KV("NoncurrentVersionExpiration", Flow(KV("NoncurrentDays", b.NoncurrentDays))),
+			KV("Status", "Enabled"))
+		rules = append(rules, Map(rule...))
+	}
+	for _, e := range b.ExpireByTag {
+		rules = append(rules, Map(KV("ExpirationInDays", e.Days), KV("Id", e.RuleID()), KV("Status", "Enabled"),
+			KV("TagFilters", List(Flow(KV("Key", e.Key), KV("Value", Quoted(e.Value)))))))
+	}
+	return rules
+}
+
+// bucketStatements are a bucket's policy: every request not made over TLS
+// refused, and for a locked bucket its stack.LockGuards.
+func bucketStatements(b deploy.Bucket) []any {
+	out := []any{Map(
+		KV("Action", "s3:*"),
+		KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
+		KV("Effect", "Deny"),
+		KV("Principal", Flow(KV("AWS", "*"))),
+		KV("Resource", List(GetAtt(b.LogicalID, "Arn"), Sub("${"+b.LogicalID+".Arn}/*"))),
+	)}
+	if b.ObjectLockDays == 0 {
+		return out
+	}
+	for _, g := range stack.LockGuards(b) {
+		var cond []Pair
+		for _, op := range slices.Sorted(maps.Keys(g.Condition)) {
+			var kv []Pair
+			for _, k := range slices.Sorted(maps.Keys(g.Condition[op])) {
+				kv = append(kv, KV(k, Quoted(g.Condition[op][k])))
+			}
+			cond = append(cond, KV(op, Flow(kv...)))
+		}
+		out = append(out, Map(
+			KV("Sid", g.Sid),
+			KV("Action", Strings(stack.LockGuardActions())),
+			KV("Condition", Map(cond...)),
+			KV("Effect", "Deny"),
+			KV("Principal", Flow(KV("AWS", "*"))),
+			KV("Resource", Sub("${"+b.LogicalID+".Arn}/*")),
+		))
+	}
+	return out
+}
+
+// bucketKey is a bucket's own key, as infra/stack's newBucketKey makes
+// it: deploy.KeyGuardedActions denied to every principal but the role the
+// template's parameter names, and KMS told that its creator may not
+// change its policy later, on purpose.
+func bucketKey(b deploy.Bucket) Pair {
+	p := deploy.BreakGlassRole().Parameter
+	guard := Map(KV("Sid", stack.KeyGuardSid), KV("Effect", "Deny"),
+		KV("Principal", Flow(KV("AWS", "*"))),
+		KV("Action", Strings(deploy.KeyGuardedActions())), KV("Resource", "*"),
+		KV("Condition", Map(KV("ArnNotEquals", Map(
+			KV("aws:PrincipalArn", Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${"+p+"}")))))))
+	return key(stack.BucketKeyLogicalID(b), stack.BucketKeyDescription(b), true, guard)
 }

@@ -42,7 +42,7 @@ func tables() ([]Pair, error) {
 // account through IAM, used by this account's principals only through
 // DynamoDB in this region.
 func tableKey(t schema.Table) Pair {
-	return key(stack.TableKeyLogicalID(t.ID), "Encrypts the "+t.ID+" table (customer-managed key)",
+	return key(stack.TableKeyLogicalID(t.ID), "Encrypts the "+t.ID+" table (customer-managed key)", false,
 		Map(KV("Sid", stack.TableKeyUseSid), KV("Effect", "Allow"),
 			KV("Principal", Flow(KV("AWS", "*"))),
 			KV("Action", Strings(stack.TableKeyUseActions())), KV("Resource", "*"),
@@ -54,8 +54,10 @@ func tableKey(t schema.Table) Pair {
 // key is a customer-managed KMS key: rotated yearly, administered by the
 // account through IAM (CDK's default key policy) plus statements, and kept
 // when the stack goes or a change would replace it: what it encrypts is
-// kept too.
-func key(logicalID, description string, statements ...any) Pair {
+// kept too. lockedOut says its statements keep its creator from changing
+// its policy later (a break-glass guard): KMS is told that is on purpose
+// (BypassPolicyLockoutSafetyCheck), as CDK's stack does.
+func key(logicalID, description string, lockedOut bool, statements ...any) Pair {
 	policy := Map(
 		KV("Version", "2012-10-17"),
 		KV("Statement", List(append([]any{
@@ -64,11 +66,11 @@ func key(logicalID, description string, statements ...any) Pair {
 				KV("Action", "kms:*"), KV("Resource", "*")),
 		}, statements...)...)),
 	)
-	return resource(logicalID, "AWS::KMS::Key", Map(
-		KV("Description", description),
-		KV("EnableKeyRotation", true),
-		KV("KeyPolicy", policy),
-	), retained()...)
+	props := []Pair{KV("Description", description), KV("EnableKeyRotation", true), KV("KeyPolicy", policy)}
+	if lockedOut {
+		props = append([]Pair{KV("BypassPolicyLockoutSafetyCheck", true)}, props...)
+	}
+	return resource(logicalID, "AWS::KMS::Key", Map(props...), retained()...)
 }
 
 func table(t schema.Table) (Pair, error) {

@@ -88,8 +88,9 @@ func Template() (*yaml.Node, error) {
 	)...), nil
 }
 
-// parameters: the stage, then one per deploy.Settings() entry with the
-// catalogue's default (the CDK app reads the same names from its context).
+// parameters: the stage, one per deploy.Settings() entry with the
+// catalogue's default, then the break-glass role (the CDK app reads the
+// same names from its context).
 func parameters() *yaml.Node {
 	pairs := []Pair{KV("Stage", Map(
 		KV("Type", "String"),
@@ -104,6 +105,13 @@ func parameters() *yaml.Node {
 			KV("Description", s.Description),
 		)))
 	}
+	bg := deploy.BreakGlassRole()
+	pairs = append(pairs, KV(bg.Parameter, Map(
+		KV("Type", "String"),
+		KV("Default", Quoted(bg.Default)),
+		KV("AllowedPattern", Quoted(bg.Pattern)),
+		KV("Description", bg.Description),
+	)))
 	return Map(pairs...)
 }
 

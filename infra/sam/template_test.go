@@ -292,3 +292,18 @@ func TestStatefulResourcesAreRetained(t *testing.T) {
 		t.Error(b)
 	}
 }
+
+// The records bucket's key: only the role the template's parameter names
+// (a role's name, by default the catalogue's, as the CDK app's context)
+// may delete, disable, re-police or grant it.
+func TestRecordsKeyBreakGlass(t *testing.T) {
+	tmpl := generated(t)
+	p := deploy.BreakGlassRole()
+	if got := stacktest.BreakGlassRoleOf(tmpl); got != "${"+p.Parameter+"}" {
+		t.Errorf("the key's break-glass role: %q, want the parameter %s", got, p.Parameter)
+	}
+	param, _ := tmpl["Parameters"].(obj)[p.Parameter].(obj)
+	if param["Type"] != "String" || param["Default"] != p.Default || param["AllowedPattern"] != p.Pattern {
+		t.Errorf("parameter %s: %v; want a string, %q by default, matching %s", p.Parameter, param, p.Default, p.Pattern)
+	}
+}

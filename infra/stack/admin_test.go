@@ -137,9 +137,12 @@ func TestAdminFunctionPermissions(t *testing.T) {
 		"s3:GetObject arn:EvidenceBucket/*",
 		"kms:Decrypt arn:EvidenceTableKey",
 		// Verification against the locked copies (any version), audit.export
-		// (puts, as audit-export's) and legal holds on the records bucket;
-		// its key's use for the reads and the puts.
+		// and audit.extend (dated, tagged puts, as audit-export's) and legal
+		// holds on the records bucket; its key's use for the reads and the
+		// puts.
 		"s3:PutObject arn:RecordsBucket/*",
+		"s3:PutObjectRetention arn:RecordsBucket/*",
+		"s3:PutObjectTagging arn:RecordsBucket/*",
 		"s3:GetObject arn:RecordsBucket/*",
 		"s3:GetObjectVersion arn:RecordsBucket/*",
 		"s3:PutObjectLegalHold arn:RecordsBucket/*",

@@ -2,8 +2,10 @@ package stack
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -17,6 +19,10 @@ type BucketsProps struct {
 	// Keys maps schema table ids to their customer-managed keys
 	// (Data.Keys): a bucket is encrypted with the key of its KeyOfTable.
 	Keys map[string]awskms.Key
+	// BreakGlassRole names the role that alone may do
+	// deploy.KeyGuardedActions with a bucket's own key (empty:
+	// deploy.BreakGlassRole's default).
+	BreakGlassRole string
 }
 
 // Buckets holds the S3 buckets.
@@ -36,9 +42,11 @@ type Buckets struct {
 // own (BucketKeyLogicalID, rotated yearly) and an S3 Bucket Key (S3 asks
 // KMS for a bucket-level key now and then instead of a data key per
 // object), versioning; with ExpireDays, objects expiring then and replaced
-// or expired versions NoncurrentDays later; with ObjectLockDays, Object
-// Lock on (at creation: it cannot be turned on later) and every new
-// version locked in deploy.ObjectLockMode that many days. Always retained,
+// or expired versions NoncurrentDays later, and a rule per ExpireByTag;
+// with ObjectLockDays, Object Lock on (at creation: it cannot be turned on
+// later), every new version locked in deploy.ObjectLockMode that many days
+// unless its writer names a date, and the policy's LockGuards. Always
+// retained,
 // and so is a key of its own: it holds evidence that must outlive the
 // stack (and CloudFormation cannot delete a bucket with objects anyway).
 // CloudFormation names it; the functions granted its objects get the name
@@ -52,7 +60,7 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		key, ok := props.Keys[b.KeyOfTable]
 		switch {
 		case b.OwnKey && b.KeyOfTable == "":
-			key = newBucketKey(bs.Construct, b)
+			key = newBucketKey(bs.Construct, b, props.BreakGlassRole)
 		case !ok || b.OwnKey:
 			panic(fmt.Sprintf("infra: bucket %s: no customer-managed key of table %q, or a key of its own too", b.ID, b.KeyOfTable))
 		}
@@ -66,16 +74,7 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 			Versioned:         jsii.Bool(true),
 			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 		}
-		if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
-			rule := &awss3.LifecycleRule{
-				Id:                          jsii.String("ExpireAfterRetention"),
-				NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
-			}
-			if b.ExpireDays > 0 {
-				rule.Expiration = awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays)))
-			}
-			bp.LifecycleRules = &[]*awss3.LifecycleRule{rule}
-		}
+		bp.LifecycleRules = lifecycleRules(b)
 		if b.ObjectLockDays > 0 {
 			// deploy.ObjectLockMode.
 			bp.ObjectLockEnabled = jsii.Bool(true)
@@ -83,6 +82,11 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		}
 		bucket := awss3.NewBucket(bs.Construct, jsii.String(b.LogicalID), bp)
 		bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(b.LogicalID))
+		if b.ObjectLockDays > 0 {
+			for _, g := range LockGuards(b) {
+				bucket.AddToResourcePolicy(g.statement(bucket))
+			}
+		}
 		if p := bucket.Policy(); p != nil {
 			p.Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(BucketPolicyLogicalID(b)))
 		}
@@ -92,19 +96,78 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 	return bs
 }
 
+// lifecycleRules are a bucket's lifecycle rules (none: nil): ExpireDays
+// and NoncurrentDays in one, then one per ExpireByTag.
+func lifecycleRules(b deploy.Bucket) *[]*awss3.LifecycleRule {
+	var rules []*awss3.LifecycleRule
+	if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
+		rule := &awss3.LifecycleRule{
+			Id:                          jsii.String(deploy.LifecycleRuleID),
+			NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(b.NoncurrentDays))),
+		}
+		if b.ExpireDays > 0 {
+			rule.Expiration = awscdk.Duration_Days(jsii.Number(float64(b.ExpireDays)))
+		}
+		rules = append(rules, rule)
+	}
+	for _, e := range b.ExpireByTag {
+		rules = append(rules, &awss3.LifecycleRule{
+			Id:         jsii.String(e.RuleID()),
+			TagFilters: &map[string]any{e.Key: e.Value},
+			Expiration: awscdk.Duration_Days(jsii.Number(float64(e.Days))),
+		})
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	return &rules
+}
+
 // newBucketKey is a bucket's own key (deploy.Bucket.OwnKey), rotated
 // yearly, always retained: objects it encrypts outlive the stack. Its
 // policy is the account's (administered through IAM, CDK's default): the
 // functions' grants say who may use it, through S3 only
-// (BucketKeyCondition).
-func newBucketKey(scope constructs.Construct, b deploy.Bucket) awskms.Key {
+// (BucketKeyCondition); and it denies deploy.KeyGuardedActions to every
+// principal but the break-glass role (KeyGuard). That policy would keep
+// whoever creates the key from changing it later, which KMS refuses unless
+// told to (BypassPolicyLockoutSafetyCheck): on purpose.
+func newBucketKey(scope constructs.Construct, b deploy.Bucket, breakGlass string) awskms.Key {
 	key := awskms.NewKey(scope, jsii.String(BucketKeyLogicalID(b)), &awskms.KeyProps{
 		Description:       jsii.String(BucketKeyDescription(b)),
 		EnableKeyRotation: jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
-	key.Node().DefaultChild().(awskms.CfnKey).OverrideLogicalId(jsii.String(BucketKeyLogicalID(b)))
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String(KeyGuardSid),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Actions:    jsii.Strings(deploy.KeyGuardedActions()...),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": awscdk.Fn_Join(jsii.String(""), &[]*string{
+			jsii.String("arn:"), awscdk.Aws_PARTITION(), jsii.String(":iam::"), awscdk.Aws_ACCOUNT_ID(), jsii.String(":role/"),
+			jsii.String(breakGlassRole(breakGlass))})}},
+	}), jsii.Bool(false))
+	cfn := key.Node().DefaultChild().(awskms.CfnKey)
+	cfn.OverrideLogicalId(jsii.String(BucketKeyLogicalID(b)))
+	cfn.SetBypassPolicyLockoutSafetyCheck(true)
 	return key
+}
+
+// KeyGuardSid names the statement of a bucket's own key's policy that
+// denies deploy.KeyGuardedActions to all but the break-glass role.
+const KeyGuardSid = "OnlyBreakGlass"
+
+// breakGlassRole is the role given, or deploy.BreakGlassRole's default; it
+// panics on a name no IAM role can have.
+func breakGlassRole(given string) string {
+	p := deploy.BreakGlassRole()
+	if given == "" {
+		return p.Default
+	}
+	if !regexp.MustCompile(p.Pattern).MatchString(given) {
+		panic(fmt.Sprintf("infra: %s %q is no IAM role's name (%s)", p.Parameter, given, p.Pattern))
+	}
+	return given
 }
 
 // BucketKeyLogicalID is the logical id of the key that encrypts a bucket:

@@ -38,9 +38,10 @@ func bucketKeyCondition(b deploy.Bucket) m {
 // or its own and an S3 Bucket Key, versioned, retained (prod and dev
 // alike), a policy refusing every request not made over TLS; with
 // ExpireDays objects expiring then and replaced versions after
-// NoncurrentDays, with ObjectLockDays Object Lock on and every new version
-// locked that long in COMPLIANCE mode. A key of its own is rotated and
-// retained.
+// NoncurrentDays, a rule per ExpireByTag, with ObjectLockDays Object Lock
+// on, every new version locked that long in COMPLIANCE mode unless its
+// writer names a date, and the policy's lock guards. A key of its own is
+// rotated and retained.
 func TestBuckets(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		countIs(t, s.Template, "AWS::S3::Bucket", len(deploy.Buckets()))
@@ -60,13 +61,21 @@ func TestBuckets(t *testing.T) {
 					"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
 					"Tags":                    assertions.Match_AnyValue(), // the stack's service and stage tags
 				}
+				var rules []any
 				if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
-					rule := m{"Id": "ExpireAfterRetention", "Status": "Enabled",
+					rule := m{"Id": deploy.LifecycleRuleID, "Status": "Enabled",
 						"NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": b.NoncurrentDays})}
 					if b.ExpireDays > 0 {
 						rule["ExpirationInDays"] = b.ExpireDays
 					}
-					props["LifecycleConfiguration"] = exactly(m{"Rules": arrayOf(exactly(rule))})
+					rules = append(rules, exactly(rule))
+				}
+				for _, e := range b.ExpireByTag {
+					rules = append(rules, exactly(m{"Id": e.RuleID(), "Status": "Enabled", "ExpirationInDays": e.Days,
+						"TagFilters": arrayOf(exactly(m{"Key": e.Key, "Value": e.Value}))}))
+				}
+				if len(rules) > 0 {
+					props["LifecycleConfiguration"] = exactly(m{"Rules": arrayOf(rules...)})
 				}
 				if b.ObjectLockDays > 0 {
 					props["ObjectLockEnabled"] = true
@@ -86,15 +95,29 @@ func TestBuckets(t *testing.T) {
 						"UpdateReplacePolicy": "Retain",
 					})
 				}
+				statements := []any{exactly(m{
+					"Action": "s3:*", "Effect": "Deny",
+					"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
+					"Principal": exactly(m{"AWS": "*"}),
+					"Resource":  arrayOf(arnOf(b.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}),
+				})}
+				for _, g := range lockGuards(b) {
+					cond := m{}
+					for op, kv := range g.Condition {
+						inner := m{}
+						for k, v := range kv {
+							inner[k] = v
+						}
+						cond[op] = exactly(inner)
+					}
+					statements = append(statements, exactly(m{"Sid": g.Sid, "Action": listOf(stack.LockGuardActions()...), "Effect": "Deny",
+						"Condition": exactly(cond), "Principal": exactly(m{"AWS": "*"}),
+						"Resource": m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}}))
+				}
 				hasResource(t, s.Template, stack.BucketPolicyLogicalID(b), "AWS::S3::BucketPolicy", m{
 					"Properties": exactly(m{
-						"Bucket": refOf(b.LogicalID),
-						"PolicyDocument": like(m{"Statement": arrayOf(exactly(m{
-							"Action": "s3:*", "Effect": "Deny",
-							"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
-							"Principal": exactly(m{"AWS": "*"}),
-							"Resource":  arrayOf(arnOf(b.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}),
-						}))}),
+						"Bucket":         refOf(b.LogicalID),
+						"PolicyDocument": like(m{"Statement": arrayOf(statements...)}),
 					}),
 				})
 				hasOutput(t, s.Template, stack.BucketOutput(b), m{"Value": refOf(b.LogicalID)})
@@ -151,14 +174,48 @@ func TestKeyPermissions(t *testing.T) {
 	}
 }
 
+// lockGuards are a bucket's lock guards: none unless it is locked.
+func lockGuards(b deploy.Bucket) []stack.LockGuard {
+	if b.ObjectLockDays == 0 {
+		return nil
+	}
+	return stack.LockGuards(b)
+}
+
+// The records bucket's key keeps its administrators out: in each stack
+// its policy denies deploy.KeyGuardedActions to every principal but the
+// stage's break-glass role (the default's name on dev, the one given on
+// prod), and KMS is told its creator may not change that policy.
+func TestRecordsKeyBreakGlass(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *stacktest.Synthesized
+		want string
+	}{{"dev", dev(t), deploy.BreakGlassRole().Default}, {"prod", prod(t), stacktest.ProdBreakGlassRole}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stacktest.BreakGlassRoleOf(tc.s.JSON); got != tc.want {
+				t.Errorf("the key's break-glass role: %q, want %q", got, tc.want)
+			}
+			b := deploy.MustBucket(deploy.BucketRecords)
+			hasProps(t, tc.s.Template, stack.BucketKeyLogicalID(b), "AWS::KMS::Key", m{"BypassPolicyLockoutSafetyCheck": true,
+				"KeyPolicy": like(m{"Statement": arrayWith(like(m{"Sid": stack.KeyGuardSid, "Effect": "Deny",
+					"Action": listOf(sorted(deploy.KeyGuardedActions())...)}))})})
+		})
+	}
+}
+
 // The records bucket's rules, in both stacks (template.yaml's are held to
 // the same by infra/sam's TestRecordsBucketRules): no role may delete an
-// object or a version, change a retention, bypass one, or change the
-// bucket's lock or lifecycle, nor hold a pattern that matches one; only
-// the admin function's role places legal holds; no role may schedule a
-// key's deletion or disable one; the bucket is locked (COMPLIANCE,
-// domain.RecordsLockDays), versioned, private, TLS-only, encrypted with
-// its own key, and it and every key are retained.
+// object or a version, bypass a retention, or change the bucket's lock or
+// lifecycle, nor hold a pattern that matches one; only the admin
+// function's role places legal holds; only the records' writers (admin,
+// audit-export) name a version's date and tag, which the bucket's policy
+// keeps to compliance mode and the longest rule; no role may schedule a
+// key's deletion or disable one, and the bucket's key denies both, its
+// policy's change and grants to all but the break-glass role; the bucket
+// is locked (COMPLIANCE, domain.RecordsDefaultLockDays by default),
+// versioned, private, TLS-only, encrypted with its own key, expiring a
+// version by its tag, and it and every key are retained.
 func TestRecordsBucketRules(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
 		for _, b := range stacktest.RecordsBreaches(s.JSON) {

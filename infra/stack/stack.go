@@ -76,6 +76,10 @@ type ServiceStackProps struct {
 	// stage; zero takes DefaultThrottleRate and DefaultThrottleBurst.
 	ThrottleRate  float64
 	ThrottleBurst float64
+	// BreakGlassRole names the role that alone may delete, disable or
+	// re-police the records bucket's key (deploy.BreakGlassRole; empty:
+	// its default).
+	BreakGlassRole string
 }
 
 // ServiceStack is the whole service in one CloudFormation stack.
@@ -158,7 +162,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	st := newTaggedStack(scope, id, props.StackProps, stage)
 
 	data := NewData(st, jsii.String("Data"), &DataProps{Retain: retain})
-	buckets := NewBuckets(st, jsii.String("Buckets"), &BucketsProps{Keys: data.Keys})
+	buckets := NewBuckets(st, jsii.String("Buckets"), &BucketsProps{Keys: data.Keys, BreakGlassRole: props.BreakGlassRole})
 	secrets := NewSecrets(st, jsii.String("Secrets"), &SecretsProps{Retain: retain})
 	queues := NewQueues(st, jsii.String("Queues"), &QueuesProps{Retain: retain})
 	fns := NewFunctions(st, jsii.String("Functions"), &FunctionsProps{
@@ -273,7 +277,8 @@ func output(st awscdk.Stack, id string, value *string, description string) {
 
 // PropsFromContext reads a deployment from the CDK context (cdk.json or
 // `cdk … -c key=value`): stage, alarmEmail, apiThrottleRate,
-// apiThrottleBurst and every deploy.Settings() Parameter. It reads no
+// apiThrottleBurst, every deploy.Settings() Parameter and
+// deploy.BreakGlassRole's. It reads no
 // environment variable and looks nothing up in an AWS account.
 func PropsFromContext(node constructs.Node) *ServiceStackProps {
 	str := func(key string) string {
@@ -300,12 +305,13 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 		return f
 	}
 	p := &ServiceStackProps{
-		Stage:         str(ContextStage),
-		Ephemeral:     !retainOf(str(ContextRetain)),
-		AlarmEmail:    str(ContextAlarmEmail),
-		ThrottleRate:  num(ContextThrottleRate),
-		ThrottleBurst: num(ContextThrottleBurst),
-		Settings:      map[string]string{},
+		Stage:          str(ContextStage),
+		Ephemeral:      !retainOf(str(ContextRetain)),
+		AlarmEmail:     str(ContextAlarmEmail),
+		ThrottleRate:   num(ContextThrottleRate),
+		ThrottleBurst:  num(ContextThrottleBurst),
+		Settings:       map[string]string{},
+		BreakGlassRole: str(deploy.BreakGlassRole().Parameter),
 	}
 	if p.Stage == "" {
 		p.Stage = DefaultStage

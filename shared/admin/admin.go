@@ -210,6 +210,7 @@ func commands() map[string]command {
 		"audit.verify":       {false, (*Handler).auditVerify},
 		"audit.dossier":      {false, (*Handler).auditDossier},
 		"audit.export":       {false, (*Handler).auditExport},
+		"audit.extend":       {false, (*Handler).auditExtend},
 		"evidence.get":       {false, (*Handler).evidenceGet},
 		"legal_hold.set":     {true, (*Handler).legalHoldSet},
 		"legal_hold.release": {true, (*Handler).legalHoldRelease},

@@ -171,27 +171,18 @@ type AuditExportView struct {
 // the streams still carry is locked by them, or by this, whichever comes
 // first: once it answers, every record committed before it is locked.
 func (h *Handler) auditExport(ctx context.Context, c *call) (any, error) {
-	var p struct {
-		common
-		AccountID int64 `json:"account_id" strict:"min=0"`
-	}
-	if err := decode(c, &p); err != nil {
+	id, err := h.exporterAccount(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if h.Exporter == nil {
-		return nil, fmt.Errorf("audit.export: no records bucket is configured")
-	}
-	if p.AccountID == 0 {
+	if id == 0 {
 		res, err := h.Exporter.RunDaily(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return AuditExportView{Accounts: res.Accounts, Heads: res.Heads, CaughtUp: res.CaughtUp, Manifests: res.Manifests}, nil
 	}
-	if _, err := h.account(ctx, p.AccountID); err != nil {
-		return nil, err
-	}
-	m, key, err := h.Exporter.RunAccount(ctx, p.AccountID)
+	m, key, err := h.Exporter.RunAccount(ctx, id)
 	if err != nil {
 		return nil, err
 	}

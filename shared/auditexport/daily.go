@@ -76,17 +76,56 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (recordslayo
 	if !since.IsZero() {
 		m.Since = since.Format(time.RFC3339Nano)
 	}
-	// Renewals first, whatever fails after: a lock left to run out is a
-	// record the lifecycle takes. What failed is reported at the end.
+	// Renewals first, whatever fails after: a record still needed whose
+	// lock runs out is one the lifecycle takes. What failed is reported at
+	// the end.
+	r := x.newRetention(accountID)
 	var renewErr error
-	m.Renewed, renewErr = x.renew(ctx, accountID, now)
+	if renewErr = x.readHolds(ctx, r); renewErr == nil {
+		m.Renewed, renewErr = x.renew(ctx, r, now)
+	}
 	if renewErr != nil {
 		logging.From(ctx).Error("locked copies not renewed (the next run tries again)", "account_id", accountID, "error", renewErr.Error())
 		renewErr = fmt.Errorf("renew locks: %w", renewErr)
 	}
-	heads, err := x.Source.AuditHeads(ctx, accountID)
+	if err := x.catchUpHeads(ctx, r, since, &m); err != nil {
+		return m, "", errors.Join(renewErr, err)
+	}
+	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return m, "", errors.Join(renewErr, err)
+	}
+	key := recordslayout.ManifestKey(accountID, now)
+	lock, err := r.lockFor(ctx, 0, now) // the account's own, as its chain
+	if err == nil {
+		_, err = x.Records.PutUntil(ctx, key, append(body, '\n'), lock)
+	}
+	if err != nil {
+		return m, "", errors.Join(renewErr, fmt.Errorf("write manifest: %w", err))
+	}
+	return m, key, renewErr
+}
+
+// readHolds reads the account's legal holds into r: a held entity's
+// records are kept, renewed, whatever its closure says.
+func (x *Exporter) readHolds(ctx context.Context, r *retention) error {
+	holds, err := x.Source.LegalHolds(ctx, r.account)
+	if err != nil {
+		return fmt.Errorf("legal holds: %w", err)
+	}
+	for _, h := range holds {
+		r.held[h.EntityID] = true
+	}
+	return nil
+}
+
+// catchUpHeads locks, for each chain whose head moved since the run
+// before (less a margin), what the streams missed of its records and of
+// its entity's evidence, and names the head in m.
+func (x *Exporter) catchUpHeads(ctx context.Context, r *retention, since time.Time, m *recordslayout.Manifest) error {
+	heads, err := x.Source.AuditHeads(ctx, r.account)
+	if err != nil {
+		return err
 	}
 	slices.SortFunc(heads, func(a, b auditchain.ChainHead) int { return cmp.Compare(a.EntityID, b.EntityID) })
 	for _, h := range heads {
@@ -94,26 +133,18 @@ func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (recordslayo
 			continue
 		}
 		m.Heads = append(m.Heads, recordslayout.ManifestHead{EntityID: h.EntityID, Seq: h.Seq, Hash: h.Hash, LastActionID: h.ActionID, At: h.At})
-		written, err := x.catchUp(ctx, accountID, h)
+		written, err := x.catchUp(ctx, r, h)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, "", errors.Join(renewErr, err)
+			return err
 		}
-		written, err = x.catchUpEvidence(ctx, accountID, h.EntityID)
+		written, err = x.catchUpEvidence(ctx, r, h.EntityID)
 		m.Written = append(m.Written, written...)
 		if err != nil {
-			return m, "", errors.Join(renewErr, err)
+			return err
 		}
 	}
-	body, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return m, "", errors.Join(renewErr, err)
-	}
-	key := recordslayout.ManifestKey(accountID, now)
-	if _, err := x.Records.Put(ctx, key, append(body, '\n')); err != nil {
-		return m, "", errors.Join(renewErr, fmt.Errorf("write manifest: %w", err))
-	}
-	return m, key, renewErr
+	return nil
 }
 
 // lastRun is the time of the account's newest manifest (zero: none).
@@ -137,7 +168,8 @@ func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, err
 // locked body yet (the stream's retries and failure queue exhausted): one
 // listing per check of an entity whose chain moved, the item read only
 // when nothing is locked for it.
-func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int64) ([]recordslayout.ManifestObject, error) {
+func (x *Exporter) catchUpEvidence(ctx context.Context, r *retention, entityID int64) ([]recordslayout.ManifestObject, error) {
+	accountID := r.account
 	if entityID == 0 {
 		return nil, nil // the account's own chain has no checks
 	}
@@ -161,7 +193,7 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 		if err != nil {
 			return out, err
 		}
-		key, existed, err := x.exportEvidence(ctx, ev)
+		key, existed, err := x.exportEvidence(ctx, r, entityID, ev)
 		if err != nil && !errors.Is(err, records.ErrDiffers) {
 			return out, fmt.Errorf("lock evidence %s: %w", key, err)
 		}
@@ -176,7 +208,8 @@ func (x *Exporter) catchUpEvidence(ctx context.Context, accountID, entityID int6
 // catchUp locks the chain's records that have no locked copy yet: one
 // listing of the chain's objects, and its records read only when one is
 // missing.
-func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.ChainHead) ([]recordslayout.ManifestObject, error) {
+func (x *Exporter) catchUp(ctx context.Context, r *retention, h auditchain.ChainHead) ([]recordslayout.ManifestObject, error) {
+	accountID := r.account
 	keys, err := x.Records.List(ctx, recordslayout.ChainPrefix(accountID, h.EntityID))
 	if err != nil {
 		return nil, fmt.Errorf("list chain %d: %w", h.EntityID, err)
@@ -205,7 +238,7 @@ func (x *Exporter) catchUp(ctx context.Context, accountID int64, h auditchain.Ch
 		if locked[key] {
 			continue
 		}
-		locked, existed, err := x.lockLink(ctx, l)
+		locked, existed, err := x.lockLink(ctx, r, l)
 		if err != nil && !errors.Is(err, records.ErrDiffers) {
 			return out, fmt.Errorf("lock record %s: %w", key, err)
 		}

@@ -16,17 +16,17 @@ import (
 )
 
 // Locker keeps write-once objects (records.S3 on AWS, records.Dir
-// locally): Put writes a key once; a second Put of the same bytes is
-// existed, of other bytes an error wrapping records.ErrDiffers.
-// ListLocked dates each key by the newest version holding the record's
-// bytes, Renew writes a record again as a new version, locked from then
-// (records.S3 says more).
+// locally): PutUntil writes a key once, locked to the date it names; a
+// second Put of the same bytes is existed, of other bytes an error
+// wrapping records.ErrDiffers. ListLocked dates each key by the newest
+// version holding the record's bytes, Renew writes a record again as a new
+// version, locked to a later date (records.S3 says more).
 type Locker interface {
-	Put(ctx context.Context, key string, body []byte) (existed bool, err error)
+	PutUntil(ctx context.Context, key string, body []byte, ret records.Retention) (existed bool, err error)
 	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
 	ListLocked(ctx context.Context, prefix string) ([]records.Locked, error)
-	Renew(ctx context.Context, key string) (sha256 string, err error)
+	Renew(ctx context.Context, key string, ret records.Retention) (sha256 string, err error)
 }
 
 // Source reads what is exported: the streams' images, and, for the daily
@@ -87,6 +87,7 @@ type Exporter struct {
 func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	log := logging.From(ctx)
 	written, kept := 0, 0
+	rs := map[int64]*retention{} // by account
 	for _, rec := range ev.Records {
 		if rec.EventName == string(events.DynamoDBOperationTypeRemove) {
 			// A removal is what verification finds against the locked
@@ -100,7 +101,7 @@ func (x *Exporter) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (e
 		if rec.Change.NewImage == nil {
 			continue
 		}
-		key, existed, err := x.exportImage(ctx, rec.Change.NewImage)
+		key, existed, err := x.exportImage(ctx, rs, rec.Change.NewImage)
 		switch {
 		case errors.Is(err, records.ErrDiffers):
 			log.Error("a record was rewritten in DynamoDB: its locked copy differs", "key", key,
@@ -148,39 +149,63 @@ func (x *Exporter) expired(ctx context.Context, rec events.DynamoDBEventRecord) 
 
 // exportImage locks what one image holds: an audit record (heads and
 // records from before the chain are nothing to lock: key "") or an
-// evidence body. The two tables' items are told apart by their keys.
-func (x *Exporter) exportImage(ctx context.Context, img map[string]events.DynamoDBAttributeValue) (string, bool, error) {
+// evidence body, each dated by its account's retention (rs, one per
+// account a batch). The two tables' items are told apart by their keys.
+func (x *Exporter) exportImage(ctx context.Context, rs map[int64]*retention, img map[string]events.DynamoDBAttributeValue) (string, bool, error) {
+	of := func(accountID int64) *retention {
+		if rs[accountID] == nil {
+			rs[accountID] = x.newRetention(accountID)
+		}
+		return rs[accountID]
+	}
 	if _, ok := img["check_id"]; ok {
 		e, err := x.Source.EvidenceFromImage(img)
 		if err != nil {
 			return "", false, err
 		}
-		return x.exportEvidence(ctx, e)
+		// The check names the entity whose rule dates its evidence; one
+		// not found is kept as the account's own records are.
+		chk, err := x.Source.Check(ctx, e.AccountID, e.CheckID)
+		if err != nil && domain.ErrorCode(err) != domain.ECodeNotFound {
+			return "", false, fmt.Errorf("check %d: %w", e.CheckID, err)
+		}
+		return x.exportEvidence(ctx, of(e.AccountID), chk.EntityID, e)
 	}
 	l, ok, err := x.Source.AuditLinkFromImage(img)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	return x.lockLink(ctx, l)
+	return x.lockLink(ctx, of(l.AccountID), l)
 }
 
-// lockLink locks an audit record as its canonical form, the bytes hashed;
-// key "" for one that no longer matches its hash, which locking would
-// vouch for.
-func (x *Exporter) lockLink(ctx context.Context, l auditchain.Link) (string, bool, error) {
+// lockLink locks an audit record as its canonical form, the bytes hashed,
+// dated by r; key "" for one that no longer matches its hash, which
+// locking would vouch for. A closure record, once locked, may end its
+// trail's keeping: renewClosed then locks the trail to its end.
+func (x *Exporter) lockLink(ctx context.Context, r *retention, l auditchain.Link) (string, bool, error) {
 	key := recordslayout.RecordKey(l.AccountID, l.EntityID, l.Seq)
 	if sum, err := auditchain.Sum(l); err != nil || sum != l.Hash {
 		logging.From(ctx).Error("audit record does not match its hash: not locked", "key", key, "action_id", l.ActionID)
 		return "", false, nil
 	}
-	existed, err := x.Records.Put(ctx, key, auditchain.Canonical(l))
+	now := x.Clock.Now()
+	lock, err := r.lockFor(ctx, l.EntityID, now)
+	if err != nil {
+		return key, false, err
+	}
+	existed, err := x.Records.PutUntil(ctx, key, auditchain.Canonical(l), lock)
+	if err == nil && l.Action == string(domain.ActionEndRelationship) && l.EntityID != 0 {
+		// Again on a retry: what a failed attempt left is finished.
+		err = x.renewClosed(ctx, r, l.EntityID, now)
+	}
 	return key, existed, err
 }
 
-// exportEvidence locks a provider's answer under its hash: the item's body,
-// or the evidence blob store's object for a large one. A body that no
-// longer hashes to what was recorded on receipt is not locked as if it were.
-func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (string, bool, error) {
+// exportEvidence locks a provider's answer under its hash, dated by its
+// entity's retention: the item's body, or the evidence blob store's object
+// for a large one. A body that no longer hashes to what was recorded on
+// receipt is not locked as if it were.
+func (x *Exporter) exportEvidence(ctx context.Context, r *retention, entityID int64, e domain.Evidence) (string, bool, error) {
 	key := recordslayout.EvidenceKey(e.AccountID, e.CheckID, e.SHA256)
 	if e.BodyKey != "" {
 		if x.Blobs == nil {
@@ -211,6 +236,10 @@ func (x *Exporter) exportEvidence(ctx context.Context, e domain.Evidence) (strin
 			return key, false, fmt.Errorf("check %d's evidence is locked already as %s: %w", e.CheckID, k, records.ErrDiffers)
 		}
 	}
-	existed, err := x.Records.Put(ctx, key, e.Body)
+	lock, err := r.lockFor(ctx, entityID, x.Clock.Now())
+	if err != nil {
+		return key, false, err
+	}
+	existed, err := x.Records.PutUntil(ctx, key, e.Body, lock)
 	return key, existed, err
 }

@@ -15,54 +15,37 @@ import (
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
-// The daily run renews a locked copy falling due (its lock ends within
-// RecordsRenewDays) while it must be kept — its relationship lasting, a
-// legal hold standing, its entity gone from DynamoDB with no closure
-// record to say its retention ran out — and until its lock reaches the
-// end of its retention; past that it lets the lock run out. Renewed, a
-// copy is not due again.
-func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
+// The daily run renews a locked copy whose newest version falls due
+// (RecordsRenewYears old, less RecordsRenewDays) while its record must be
+// kept — its relationship lasting, a legal hold standing, its entity gone
+// from DynamoDB with no believed closure to say its retention ran out,
+// the account's own records and manifests — locked its jurisdiction's
+// minimum from then; once a believed closure ended the relationship after
+// the version's write, to the end's date; past that date, not at all.
+// Renewed, a copy is not due again.
+func TestDailyRunRenewsAsLongAsTheRecordIsNeeded(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	now := time.Now().UTC().Truncate(time.Second)
-	w.x.Clock = domain.FixedClock(now)
-	entity := func(number string, until *time.Time) int64 {
-		t.Helper()
-		body := []byte(`{"results":[],"n":"` + number + `"}`)
-		d, err := w.st.CreateEntity(ctx, domain.EntityDetail{
-			Entity: domain.Entity{AccountID: w.acct, RegistrationNumber: number, LegalName: "Kept Co " + number, CountryCode: "SA", CountryID: 682,
-				Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
-			Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
-				Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha(body), Size: len(body), Body: body, Stored: true}}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if until != nil {
-			mustRun(t, w.db.Table(w.names[schema.Entities]).Update("account_id", w.acct).Range("entity_id", d.Entity.ID).
-				Set("relationship_ended_at", domain.FormatTime(t0)).Set("retain_until", domain.FormatTime(*until)))
-		}
-		w.chain(t, d.Entity.ID, 1)
-		return d.Entity.ID
-	}
-	day := func(n int) *time.Time { t := now.AddDate(0, 0, n); return &t }
-	lasting := entity("7000004440", nil)
-	endsLate := entity("7000004450", day(400)) // past the lock a renewal gives
-	endsSoon := entity("7000004460", day(10))  // before the lock it has ends
-	held := entity("7000004470", day(10))
+	w, now := newWorldNow(t)
+	w.declared(t) // the closures below are unsigned
+	day := func(n int) time.Time { return now.AddDate(0, 0, n) }
+	lasting := w.entity(t, "7000004440", "SA")
+	endsLate := w.entity(t, "7000004450", "DE")
+	w.closeEntity(t, endsLate, day(400))
+	endsPast := w.entity(t, "7000004460", "SA")
+	w.closeEntity(t, endsPast, day(-1))
+	held := w.entity(t, "7000004470", "SA")
+	w.closeEntity(t, held, day(-1))
 	if err := w.st.PutLegalHold(ctx, domain.LegalHold{AccountID: w.acct, EntityID: held, Reason: "inquiry", SetBy: "dpo", ActionID: "hold-1", SetAt: t0},
 		domain.AuditRecord{AccountID: w.acct, ActionID: "hold-1", Action: domain.ActionLegalHoldSet, EntityID: held, OperatorName: "dpo", Reason: "inquiry", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	// Two chains whose entities are gone from DynamoDB: one whose locked
-	// closure record says its retention ran out yesterday (unsigned: the
-	// account accepts declared decisions), one removed unseen.
-	w.declared(t)
+	// closure record says its retention ran out yesterday, one removed
+	// unseen.
 	const expired, removed = 777, 778
-	w.closedChain(t, expired, *day(-1))
+	w.closedChain(t, expired, day(-1))
 	w.chain(t, removed, 1)
 	w.chain(t, 0, 1) // the account's own
-	// Locked evidence of a check gone from DynamoDB.
 	orphan := recordslayout.EvidenceKey(w.acct, 999999, sha([]byte("gone")))
 	if _, err := w.rec.Put(ctx, orphan, []byte("gone")); err != nil {
 		t.Fatal(err)
@@ -70,53 +53,42 @@ func TestDailyRunRenewsLocksAsLongAsRetention(t *testing.T) {
 	if _, err := w.x.RunDaily(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// Everything was written 40 days ago: its lock ends in 50 days.
-	old := now.AddDate(0, 0, -40)
-	err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		return os.Chtimes(path, old, old)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.x.Clock = domain.FixedClock(now.Add(time.Minute)) // a manifest of its own
+	w.backdate(t, now, now.AddDate(-domain.RecordsRenewYears, 0, 0)) // every copy's newest version due
+	later := now.Add(time.Minute)
+	w.x.Clock = domain.FixedClock(later) // a manifest of its own
 	m, _, err := w.x.RunAccount(ctx, w.acct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	renewed := map[string]bool{}
+	renewed := map[string]time.Time{}
 	for _, o := range m.Renewed {
-		renewed[o.Key] = true
-		if got, err := w.rec.Get(ctx, o.Key); err != nil || got.SHA256 != o.SHA256 {
+		got, err := w.rec.Get(ctx, o.Key)
+		if err != nil || got.SHA256 != o.SHA256 {
 			t.Errorf("renewed %s: sha256 %s in the manifest, %s read, %v", o.Key, o.SHA256, got.SHA256, err)
 		}
-	}
-	prefixes := map[string]bool{}
-	for key := range renewed {
-		parts := strings.Split(key, "/")
-		prefixes[strings.Join(parts[:min(3, len(parts)-1)], "/")] = true
+		parts := strings.Split(o.Key, "/")
+		renewed[strings.Join(parts[:min(3, len(parts)-1)], "/")] = got.RetainUntil
 	}
 	for _, tc := range []struct {
 		name   string
 		prefix string
-		want   bool
+		want   time.Time // zero: not renewed
 	}{
-		{"the relationship lasting: its records", fmt.Sprintf("audit/%d/%d", w.acct, lasting), true},
-		{"the relationship lasting: its evidence", fmt.Sprintf("evidence/%d/%d", w.acct, w.checkOf(t, lasting)), true},
-		{"the account's own chain", fmt.Sprintf("audit/%d/0", w.acct), true},
-		{"the manifests", fmt.Sprintf("manifests/%d", w.acct), true},
-		{"ended, retention past the lock", fmt.Sprintf("audit/%d/%d", w.acct, endsLate), true},
-		{"ended, retention within the lock", fmt.Sprintf("audit/%d/%d", w.acct, endsSoon), false},
-		{"ended, retention within the lock: its evidence", fmt.Sprintf("evidence/%d/%d", w.acct, w.checkOf(t, endsSoon)), false},
-		{"held", fmt.Sprintf("audit/%d/%d", w.acct, held), true},
-		{"gone, expired by its closure record", fmt.Sprintf("audit/%d/%d", w.acct, expired), false},
-		{"gone, removed unseen", fmt.Sprintf("audit/%d/%d", w.acct, removed), true},
-		{"evidence of a check gone", fmt.Sprintf("evidence/%d/999999", w.acct), false},
+		{"the relationship lasting: its records", fmt.Sprintf("audit/%d/%d", w.acct, lasting), later.AddDate(10, 0, 0)},
+		{"the relationship lasting: its evidence", fmt.Sprintf("evidence/%d/%d", w.acct, w.checkOf(t, lasting)), later.AddDate(10, 0, 0)},
+		{"the account's own chain", fmt.Sprintf("audit/%d/0", w.acct), later.AddDate(10, 0, 0)},
+		{"the manifests", fmt.Sprintf("manifests/%d", w.acct), later.AddDate(10, 0, 0)},
+		{"ended since the write, retention ahead: to its end", fmt.Sprintf("audit/%d/%d", w.acct, endsLate), day(400)},
+		{"the same: its evidence", fmt.Sprintf("evidence/%d/%d", w.acct, w.checkOf(t, endsLate)), day(400)},
+		{"ended, retention past", fmt.Sprintf("audit/%d/%d", w.acct, endsPast), time.Time{}},
+		{"ended, retention past: its evidence", fmt.Sprintf("evidence/%d/%d", w.acct, w.checkOf(t, endsPast)), time.Time{}},
+		{"held, retention past", fmt.Sprintf("audit/%d/%d", w.acct, held), later.AddDate(10, 0, 0)},
+		{"gone, expired by its closure record", fmt.Sprintf("audit/%d/%d", w.acct, expired), time.Time{}},
+		{"gone, removed unseen: the longest rule", fmt.Sprintf("audit/%d/%d", w.acct, removed), later.AddDate(10, 0, 0)},
+		{"evidence of a check gone", fmt.Sprintf("evidence/%d/999999", w.acct), time.Time{}},
 	} {
-		if prefixes[tc.prefix] != tc.want {
-			t.Errorf("%s (%s): renewed %t, want %t", tc.name, tc.prefix, prefixes[tc.prefix], tc.want)
+		if got := renewed[tc.prefix]; !got.Equal(tc.want) {
+			t.Errorf("%s (%s): renewed until %s, want %s", tc.name, tc.prefix, got, tc.want)
 		}
 	}
 	// Renewed, nothing is due again.
@@ -149,26 +121,16 @@ func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			w := newWorld(t)
-			now := time.Now().UTC().Truncate(time.Second)
+			w, now := newWorldNow(t)
 			const gone = 779
 			w.closedChain(t, gone, now.AddDate(0, 0, -1)) // made at t0 + 1h
 			if tc.declared != nil {
 				w.setDeclared(t, true, *tc.declared)
 			}
-			w.x.Clock = domain.FixedClock(now)
 			if _, err := w.x.RunDaily(ctx); err != nil {
 				t.Fatal(err)
 			}
-			old := now.AddDate(0, 0, -40) // the lock ends in 50 days: due
-			if err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
-				if err != nil || e.IsDir() {
-					return err
-				}
-				return os.Chtimes(path, old, old)
-			}); err != nil {
-				t.Fatal(err)
-			}
+			w.backdate(t, now, now.AddDate(-domain.RecordsRenewYears, 0, 0))
 			w.x.Clock = domain.FixedClock(now.Add(time.Minute))
 			m, _, err := w.x.RunAccount(ctx, w.acct)
 			if err != nil {
@@ -179,6 +141,61 @@ func TestAnUnsignedClosureEndsNothingWhereSignaturesAreRequired(t *testing.T) {
 				t.Errorf("closure %s renewed %t, want %t (renewed %+v)", closure, got, tc.renewed, m.Renewed)
 			}
 		})
+	}
+}
+
+// entity creates an entity of the country with a screening check and its
+// evidence, and a chain of one record.
+func (w *world) entity(t *testing.T, number, country string) int64 {
+	t.Helper()
+	body := []byte(`{"results":[],"n":"` + number + `"}`)
+	d, err := w.st.CreateEntity(context.Background(), domain.EntityDetail{
+		Entity: domain.Entity{AccountID: w.acct, RegistrationNumber: number, LegalName: "Kept Co " + number, CountryCode: country,
+			Status: domain.EntityApproved, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, CreatedAt: t0, UpdatedAt: t0,
+			Evidence: &domain.Evidence{Provider: "opensanctions", ReceivedAt: t0, HTTPStatus: 200, SHA256: sha(body), Size: len(body), Body: body, Stored: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.chain(t, d.Entity.ID, 1)
+	return d.Entity.ID
+}
+
+// closeEntity ends the entity's relationship as the decision does: an
+// unsigned end_relationship record (its chain's second) keeping its
+// records until until, and the entity item saying so.
+func (w *world) closeEntity(t *testing.T, entity int64, until time.Time) {
+	t.Helper()
+	w.closure(t, entity, until)
+	mustRun(t, w.db.Table(w.names[schema.Entities]).Update("account_id", w.acct).Range("entity_id", entity).
+		Set("relationship_ended_at", domain.FormatTime(t0.Add(time.Hour))).Set("retain_until", domain.FormatTime(until)))
+}
+
+// backdate moves every locked copy written at written back to when, as if
+// written then: its file's time, and the date records.Dir keeps beside it
+// by as much.
+func (w *world) backdate(t *testing.T, written, when time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(w.rec.Root, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		if !strings.HasSuffix(path, "~retain-until") {
+			return os.Chtimes(path, when, when)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		until, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, []byte(until.Add(when.Sub(written)).Format(time.RFC3339)+"\n"), 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -212,6 +229,13 @@ func (w *world) setDeclared(t *testing.T, on bool, at time.Time) {
 func (w *world) closedChain(t *testing.T, entity int64, until time.Time) {
 	t.Helper()
 	w.chain(t, entity, 1)
+	w.closure(t, entity, until)
+}
+
+// closure appends to the entity's chain of one record an unsigned
+// end_relationship at t0 + 1h, whose retention ends at until.
+func (w *world) closure(t *testing.T, entity int64, until time.Time) {
+	t.Helper()
 	if err := w.st.ApplyDecision(context.Background(), domain.Decision{Audit: domain.AuditRecord{AccountID: w.acct, ActionID: act(entity, 2), Action: domain.ActionEndRelationship,
 		EntityID: entity, OperatorID: 3, OperatorName: "op", Reason: "left", At: t0.Add(time.Hour),
 		After: map[string]any{"retain_until": domain.FormatTime(until)}}}); err != nil {

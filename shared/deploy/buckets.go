@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -11,6 +12,8 @@ import (
 // each is authorized on and what it takes of the bucket's key.
 const (
 	s3PutObject          = "s3:PutObject"
+	s3PutObjectRetention = "s3:PutObjectRetention"
+	s3PutObjectTagging   = "s3:PutObjectTagging"
 	s3GetObject          = "s3:GetObject"
 	s3GetObjectVersion   = "s3:GetObjectVersion"
 	s3PutObjectLegalHold = "s3:PutObjectLegalHold"
@@ -42,15 +45,47 @@ type Bucket struct {
 	OwnKey     bool
 	// ExpireDays, when set, expires a current version that long after it
 	// was written, and NoncurrentDays a replaced or expired version that
-	// long after (one lifecycle rule when either is set).
+	// long after (one lifecycle rule, LifecycleRuleID, when either is
+	// set).
 	ExpireDays     int
 	NoncurrentDays int
+	// ExpireByTag expires a current version by its tag: a lifecycle rule
+	// each, after NoncurrentDays' (TagExpiry.RuleID).
+	ExpireByTag []TagExpiry
 	// ObjectLockDays, when set, creates the bucket with Object Lock (it
 	// cannot be turned on later), every new object version locked in
-	// ObjectLockMode for that many days unless its writer asks otherwise,
-	// which needs s3:PutObjectRetention, a grant the catalogue cannot give.
+	// ObjectLockMode for that many days unless its writer names a date
+	// (s3:PutObjectRetention), and a bucket policy refusing a date in any
+	// other mode or more than MaxLockDays ahead.
 	ObjectLockDays int
+	MaxLockDays    int
 	Description    string
+}
+
+// LifecycleRuleID names a bucket's lifecycle rule of ExpireDays and
+// NoncurrentDays.
+const LifecycleRuleID = "ExpireAfterRetention"
+
+// TagExpiry expires a current version tagged Key=Value Days after it was
+// written.
+type TagExpiry struct {
+	Key, Value string
+	Days       int
+}
+
+// RuleID names its lifecycle rule: ExpireTagged<Value>.
+func (e TagExpiry) RuleID() string { return "ExpireTagged" + e.Value }
+
+// recordsExpiries are the records bucket's rules by tag: a version locked
+// for so many whole years (domain.RecordKeepYears) expires a day after the
+// longest those years can be (domain.RecordsKeepDays), once its lock
+// ended.
+func recordsExpiries() []TagExpiry {
+	var out []TagExpiry
+	for y := 1; y <= domain.RecordsMaxKeepYears; y++ {
+		out = append(out, TagExpiry{Key: domain.RecordsKeepTag, Value: strconv.Itoa(y), Days: domain.RecordsKeepDays(y)})
+	}
+	return out
 }
 
 // Bucket ids.
@@ -87,14 +122,20 @@ func Buckets() []Bucket {
 			// A key of its own: the locked copies are decrypted by those
 			// its grants name, not by whoever may read the tables.
 			OwnKey: true,
-			// Each version locked a short while from its write, renewed by
-			// audit-export while it must be kept (domain.RenewRecord); a
-			// current version no longer renewed goes a month after its lock
-			// ran out, the versions beneath it a day later: lifecycle
-			// deletes no version before its lock allows.
-			ObjectLockDays: domain.RecordsLockDays,
-			ExpireDays:     domain.RecordsExpireDays,
+			// Each version locked at its write to the law's date
+			// (domain.RecordLockUntil) and tagged with the years it runs;
+			// renewed by audit-export as a new version while the record is
+			// still needed (domain.RecordRenewal). A current version goes a
+			// day after the longest its tag's years can be, the versions
+			// beneath it a day after they were replaced or expired: the
+			// lifecycle deletes no version before its lock allows. A
+			// version written with no date (none of the service's) is
+			// locked by the default, and no lock may reach further than
+			// the longest rule keeps.
+			ObjectLockDays: domain.RecordsDefaultLockDays,
+			MaxLockDays:    domain.RecordsKeepDays(domain.RecordsMaxKeepYears),
 			NoncurrentDays: domain.RecordsNoncurrentDays,
+			ExpireByTag:    recordsExpiries(),
 			Description:    "the kept records under Object Lock (COMPLIANCE): audit records, chain heads, evidence bodies and the daily manifests",
 		},
 	}
@@ -142,6 +183,8 @@ type S3Action struct {
 func S3Actions() map[string]S3Action {
 	return map[string]S3Action{
 		s3PutObject:          {KeyAction: "kms:GenerateDataKey"},
+		s3PutObjectRetention: {},
+		s3PutObjectTagging:   {},
 		s3GetObject:          {KeyAction: "kms:Decrypt"},
 		s3GetObjectVersion:   {KeyAction: "kms:Decrypt"},
 		s3PutObjectLegalHold: {},

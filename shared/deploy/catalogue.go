@@ -284,12 +284,15 @@ func Functions() []Function {
 				// deleted once DynamoDB's TTL removed its item (the end of
 				// its retention), the removal coming down the stream.
 				{Bucket: BucketEvidence, Actions: []string{s3GetObject, s3DeleteObject}},
-				// Puts objects, each version locked by the bucket's default
-				// retention (setting one would need PutObjectRetention,
-				// which it does not hold), and renews a record by putting
-				// its bytes again; reads and lists what is there, versions
-				// too, so a copy is not written twice.
-				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions}},
+				// Puts objects, each version locked in compliance mode to the
+				// law's date and tagged for the lifecycle at its put (a date
+				// and a tag need PutObjectRetention and PutObjectTagging; the
+				// bucket's policy refuses another mode or a date past the
+				// longest rule's), and renews a record by putting its bytes
+				// again; reads and lists what is there, versions too, so a
+				// copy is not written twice.
+				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3PutObjectRetention, s3PutObjectTagging, s3GetObject, s3GetObjectVersion,
+					s3ListBucket, s3ListBucketVersions}},
 			},
 			// Each stream a mapping of its own; a batch that still fails
 			// goes, described, to the one failure queue.
@@ -409,11 +412,12 @@ func Functions() []Function {
 				// evidence.get: a body kept as an object (reads only).
 				{Bucket: BucketEvidence, Actions: []string{s3GetObject}},
 				// Verification against the locked copies (any version);
-				// audit.export's daily run now (records, manifests,
-				// renewals: puts, as audit-export's); legal holds: the one
-				// role that may place or lift one. No retention change, no
-				// delete.
-				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold}},
+				// audit.export's daily run now and audit.extend's one-off
+				// run (records, manifests, renewals: dated and tagged puts,
+				// as audit-export's); legal holds: the one role that may
+				// place or lift one. No delete.
+				{Bucket: BucketRecords, Actions: []string{s3PutObject, s3PutObjectRetention, s3PutObjectTagging, s3GetObject, s3GetObjectVersion,
+					s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold}},
 			},
 			Settings: []Setting{settingWebhookAllow(), settingSettingsURL(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			// Redeliveries.

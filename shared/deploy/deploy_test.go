@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -334,28 +336,39 @@ func TestBucketsAreDescribed(t *testing.T) {
 }
 
 // The records bucket keeps what no one can rewrite: its own key, Object
-// Lock in COMPLIANCE mode for RecordsLockDays, unrenewed versions expiring
-// after RecordsExpireDays. By an
-// allow-list, as the audit tables: only audit-export and admin hold
-// anything on it, exactly this; only admin places legal holds; and the S3
-// actions the catalogue can grant at all name no delete, retention, lock
-// or lifecycle change, nor a wildcard, so no grant can.
+// Lock in COMPLIANCE mode (RecordsDefaultLockDays for a version written
+// with no date), no lock past the longest rule's, a current version
+// expiring by its tag a day after the longest its years can be (every
+// value RecordKeepYears gives has its rule, and none expires a version
+// before its lock ends), replaced ones a day later. By an allow-list, as
+// the audit tables: only audit-export and admin hold anything on it,
+// exactly this; only admin places legal holds; and the S3 actions the
+// catalogue can grant at all name no delete, bypass, lock or lifecycle
+// change, nor a wildcard, so no grant can.
 func TestRecordsBucket(t *testing.T) {
 	b := MustBucket(BucketRecords)
-	if !b.OwnKey || b.KeyOfTable != "" || b.ObjectLockDays != domain.RecordsLockDays || ObjectLockMode != "COMPLIANCE" ||
-		b.ExpireDays != domain.RecordsExpireDays || b.NoncurrentDays != domain.RecordsNoncurrentDays {
-		t.Errorf("records bucket %+v (mode %s): want its own key, locked %d days in COMPLIANCE mode, unrenewed versions expiring after %d days",
-			b, ObjectLockMode, domain.RecordsLockDays, domain.RecordsExpireDays)
+	if !b.OwnKey || b.KeyOfTable != "" || b.ObjectLockDays != domain.RecordsDefaultLockDays || ObjectLockMode != "COMPLIANCE" ||
+		b.ExpireDays != 0 || b.NoncurrentDays != domain.RecordsNoncurrentDays || b.MaxLockDays != domain.RecordsKeepDays(domain.RecordsMaxKeepYears) {
+		t.Errorf("records bucket %+v (mode %s): want its own key, locked %d days by default in COMPLIANCE mode, no expiry by age alone",
+			b, ObjectLockMode, domain.RecordsDefaultLockDays)
 	}
-	// A renewal comes before the lock runs out, and the lifecycle only
-	// after it did.
-	if domain.RecordsRenewDays >= domain.RecordsLockDays || domain.RecordsExpireDays <= domain.RecordsLockDays {
-		t.Errorf("renewed within %d days of a %d-day lock's end, expiring after %d days", domain.RecordsRenewDays, domain.RecordsLockDays, domain.RecordsExpireDays)
+	now := time.Date(2027, 2, 28, 23, 59, 59, 0, time.UTC)
+	for y := 1; y <= domain.RecordsMaxKeepYears; y++ {
+		e := b.ExpireByTag[y-1]
+		until := now.AddDate(y, 0, 0)
+		if e.Key != domain.RecordsKeepTag || e.Value != strconv.Itoa(y) || domain.RecordKeepYears(now, until) != y ||
+			!now.AddDate(0, 0, e.Days).After(until) || e.Days > b.MaxLockDays {
+			t.Errorf("rule %+v: want %s=%d expiring after a lock of %d years (to %s) ended", e, domain.RecordsKeepTag, y, y, until)
+		}
+	}
+	if len(b.ExpireByTag) != domain.RecordsMaxKeepYears {
+		t.Errorf("%d rules by tag, want one per year up to %d", len(b.ExpireByTag), domain.RecordsMaxKeepYears)
 	}
 
 	want := map[string][]string{
-		"audit-export": {s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions},
-		"admin":        {s3PutObject, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions, s3PutObjectLegalHold},
+		"audit-export": {s3PutObject, s3PutObjectRetention, s3PutObjectTagging, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions},
+		"admin": {s3PutObject, s3PutObjectRetention, s3PutObjectTagging, s3GetObject, s3GetObjectVersion, s3ListBucket, s3ListBucketVersions,
+			s3PutObjectLegalHold},
 	}
 	for _, f := range Functions() {
 		t.Run(f.Name, func(t *testing.T) {
@@ -377,7 +390,7 @@ func TestRecordsBucket(t *testing.T) {
 	// The one delete the catalogue knows removes a current object (a
 	// delete marker in a versioned bucket), never a version, and only
 	// audit-export holds it, on the evidence bucket.
-	forbidden := []string{"s3:DeleteObjectVersion", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
+	forbidden := []string{"s3:DeleteObjectVersion", "s3:BypassGovernanceRetention",
 		"s3:PutBucketObjectLockConfiguration", "s3:PutLifecycleConfiguration", "s3:PutBucketPolicy", "s3:DeleteBucket"}
 	for a := range S3Actions() {
 		for _, no := range forbidden {
@@ -409,6 +422,8 @@ func TestObjectGrantActions(t *testing.T) {
 		{name: "reads", actions: []string{s3GetObject, s3GetObjectVersion}, objects: []string{s3GetObject, s3GetObjectVersion}, key: []string{"kms:Decrypt"}},
 		{name: "listings", actions: []string{s3ListBucket, s3ListBucketVersions}, bucket: []string{s3ListBucket, s3ListBucketVersions}},
 		{name: "legal hold", actions: []string{s3PutObjectLegalHold}, objects: []string{s3PutObjectLegalHold}},
+		{name: "a dated, tagged put", actions: []string{s3PutObject, s3PutObjectRetention, s3PutObjectTagging},
+			objects: []string{s3PutObject, s3PutObjectRetention, s3PutObjectTagging}, key: []string{"kms:GenerateDataKey"}},
 		{name: "mixed", actions: []string{s3ListBucket, s3PutObject, s3GetObject}, objects: []string{s3PutObject, s3GetObject},
 			bucket: []string{s3ListBucket}, key: []string{"kms:GenerateDataKey", "kms:Decrypt"}},
 		{name: "delete", actions: []string{s3DeleteObject}, objects: []string{s3DeleteObject}},

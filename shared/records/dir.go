@@ -17,8 +17,11 @@ import (
 
 // Dir keeps records as files under Root, one per key (its slashes are
 // folders): the local stand-in for S3. A file is written once and made
-// read-only; there is one version, no lock mode and no retention, and a file
-// changed behind Dir's back reads as it now is.
+// read-only; there is one version and no lock mode, and a file changed
+// behind Dir's back reads as it now is. The retain-until date a write names
+// is kept in a file beside the record's (key + "~retain-until"), only ever
+// moved later, so that code that dates its records runs locally as on AWS
+// and tests read the dates back.
 //
 // The legal hold is a marker file beside the record's (key + "~legal-hold"),
 // kept rather than ignored so that code that holds and releases records runs
@@ -29,17 +32,25 @@ type Dir struct {
 }
 
 const (
-	holdSuffix = "~legal-hold"
-	tempPrefix = "~put-"
+	holdSuffix   = "~legal-hold"
+	retainSuffix = "~retain-until"
+	tempPrefix   = "~put-"
 )
 
-// Put writes body under key unless the key already holds something: the same
-// bytes are existed=true, other bytes ErrDiffers, and neither writes. The
+// Put is PutUntil with no date: the file is undated, as a version the
+// bucket's default locks.
+func (d Dir) Put(ctx context.Context, key string, body []byte) (existed bool, err error) {
+	return d.PutUntil(ctx, key, body, Retention{})
+}
+
+// PutUntil writes body under key, dated ret.Until, unless the key already
+// holds something: the same bytes are existed=true (its date left as it
+// is), other bytes ErrDiffers, and neither writes. The
 // file is written beside its place (created exclusively), synced, then
 // linked into place: a link, unlike a rename, refuses a name that exists, so
 // two Puts cannot both write, and a crash leaves at most a temporary file,
 // never half a record.
-func (d Dir) Put(ctx context.Context, key string, body []byte) (existed bool, err error) {
+func (d Dir) PutUntil(ctx context.Context, key string, body []byte, ret Retention) (existed bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -75,6 +86,9 @@ func (d Dir) Put(ctx context.Context, key string, body []byte) (existed bool, er
 	}
 	if errors.Is(err, fs.ErrExist) {
 		return d.compare(key, path, body)
+	}
+	if err == nil {
+		err = raiseRetention(path, ret.Until)
 	}
 	if err != nil {
 		return false, fmt.Errorf("records: put %s: %w", key, err)
@@ -122,13 +136,19 @@ func (d Dir) Get(ctx context.Context, key string) (Object, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Object{}, fmt.Errorf("records: get %s: %w", key, err)
 	}
+	held := err == nil
+	until, err := readRetention(path)
+	if err != nil {
+		return Object{}, fmt.Errorf("records: get %s: %w", key, err)
+	}
 	sum := hexSHA256(body)
 	return Object{
-		Key:       key,
-		Body:      body,
-		SHA256:    sum,
-		Versions:  []Version{{SHA256: sum, LastModified: info.ModTime()}},
-		LegalHold: err == nil,
+		Key:         key,
+		Body:        body,
+		SHA256:      sum,
+		Versions:    []Version{{SHA256: sum, LastModified: info.ModTime(), RetainUntil: until}},
+		RetainUntil: until,
+		LegalHold:   held,
 	}, nil
 }
 
@@ -190,9 +210,10 @@ func (d Dir) ListLocked(ctx context.Context, prefix string) ([]Locked, error) {
 	return out, nil
 }
 
-// Renew dates the record's file now, as a renewal's new version would be;
-// a key that holds nothing is ErrNotFound. It returns the bytes' SHA-256.
-func (d Dir) Renew(ctx context.Context, key string) (string, error) {
+// Renew dates the record's file now, as a renewal's new version would be,
+// and moves its retain-until date on to ret.Until (never back); a key that
+// holds nothing is ErrNotFound. It returns the bytes' SHA-256.
+func (d Dir) Renew(ctx context.Context, key string, ret Retention) (string, error) {
 	obj, err := d.Get(ctx, key)
 	if err != nil {
 		return "", err
@@ -202,7 +223,11 @@ func (d Dir) Renew(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	now := time.Now()
-	if err := os.Chtimes(path, now, now); err != nil {
+	err = os.Chtimes(path, now, now)
+	if err == nil {
+		err = raiseRetention(path, ret.Until)
+	}
+	if err != nil {
 		return "", fmt.Errorf("records: renew %s: %w", key, err)
 	}
 	return obj.SHA256, nil

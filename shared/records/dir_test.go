@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/records"
 )
@@ -87,6 +88,30 @@ func TestDirWithoutRoot(t *testing.T) {
 	for _, c := range calls {
 		if err := c.call(); err == nil || !strings.Contains(err.Error(), "no Root") || errors.Is(err, records.ErrNotFound) {
 			t.Errorf("%s without Root = %v", c.name, err)
+		}
+	}
+}
+
+// Dir keeps one version: a renewal moves its date on, never back, as
+// compliance mode refuses a shorter date.
+func TestDirDatesOnlyMoveOn(t *testing.T) {
+	ctx := context.Background()
+	d := records.Dir{Root: t.TempDir()}
+	key := "audit/1/2/00000000000000000001.txt"
+	until := time.Date(2036, 5, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := d.PutUntil(ctx, key, []byte("record"), records.Retention{Until: until, KeepYears: 10}); err != nil {
+		t.Fatal(err)
+	}
+	for _, renew := range []time.Time{until.AddDate(-1, 0, 0), {}, until.AddDate(0, 0, 1)} {
+		if _, err := d.Renew(ctx, key, records.Retention{Until: renew, KeepYears: 10}); err != nil {
+			t.Fatal(err)
+		}
+		want := until
+		if renew.After(until) {
+			want = renew
+		}
+		if got, err := d.Get(ctx, key); err != nil || !got.RetainUntil.Equal(want) {
+			t.Errorf("renewed to %s: dated %s, %v; want %s", renew, got.RetainUntil, err, want)
 		}
 	}
 }

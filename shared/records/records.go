@@ -12,19 +12,22 @@
 // whose lock started when it was written: Get reads it whatever came after,
 // and names every later version whose bytes differ (Object.Rewritten), so that
 // someone holding s3:PutObject can hide a record behind other bytes but not
-// change it unseen. Put sends no lock headers: the bucket's default retention
-// applies to every version (a date set at upload would need
-// s3:PutObjectRetention, which no role may hold).
+// change it unseen.
 //
-// A record is renewed (Renew) by writing its first version's bytes again as
-// the newest version: the bucket's default retention locks it from then, so
-// a record is kept locked as long as it must be without any role holding
-// s3:PutObjectRetention (domain.RenewRecord says when). Renewals hold the
-// record's own bytes, so Get never names them in Rewritten.
+// PutUntil writes a version locked in compliance mode to a date its caller
+// names (Retention: the law's minimum, domain.RecordLockUntil), tagged with
+// the years that lock runs, by which the bucket's lifecycle expires it once
+// the lock ended; Put sends no lock, so the bucket's default applies. A
+// record still needed when its lock nears its end is renewed (Renew): its
+// first version's bytes written again as the newest version, locked to a
+// later date. Renewals hold the record's own bytes, so Get never names them
+// in Rewritten. No date is ever shortened: compliance mode refuses it, and
+// neither store asks.
 //
-// Dir keeps each record as a file written once; it guarantees nothing against
-// whoever may write the directory, and keeps one version only (a renewal
-// dates the file anew).
+// Dir keeps each record as a file written once, its retain-until date in a
+// file beside it; it guarantees nothing against whoever may write the
+// directory, and keeps one version only (a renewal dates the file anew and
+// moves its date on, never back).
 //
 // Keys follow blob's rules (blob.CheckKey).
 package records
@@ -60,6 +63,16 @@ type Version struct {
 	ID           string // S3 version id ("" in Dir)
 	SHA256       string // hex SHA-256 of its bytes
 	LastModified time.Time
+	RetainUntil  time.Time // its lock's date (zero if none)
+}
+
+// Retention is the lock a version is written with: compliance mode until
+// Until, tagged KeepYears (domain.RecordsKeepTag: the whole years from its
+// write to Until, which the bucket's lifecycle expires it by). The zero
+// Retention is the bucket's default lock, untagged.
+type Retention struct {
+	Until     time.Time
+	KeepYears int
 }
 
 // Object is what Get reads: the first version ever written under the key

@@ -20,11 +20,12 @@ import (
 // store is what both implementations do.
 type store interface {
 	Put(ctx context.Context, key string, body []byte) (bool, error)
+	PutUntil(ctx context.Context, key string, body []byte, ret records.Retention) (bool, error)
 	Get(ctx context.Context, key string) (records.Object, error)
 	List(ctx context.Context, prefix string) ([]string, error)
 	SetLegalHold(ctx context.Context, key string, on bool) error
 	ListLocked(ctx context.Context, prefix string) ([]records.Locked, error)
-	Renew(ctx context.Context, key string) (string, error)
+	Renew(ctx context.Context, key string, ret records.Retention) (string, error)
 }
 
 func hexSum(b []byte) string {
@@ -213,7 +214,7 @@ func contract(t *testing.T, fresh func(t *testing.T) store) {
 			t.Fatalf("ListLocked = %+v, %v; want the record, dated", before, err)
 		}
 		time.Sleep(1100 * time.Millisecond) // S3 dates to the second
-		if sum, err := s.Renew(ctx, key); err != nil || sum != hexSum([]byte(`{"kept":true}`)) {
+		if sum, err := s.Renew(ctx, key, records.Retention{}); err != nil || sum != hexSum([]byte(`{"kept":true}`)) {
 			t.Fatalf("Renew = %s, %v; want the record's SHA-256", sum, err)
 		}
 		after, err := s.ListLocked(ctx, "exports/5/")
@@ -224,10 +225,12 @@ func contract(t *testing.T, fresh func(t *testing.T) store) {
 		if err != nil || string(got.Body) != `{"kept":true}` || len(got.Rewritten) != 0 {
 			t.Errorf("Get after a renewal = %q, rewritten %v, %v; want the record, no rewrite", got.Body, got.Rewritten, err)
 		}
-		if _, err := s.Renew(ctx, "exports/5/none"); !errors.Is(err, records.ErrNotFound) {
+		if _, err := s.Renew(ctx, "exports/5/none", records.Retention{}); !errors.Is(err, records.ErrNotFound) {
 			t.Errorf("Renew of nothing = %v, want ErrNotFound", err)
 		}
 	})
+
+	t.Run("dates", func(t *testing.T) { dates(t, fresh(t)) })
 
 	t.Run("legal hold", func(t *testing.T) {
 		s := fresh(t)
@@ -253,4 +256,45 @@ func contract(t *testing.T, fresh func(t *testing.T) store) {
 			t.Errorf("List = %q, %v; want only the record", keys, err)
 		}
 	})
+}
+
+// dates holds a store to the dates its writes name: a record reads back
+// locked exactly to the date it was put with, a retry leaves it so, and a
+// renewal locks its newest version to the renewal's date (S3 keeps the
+// first version's beside it: TestS3).
+func dates(t *testing.T, s store) {
+	ctx := context.Background()
+	key := "exports/6/dated.txt"
+	body := []byte("kept")
+	until := time.Now().UTC().Truncate(time.Second).AddDate(10, 0, 0)
+	steps := []struct {
+		name string
+		do   func() error
+		want time.Time // the newest version's date
+	}{
+		{"put", func() error {
+			_, err := s.PutUntil(ctx, key, body, records.Retention{Until: until, KeepYears: 10})
+			return err
+		}, until},
+		{"put again, a later date", func() error {
+			_, err := s.PutUntil(ctx, key, body, records.Retention{Until: until.AddDate(1, 0, 0), KeepYears: 10})
+			return err
+		}, until},
+		{"renewed", func() error {
+			_, err := s.Renew(ctx, key, records.Retention{Until: until.AddDate(0, 0, 3), KeepYears: 10})
+			return err
+		}, until.AddDate(0, 0, 3)},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		got, err := s.Get(ctx, key)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if newest := got.Versions[len(got.Versions)-1].RetainUntil; !newest.Equal(st.want) || !got.RetainUntil.Equal(got.Versions[0].RetainUntil) {
+			t.Errorf("%s: dated %s, versions %+v; want the newest dated %s", st.name, got.RetainUntil, got.Versions, st.want)
+		}
+	}
 }

@@ -9,19 +9,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // S3 keeps records in a bucket with Object Lock (see the package comment).
-// The bucket's own configuration decides encryption and retention: Put sends
-// neither.
+// The bucket's own configuration decides encryption; PutUntil and Renew
+// name each version's lock (Put leaves it to the bucket's default).
 type S3 struct {
 	Client *s3.Client
 	Bucket string
@@ -31,16 +35,21 @@ type S3 struct {
 	pageSize int32
 }
 
-// Put writes body under key unless the key already holds something: the same
-// bytes are existed=true (a retry), other bytes ErrDiffers, and neither
-// writes. It compares with the key's current version, by the SHA-256 S3 keeps
+// Put is PutUntil with the bucket's default lock.
+func (r S3) Put(ctx context.Context, key string, body []byte) (existed bool, err error) {
+	return r.PutUntil(ctx, key, body, Retention{})
+}
+
+// PutUntil writes body under key, locked as ret says, unless the key already
+// holds something: the same bytes are existed=true (a retry: its lock is
+// left as it is), other bytes ErrDiffers, and neither writes. It compares with the key's current version, by the SHA-256 S3 keeps
 // (read back from HeadObject; the bytes when S3 kept none). The write is one
 // PutObject with the body's SHA-256, which S3 checks before it stores
 // anything, and If-None-Match, so that of two Puts racing past the HeadObject
 // only one writes. A key whose current version is a delete marker reads as
 // absent (HeadObject says so): the Put adds a version on top, which Get then
 // names in Rewritten if its bytes differ from the first's.
-func (r S3) Put(ctx context.Context, key string, body []byte) (existed bool, err error) {
+func (r S3) PutUntil(ctx context.Context, key string, body []byte, ret Retention) (existed bool, err error) {
 	if err := checkPut(key, body); err != nil {
 		return false, err
 	}
@@ -50,7 +59,7 @@ func (r S3) Put(ctx context.Context, key string, body []byte) (existed bool, err
 	if err != nil || found {
 		return found, err
 	}
-	in := r.putInput(key, body, sum)
+	in := r.putInput(key, body, sum, ret)
 	in.IfNoneMatch = aws.String("*")
 	_, err = r.Client.PutObject(ctx, in)
 	if isCode(err, "PreconditionFailed", "ConditionalRequestConflict") {
@@ -119,7 +128,7 @@ func (r S3) Get(ctx context.Context, key string) (Object, error) {
 		RetainUntil: aws.ToTime(head.ObjectLockRetainUntilDate),
 		LegalHold:   head.ObjectLockLegalHoldStatus == types.ObjectLockLegalHoldStatusOn,
 	}
-	obj.Versions = append(obj.Versions, Version{ID: id, SHA256: obj.SHA256, LastModified: aws.ToTime(first.LastModified)})
+	obj.Versions = append(obj.Versions, Version{ID: id, SHA256: obj.SHA256, LastModified: aws.ToTime(first.LastModified), RetainUntil: obj.RetainUntil})
 	for _, v := range versions[1:] {
 		vid := aws.ToString(v.VersionId)
 		head, err := r.head(ctx, key, vid)
@@ -130,7 +139,7 @@ func (r S3) Get(ctx context.Context, key string) (Object, error) {
 		if err != nil {
 			return Object{}, err
 		}
-		later := Version{ID: vid, SHA256: sum, LastModified: aws.ToTime(v.LastModified)}
+		later := Version{ID: vid, SHA256: sum, LastModified: aws.ToTime(v.LastModified), RetainUntil: aws.ToTime(head.ObjectLockRetainUntilDate)}
 		obj.Versions = append(obj.Versions, later)
 		if sum != obj.SHA256 {
 			obj.Rewritten = append(obj.Rewritten, later)
@@ -236,12 +245,13 @@ func (r S3) locked(ctx context.Context, key string, vs []types.ObjectVersion) (L
 }
 
 // Renew writes the record's first version again as the key's newest
-// version, which the bucket's default retention locks from now: its bytes
-// read back (GetObject of that version id) and put with their SHA-256,
-// which S3 checks, and metadata naming the version renewed. (A CopyObject
-// would spare the transfer; moto refuses one on a locked bucket.) A key
-// with no version is ErrNotFound. It returns the bytes' SHA-256.
-func (r S3) Renew(ctx context.Context, key string) (string, error) {
+// version, locked as ret says: its bytes read back (GetObject of that
+// version id) and put with their SHA-256, which S3 checks, and metadata
+// naming the version renewed. Every older version keeps its own lock. (A
+// CopyObject would spare the transfer; moto refuses one on a locked
+// bucket.) A key with no version is ErrNotFound. It returns the bytes'
+// SHA-256.
+func (r S3) Renew(ctx context.Context, key string, ret Retention) (string, error) {
 	if err := checkKey(key); err != nil {
 		return "", err
 	}
@@ -255,7 +265,7 @@ func (r S3) Renew(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256(body)
-	in := r.putInput(key, body, sum)
+	in := r.putInput(key, body, sum, ret)
 	in.Metadata = map[string]string{"renewal-of": id}
 	_, err = r.Client.PutObject(ctx, in)
 	if err != nil {
@@ -297,9 +307,12 @@ func (r S3) SetLegalHold(ctx context.Context, key string, on bool) error {
 }
 
 // putInput is the PutObject of body under key, with its SHA-256, which S3
-// checks before it stores anything (and moto wants on a locked bucket).
-func (r S3) putInput(key string, body []byte, sum [sha256.Size]byte) *s3.PutObjectInput {
-	return &s3.PutObjectInput{
+// checks before it stores anything (and moto wants on a locked bucket), and
+// the lock ret names: compliance mode to its date, and the tag the
+// lifecycle expires the version by (none for the zero Retention: the
+// bucket's default lock).
+func (r S3) putInput(key string, body []byte, sum [sha256.Size]byte, ret Retention) *s3.PutObjectInput {
+	in := &s3.PutObjectInput{
 		Bucket:            aws.String(r.Bucket),
 		Key:               aws.String(key),
 		Body:              bytes.NewReader(body),
@@ -308,6 +321,12 @@ func (r S3) putInput(key string, body []byte, sum [sha256.Size]byte) *s3.PutObje
 		ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
 		ChecksumSHA256:    aws.String(base64.StdEncoding.EncodeToString(sum[:])),
 	}
+	if !ret.Until.IsZero() {
+		in.ObjectLockMode = types.ObjectLockModeCompliance
+		in.ObjectLockRetainUntilDate = aws.Time(ret.Until.UTC())
+		in.Tagging = aws.String(url.Values{domain.RecordsKeepTag: {strconv.Itoa(ret.KeepYears)}}.Encode())
+	}
+	return in
 }
 
 // readVersion reads one version's bytes (at most MaxGet), asking for the

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/evs-kyb/evs/shared/devstack/motoserver"
+	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/records"
 )
 
@@ -28,7 +29,7 @@ func TestS3(t *testing.T) {
 	buckets := 0
 	fresh := func(t *testing.T) records.S3 {
 		buckets++
-		return records.S3{Client: client, Bucket: lockedBucket(t, client, fmt.Sprintf("evs-records-%d", buckets))}
+		return records.S3{Client: client, Bucket: motoserver.LockedBucket(t, client, fmt.Sprintf("evs-records-%d", buckets), 1)}
 	}
 	contract(t, func(t *testing.T) store { return fresh(t) })
 
@@ -239,7 +240,7 @@ func TestS3(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(1100 * time.Millisecond)
-		if _, err := s.Renew(ctx, key); err != nil {
+		if _, err := s.Renew(ctx, key, records.Retention{}); err != nil {
 			t.Fatal(err)
 		}
 		now, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key)})
@@ -274,7 +275,7 @@ func TestS3(t *testing.T) {
 		if err != nil || len(got) != 1 || !got[0].Written.Equal(put[0].Written) || got[0].Foreign != 1 {
 			t.Fatalf("ListLocked after a rewrite and a delete = %+v, %v; want the record dated %s, one foreign version", got, err, put[0].Written)
 		}
-		if _, err := s.Renew(ctx, key); err != nil {
+		if _, err := s.Renew(ctx, key, records.Retention{}); err != nil {
 			t.Fatal(err)
 		}
 		got, err = s.ListLocked(ctx, "exports/1/")
@@ -283,6 +284,51 @@ func TestS3(t *testing.T) {
 		}
 		if obj, err := s.Get(ctx, key); err != nil || string(obj.Body) != string(first) || len(obj.Rewritten) != 1 {
 			t.Errorf("Get = %q, rewritten %v, %v; want the record, the rewrite named", obj.Body, obj.Rewritten, err)
+		}
+	})
+
+	t.Run("dated and tagged, each version its own", func(t *testing.T) {
+		// What the records bucket holds: a version locked in compliance
+		// mode to the date its write named, tagged with the years the
+		// lifecycle keeps it; a renewal's version locked to its own date,
+		// the first keeping the one it had.
+		s := fresh(t)
+		key := "audit/1/2/00000000000000000001.txt"
+		now := time.Now().UTC().Truncate(time.Second)
+		first, renewed := now.AddDate(5, 0, 0), now.AddDate(10, 0, 0)
+		if _, err := s.PutUntil(ctx, key, []byte("record"), records.Retention{Until: first, KeepYears: 5}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Renew(ctx, key, records.Retention{Until: renewed, KeepYears: 10}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, key)
+		if err != nil || len(got.Versions) != 2 {
+			t.Fatalf("Get = %+v, %v; want two versions", got.Versions, err)
+		}
+		for i, want := range []struct {
+			until time.Time
+			tag   string
+		}{{first, "5"}, {renewed, "10"}} {
+			v := got.Versions[i]
+			head, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(key), VersionId: aws.String(v.ID)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags, err := client.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(s.Bucket), Key: aws.String(key), VersionId: aws.String(v.ID)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tag := ""
+			for _, tg := range tags.TagSet {
+				if aws.ToString(tg.Key) == domain.RecordsKeepTag {
+					tag = aws.ToString(tg.Value)
+				}
+			}
+			if head.ObjectLockMode != types.ObjectLockModeCompliance || !aws.ToTime(head.ObjectLockRetainUntilDate).Equal(want.until) || !v.RetainUntil.Equal(want.until) || tag != want.tag {
+				t.Errorf("version %d: %s until %s (read %s), tagged %q; want COMPLIANCE until %s, tagged %q", i, head.ObjectLockMode,
+					aws.ToTime(head.ObjectLockRetainUntilDate), v.RetainUntil, tag, want.until, want.tag)
+			}
 		}
 	})
 
@@ -323,28 +369,6 @@ func TestS3(t *testing.T) {
 			t.Errorf("Get from a missing bucket = %v, want an error other than ErrNotFound", err)
 		}
 	})
-}
-
-// lockedBucket creates a bucket as infra creates the records bucket: Object
-// Lock on (versioning with it), new versions retained a day in compliance
-// mode.
-func lockedBucket(t *testing.T, client *s3.Client, name string) string {
-	t.Helper()
-	bucket := motoserver.Bucket(t, client, &s3.CreateBucketInput{Bucket: aws.String(name), ObjectLockEnabledForBucket: aws.Bool(true)})
-	_, err := client.PutObjectLockConfiguration(context.Background(), &s3.PutObjectLockConfigurationInput{
-		Bucket: aws.String(bucket),
-		ObjectLockConfiguration: &types.ObjectLockConfiguration{
-			ObjectLockEnabled: types.ObjectLockEnabledEnabled,
-			Rule: &types.ObjectLockRule{DefaultRetention: &types.DefaultRetention{
-				Mode: types.ObjectLockRetentionModeCompliance,
-				Days: aws.Int32(1),
-			}},
-		},
-	})
-	if err != nil {
-		t.Fatalf("lock bucket %s: %v", bucket, err)
-	}
-	return bucket
 }
 
 // rawPut writes as someone holding s3:PutObject would, past the store.

@@ -15,11 +15,12 @@
 //	    every head on the first), the objects the run itself wrote, and
 //	    those it renewed.
 //
-// Each version is locked a short while from its write; a record is kept
-// locked by renewals (its bytes written again as a new version) while it
-// must be kept, and then runs out of its lock and is deleted by the
-// bucket's lifecycle (auditexport's renewal, domain.RenewRecord). A key's
-// versions all hold the record's bytes; one with other bytes is a rewrite.
+// Each version is locked at its write to the date its record's law asks
+// (domain.RecordLockUntil) and tagged with the years that lock runs; a
+// record still needed when its lock nears its end is written again as a
+// new version locked to a later date (auditexport's renewal), and once its
+// last lock ended the bucket's lifecycle deletes it. A key's versions all
+// hold the record's bytes; one with other bytes is a rewrite.
 //
 // A regulator verifies a trail from the bucket alone: list
 // audit/<account>/<entity>/, read each object's first version, check that
@@ -80,7 +81,8 @@ type Manifest struct {
 	// what it caught up on.
 	Written []ManifestObject `json:"written"`
 	// Renewed are the locked copies this run wrote again, as new
-	// versions locked from now, to keep them as long as they must be.
+	// versions locked to a later date, to keep them as long as they must
+	// be.
 	Renewed []ManifestObject `json:"renewed,omitempty"`
 }
 

@@ -18,16 +18,27 @@ import (
 
 // RecordsForbiddenActions no role may hold on the records bucket, nor an
 // action pattern that matches one (s3:*, s3:Delete*, s3:Put*, *): no
-// delete of an object or a version, no retention shortened or bypassed,
-// no change to the bucket's lock or lifecycle.
+// delete of an object or a version, no retention bypassed, no change to
+// the bucket's lock or lifecycle.
 func RecordsForbiddenActions() []string {
-	return []string{"s3:DeleteObject*", "s3:PutObjectRetention", "s3:BypassGovernanceRetention",
+	return []string{"s3:DeleteObject*", "s3:BypassGovernanceRetention",
 		"s3:PutBucketObjectLockConfiguration", "s3:PutLifecycleConfiguration"}
 }
 
 // LegalHoldAction is the action only the admin function's role may hold on
 // the records bucket.
 const LegalHoldAction = "s3:PutObjectLegalHold"
+
+// DatedPutActions name a version's lock and its lifecycle tag at a put:
+// only the roles that write records (DatedPutHolders) may hold them on the
+// records bucket (in compliance mode a date only moves later, and the
+// bucket's policy refuses another mode or a date past the longest rule's;
+// a tag can make the lifecycle hide a version early, never delete one
+// before its date).
+func DatedPutActions() []string { return []string{"s3:PutObjectRetention", "s3:PutObjectTagging"} }
+
+// DatedPutHolders are the functions that write the records bucket.
+func DatedPutHolders() []string { return []string{"audit-export", stack.AdminFunction} }
 
 // KeyForbiddenActions no role may hold on any key: no key deleted or
 // disabled, which would make what it encrypts unreadable.
@@ -42,18 +53,26 @@ var harmlessManagedPolicies = []string{"AmazonAPIGatewayPushToCloudWatchLogs", "
 // RecordsBreaches lists every way the template breaks the records bucket's
 // rules: a role holding a forbidden action (or a pattern matching one) on
 // the records bucket or on a resource that may be it, a role other than
-// the admin function's holding legal holds, a role holding a forbidden
-// KMS action on any resource, a policy it cannot read (NotAction and
+// the admin function's holding legal holds, one other than
+// DatedPutHolders' naming a lock or a tag, a role holding a forbidden KMS
+// action on any resource, a policy it cannot read (NotAction and
 // NotResource count as "*"); the bucket not created with Object Lock, its
-// default retention other than COMPLIANCE for domain.RecordsLockDays, not
-// versioned, not private, not encrypted with its own key, with a lifecycle
-// other than deleting an unrenewed version RecordsExpireDays after its
-// write, without its TLS-only policy, or not retained; a KMS key not
-// retained, or the bucket's key not rotated.
+// default retention other than COMPLIANCE for
+// domain.RecordsDefaultLockDays, not versioned, not private, not encrypted
+// with its own key, with a lifecycle other than the catalogue's (a version
+// expiring by its tag once its lock ended, replaced ones a day later),
+// without its TLS-only policy or its lock guards, or not retained; a KMS
+// key not retained, the bucket's key not rotated, or its policy not
+// denying deploy.KeyGuardedActions to all but a named break-glass role
+// (BreakGlassRoleOf).
 func RecordsBreaches(tmpl map[string]any) []string {
 	res, _ := tmpl["Resources"].(map[string]any)
 	b := deploy.MustBucket(deploy.BucketRecords)
 	admin := deploy.MustFunction(stack.AdminFunction).LogicalID + "Role"
+	dating := map[string]bool{}
+	for _, f := range DatedPutHolders() {
+		dating[deploy.MustFunction(f).LogicalID+"Role"] = true
+	}
 	var out []string
 	for _, p := range rolePolicies(res) {
 		if p.unreadable != "" {
@@ -63,10 +82,38 @@ func RecordsBreaches(tmpl map[string]any) []string {
 		for _, st := range p.statements {
 			st, _ := st.(map[string]any)
 			out = append(out, statementBreaches(res, b, admin, p.holder, st)...)
+			out = append(out, datedPutBreaches(res, b, dating, p.holder, st)...)
 		}
 	}
 	out = append(out, bucketBreaches(res, b)...)
-	return append(out, keyBreaches(res, b)...)
+	return append(out, keyBreaches(tmpl, res, b)...)
+}
+
+// datedPutBreaches lists the lock and tag actions a statement of holder's
+// allows on the records bucket unless holder writes records.
+func datedPutBreaches(res map[string]any, b deploy.Bucket, dating map[string]bool, holder string, st map[string]any) []string {
+	if st["Effect"] != "Allow" || dating[holder] {
+		return nil
+	}
+	actions, resources := listOf(st["Action"]), listOf(st["Resource"])
+	if _, ok := st["NotAction"]; ok {
+		actions = []string{"*"}
+	}
+	if _, ok := st["NotResource"]; ok {
+		resources = []string{"*"}
+	}
+	if !slices.ContainsFunc(resources, func(r string) bool { return mayBeBucket(res, b, r) }) {
+		return nil
+	}
+	var out []string
+	for _, a := range actions {
+		for _, dated := range DatedPutActions() {
+			if globsOverlap(a, dated) {
+				out = append(out, fmt.Sprintf("%s may %s (%s) on the records bucket: only %v may", holder, a, dated, DatedPutHolders()))
+			}
+		}
+	}
+	return out
 }
 
 // statementBreaches lists what one statement of holder's policy allows
@@ -130,7 +177,7 @@ func bucketBreaches(res map[string]any, b deploy.Bucket) []string {
 		{"ObjectLockEnabled", props["ObjectLockEnabled"], true},
 		{"ObjectLockConfiguration.ObjectLockEnabled", lock["ObjectLockEnabled"], "Enabled"},
 		{"default retention mode", retention["Mode"], "COMPLIANCE"},
-		{"default retention days", retention["Days"], domain.RecordsLockDays},
+		{"default retention days", retention["Days"], domain.RecordsDefaultLockDays},
 		{"default retention years", retention["Years"], nil},
 		{"versioning", versioning["Status"], "Enabled"},
 		{"BlockPublicAcls", block["BlockPublicAcls"], true},
@@ -140,9 +187,7 @@ func bucketBreaches(res map[string]any, b deploy.Bucket) []string {
 		{"SSE algorithm", byDefault["SSEAlgorithm"], "aws:kms"},
 		{"SSE key", render(byDefault["KMSMasterKeyID"]), "${" + stack.BucketKeyLogicalID(b) + ".Arn}"},
 		{"bucket key", sse["BucketKeyEnabled"], true},
-		{"lifecycle rules", props["LifecycleConfiguration"], map[string]any{"Rules": []any{map[string]any{
-			"Id": "ExpireAfterRetention", "Status": "Enabled", "ExpirationInDays": domain.RecordsExpireDays,
-			"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": domain.RecordsNoncurrentDays}}}}},
+		{"lifecycle rules", props["LifecycleConfiguration"], map[string]any{"Rules": recordsLifecycle(b)}},
 	} {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
 			out = append(out, fmt.Sprintf("records bucket %s: %v, want %v", c.what, c.got, c.want))
@@ -151,16 +196,57 @@ func bucketBreaches(res map[string]any, b deploy.Bucket) []string {
 	if !tlsOnly(res, b) {
 		out = append(out, "records bucket: no policy denies every request not made over TLS")
 	}
+	for _, g := range stack.LockGuards(b) {
+		if !lockGuarded(res, b, g) {
+			out = append(out, fmt.Sprintf("records bucket: no policy statement %s denies every put of a lock it forbids (%v)", g.Sid, g.Condition))
+		}
+	}
 	return out
 }
 
-// keyBreaches lists a records bucket key that is not rotated and any KMS
-// key that is not retained.
-func keyBreaches(res map[string]any, b deploy.Bucket) []string {
+// recordsLifecycle is the lifecycle the records bucket must have, as both
+// templates write it: replaced versions deleted a day later, then a rule
+// per tag value.
+func recordsLifecycle(b deploy.Bucket) []any {
+	rules := []any{map[string]any{"Id": deploy.LifecycleRuleID, "Status": "Enabled",
+		"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": domain.RecordsNoncurrentDays}}}
+	for _, e := range b.ExpireByTag {
+		rules = append(rules, map[string]any{"Id": e.RuleID(), "Status": "Enabled", "ExpirationInDays": e.Days,
+			"TagFilters": []any{map[string]any{"Key": e.Key, "Value": e.Value}}})
+	}
+	return rules
+}
+
+// lockGuarded tells whether the bucket's policy has the guard: a Deny of
+// its actions on the bucket's objects to everyone, on its condition.
+func lockGuarded(res map[string]any, b deploy.Bucket, g stack.LockGuard) bool {
+	for _, st := range bucketStatements(res, b) {
+		if st["Sid"] != g.Sid || st["Effect"] != "Deny" || principalOf(st) != "*" ||
+			!slices.Equal(listOf(st["Resource"]), []string{"${" + b.LogicalID + ".Arn}/*"}) {
+			continue
+		}
+		if fmt.Sprint(listOf(st["Action"])) == fmt.Sprint(stack.LockGuardActions()) && fmt.Sprint(st["Condition"]) == fmt.Sprint(g.Condition) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyBreaches lists a records bucket key that is not rotated, or whose
+// policy does not keep deploy.KeyGuardedActions to a break-glass role, and
+// any KMS key that is not retained.
+func keyBreaches(tmpl, res map[string]any, b deploy.Bucket) []string {
 	var out []string
 	key, _ := res[stack.BucketKeyLogicalID(b)].(map[string]any)
 	if rotation := dig(key, "Properties", "EnableKeyRotation"); key["Type"] != "AWS::KMS::Key" || rotation != true {
 		out = append(out, fmt.Sprintf("records bucket key %s: type %v, rotation %v", stack.BucketKeyLogicalID(b), key["Type"], rotation))
+	}
+	if role := BreakGlassRoleOf(tmpl); role == "" || strings.ContainsAny(role, "*?") {
+		out = append(out, fmt.Sprintf("records bucket key %s: its policy lets %q do %v: want a Deny to all but one named role",
+			stack.BucketKeyLogicalID(b), role, deploy.KeyGuardedActions()))
+	}
+	if dig(key, "Properties", "BypassPolicyLockoutSafetyCheck") != true {
+		out = append(out, "records bucket key: KMS would refuse a policy its creator cannot change: BypassPolicyLockoutSafetyCheck not set")
 	}
 	for _, id := range sortedIDs(res) {
 		r, _ := res[id].(map[string]any)
@@ -169,6 +255,33 @@ func keyBreaches(res map[string]any, b deploy.Bucket) []string {
 		}
 	}
 	return out
+}
+
+// breakGlassARN is the role ARN the key guard names, up to the role's name.
+const breakGlassARN = "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/"
+
+// BreakGlassRoleOf is the one role the records bucket key's policy lets do
+// deploy.KeyGuardedActions, as the template names it (a name, or
+// "${Parameter}" for a parameter's value): its statement KeyGuardSid denies
+// them all to everyone else, on the key, by the principal's ARN. "" when
+// the policy does not.
+func BreakGlassRoleOf(tmpl map[string]any) string {
+	res, _ := tmpl["Resources"].(map[string]any)
+	b := deploy.MustBucket(deploy.BucketRecords)
+	for _, st := range asList(dig(res[stack.BucketKeyLogicalID(b)], "Properties", "KeyPolicy", "Statement")) {
+		st, _ := st.(map[string]any)
+		if st["Sid"] != stack.KeyGuardSid || st["Effect"] != "Deny" || principalOf(st) != "*" || render(st["Resource"]) != "*" {
+			continue
+		}
+		actions := listOf(st["Action"])
+		if !slices.ContainsFunc(deploy.KeyGuardedActions(), func(a string) bool { return !slices.Contains(actions, a) }) {
+			cond, _ := dig(st, "Condition", "ArnNotEquals").(map[string]any)
+			if arn := render(cond["aws:PrincipalArn"]); len(cond) == 1 && strings.HasPrefix(arn, breakGlassARN) {
+				return strings.TrimPrefix(arn, breakGlassARN)
+			}
+		}
+	}
+	return ""
 }
 
 // rolePolicy is what one principal's policy allows, by its holder (a role
@@ -261,6 +374,20 @@ var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:]+)(?:\.[A-Za-z0-9.]+)?\}`)
 // every S3 action on the bucket and its objects when the request is not
 // made over TLS.
 func tlsOnly(res map[string]any, b deploy.Bucket) bool {
+	for _, st := range bucketStatements(res, b) {
+		insecure := fmt.Sprint(dig(st, "Condition", "Bool", "aws:SecureTransport"))
+		arn := "${" + b.LogicalID + ".Arn}"
+		if st["Effect"] == "Deny" && principalOf(st) == "*" && slices.Contains(listOf(st["Action"]), "s3:*") && insecure == "false" &&
+			slices.Contains(listOf(st["Resource"]), arn) && slices.Contains(listOf(st["Resource"]), arn+"/*") {
+			return true
+		}
+	}
+	return false
+}
+
+// bucketStatements are the statements of every bucket policy on b.
+func bucketStatements(res map[string]any, b deploy.Bucket) []map[string]any {
+	var out []map[string]any
 	for _, r := range res {
 		r, _ := r.(map[string]any)
 		props, _ := r["Properties"].(map[string]any)
@@ -268,20 +395,20 @@ func tlsOnly(res map[string]any, b deploy.Bucket) bool {
 			continue
 		}
 		for _, st := range asList(dig(props["PolicyDocument"], "Statement")) {
-			st, _ := st.(map[string]any)
-			principal := render(st["Principal"])
-			if p, ok := st["Principal"].(map[string]any); ok {
-				principal = render(p["AWS"])
-			}
-			insecure := fmt.Sprint(dig(st, "Condition", "Bool", "aws:SecureTransport"))
-			arn := "${" + b.LogicalID + ".Arn}"
-			if st["Effect"] == "Deny" && principal == "*" && slices.Contains(listOf(st["Action"]), "s3:*") && insecure == "false" &&
-				slices.Contains(listOf(st["Resource"]), arn) && slices.Contains(listOf(st["Resource"]), arn+"/*") {
-				return true
+			if st, ok := st.(map[string]any); ok {
+				out = append(out, st)
 			}
 		}
 	}
-	return false
+	return out
+}
+
+// principalOf is a statement's principal, rendered ("*" for everyone).
+func principalOf(st map[string]any) string {
+	if p, ok := st["Principal"].(map[string]any); ok {
+		return render(p["AWS"])
+	}
+	return render(st["Principal"])
 }
 
 // render writes a value as Fn::Sub would (Render), a literal as it is.

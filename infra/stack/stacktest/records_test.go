@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 func TestGlobsOverlap(t *testing.T) {
@@ -46,12 +48,16 @@ func TestGlobsOverlap(t *testing.T) {
 // stack's forms (an IAM policy) and SAM's (a function's Policies).
 const goodTemplate = `{"Resources": {
   "RecordsBucketKey": {"Type": "AWS::KMS::Key", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
-    "Properties": {"EnableKeyRotation": true}},
+    "Properties": {"EnableKeyRotation": true, "BypassPolicyLockoutSafetyCheck": true, "KeyPolicy": {"Statement": [
+      {"Effect": "Allow", "Principal": {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}}, "Action": "kms:*", "Resource": "*"},
+      {"Sid": "OnlyBreakGlass", "Effect": "Deny", "Principal": {"AWS": "*"}, "Resource": "*",
+        "Action": ["kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant"],
+        "Condition": {"ArnNotEquals": {"aws:PrincipalArn": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${RecordsKeyBreakGlassRole}"}}}}]}}},
   "RecordsBucket": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
     "Properties": {
       "ObjectLockEnabled": true,
       "ObjectLockConfiguration": {"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "COMPLIANCE", "Days": 90}}},
-      "LifecycleConfiguration": {"Rules": [{"ExpirationInDays": 120, "Id": "ExpireAfterRetention", "NoncurrentVersionExpiration": {"NoncurrentDays": 1}, "Status": "Enabled"}]},
+      "LifecycleConfiguration": {"Rules": "the catalogue's: TestRecordsBreaches"},
       "VersioningConfiguration": {"Status": "Enabled"},
       "PublicAccessBlockConfiguration": {"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
       "BucketEncryption": {"ServerSideEncryptionConfiguration": [{"BucketKeyEnabled": true,
@@ -59,7 +65,13 @@ const goodTemplate = `{"Resources": {
   "RecordsBucketPolicy": {"Type": "AWS::S3::BucketPolicy", "Properties": {"Bucket": {"Ref": "RecordsBucket"},
     "PolicyDocument": {"Statement": [{"Effect": "Deny", "Principal": {"AWS": "*"}, "Action": "s3:*",
       "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-      "Resource": [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, {"Fn::Join": ["", [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, "/*"]]}]}]}}},
+      "Resource": [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, {"Fn::Join": ["", [{"Fn::GetAtt": ["RecordsBucket", "Arn"]}, "/*"]]}]},
+      {"Sid": "OnlyComplianceLocks", "Effect": "Deny", "Principal": {"AWS": "*"}, "Action": ["s3:PutObject", "s3:PutObjectRetention"],
+        "Condition": {"Null": {"s3:object-lock-mode": "false"}, "StringNotEquals": {"s3:object-lock-mode": "COMPLIANCE"}},
+        "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}},
+      {"Sid": "NoLockPastTheLongestRule", "Effect": "Deny", "Principal": {"AWS": "*"}, "Action": ["s3:PutObject", "s3:PutObjectRetention"],
+        "Condition": {"NumericGreaterThan": {"s3:object-lock-remaining-retention-days": "3654"}},
+        "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}]}}},
   "AdminFunctionRole": {"Type": "AWS::IAM::Role", "Properties": {}},
   "AdminFunctionRoleDefaultPolicy": {"Type": "AWS::IAM::Policy", "Properties": {"Roles": [{"Ref": "AdminFunctionRole"}],
     "PolicyDocument": {"Statement": [
@@ -84,8 +96,39 @@ func TestRecordsBreaches(t *testing.T) {
 		{name: "delete on the objects", want: "AuditExportFunctionRole may s3:DeleteObjectVersion", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:DeleteObjectVersion", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
 		}},
-		{name: "s3:Put* on everything", want: "AuditExportFunctionRole may s3:Put* (s3:PutObjectRetention)", change: func(res map[string]any) {
+		{name: "s3:Put* on everything", want: "AuditExportFunctionRole may s3:Put* (s3:PutLifecycleConfiguration)", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": "s3:Put*", "Resource": "*"}`)
+		}},
+		{name: "records writers name dates", change: func(res map[string]any) {
+			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "Action": ["s3:PutObjectRetention", "s3:PutObjectTagging"], "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
+		}},
+		{name: "a date named by another role", want: "OtherFunctionRole may s3:PutObjectRetention (s3:PutObjectRetention) on the records bucket", change: func(res map[string]any) {
+			res["OtherFunction"] = map[string]any{"Type": "AWS::Serverless::Function", "Properties": map[string]any{"Policies": []any{map[string]any{"Statement": []any{}}}}}
+			addStatement(res, "OtherFunction", `{"Effect": "Allow", "Action": "s3:PutObjectRetention", "Resource": {"Fn::Sub": "${RecordsBucket.Arn}/*"}}`)
+		}},
+		{name: "a tag by another role", want: "OtherFunctionRole may s3:PutObject* (s3:PutObjectTagging)", change: func(res map[string]any) {
+			res["OtherFunction"] = map[string]any{"Type": "AWS::Serverless::Function", "Properties": map[string]any{"Policies": []any{map[string]any{"Statement": []any{}}}}}
+			addStatement(res, "OtherFunction", `{"Effect": "Allow", "Action": "s3:PutObject*", "Resource": "*"}`)
+		}},
+		{name: "a lock in another mode let through", want: "OnlyComplianceLocks", change: func(res map[string]any) {
+			dropStatement(res, "RecordsBucketPolicy", "OnlyComplianceLocks")
+		}},
+		{name: "a lock of a century let through", want: "NoLockPastTheLongestRule", change: func(res map[string]any) {
+			guard := statementOf(res, "RecordsBucketPolicy", "NoLockPastTheLongestRule")
+			guard["Condition"] = map[string]any{"NumericGreaterThan": map[string]any{"s3:object-lock-remaining-retention-days": "36500"}}
+		}},
+		{name: "the key's guard gone", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			dropStatement(res, "RecordsBucketKey", "OnlyBreakGlass")
+		}},
+		{name: "the key's guard lets grants through", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			statementOf(res, "RecordsBucketKey", "OnlyBreakGlass")["Action"] = []any{"kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy"}
+		}},
+		{name: "the key's guard names any role", want: "want a Deny to all but one named role", change: func(res map[string]any) {
+			statementOf(res, "RecordsBucketKey", "OnlyBreakGlass")["Condition"] = map[string]any{"ArnNotLike": map[string]any{
+				"aws:PrincipalArn": map[string]any{"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/*"}}}
+		}},
+		{name: "the key's lockout left to KMS", want: "BypassPolicyLockoutSafetyCheck", change: func(res map[string]any) {
+			delete(props(res, "RecordsBucketKey"), "BypassPolicyLockoutSafetyCheck")
 		}},
 		{name: "NotAction", want: "may * (s3:BypassGovernanceRetention)", change: func(res map[string]any) {
 			addStatement(res, "AuditExportFunction", `{"Effect": "Allow", "NotAction": "sqs:*", "Resource": {"Fn::GetAtt": ["RecordsBucket", "Arn"]}}`)
@@ -111,8 +154,11 @@ func TestRecordsBreaches(t *testing.T) {
 		{name: "no lifecycle rule", want: "lifecycle rules", change: func(res map[string]any) {
 			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": []any{}}
 		}},
-		{name: "an unrenewed version kept past its lock", want: "lifecycle rules", change: func(res map[string]any) {
-			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[0].(map[string]any)["ExpirationInDays"] = 3650
+		{name: "current versions expired by age", want: "lifecycle rules", change: func(res map[string]any) {
+			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[0].(map[string]any)["ExpirationInDays"] = 120
+		}},
+		{name: "a five-year version kept ten", want: "lifecycle rules", change: func(res map[string]any) {
+			props(res, "RecordsBucket")["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)[5].(map[string]any)["ExpirationInDays"] = 3654
 		}},
 		{name: "not versioned", want: "versioning", change: func(res map[string]any) {
 			delete(props(res, "RecordsBucket"), "VersioningConfiguration")
@@ -137,7 +183,10 @@ func TestRecordsBreaches(t *testing.T) {
 			if err := json.Unmarshal([]byte(goodTemplate), &tmpl); err != nil {
 				t.Fatal(err)
 			}
-			tc.change(tmpl["Resources"].(map[string]any))
+			res := tmpl["Resources"].(map[string]any)
+			props(res, "RecordsBucket")["LifecycleConfiguration"] = map[string]any{"Rules": recordsLifecycle(deploy.MustBucket(deploy.BucketRecords))}
+			tmpl["Parameters"] = map[string]any{"RecordsKeyBreakGlassRole": map[string]any{"Default": "evs-records-break-glass"}}
+			tc.change(res)
 			got := RecordsBreaches(tmpl)
 			switch {
 			case tc.want == "" && len(got) > 0:
@@ -166,4 +215,39 @@ func addStatement(res map[string]any, id, statement string) {
 		doc = p["Policies"].([]any)[0].(map[string]any)
 	}
 	doc["Statement"] = append(doc["Statement"].([]any), st)
+}
+
+// statementOf is the statement of a policy (a bucket's or a key's) with
+// the Sid.
+func statementOf(res map[string]any, id, sid string) map[string]any {
+	for _, st := range policyStatements(res, id) {
+		if st := st.(map[string]any); st["Sid"] == sid {
+			return st
+		}
+	}
+	panic("no statement " + sid + " in " + id)
+}
+
+// dropStatement removes the statement with the Sid from a policy.
+func dropStatement(res map[string]any, id, sid string) {
+	doc := policyDocument(res, id)
+	var kept []any
+	for _, st := range doc["Statement"].([]any) {
+		if st.(map[string]any)["Sid"] != sid {
+			kept = append(kept, st)
+		}
+	}
+	doc["Statement"] = kept
+}
+
+func policyStatements(res map[string]any, id string) []any {
+	return policyDocument(res, id)["Statement"].([]any)
+}
+
+func policyDocument(res map[string]any, id string) map[string]any {
+	p := props(res, id)
+	if doc, ok := p["KeyPolicy"].(map[string]any); ok {
+		return doc
+	}
+	return p["PolicyDocument"].(map[string]any)
 }

@@ -55,17 +55,21 @@ func DevProps(assets string) *stack.ServiceStackProps {
 // ProdProps are the props of the Prod stack: stage production (retained,
 // as every stage not marked ephemeral, whatever its name), an alarm e-mail,
 // two settings (one of them SettingsBaseUrl, a custom domain instead of the
-// stage's URL) and the throttling overridden.
+// stage's URL), the throttling and the break-glass role overridden.
 func ProdProps(assets string) *stack.ServiceStackProps {
 	return &stack.ServiceStackProps{
-		Stage:         stack.ProdStage,
-		AssetRoot:     assets,
-		AlarmEmail:    "alarms@example.com",
-		Settings:      map[string]string{"YenteThreshold": "0.8", "SettingsBaseUrl": "https://kyb.example.com"},
-		ThrottleRate:  25,
-		ThrottleBurst: 50,
+		Stage:          stack.ProdStage,
+		AssetRoot:      assets,
+		AlarmEmail:     "alarms@example.com",
+		Settings:       map[string]string{"YenteThreshold": "0.8", "SettingsBaseUrl": "https://kyb.example.com"},
+		ThrottleRate:   25,
+		ThrottleBurst:  50,
+		BreakGlassRole: ProdBreakGlassRole,
 	}
 }
+
+// ProdBreakGlassRole is the Prod stack's break-glass role.
+const ProdBreakGlassRole = "prod-records-break-glass"
 
 var (
 	once   sync.Once

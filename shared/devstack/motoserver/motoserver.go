@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/evs-kyb/evs/shared/devstack"
 )
@@ -110,6 +111,28 @@ func Bucket(t testing.TB, client *s3.Client, in *s3.CreateBucketInput) string {
 		t.Fatalf("create bucket %s: %v", aws.ToString(in.Bucket), err)
 	}
 	return aws.ToString(in.Bucket)
+}
+
+// LockedBucket creates a bucket as infra creates the records bucket:
+// Object Lock on (versioning with it), a version written with no date of
+// its own locked days in compliance mode. It returns its name.
+func LockedBucket(t testing.TB, client *s3.Client, name string, days int32) string {
+	t.Helper()
+	bucket := Bucket(t, client, &s3.CreateBucketInput{Bucket: aws.String(name), ObjectLockEnabledForBucket: aws.Bool(true)})
+	_, err := client.PutObjectLockConfiguration(context.Background(), &s3.PutObjectLockConfigurationInput{
+		Bucket: aws.String(bucket),
+		ObjectLockConfiguration: &types.ObjectLockConfiguration{
+			ObjectLockEnabled: types.ObjectLockEnabledEnabled,
+			Rule: &types.ObjectLockRule{DefaultRetention: &types.DefaultRetention{
+				Mode: types.ObjectLockRetentionModeCompliance,
+				Days: aws.Int32(days),
+			}},
+		},
+	})
+	if err != nil {
+		t.Fatalf("lock bucket %s: %v", bucket, err)
+	}
+	return bucket
 }
 
 func freePort(t testing.TB) int {
