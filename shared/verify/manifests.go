@@ -37,6 +37,8 @@ const (
 // findings of the manifests themselves (gaps, objects listed and gone).
 type Manifests struct {
 	AccountID int64
+	// Count is how many manifests were read.
+	Count int
 	// Heads is the newest head the manifests name for each entity, with
 	// the manifest naming it.
 	Heads    map[int64]ListedHead
@@ -63,6 +65,7 @@ func ReadManifests(ctx context.Context, r Reader, accountID int64, now time.Time
 	var prev *recordslayout.ManifestObject
 	linked := false // a v2 manifest seen: no v1 may follow
 	checked := map[string]bool{}
+	m.Count = len(keys)
 	for _, key := range keys {
 		obj, err := r.Get(ctx, key)
 		if err != nil {
