@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/evs-kyb/evs/shared/boot"
+	"github.com/evs-kyb/evs/shared/devstack"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/verify"
@@ -30,15 +31,18 @@ func cmdRecords(ctx context.Context, sub string, args []string) error {
 
 func runRecordsVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("records verify", flag.ContinueOnError)
-	dir := fs.String("dir", "", "a copy of the records bucket in a directory (records.Dir's layout)")
+	dir := fs.String("dir", "", "a copy of the records bucket in a directory (records.Dir's layout; default: the local system's records)")
 	bucket := fs.String("bucket", "", "a records bucket on S3, read with your own AWS credentials (read-only suffices)")
 	rpID := fs.String("rp-id", "", "the relying party the passkeys are bound to (default: the local system's)")
 	origins := fs.String("origin", "", "the origins the passkeys signed from, comma-separated (default: the local system's)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if (*dir == "") == (*bucket == "") {
-		return usageError{"records verify: one of --dir and --bucket is required"}
+	if *dir != "" && *bucket != "" {
+		return usageError{"records verify: --dir or --bucket, not both"}
+	}
+	if *dir == "" && *bucket == "" {
+		*dir = devstack.RecordsDir() // the local system's, as its other commands find its data
 	}
 	var r verify.BucketReader = records.Dir{Root: *dir}
 	if *bucket != "" {
