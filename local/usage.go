@@ -48,6 +48,11 @@ var commandUsage = []struct{ name, lines string }{
   audit export [--account ID | --all]                the records' daily run now: lock what the streams have not, write the manifest
   audit extend [--account ID | --all]                once, after deploying per-object dates: each copy locked to its law's date
 `},
+	{"records", `  records verify [--dir DIR | --bucket NAME] [--rp-id ID] [--origin O[,O...]]
+                                                     a regulator's check of a copy of the records bucket alone: every
+                                                     chain, decision, evidence body and manifest; per entity intact or
+                                                     its first finding, each decision; non-zero exit on any finding
+`},
 	{"evidence", `  evidence --check ID [--account ID]                 a check's provider answer as received (raw bytes on stdout),
                                                      its hash verified; non-zero exit naming a mismatch
 `},

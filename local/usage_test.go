@@ -107,6 +107,7 @@ func TestSubcommandsAreThoseOfTheUsage(t *testing.T) {
 		"legal-hold": {"set", "release", "list"},
 		"passkey":    {"list", "revoke"},
 		"sim":        {"webhook"},
+		"records":    {"verify"},
 	}
 	for cmd := range subcommanded {
 		if known[cmd] == nil {

@@ -47,11 +47,18 @@ func (h *Handler) lockedChain(ctx context.Context, ch auditchain.Chain) (*Locked
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := verify.Chain(ctx, h.Records, ch, verify.Retention{Now: h.Clock.Now(), Held: held, Closures: h.closures()})
+	m, err := verify.ReadManifests(ctx, h.Records, ch.AccountID, h.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	v := &LockedView{Checked: true, Locked: cmp.Locked, LockedThrough: cmp.LockedThrough, NotYetLocked: cmp.NotYetLocked, Findings: cmp.Findings,
+	cmp, err := verify.Chain(ctx, h.Records, ch, verify.Retention{Now: h.Clock.Now(), Held: held, Closures: h.closures(), Manifests: &m})
+	if err != nil {
+		return nil, err
+	}
+	// The manifests' own findings (a gap, an object listed and gone) are
+	// the account's: every chain's verification names them.
+	findings := append(cmp.Findings, m.Findings...)
+	v := &LockedView{Checked: true, Locked: cmp.Locked, LockedThrough: cmp.LockedThrough, NotYetLocked: cmp.NotYetLocked, Findings: findings,
 		Expired: cmp.Expired, ExpiredOn: cmp.ExpiredOn, Closure: cmp.Closure}
 	if cmp.Expired > 0 {
 		v.Message = fmt.Sprintf("%d record(s) expired under retention on %s: entity %d's relationship ended, as its locked closure record %s says",
@@ -84,7 +91,13 @@ func (h *Handler) lockedTrace(ctx context.Context, accountID, entityID int64) (b
 		return false, nil
 	}
 	keys, err := h.Records.List(ctx, recordslayout.ChainPrefix(accountID, entityID))
-	return len(keys) > 0, err
+	if err != nil || len(keys) > 0 {
+		return len(keys) > 0, err
+	}
+	// Every copy gone too: the manifests still name its head.
+	m, err := verify.ReadManifests(ctx, h.Records, accountID, h.Clock.Now())
+	_, named := m.Heads[entityID]
+	return named, err
 }
 
 // lockedEvidence compares a check's evidence with its locked bodies.

@@ -69,10 +69,11 @@ func (x *Exporter) RunDaily(ctx context.Context) (DailyResult, error) {
 func (x *Exporter) RunAccount(ctx context.Context, accountID int64) (recordslayout.Manifest, string, error) {
 	now := x.Clock.Now().UTC()
 	m := recordslayout.Manifest{Format: recordslayout.ManifestFormat, AccountID: accountID, RunAt: now.Format(time.RFC3339Nano), Heads: []recordslayout.ManifestHead{}, Written: []recordslayout.ManifestObject{}}
-	since, err := x.lastRun(ctx, accountID)
+	since, prev, err := x.lastRun(ctx, accountID)
 	if err != nil {
 		return m, "", err
 	}
+	m.Previous = prev
 	if !since.IsZero() {
 		m.Since = since.Format(time.RFC3339Nano)
 	}
@@ -128,18 +129,26 @@ func (x *Exporter) catchUpHeads(ctx context.Context, r *retention, since time.Ti
 		return err
 	}
 	slices.SortFunc(heads, func(a, b auditchain.ChainHead) int { return cmp.Compare(a.EntityID, b.EntityID) })
+	now := x.Clock.Now()
 	for _, h := range heads {
 		if at, err := time.Parse(time.RFC3339Nano, h.At); err == nil && !since.IsZero() && at.Before(since.Add(-sinceMargin)) {
 			continue
 		}
-		m.Heads = append(m.Heads, recordslayout.ManifestHead{EntityID: h.EntityID, Seq: h.Seq, Hash: h.Hash, LastActionID: h.ActionID, At: h.At})
+		// The date a write now would lock the trail to: a verifier takes a
+		// copy gone before it for removed, after it for expired.
+		lock, err := r.lockFor(ctx, h.EntityID, now)
+		if err != nil {
+			return err
+		}
+		until := lock.Until.UTC().Format(time.RFC3339)
+		m.Heads = append(m.Heads, recordslayout.ManifestHead{EntityID: h.EntityID, Seq: h.Seq, Hash: h.Hash, LastActionID: h.ActionID, At: h.At, KeepUntil: until})
 		written, err := x.catchUp(ctx, r, h)
-		m.Written = append(m.Written, written...)
+		m.Written = append(m.Written, dated(written, until)...)
 		if err != nil {
 			return err
 		}
 		written, err = x.catchUpEvidence(ctx, r, h.EntityID)
-		m.Written = append(m.Written, written...)
+		m.Written = append(m.Written, dated(written, until)...)
 		if err != nil {
 			return err
 		}
@@ -147,21 +156,36 @@ func (x *Exporter) catchUpHeads(ctx context.Context, r *retention, since time.Ti
 	return nil
 }
 
-// lastRun is the time of the account's newest manifest (zero: none).
-func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, error) {
+// dated gives each object the date its entity's copies are locked to.
+func dated(objs []recordslayout.ManifestObject, until string) []recordslayout.ManifestObject {
+	for i := range objs {
+		objs[i].KeepUntil = until
+	}
+	return objs
+}
+
+// lastRun is the time of the account's newest manifest (zero: none) and
+// the link the next manifest names it by: its key and the SHA-256 of its
+// first version's bytes, the ones its lock keeps (nil: none).
+func (x *Exporter) lastRun(ctx context.Context, accountID int64) (time.Time, *recordslayout.ManifestObject, error) {
 	keys, err := x.Records.List(ctx, recordslayout.ManifestPrefix(accountID))
 	if err != nil {
-		return time.Time{}, fmt.Errorf("list manifests: %w", err)
+		return time.Time{}, nil, fmt.Errorf("list manifests: %w", err)
 	}
 	if len(keys) == 0 {
-		return time.Time{}, nil
+		return time.Time{}, nil, nil
 	}
-	name := strings.TrimSuffix(strings.TrimPrefix(keys[len(keys)-1], recordslayout.ManifestPrefix(accountID)), ".json")
+	last := keys[len(keys)-1]
+	name := strings.TrimSuffix(strings.TrimPrefix(last, recordslayout.ManifestPrefix(accountID)), ".json")
 	t, err := time.Parse("20060102T150405Z", name)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("manifest %s: %w", keys[len(keys)-1], err)
+		return time.Time{}, nil, fmt.Errorf("manifest %s: %w", last, err)
 	}
-	return t, nil
+	obj, err := x.Records.Get(ctx, last)
+	if err != nil {
+		return time.Time{}, nil, fmt.Errorf("read the manifest before, %s: %w", last, err)
+	}
+	return t, &recordslayout.ManifestObject{Key: last, SHA256: obj.SHA256}, nil
 }
 
 // catchUpEvidence locks the evidence of the entity's checks that has no

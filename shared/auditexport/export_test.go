@@ -2,6 +2,7 @@ package auditexport_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -143,6 +144,19 @@ func TestDailyRunLocksEveryRecord(t *testing.T) {
 	w.x.Clock = domain.FixedClock(t0.Add(24 * time.Hour))
 	if res, err := w.x.RunDaily(ctx); err != nil || res.CaughtUp != 0 || res.Manifests != 1 {
 		t.Errorf("second run = %+v, %v", res, err)
+	}
+	// The second manifest names the first by its bytes' SHA-256: the
+	// manifests read as one chain, with nothing the bucket lost.
+	m, err := verify.ReadManifests(ctx, w.rec, w.acct, t0.Add(48*time.Hour))
+	if err != nil || len(m.Findings) != 0 || m.Heads[7].Seq != 3 || m.Heads[8].Seq != 2 {
+		t.Errorf("manifests read %+v, %v; want linked, heads 7@3 and 8@2", m, err)
+	}
+	second, err := w.rec.Get(ctx, recordslayout.ManifestKey(w.acct, t0.Add(24*time.Hour)))
+	first, _ := w.rec.Get(ctx, manifests[0])
+	var man recordslayout.Manifest
+	if err != nil || json.Unmarshal(second.Body, &man) != nil || man.Format != recordslayout.ManifestFormat ||
+		man.Previous == nil || *man.Previous != (recordslayout.ManifestObject{Key: manifests[0], SHA256: first.SHA256}) {
+		t.Errorf("second manifest %s (%v): want it to name %s by its SHA-256", second.Body, err, manifests[0])
 	}
 }
 

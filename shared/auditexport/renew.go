@@ -95,7 +95,7 @@ func (x *Exporter) renewOne(ctx context.Context, r *retention, prefix string, l 
 	if err != nil {
 		return recordslayout.ManifestObject{}, err
 	}
-	return recordslayout.ManifestObject{Key: l.Key, SHA256: sum}, nil
+	return recordslayout.ManifestObject{Key: l.Key, SHA256: sum, KeepUntil: until.UTC().Format(time.RFC3339)}, nil
 }
 
 // accountPrefixes start everything the records bucket keeps of an account.

@@ -37,7 +37,13 @@ func RecordsBucket(cfg aws.Config) (records.S3, error) {
 	if name == "" {
 		return records.S3{}, fmt.Errorf("boot: %s is not set", b.EnvVar)
 	}
-	return records.S3{Client: s3Client(cfg), Bucket: name}, nil
+	return RecordsBucketNamed(cfg, name), nil
+}
+
+// RecordsBucketNamed is a records bucket by its name, over S3 (S3_ENDPOINT
+// points it elsewhere): a copy a regulator's verifier reads.
+func RecordsBucketNamed(cfg aws.Config, name string) records.S3 {
+	return records.S3{Client: s3Client(cfg), Bucket: name}
 }
 
 // Exporter is the records exporter over d: audit-export runs it, admin's

@@ -13,7 +13,8 @@
 //	manifests/<account>/<run time, 20060102T150405Z>.json
 //	    a daily run: every chain head that moved since the run before (or
 //	    every head on the first), the objects the run itself wrote, and
-//	    those it renewed.
+//	    those it renewed; and the account's manifest before it, by key and
+//	    the SHA-256 of its bytes, so the manifests are one chain.
 //
 // Each version is locked at its write to the date its record's law asks
 // (domain.RecordLockUntil) and tagged with the years that lock runs; a
@@ -26,8 +27,10 @@
 // audit/<account>/<entity>/, read each object's first version, check that
 // its SHA-256 is the prev_hash of the next (the first's is empty) and that
 // the seqs run 1, 2, 3 … without a gap; the newest manifest naming the
-// entity must name one of them as its head. verify.LockedChain is the
-// check of the trail itself.
+// entity must name one of them as its head, each manifest names the one
+// listed before it, and every object a manifest lists is there until the
+// date it gives. verify.LockedChain is the check of the trail itself,
+// verify.ReadManifests of the manifests, verify.Bucket of a whole copy.
 package recordslayout
 
 import (
@@ -35,8 +38,14 @@ import (
 	"time"
 )
 
-// ManifestFormat names the manifest's format and its version.
-const ManifestFormat = "evs-records-manifest/v1"
+// ManifestFormat names the manifest's format and its version. v2 links
+// each manifest to the one before (Previous) and dates what it lists
+// (KeepUntil); v1, before, did neither, and is read as the start of the
+// account's manifests.
+const ManifestFormat = "evs-records-manifest/v2"
+
+// ManifestFormatV1 is the format before the manifests were linked.
+const ManifestFormatV1 = "evs-records-manifest/v1"
 
 // RecordKey is the object of an audit record: its chain and seq; the
 // fixed width sorts a chain's objects in seq order.
@@ -73,6 +82,10 @@ type Manifest struct {
 	Format    string `json:"format"`
 	AccountID int64  `json:"account_id"`
 	RunAt     string `json:"run_at"`
+	// Previous is the account's manifest before this one: its key and the
+	// SHA-256 of its bytes (null on the account's first). A manifest
+	// removed, or rewritten, breaks the link of the one after it.
+	Previous *ManifestObject `json:"previous"`
 	// Since is the run before's time: heads that moved after it (less a
 	// margin) are listed. Empty on an account's first run: every head.
 	Since string         `json:"since,omitempty"`
@@ -93,10 +106,17 @@ type ManifestHead struct {
 	Hash         string `json:"hash"`
 	LastActionID string `json:"last_action_id"`
 	At           string `json:"at"`
+	// KeepUntil is the date the run would lock the head's trail to
+	// (RFC 3339): until then, its copies missing from the bucket were
+	// removed, not expired.
+	KeepUntil string `json:"keep_until,omitempty"`
 }
 
 // ManifestObject is an object and the SHA-256 of its bytes.
 type ManifestObject struct {
 	Key    string `json:"key"`
 	SHA256 string `json:"sha256"`
+	// KeepUntil is the date the object was locked to (RFC 3339; empty in
+	// v1 and for a manifest's Previous: kept as long as the manifests).
+	KeepUntil string `json:"keep_until,omitempty"`
 }

@@ -88,6 +88,9 @@ type Retention struct {
 	Now      time.Time
 	Held     bool
 	Closures Closures
+	// Manifests are the account's manifests as read (nil: not read): a
+	// tail or a whole trail gone from the bucket shows only against them.
+	Manifests *Manifests
 }
 
 // Chain checks a chain as DynamoDB holds it against its locked copies:
@@ -99,7 +102,7 @@ type Retention struct {
 // TTL removing it: counted, not a finding; missing before, it was removed.
 func Chain(ctx context.Context, r Reader, c auditchain.Chain, ret Retention) (ChainReport, error) {
 	w := chainWalk{r: r, c: c, ret: ret, inDynamo: make(map[int64]auditchain.Link, len(c.Records)),
-		intact: true, prev: auditchain.Head{Hash: auditchain.Genesis}}
+		intact: true, prev: auditchain.Head{Hash: auditchain.Genesis}, hashes: map[int64]string{}}
 	w.rep.Findings = []Finding{}
 	keys, err := r.List(ctx, recordslayout.ChainPrefix(c.AccountID, c.EntityID))
 	if err != nil {
@@ -114,6 +117,10 @@ func Chain(ctx context.Context, r Reader, c auditchain.Chain, ret Retention) (Ch
 		}
 	}
 	w.conclude()
+	if m := ret.Manifests; m != nil {
+		hashAt := func(seq int64) (string, bool) { h, ok := w.hashes[seq]; return h, ok }
+		w.rep.Findings = append(w.rep.Findings, m.Chain(c.EntityID, w.rep.LockedThrough, hashAt, ret.Now)...)
+	}
 	for _, l := range c.Records {
 		if l.Seq > w.rep.LockedThrough {
 			w.rep.NotYetLocked++
@@ -130,6 +137,7 @@ type chainWalk struct {
 	ret      Retention
 	inDynamo map[int64]auditchain.Link
 	rep      ChainReport
+	hashes   map[int64]string // each locked record's hash, by seq
 
 	last    Finding   // the locked record with the highest seq
 	missing []Finding // locked records not in DynamoDB: removed or expired
@@ -159,6 +167,7 @@ func (w *chainWalk) locked(ctx context.Context, key string) error {
 	}
 	w.rep.Locked++
 	w.rep.LockedThrough = max(w.rep.LockedThrough, l.Seq)
+	w.hashes[l.Seq] = l.Hash
 	f.Seq, f.ActionID = l.Seq, l.ActionID
 	w.intact = w.intact && l.Seq == w.prev.Seq+1 && l.PrevHash == w.prev.Hash && sums(l, l.Hash)
 	w.prev = auditchain.Head{Seq: l.Seq, Hash: l.Hash}
