@@ -277,6 +277,17 @@ moto-install: ## install moto's S3 server (pinned) into ~/.cache/evs (once), for
 
 test: moto-install
 
+# checkov, pinned in local/checkov/install.sh, is installed by it into
+# ~/.cache/evs/checkov-<version>, outside the clone (a no-op once installed);
+# infra/stack's TestCheckov runs it over the production stack's synthesized
+# template and template.yaml, failing on any check infra/checkov.yaml does
+# not skip.
+.PHONY: checkov-install
+checkov-install: ## install checkov (pinned) into ~/.cache/evs (once), for infra/stack's TestCheckov
+	@local/checkov/install.sh
+
+test: checkov-install
+
 .PHONY: sam-install sam-validate sam-build
 sam-install: $(SAM_STAMP) $(SAM_HOME)/metadata.json ## install the SAM CLI (pinned) into .tools/sam-venv (once)
 

@@ -25,7 +25,20 @@ a function's Errors.`
 func alarms() ([]Pair, error) {
 	out := []Pair{resource(alarmTopicID, "AWS::SNS::Topic", Map(
 		KV("DisplayName", Sub(stack.AlarmTopicDisplayName(stage))),
-	)).Note(alarmsNote)}
+	)).Note(alarmsNote), resource(alarmTopicID+"Policy", "AWS::SNS::TopicPolicy", Map(
+		KV("Topics", FlowList(Ref(alarmTopicID))),
+		KV("PolicyDocument", Map(
+			KV("Version", "2012-10-17"),
+			KV("Statement", List(Map(
+				KV("Sid", "AllowPublishThroughSSLOnly"),
+				KV("Effect", "Deny"),
+				KV("Principal", "*"),
+				KV("Action", "sns:Publish"),
+				KV("Resource", Ref(alarmTopicID)),
+				KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
+			))),
+		)),
+	)).Note("TLS only: every publication not made over TLS is denied, as the CDK stack's enforceSSL.")}
 	queueAlarm := func(pa stack.PipelineAlarm, q deploy.Queue, metric string, threshold int) Pair {
 		return alarm(pa, "AWS/SQS", metric, "Maximum", threshold,
 			KV("Dimensions", List(Flow(KV("Name", "QueueName"), KV("Value", GetAtt(q.LogicalID, "QueueName"))))))

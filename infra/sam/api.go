@@ -73,6 +73,8 @@ func api() ([]Pair, error) {
 				KV("ThrottlingRateLimit", stack.DefaultThrottleRate),
 				KV("ThrottlingBurstLimit", stack.DefaultThrottleBurst),
 				KV("MetricsEnabled", true),
+				KV("LoggingLevel", "ERROR"),
+				KV("DataTraceEnabled", false),
 			))),
 			KV("AccessLogSetting", Map(
 				KV("DestinationArn", GetAtt(stack.AccessLogGroupID, "Arn")),

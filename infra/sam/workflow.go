@@ -51,11 +51,11 @@ func workflow() ([]Pair, error) {
 				KV(stack.SubstApprovalTopicArn, Ref(stack.DecisionApprovalTopicID)),
 			)),
 			KV("Logging", Map(
-				KV("Level", "ERROR"),
+				KV("Level", "ALL"),
 				KV("IncludeExecutionData", false),
 				KV("Destinations", List(Map(KV("CloudWatchLogsLogGroup", Map(KV("LogGroupArn", GetAtt(logGroup, "Arn"))))))),
-			)).Note("ERROR, no execution data: a STANDARD execution keeps its whole history in Step\n"+
-				"Functions; inputs carry operators' reasons, whose record is the audit table."),
+			)).Note("ALL events, no execution data: kept beyond the 90 days Step Functions keeps a\n"+
+				"STANDARD execution's history; inputs carry operators' reasons, whose record is the audit table."),
 			KV("Tracing", Map(KV("Enabled", true))),
 			KV("Policies", List(Map(KV("Statement", statementList([]Statement{
 				{Sid: stack.InvokeDecisionSid, Actions: []string{"lambda:InvokeFunction"},

@@ -51,6 +51,9 @@ type Api struct {
 	Stage      awsapigateway.Stage
 	Authorizer awsapigateway.RequestAuthorizer
 	AccessLogs awslogs.LogGroup
+	// PublicMethods are the methods without the authorizer (Public
+	// routes, and the ANY method beside them), which nag.go names.
+	PublicMethods []awsapigateway.Method
 }
 
 // NewApi creates the REST API: one stage named after props.Stage with
@@ -123,7 +126,12 @@ func (a *Api) newRestApi(props *ApiProps) awsapigateway.RestApi {
 			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(AccessLogFormat())),
 			TracingEnabled:       jsii.Bool(true),
 			MetricsEnabled:       jsii.Bool(true),
-			DataTraceEnabled:     jsii.Bool(false),
+			// Execution logs of every method's errors (an authorizer's
+			// failure, an integration's timeout), which the access log
+			// does not explain; never the requests' data, which hold API
+			// keys and entities.
+			LoggingLevel:     awsapigateway.MethodLoggingLevel_ERROR,
+			DataTraceEnabled: jsii.Bool(false),
 		},
 	})
 }
@@ -149,11 +157,16 @@ func (a *Api) addRoutes(props *ApiProps) {
 	for _, path := range ResourcePaths() {
 		resource := a.RestApi.Root().ResourceForPath(jsii.String(path))
 		routes := RoutesOn(path)
-		for _, r := range routes {
-			resource.AddMethod(jsii.String(r.Method), integration(r.Function), options(r))
+		add := func(method string, r deploy.Route) {
+			m := resource.AddMethod(jsii.String(method), integration(r.Function), options(r))
+			if r.Public {
+				a.PublicMethods = append(a.PublicMethods, m)
+			}
 		}
-		first := routes[0]
-		resource.AddMethod(jsii.String("ANY"), integration(first.Function), options(first))
+		for _, r := range routes {
+			add(r.Method, r)
+		}
+		add("ANY", routes[0])
 	}
 }
 

@@ -204,6 +204,8 @@ func NewObservability(scope constructs.Construct, id *string, props *Observabili
 func newAlarmTopic(scope constructs.Construct, props *ObservabilityProps) awssns.Topic {
 	topic := awssns.NewTopic(scope, jsii.String("AlarmTopic"), &awssns.TopicProps{
 		DisplayName: jsii.String(AlarmTopicDisplayName(props.Stage)),
+		// A policy denying every request not made over TLS.
+		EnforceSSL: jsii.Bool(true),
 	})
 	if props.AlarmEmail != "" {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))

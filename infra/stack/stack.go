@@ -214,6 +214,7 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
 	s.catalogueOutputs()
 	s.operatorOutputs()
+	s.suppressNag()
 	return s
 }
 

@@ -212,13 +212,14 @@ func (w *DecisionWorkflow) newStateMachine(definition string, fnArn *string) aws
 			SubstApprovalTopicArn:    w.ApprovalTopic.TopicArn(),
 		},
 		Role: w.Role,
-		// ERROR: a STANDARD execution keeps its whole history in Step
-		// Functions (90 days); the log group adds the failures, kept and
-		// searchable. No execution data: inputs carry operators' reasons,
-		// whose record is the audit table.
+		// ALL: every state's events, kept and searchable beyond the 90 days
+		// Step Functions keeps a STANDARD execution's history (a review
+		// reads what happened to a decision there; AwsSolutions-SF1). No
+		// execution data: inputs carry operators' reasons, whose record is
+		// the audit table.
 		Logs: &awsstepfunctions.LogOptions{
 			Destination:          w.LogGroup,
-			Level:                awsstepfunctions.LogLevel_ERROR,
+			Level:                awsstepfunctions.LogLevel_ALL,
 			IncludeExecutionData: jsii.Bool(false),
 		},
 		TracingEnabled: jsii.Bool(true),

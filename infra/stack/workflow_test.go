@@ -69,7 +69,7 @@ func TestDecisionStateMachine(t *testing.T) {
 			"RoleArn":              arnOf(stack.DecisionStateMachineID + "Role"),
 			"TracingConfiguration": like(m{"Enabled": true}),
 			"LoggingConfiguration": like(m{
-				"Level":                "ERROR",
+				"Level":                "ALL",
 				"IncludeExecutionData": false,
 				"Destinations":         arrayOf(like(m{"CloudWatchLogsLogGroup": like(m{"LogGroupArn": arnOf(logGroupID)})})),
 			}),

@@ -71,6 +71,8 @@ func ProdProps(assets string) *stack.ServiceStackProps {
 // ProdBreakGlassRole is the Prod stack's break-glass role.
 const ProdBreakGlassRole = "prod-records-break-glass"
 
+const annotationsInValidationReport = "@aws-cdk/core:annotationsInValidationReport"
+
 var (
 	once   sync.Once
 	result *Synthesis
@@ -155,11 +157,19 @@ func synth() (out *Synthesis, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// With this flag (infra/cdk.json sets it) an error annotation fails the
+	// synthesis; here the tests read the annotations themselves
+	// (Synthesized.Messages), so that an error of a rule pack fails one test
+	// naming it instead of every test of the binary.
+	context[annotationsInValidationReport] = false
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(tmp, "cdk.out")), Context: &context})
 	one := func(props *stack.ServiceStackProps) *Synthesized {
 		return &Synthesized{Props: props, Stack: stack.NewServiceStack(app, jsii.String(stack.StackName(props.Stage)), props)}
 	}
 	out = &Synthesis{Dev: one(DevProps(assets)), Prod: one(ProdProps(assets))}
+	for _, pack := range stack.NagPacks() {
+		awscdk.Aspects_Of(out.Prod.Stack.Stack).Add(pack, nil)
+	}
 	for _, s := range []*Synthesized{out.Dev, out.Prod} {
 		s.Template = assertions.Template_FromStack(s.Stack.Stack, nil)
 		raw, err := json.Marshal(s.Template.ToJSON())

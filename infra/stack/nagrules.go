@@ -1,0 +1,158 @@
+package stack
+
+import (
+	"github.com/aws/constructs-go/constructs/v10"
+
+	"github.com/evs-kyb/evs/shared/deploy"
+)
+
+// The rules of NagPacks this stack does not follow, by concern, each with
+// the resources and the reason (NagSuppression). Both NIST 800-53 rev 5
+// and PCI DSS 3.2.1 ids are named where the two packs carry the same rule.
+
+// storageNag: tables, secrets, buckets.
+func storageNag() []NagSuppression {
+	return []NagSuppression{
+		{Rules: []string{"NIST.800.53.R5-DynamoDBInBackupPlan"}, Where: "every table",
+			Reason: "Point-in-time recovery (35 days, any second) is on for every table, and every audit record is " +
+				"also locked in the records bucket; an AWS Backup plan would add a copy the account's backup policy " +
+				"chooses, outside this stack.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Data.Construct) }},
+		{Rules: []string{"AwsSolutions-SMG4", "NIST.800.53.R5-SecretsManagerRotationEnabled"}, Where: "every secret",
+			Reason: "They hold the providers' API keys and the webhook signing secret, which the providers issue: no " +
+				"rotation function can get a new one. They are rotated by hand (the README's put-secret-value; the " +
+				"webhook secret with an overlap).",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Secrets.Construct) }},
+		{Rules: []string{"NIST.800.53.R5-SecretsManagerUsingKMSKey", "PCI.DSS.321-SecretsManagerUsingKMSKey"}, Where: "every secret",
+			Reason: "Encrypted with the AWS managed key of Secrets Manager; who reads a secret is decided by IAM " +
+				"(GetSecretValue on exactly the secrets a function's catalogue entry names), which a key of our own " +
+				"would not narrow.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Secrets.Construct) }},
+		{Rules: []string{"AwsSolutions-S1", "NIST.800.53.R5-S3BucketLoggingEnabled", "PCI.DSS.321-S3BucketLoggingEnabled"},
+			Where: "the evidence and records buckets",
+			Reason: "Not yet: server access logs need a log bucket of their own (SSE-S3, which access logging " +
+				"requires), not built yet; every write to them is made by a function whose invocation is logged, and " +
+				"CloudTrail data events are the account's choice.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.Construct) }},
+		{Rules: []string{"NIST.800.53.R5-S3BucketReplicationEnabled", "PCI.DSS.321-S3BucketReplicationEnabled"},
+			Where: "the evidence and records buckets",
+			Reason: "Not yet: a replica in a second region under the same Object Lock is issue 37's item 4 " +
+				"(records that survive a region); until then versioning and Object Lock keep every copy in one region.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.Construct) }},
+	}
+}
+
+// functionsNag: the functions, their roles and log groups, and the
+// workflow's role.
+func functionsNag() []NagSuppression {
+	functionsAndWorkflow := func(s *ServiceStack) []constructs.IConstruct {
+		return []constructs.IConstruct{s.Functions.Construct, s.Workflow.Construct}
+	}
+	return []NagSuppression{
+		{Rules: []string{"NIST.800.53.R5-LambdaConcurrency"}, Where: "every function",
+			Reason: "Reserved concurrency is carved out of the account's regional pool (new accounts have 10 in all, " +
+				"and 10 must stay unreserved), so it can fail a first deploy; the API's stage throttling and each " +
+				"queue event source's maximum concurrency bound what the functions take.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Functions.Construct) }},
+		{Rules: []string{"NIST.800.53.R5-LambdaDLQ"}, Where: "every function",
+			Reason: "A DLQ holds failed asynchronous invocations. The API's functions, the authorizer and the decision " +
+				"task are invoked synchronously (the caller sees the error); stream and queue consumers send failures " +
+				"to their failure queues (alarmed); the daily runs are retried by Lambda and alarmed, and each run " +
+				"redoes what the last did not.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Functions.Construct) }},
+		{Rules: []string{"NIST.800.53.R5-LambdaInsideVPC", "PCI.DSS.321-LambdaInsideVPC"}, Where: "every function",
+			Reason: "The functions reach only AWS APIs and the providers' public HTTPS endpoints (and subscribers' " +
+				"webhooks, through the egress guard that refuses private ranges); a VPC would add NAT gateways and " +
+				"endpoints and no resource to protect inside it.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Functions.Construct) }},
+		{Rules: []string{"NIST.800.53.R5-IAMNoInlinePolicy", "PCI.DSS.321-IAMNoInlinePolicy"},
+			Where:  "every function's role and the workflow's role",
+			Reason: "Each role has one policy written for it alone from the catalogue (exact actions on exact resources); inline, it cannot be attached to anything else.",
+			on:     functionsAndWorkflow},
+		{Rules: []string{"AwsSolutions-IAM5"}, Where: "every function's role and the workflow's role",
+			AppliesTo: []string{`Resource::\*`, `Resource::<\w+Table\.Arn>/index/\*`, `Resource::<\w+Bucket\.Arn>/\*`,
+				`Resource::<DecisionFunction\.Arn>:\*`, `Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<DecisionStateMachine\.Name>:\*`},
+			Reason: "Only where the action has no narrower resource: X-Ray's and CloudWatch Logs' delivery actions " +
+				"take only *; a query of a table's indexes (only on tables the catalogue grants); objects in a bucket, " +
+				"whose keys are content hashes or dates; the decision function's versions; executions of the one " +
+				"state machine.",
+			on: functionsAndWorkflow},
+		{Rules: []string{"NIST.800.53.R5-CloudWatchLogGroupEncrypted", "PCI.DSS.321-CloudWatchLogGroupEncrypted"},
+			Where: "every log group (functions, API access logs, the workflow)",
+			Reason: "CloudWatch Logs encrypts every log group at rest; the logs hold ids, actors and outcomes, never " +
+				"a secret, a key or a document (the functions log no answer), and who reads them is IAM's decision, " +
+				"which a key of our own would not change.",
+			on: func(s *ServiceStack) []constructs.IConstruct {
+				return []constructs.IConstruct{s.Functions.Construct, s.Api.AccessLogs, s.Workflow.LogGroup}
+			}},
+	}
+}
+
+// apiNag: the REST API.
+func apiNag() []NagSuppression {
+	api := func(s *ServiceStack) []constructs.IConstruct { return one(s.Api.RestApi) }
+	return []NagSuppression{
+		{Rules: []string{"AwsSolutions-COG4"}, Where: "every method",
+			Reason: "Clients are machines with API keys, checked by the REQUEST authorizer (keys hashed in a table, " +
+				"per-account permissions); there are no Cognito users. The public methods have no authorizer (below).",
+			on: api},
+		{Rules: []string{"AwsSolutions-APIG4"}, Where: "the public methods: the provider webhook, /openapi.yaml, the console's and the settings area's pages",
+			Reason: "The webhook is authenticated by its Standard Webhooks signature, checked by its function; " +
+				"the API description is public; the console and the settings area sign in with their own passkeys " +
+				"and single-use links and check their session on every request.",
+			on: func(s *ServiceStack) []constructs.IConstruct {
+				var out []constructs.IConstruct
+				for _, m := range s.Api.PublicMethods {
+					out = append(out, m)
+				}
+				return out
+			}},
+		{Rules: []string{"AwsSolutions-APIG2"}, Where: "the API",
+			Reason: "Every function validates its request against shared/api/openapi.yaml itself (strict JSON: " +
+				"unknown fields, duplicate keys and wrong types refused) and answers the API's own error shape; " +
+				"API Gateway models would be a second, weaker copy of the contract.",
+			on: api},
+		{Rules: []string{"AwsSolutions-APIG3", "NIST.800.53.R5-APIGWAssociatedWithWAF", "PCI.DSS.321-APIGWAssociatedWithWAF"},
+			Where: "the API's stage",
+			Reason: "A WAF web ACL is the account's (its rules, its costs, often shared by several APIs); associate " +
+				"it with the stage at deploy. The stage throttles every method and the authorizer refuses unknown keys.",
+			on: api},
+		{Rules: []string{"NIST.800.53.R5-APIGWCacheEnabledAndEncrypted", "PCI.DSS.321-APIGWCacheEnabledAndEncrypted"},
+			Where: "the API's stage",
+			Reason: "No response cache: answers depend on the caller's account and change with every review; a " +
+				"cache could serve one account's entity to another or a stale decision. The authorizer's answers " +
+				"are cached (deploy.AuthorizerCacheTTL).",
+			on: api},
+		{Rules: []string{"NIST.800.53.R5-APIGWSSLEnabled", "PCI.DSS.321-APIGWSSLEnabled"}, Where: "the API's stage",
+			Reason: "A client certificate authenticates API Gateway to an HTTP back end; every back end here is a " +
+				"Lambda proxy integration, invoked through the Lambda API with IAM.",
+			on: api},
+		{Rules: []string{"AwsSolutions-IAM4"}, Where: "the API's CloudWatch role",
+			AppliesTo: []string{`Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs`},
+			Reason:    "AWS's own policy for the account's API Gateway logging role, which writes the access and execution logs.",
+			on:        api},
+	}
+}
+
+// messagingNag: queues and topics.
+func messagingNag() []NagSuppression {
+	return []NagSuppression{
+		{Rules: []string{"AwsSolutions-SQS3"}, Where: "the stream functions' failure queues",
+			Reason: "They are dead-letter queues themselves: the review and evidence streams' event source " +
+				"mappings send a batch that failed every retry there; any message in one raises an alarm.",
+			on: func(s *ServiceStack) []constructs.IConstruct {
+				var out []constructs.IConstruct
+				for _, f := range deploy.Functions() {
+					for _, id := range OnFailureQueues(f) {
+						out = append(out, s.Queues.Queues[id])
+					}
+				}
+				return out
+			}},
+		{Rules: []string{"NIST.800.53.R5-SNSEncryptedKMS", "PCI.DSS.321-SNSEncryptedKMS"}, Where: "the alarm topic",
+			Reason: "CloudWatch alarms cannot publish to a topic under the AWS managed key, and its messages are " +
+				"alarm states (names, thresholds), which its e-mail subscribers receive in clear anyway. The approvals " +
+				"topic, which carries task tokens, is encrypted.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Observability.Topic) }},
+	}
+}
