@@ -23,7 +23,7 @@ date past the longest rule's.`
 // buckets: per deploy.Buckets() entry its own key if it has one, the
 // bucket and its policy.
 func buckets() ([]Pair, error) {
-	var out []Pair
+	out := accessLogsBucket()
 	for _, b := range deploy.Buckets() {
 		if b.OwnKey {
 			out = append(out, bucketKey(b))
@@ -40,6 +40,10 @@ func buckets() ([]Pair, error) {
 		if rules := lifecycleRules(b); len(rules) > 0 {
 			props = append(props, KV("LifecycleConfiguration", Map(KV("Rules", List(rules...)))))
 		}
+		props = append(props, KV("LoggingConfiguration", Map(
+			KV("DestinationBucketName", Ref(deploy.AccessLogs().LogicalID)),
+			KV("LogFilePrefix", b.AccessLogPrefix()),
+		)))
 		if b.ObjectLockDays > 0 {
 			props = append(props,
 				KV("ObjectLockConfiguration", Map(
@@ -73,6 +77,62 @@ func buckets() ([]Pair, error) {
 	return out, nil
 }
 
+// accessLogsBucket is deploy.AccessLogs' bucket and its policy, as
+// infra/stack's newAccessLogsBucket makes them: private, SSE-S3, versioned,
+// its logs expiring, retained; TLS only, and S3's logging service may put
+// each bucket's logs under its prefix, for that bucket of this account
+// only.
+func accessLogsBucket() []Pair {
+	l := deploy.AccessLogs()
+	statements := []any{tlsOnly(l.LogicalID)}
+	for _, b := range deploy.Buckets() {
+		statements = append(statements, Map(
+			KV("Action", "s3:PutObject"),
+			KV("Condition", Map(
+				KV("ArnLike", Map(KV("aws:SourceArn", GetAtt(b.LogicalID, "Arn")))),
+				KV("StringEquals", Map(KV("aws:SourceAccount", Ref("AWS::AccountId")))),
+			)),
+			KV("Effect", "Allow"),
+			KV("Principal", Flow(KV("Service", "logging.s3.amazonaws.com"))),
+			KV("Resource", Sub("${"+l.LogicalID+".Arn}/"+b.AccessLogPrefix()+"*")),
+		))
+	}
+	return []Pair{
+		resource(l.LogicalID, "AWS::S3::Bucket", Map(
+			KV("BucketEncryption", Map(KV("ServerSideEncryptionConfiguration", List(Map(
+				KV("ServerSideEncryptionByDefault", Map(KV("SSEAlgorithm", "AES256"))),
+			))))),
+			KV("LifecycleConfiguration", Map(KV("Rules", List(Map(
+				KV("ExpirationInDays", l.ExpireDays), KV("Id", deploy.LifecycleRuleID),
+				KV("NoncurrentVersionExpiration", Flow(KV("NoncurrentDays", l.NoncurrentDays))),
+				KV("Status", "Enabled"),
+			))))),
+			KV("OwnershipControls", Map(KV("Rules", List(Flow(KV("ObjectOwnership", "BucketOwnerEnforced")))))),
+			KV("PublicAccessBlockConfiguration", Map(
+				KV("BlockPublicAcls", true), KV("BlockPublicPolicy", true),
+				KV("IgnorePublicAcls", true), KV("RestrictPublicBuckets", true),
+			)),
+			KV("VersioningConfiguration", Flow(KV("Status", "Enabled"))),
+		), KV("DeletionPolicy", "Retain"), KV("UpdateReplacePolicy", "Retain")),
+		resource(l.LogicalID+"Policy", "AWS::S3::BucketPolicy", Map(
+			KV("Bucket", Ref(l.LogicalID)),
+			KV("PolicyDocument", Map(KV("Version", "2012-10-17"), KV("Statement", List(statements...)))),
+		)),
+	}
+}
+
+// tlsOnly is the statement refusing every request to a bucket not made
+// over TLS.
+func tlsOnly(logicalID string) *yamlNode {
+	return Map(
+		KV("Action", "s3:*"),
+		KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
+		KV("Effect", "Deny"),
+		KV("Principal", Flow(KV("AWS", "*"))),
+		KV("Resource", List(GetAtt(logicalID, "Arn"), Sub("${"+logicalID+".Arn}/*"))),
+	)
+}
+
 // lifecycleRules are a bucket's lifecycle rules, as infra/stack's
 // lifecycleRules makes them: ExpireDays and NoncurrentDays in one, then
 // one per ExpireByTag.
@@ -98,13 +158,7 @@ func lifecycleRules(b deploy.Bucket) []any {
 // bucketStatements are a bucket's policy: every request not made over TLS
 // refused, and for a locked bucket its stack.LockGuards.
 func bucketStatements(b deploy.Bucket) []any {
-	out := []any{Map(
-		KV("Action", "s3:*"),
-		KV("Condition", Flow(KV("Bool", Flow(KV("aws:SecureTransport", "false"))))),
-		KV("Effect", "Deny"),
-		KV("Principal", Flow(KV("AWS", "*"))),
-		KV("Resource", List(GetAtt(b.LogicalID, "Arn"), Sub("${"+b.LogicalID+".Arn}/*"))),
-	)}
+	out := []any{tlsOnly(b.LogicalID)}
 	if b.ObjectLockDays == 0 {
 		return out
 	}

@@ -84,6 +84,15 @@ func TestMatchesCDKStack(t *testing.T) {
 				sam: func() any { return sam["Outputs"].(obj)[stack.BucketOutput(b)] }},
 		)
 	}
+	l := deploy.AccessLogs()
+	tests = append(tests,
+		check{name: l.LogicalID + " properties", cdk: func() any { return without(cdkBuckets[l.LogicalID], "Tags") }, sam: func() any { return samBuckets[l.LogicalID] }},
+		check{name: l.LogicalID + " retained", cdk: func() any { return attrs(cdk, l.LogicalID) }, sam: func() any { return attrs(sam, l.LogicalID) }},
+		check{name: l.LogicalID + " policy", cdk: func() any { return resourcesOfType(cdk, "AWS::S3::BucketPolicy")[l.LogicalID+"Policy"] },
+			sam: func() any { return resourcesOfType(sam, "AWS::S3::BucketPolicy")[l.LogicalID+"Policy"] }},
+		check{name: l.LogicalID + " output", cdk: func() any { return cdk["Outputs"].(obj)[stack.AccessLogsOutput()] },
+			sam: func() any { return sam["Outputs"].(obj)[stack.AccessLogsOutput()] }},
+	)
 	// The customer-managed keys: the same ones, kept alike, rotated alike.
 	cdkKeys, samKeys := resourcesOfType(cdk, "AWS::KMS::Key"), resourcesOfType(sam, "AWS::KMS::Key")
 	tests = append(tests, check{name: "key ids", cdk: func() any { return sortedKeys(cdkKeys) }, sam: func() any { return sortedKeys(samKeys) }})

@@ -189,6 +189,7 @@ func outputs() ([]Pair, error) {
 	for _, b := range deploy.Buckets() {
 		out = append(out, output(stack.BucketOutput(b), stack.BucketOutputDescription(b), Ref(b.LogicalID)))
 	}
+	out = append(out, output(stack.AccessLogsOutput(), stack.AccessLogsOutputDescription, Ref(deploy.AccessLogs().LogicalID)))
 	return append(out,
 		output("AlarmTopicArn", "Every alarm notifies this topic; subscribe whoever answers them.", Ref(alarmTopicID)),
 		output(stack.AdminFunctionOutput, stack.AdminFunctionOutputDescription, Ref(admin.LogicalID)),

@@ -33,6 +33,9 @@ type Buckets struct {
 	// Keys maps deploy.Bucket.ID to the key that encrypts the bucket: its
 	// table's, or its own (deploy.Bucket.OwnKey).
 	Keys map[string]awskms.Key
+	// AccessLogs receives every bucket's server access logs
+	// (deploy.AccessLogs).
+	AccessLogs awss3.Bucket
 }
 
 // NewBuckets creates one bucket per deploy.Buckets() entry, under its
@@ -56,6 +59,7 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		props = &BucketsProps{}
 	}
 	bs := &Buckets{Construct: constructs.NewConstruct(scope, id), Buckets: map[string]awss3.Bucket{}, Keys: map[string]awskms.Key{}}
+	bs.AccessLogs = newAccessLogsBucket(bs.Construct)
 	for _, b := range deploy.Buckets() {
 		key, ok := props.Keys[b.KeyOfTable]
 		switch {
@@ -73,6 +77,10 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 			BucketKeyEnabled:  jsii.Bool(true),
 			Versioned:         jsii.Bool(true),
 			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+			// CDK grants S3's logging service the prefix in the log
+			// bucket's policy, for this bucket and account only.
+			ServerAccessLogsBucket: bs.AccessLogs,
+			ServerAccessLogsPrefix: jsii.String(b.AccessLogPrefix()),
 		}
 		bp.LifecycleRules = lifecycleRules(b)
 		if b.ObjectLockDays > 0 {
@@ -94,6 +102,29 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		bs.Keys[b.ID] = key
 	}
 	return bs
+}
+
+// newAccessLogsBucket is deploy.AccessLogs' bucket: private, TLS only,
+// SSE-S3 (the only encryption S3's log delivery writes to), versioned,
+// its logs expiring after ExpireDays, retained.
+func newAccessLogsBucket(scope constructs.Construct) awss3.Bucket {
+	l := deploy.AccessLogs()
+	bucket := awss3.NewBucket(scope, jsii.String(l.LogicalID), &awss3.BucketProps{
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		EnforceSSL:        jsii.Bool(true),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		Versioned:         jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:                          jsii.String(deploy.LifecycleRuleID),
+			Expiration:                  awscdk.Duration_Days(jsii.Number(float64(l.ExpireDays))),
+			NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(l.NoncurrentDays))),
+		}},
+	})
+	bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(l.LogicalID))
+	bucket.Policy().Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(l.LogicalID + "Policy"))
+	return bucket
 }
 
 // lifecycleRules are a bucket's lifecycle rules (none: nil): ExpireDays
@@ -209,3 +240,10 @@ func BucketOutput(b deploy.Bucket) string { return b.LogicalID + "Name" }
 func BucketOutputDescription(b deploy.Bucket) string {
 	return "Name of the " + b.ID + " bucket (" + b.EnvVar + "): " + b.Description
 }
+
+// AccessLogsOutput names the stack output holding the access logs' bucket's
+// physical name (AccessLogsBucketName).
+func AccessLogsOutput() string { return deploy.AccessLogs().LogicalID + "Name" }
+
+// AccessLogsOutputDescription says what AccessLogsOutput holds.
+const AccessLogsOutputDescription = "Name of the bucket of every bucket's server access logs (under <bucket id>/)"

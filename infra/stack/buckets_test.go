@@ -44,7 +44,8 @@ func bucketKeyCondition(b deploy.Bucket) m {
 // rotated and retained.
 func TestBuckets(t *testing.T) {
 	both(t, func(t *testing.T, s *stacktest.Synthesized) {
-		countIs(t, s.Template, "AWS::S3::Bucket", len(deploy.Buckets()))
+		countIs(t, s.Template, "AWS::S3::Bucket", len(deploy.Buckets())+1) // and the access logs'
+
 		for _, b := range deploy.Buckets() {
 			t.Run(b.ID, func(t *testing.T) {
 				if tb, ok := schema.Lookup(b.KeyOfTable); !b.OwnKey && (!ok || !tb.CustomerKey) {
@@ -59,7 +60,9 @@ func TestBuckets(t *testing.T) {
 							"KMSMasterKeyID": arnOf(stack.BucketKeyLogicalID(b))}),
 					}))}),
 					"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
-					"Tags":                    assertions.Match_AnyValue(), // the stack's service and stage tags
+					"LoggingConfiguration": exactly(m{"DestinationBucketName": refOf(deploy.AccessLogs().LogicalID),
+						"LogFilePrefix": b.AccessLogPrefix()}),
+					"Tags": assertions.Match_AnyValue(), // the stack's service and stage tags
 				}
 				var rules []any
 				if b.ExpireDays > 0 || b.NoncurrentDays > 0 {
@@ -123,6 +126,53 @@ func TestBuckets(t *testing.T) {
 				hasOutput(t, s.Template, stack.BucketOutput(b), m{"Value": refOf(b.LogicalID)})
 			})
 		}
+	})
+}
+
+// The access logs' bucket, in both stacks: private, SSE-S3 (what S3's log
+// delivery writes to), versioned, its logs expiring, retained; its policy
+// refuses every request not made over TLS and lets S3's logging service
+// put objects under each bucket's prefix, for that bucket of this account
+// only, and nothing else.
+func TestAccessLogsBucket(t *testing.T) {
+	l := deploy.AccessLogs()
+	both(t, func(t *testing.T, s *stacktest.Synthesized) {
+		hasResource(t, s.Template, l.LogicalID, "AWS::S3::Bucket", m{
+			"Properties": exactly(m{
+				"PublicAccessBlockConfiguration": exactly(m{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true}),
+				"OwnershipControls":              exactly(m{"Rules": arrayOf(exactly(m{"ObjectOwnership": "BucketOwnerEnforced"}))}),
+				"BucketEncryption": exactly(m{"ServerSideEncryptionConfiguration": arrayOf(exactly(m{
+					"ServerSideEncryptionByDefault": exactly(m{"SSEAlgorithm": "AES256"})}))}),
+				"VersioningConfiguration": exactly(m{"Status": "Enabled"}),
+				"LifecycleConfiguration": exactly(m{"Rules": arrayOf(exactly(m{"Id": deploy.LifecycleRuleID, "Status": "Enabled",
+					"ExpirationInDays": l.ExpireDays, "NoncurrentVersionExpiration": exactly(m{"NoncurrentDays": l.NoncurrentDays})}))}),
+				"Tags": assertions.Match_AnyValue(),
+			}),
+			"DeletionPolicy":      "Retain",
+			"UpdateReplacePolicy": "Retain",
+		})
+		statements := []any{exactly(m{
+			"Action": "s3:*", "Effect": "Deny",
+			"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
+			"Principal": exactly(m{"AWS": "*"}),
+			"Resource":  arrayOf(arnOf(l.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(l.LogicalID), "/*"}}}),
+		})}
+		for _, b := range deploy.Buckets() {
+			statements = append(statements, exactly(m{
+				"Action": "s3:PutObject", "Effect": "Allow",
+				"Principal": exactly(m{"Service": "logging.s3.amazonaws.com"}),
+				"Condition": exactly(m{"ArnLike": exactly(m{"aws:SourceArn": arnOf(b.LogicalID)}),
+					"StringEquals": exactly(m{"aws:SourceAccount": refOf("AWS::AccountId")})}),
+				"Resource": m{"Fn::Join": []any{"", []any{arnOf(l.LogicalID), "/" + b.AccessLogPrefix() + "*"}}},
+			}))
+		}
+		hasResource(t, s.Template, l.LogicalID+"Policy", "AWS::S3::BucketPolicy", m{
+			"Properties": exactly(m{
+				"Bucket":         refOf(l.LogicalID),
+				"PolicyDocument": like(m{"Statement": arrayOf(statements...)}),
+			}),
+		})
+		hasOutput(t, s.Template, stack.AccessLogsOutput(), m{"Value": refOf(l.LogicalID)})
 	})
 }
 

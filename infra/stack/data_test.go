@@ -167,6 +167,7 @@ func TestOutputs(t *testing.T) {
 	for _, b := range deploy.Buckets() {
 		want = append(want, stack.BucketOutput(b)) // TestBuckets checks its value
 	}
+	want = append(want, stack.AccessLogsOutput()) // TestAccessLogsBucket checks its value
 	stageID, restID := onlyID(t, tmpl, "AWS::ApiGateway::Stage"), onlyID(t, tmpl, "AWS::ApiGateway::RestApi")
 	apiURL := m{"Fn::Join": []any{"", []any{"https://", refOf(restID), ".execute-api.", refOf("AWS::Region"), ".", refOf("AWS::URLSuffix"), "/", refOf(stageID), "/"}}}
 	hasOutput(t, tmpl, "ApiUrl", m{"Value": apiURL})

@@ -29,11 +29,15 @@ func storageNag() []NagSuppression {
 				"would not narrow.",
 			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Secrets.Construct) }},
 		{Rules: []string{"AwsSolutions-S1", "NIST.800.53.R5-S3BucketLoggingEnabled", "PCI.DSS.321-S3BucketLoggingEnabled"},
-			Where: "the evidence and records buckets",
-			Reason: "Not yet: server access logs need a log bucket of their own (SSE-S3, which access logging " +
-				"requires), not built yet; every write to them is made by a function whose invocation is logged, and " +
-				"CloudTrail data events are the account's choice.",
-			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.Construct) }},
+			Where: "the access logs' bucket",
+			Reason: "It is where every other bucket's server access logs go; logging its own access into itself would " +
+				"log each delivery of a log, without end. Only S3's logging service writes to it; reading it is IAM's decision.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.AccessLogs) }},
+		{Rules: []string{"NIST.800.53.R5-S3DefaultEncryptionKMS", "PCI.DSS.321-S3DefaultEncryptionKMS"},
+			Where: "the access logs' bucket",
+			Reason: "S3's server access log delivery writes only to a bucket encrypted with S3's own keys (SSE-S3); " +
+				"the logs name requests, never an object's bytes.",
+			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.AccessLogs) }},
 		{Rules: []string{"NIST.800.53.R5-S3BucketReplicationEnabled", "PCI.DSS.321-S3BucketReplicationEnabled"},
 			Where: "the evidence and records buckets",
 			Reason: "Not yet: a replica in a second region under the same Object Lock is issue 37's item 4 " +

@@ -254,6 +254,7 @@ func (s *ServiceStack) catalogueOutputs() {
 	for _, b := range deploy.Buckets() {
 		output(s.Stack, BucketOutput(b), s.Buckets.Buckets[b.ID].BucketName(), BucketOutputDescription(b))
 	}
+	output(s.Stack, AccessLogsOutput(), s.Buckets.AccessLogs.BucketName(), AccessLogsOutputDescription)
 }
 
 // operatorOutputs are what an operator starts, subscribes to or invokes:

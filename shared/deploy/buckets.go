@@ -244,3 +244,28 @@ func (g ObjectGrant) KeyActions() []string {
 	}
 	return out
 }
+
+// AccessLogsBucket receives the S3 server access logs of every bucket of
+// Buckets(), each under its AccessLogPrefix: who read, wrote or was
+// refused what, and when, beside CloudTrail. Its objects are written by
+// S3's logging service, which can deliver only to a bucket encrypted with
+// S3's own keys (SSE-S3) and without a default Object Lock retention; it is
+// otherwise made as the others are (private, TLS only, versioned, kept when
+// the stack goes). No function is granted it.
+type AccessLogsBucket struct {
+	LogicalID string
+	// ExpireDays expires a log object that long after S3 delivered it,
+	// NoncurrentDays a replaced or deleted one.
+	ExpireDays, NoncurrentDays int
+}
+
+// AccessLogs is the access logs' bucket: kept two years, the span in which
+// a question about a record's reading is asked (the records themselves
+// carry who did what for their whole retention).
+func AccessLogs() AccessLogsBucket {
+	return AccessLogsBucket{LogicalID: "AccessLogsBucket", ExpireDays: 730, NoncurrentDays: 30}
+}
+
+// AccessLogPrefix is where a bucket's server access logs are delivered in
+// the access logs' bucket: "<id>/".
+func (b Bucket) AccessLogPrefix() string { return b.ID + "/" }
