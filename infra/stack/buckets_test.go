@@ -98,12 +98,7 @@ func TestBuckets(t *testing.T) {
 						"UpdateReplacePolicy": "Retain",
 					})
 				}
-				statements := []any{exactly(m{
-					"Action": "s3:*", "Effect": "Deny",
-					"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
-					"Principal": exactly(m{"AWS": "*"}),
-					"Resource":  arrayOf(arnOf(b.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}),
-				})}
+				statements := []any{tlsOnly(b.LogicalID)}
 				for _, g := range lockGuards(b) {
 					cond := m{}
 					for op, kv := range g.Condition {
@@ -129,6 +124,17 @@ func TestBuckets(t *testing.T) {
 	})
 }
 
+// tlsOnly is a bucket policy's statement refusing every request not made
+// over TLS.
+func tlsOnly(bucket string) any {
+	return exactly(m{
+		"Action": "s3:*", "Effect": "Deny",
+		"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
+		"Principal": exactly(m{"AWS": "*"}),
+		"Resource":  arrayOf(arnOf(bucket), m{"Fn::Join": []any{"", []any{arnOf(bucket), "/*"}}}),
+	})
+}
+
 // The access logs' bucket, in both stacks: private, SSE-S3 (what S3's log
 // delivery writes to), versioned, its logs expiring, retained; its policy
 // refuses every request not made over TLS and lets S3's logging service
@@ -151,12 +157,7 @@ func TestAccessLogsBucket(t *testing.T) {
 			"DeletionPolicy":      "Retain",
 			"UpdateReplacePolicy": "Retain",
 		})
-		statements := []any{exactly(m{
-			"Action": "s3:*", "Effect": "Deny",
-			"Condition": exactly(m{"Bool": exactly(m{"aws:SecureTransport": "false"})}),
-			"Principal": exactly(m{"AWS": "*"}),
-			"Resource":  arrayOf(arnOf(l.LogicalID), m{"Fn::Join": []any{"", []any{arnOf(l.LogicalID), "/*"}}}),
-		})}
+		statements := []any{tlsOnly(l.LogicalID)}
 		for _, b := range deploy.Buckets() {
 			statements = append(statements, exactly(m{
 				"Action": "s3:PutObject", "Effect": "Allow",
