@@ -64,44 +64,53 @@ func NewBuckets(scope constructs.Construct, id *string, props *BucketsProps) *Bu
 		key, ok := props.Keys[b.KeyOfTable]
 		switch {
 		case b.OwnKey && b.KeyOfTable == "":
-			key = newBucketKey(bs.Construct, b, props.BreakGlassRole)
+			key = newBucketKey(bs.Construct, BucketKeyLogicalID(b), BucketKeyDescription(b), props.BreakGlassRole)
 		case !ok || b.OwnKey:
 			panic(fmt.Sprintf("infra: bucket %s: no customer-managed key of table %q, or a key of its own too", b.ID, b.KeyOfTable))
 		}
-		bp := &awss3.BucketProps{
-			BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
-			ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
-			EnforceSSL:        jsii.Bool(true),
-			Encryption:        awss3.BucketEncryption_KMS,
-			EncryptionKey:     key,
-			BucketKeyEnabled:  jsii.Bool(true),
-			Versioned:         jsii.Bool(true),
-			RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
-			// CDK grants S3's logging service the prefix in the log
-			// bucket's policy, for this bucket and account only.
-			ServerAccessLogsBucket: bs.AccessLogs,
-			ServerAccessLogsPrefix: jsii.String(b.AccessLogPrefix()),
-		}
-		bp.LifecycleRules = lifecycleRules(b)
-		if b.ObjectLockDays > 0 {
-			// deploy.ObjectLockMode.
-			bp.ObjectLockEnabled = jsii.Bool(true)
-			bp.ObjectLockDefaultRetention = awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(float64(b.ObjectLockDays))))
-		}
-		bucket := awss3.NewBucket(bs.Construct, jsii.String(b.LogicalID), bp)
-		bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(b.LogicalID))
-		if b.ObjectLockDays > 0 {
-			for _, g := range LockGuards(b) {
-				bucket.AddToResourcePolicy(g.statement(bucket))
-			}
-		}
-		if p := bucket.Policy(); p != nil {
-			p.Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(BucketPolicyLogicalID(b)))
-		}
+		bucket := newBucket(bs.Construct, b.LogicalID, b, key, bs.AccessLogs, nil)
 		bs.Buckets[b.ID] = bucket
 		bs.Keys[b.ID] = key
 	}
 	return bs
+}
+
+// newBucket makes a bucket of the catalogue (or its replica, logicalID
+// and name given) as NewBuckets says: encrypted with key, its server
+// access logs to logs, named by CloudFormation unless name is given.
+func newBucket(scope constructs.Construct, logicalID string, b deploy.Bucket, key awskms.Key, logs awss3.Bucket, name *string) awss3.Bucket {
+	bp := &awss3.BucketProps{
+		BucketName:        name,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		EnforceSSL:        jsii.Bool(true),
+		Encryption:        awss3.BucketEncryption_KMS,
+		EncryptionKey:     key,
+		BucketKeyEnabled:  jsii.Bool(true),
+		Versioned:         jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		// CDK grants S3's logging service the prefix in the log bucket's
+		// policy, for this bucket and account only.
+		ServerAccessLogsBucket: logs,
+		ServerAccessLogsPrefix: jsii.String(b.AccessLogPrefix()),
+		LifecycleRules:         lifecycleRules(b),
+	}
+	if b.ObjectLockDays > 0 {
+		// deploy.ObjectLockMode.
+		bp.ObjectLockEnabled = jsii.Bool(true)
+		bp.ObjectLockDefaultRetention = awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(float64(b.ObjectLockDays))))
+	}
+	bucket := awss3.NewBucket(scope, jsii.String(logicalID), bp)
+	bucket.Node().DefaultChild().(awss3.CfnBucket).OverrideLogicalId(jsii.String(logicalID))
+	if b.ObjectLockDays > 0 {
+		for _, g := range LockGuards(b) {
+			bucket.AddToResourcePolicy(g.statement(bucket))
+		}
+	}
+	if p := bucket.Policy(); p != nil {
+		p.Node().DefaultChild().(awss3.CfnBucketPolicy).OverrideLogicalId(jsii.String(logicalID + "Policy"))
+	}
+	return bucket
 }
 
 // newAccessLogsBucket is deploy.AccessLogs' bucket: private, TLS only,
@@ -162,9 +171,9 @@ func lifecycleRules(b deploy.Bucket) *[]*awss3.LifecycleRule {
 // principal but the break-glass role (KeyGuard). That policy would keep
 // whoever creates the key from changing it later, which KMS refuses unless
 // told to (BypassPolicyLockoutSafetyCheck): on purpose.
-func newBucketKey(scope constructs.Construct, b deploy.Bucket, breakGlass string) awskms.Key {
-	key := awskms.NewKey(scope, jsii.String(BucketKeyLogicalID(b)), &awskms.KeyProps{
-		Description:       jsii.String(BucketKeyDescription(b)),
+func newBucketKey(scope constructs.Construct, logicalID, description, breakGlass string) awskms.Key {
+	key := awskms.NewKey(scope, jsii.String(logicalID), &awskms.KeyProps{
+		Description:       jsii.String(description),
 		EnableKeyRotation: jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
@@ -179,7 +188,7 @@ func newBucketKey(scope constructs.Construct, b deploy.Bucket, breakGlass string
 			jsii.String(breakGlassRole(breakGlass))})}},
 	}), jsii.Bool(false))
 	cfn := key.Node().DefaultChild().(awskms.CfnKey)
-	cfn.OverrideLogicalId(jsii.String(BucketKeyLogicalID(b)))
+	cfn.OverrideLogicalId(jsii.String(logicalID))
 	cfn.SetBypassPolicyLockoutSafetyCheck(true)
 	return key
 }

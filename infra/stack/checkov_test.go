@@ -27,15 +27,24 @@ func TestCheckov(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod := filepath.Join(t.TempDir(), stack.StackName(stack.ProdStage)+".template.json")
-	raw, err := json.Marshal(stacktest.Synth(t).Prod.JSON)
-	if err != nil {
-		t.Fatal(err)
+	// The production stack, its records' replica stack, and template.yaml.
+	dir, synth := t.TempDir(), stacktest.Synth(t).Prod
+	files := []string{filepath.Join(root, "template.yaml")}
+	for name, tmpl := range map[string]map[string]any{
+		stack.StackName(stack.ProdStage):              synth.JSON,
+		stack.RecordsReplicaStackName(stack.ProdStage): synth.Replica.JSON,
+	} {
+		raw, err := json.Marshal(tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, name+".template.json")
+		if err := os.WriteFile(file, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
 	}
-	if err := os.WriteFile(prod, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	failures, err := stacktest.Checkov(prod, filepath.Join(root, "template.yaml"))
+	failures, err := stacktest.Checkov(files...)
 	if err != nil {
 		t.Fatal(err)
 	}

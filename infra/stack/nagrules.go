@@ -2,6 +2,7 @@ package stack
 
 import (
 	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
 
 	"github.com/evs-kyb/evs/shared/deploy"
 )
@@ -29,21 +30,58 @@ func storageNag() []NagSuppression {
 				"would not narrow.",
 			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Secrets.Construct) }},
 		{Rules: []string{"AwsSolutions-S1", "NIST.800.53.R5-S3BucketLoggingEnabled", "PCI.DSS.321-S3BucketLoggingEnabled"},
-			Where: "the access logs' bucket",
-			Reason: "It is where every other bucket's server access logs go; logging its own access into itself would " +
+			Where: "the access logs' buckets",
+			Reason: "Each is where its region's other buckets' server access logs go; logging its own access into itself would " +
 				"log each delivery of a log, without end. Only S3's logging service writes to it; reading it is IAM's decision.",
-			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.AccessLogs) }},
+			on: accessLogBuckets},
 		{Rules: []string{"NIST.800.53.R5-S3DefaultEncryptionKMS", "PCI.DSS.321-S3DefaultEncryptionKMS"},
-			Where: "the access logs' bucket",
+			Where: "the access logs' buckets",
 			Reason: "S3's server access log delivery writes only to a bucket encrypted with S3's own keys (SSE-S3); " +
 				"the logs name requests, never an object's bytes.",
-			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.AccessLogs) }},
+			on: accessLogBuckets},
 		{Rules: []string{"NIST.800.53.R5-S3BucketReplicationEnabled", "PCI.DSS.321-S3BucketReplicationEnabled"},
-			Where: "the evidence and records buckets",
-			Reason: "Not yet: a replica in a second region under the same Object Lock is issue 37's item 4 " +
-				"(records that survive a region); until then versioning and Object Lock keep every copy in one region.",
-			on: func(s *ServiceStack) []constructs.IConstruct { return one(s.Buckets.Construct) }},
+			Where: "the evidence bucket, the access logs' buckets, the records bucket's replica",
+			Reason: "What must survive a region is replicated: the records bucket, which holds a locked copy of every " +
+				"audit record and evidence body (the evidence bucket's included), into its replica. The evidence bucket " +
+				"is the working copy of bodies over 350 KB; the access logs are their region's; a replica is not " +
+				"replicated again.",
+			on: func(s *ServiceStack) []constructs.IConstruct {
+				out := []constructs.IConstruct{s.Buckets.Buckets[deploy.BucketEvidence]}
+				out = append(out, accessLogBuckets(s)...)
+				if s.Replica != nil {
+					out = append(out, s.Replica.Bucket)
+				}
+				return out
+			}},
+		{Rules: []string{"NIST.800.53.R5-IAMNoInlinePolicy", "PCI.DSS.321-IAMNoInlinePolicy"}, Where: "the records' replication role",
+			Reason: "Its one policy is written for it alone (exactly what S3 replication does, on the two buckets and keys); " +
+				"a policy of its own rather than the role's, since the bucket names the role.",
+			on: replicationPolicy},
+		{Rules: []string{"AwsSolutions-IAM5"}, Where: "the records' replication role",
+			AppliesTo: []string{`Resource::<RecordsBucket\.Arn>/\*`, `Resource::arn:<AWS::Partition>:s3:::evs-[a-z0-9-]+-records-replica-<AWS::AccountId>-[a-z0-9-]+/\*`,
+				`Resource::arn:<AWS::Partition>:kms:[a-z0-9-]+:<AWS::AccountId>:key/\*`},
+			Reason: "Replication reads and writes every object version of the two buckets, whose keys are dates and hashes; " +
+				"the replica's key is named by its alias (kms:ResourceAliases), its id being another region's stack's.",
+			on: replicationPolicy},
 	}
+}
+
+// accessLogBuckets are the access logs' buckets: the stack's, and the
+// replica's region's.
+func accessLogBuckets(s *ServiceStack) []constructs.IConstruct {
+	out := []constructs.IConstruct{s.Buckets.AccessLogs}
+	if s.Replica != nil {
+		out = append(out, s.Replica.AccessLogs)
+	}
+	return out
+}
+
+// replicationPolicy is the replication role's policy, if the stack has one.
+func replicationPolicy(s *ServiceStack) []constructs.IConstruct {
+	if c := s.Stack.Node().TryFindChild(jsii.String(ReplicationPolicyID)); c != nil {
+		return one(c)
+	}
+	return nil
 }
 
 // functionsNag: the functions, their roles and log groups, and the

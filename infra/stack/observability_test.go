@@ -322,6 +322,11 @@ func TestNoAnnotations(t *testing.T) {
 		for _, m := range s.Messages {
 			t.Error(m)
 		}
+		if s.Replica != nil {
+			for _, m := range s.Replica.Messages {
+				t.Error("replica: " + m)
+			}
+		}
 	})
 }
 
@@ -329,10 +334,10 @@ func TestNoAnnotations(t *testing.T) {
 func TestPropsFromContext(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{
 		"stage": "prod", "alarmEmail": "ops@example.com", "YenteThreshold": "0.8", "WathqBaseUrl": "https://wathq.example",
-		"apiThrottleRate": "10", "apiThrottleBurst": 20,
+		"apiThrottleRate": "10", "apiThrottleBurst": 20, "RecordsReplicaRegion": "eu-central-1",
 	}})
 	p := stack.PropsFromContext(app.Node())
-	if p.Stage != "prod" || p.AlarmEmail != "ops@example.com" || p.ThrottleRate != 10 || p.ThrottleBurst != 20 {
+	if p.Stage != "prod" || p.AlarmEmail != "ops@example.com" || p.ThrottleRate != 10 || p.ThrottleBurst != 20 || p.RecordsReplicaRegion != "eu-central-1" {
 		t.Errorf("props = %+v", p)
 	}
 	if len(p.Settings) != 2 || p.Settings["YenteThreshold"] != "0.8" || p.Settings["WathqBaseUrl"] != "https://wathq.example" {

@@ -80,6 +80,9 @@ type ServiceStackProps struct {
 	// re-police the records bucket's key (deploy.BreakGlassRole; empty:
 	// its default).
 	BreakGlassRole string
+	// RecordsReplicaRegion, when set (deploy.RecordsReplicaRegion), adds
+	// the replica stack there and has the records bucket replicate into it.
+	RecordsReplicaRegion string
 }
 
 // ServiceStack is the whole service in one CloudFormation stack.
@@ -96,6 +99,8 @@ type ServiceStack struct {
 	Workflow      *DecisionWorkflow
 	Schedule      *Schedule
 	Observability *Observability
+	// Replica is the records bucket's replica stack, or nil.
+	Replica *RecordsReplica
 }
 
 // AdminFunction is the function of shared/deploy that administers a stage.
@@ -212,6 +217,10 @@ func NewServiceStack(scope constructs.Construct, id *string, props *ServiceStack
 	output(st, ConsoleURLOutput, restAPI.RestApi.UrlForPath(jsii.String(deploy.ConsolePath+"/")), ConsoleURLOutputDescription)
 	s := &ServiceStack{Stack: st, Stage: stage, Data: data, Buckets: buckets, Secrets: secrets, Queues: queues, Functions: fns, EventSources: sources,
 		Api: restAPI, Workflow: workflow, Schedule: schedule, Observability: obs}
+	if props.RecordsReplicaRegion != "" {
+		s.Replica = NewRecordsReplica(scope, &RecordsReplicaProps{Stage: stage, Region: props.RecordsReplicaRegion, BreakGlassRole: props.BreakGlassRole})
+		s.replicateRecords(s.Replica, buckets.Buckets[deploy.BucketRecords], buckets.Keys[deploy.BucketRecords])
+	}
 	s.catalogueOutputs()
 	s.operatorOutputs()
 	s.suppressNag()
@@ -314,6 +323,8 @@ func PropsFromContext(node constructs.Node) *ServiceStackProps {
 		ThrottleBurst:  num(ContextThrottleBurst),
 		Settings:       map[string]string{},
 		BreakGlassRole: str(deploy.BreakGlassRole().Parameter),
+
+		RecordsReplicaRegion: str(deploy.RecordsReplicaRegion().Parameter),
 	}
 	if p.Stage == "" {
 		p.Stage = DefaultStage

@@ -32,3 +32,12 @@ func BreakGlassRole() StackParameter {
 		Description: "Name of the IAM role (in this account, no path) that alone may schedule the deletion of the records bucket's key, " +
 			"disable it, change its policy or create grants on it (infra/README.md, break-glass)."}
 }
+
+// RecordsReplicaRegion names the second region that holds a replica of the
+// records bucket under the same Object Lock (infra/README.md, records that
+// survive a region). Empty: no replica, the records in one region only.
+func RecordsReplicaRegion() StackParameter {
+	return StackParameter{Parameter: "RecordsReplicaRegion", Default: "", Pattern: `^([a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9])?$`,
+		Description: "The second region holding a replica of the records bucket (same Object Lock, a key of its own), " +
+			"whose stack evs-<stage>-records-replica is deployed there first; empty: no replica."}
+}

@@ -39,6 +39,16 @@ type Synthesized struct {
 	// Messages are the errors and warnings CDK attached to the stack's
 	// constructs ("<level> <path>: <message>").
 	Messages []string
+	// Replica is the records bucket's replica stack, when the props name
+	// its region (Prod's do).
+	Replica *Stack
+}
+
+// Stack is a synthesized stack other than the service's.
+type Stack struct {
+	Template assertions.Template
+	JSON     map[string]any
+	Messages []string
 }
 
 // Synthesis is the result of the one synthesis.
@@ -65,8 +75,13 @@ func ProdProps(assets string) *stack.ServiceStackProps {
 		ThrottleRate:   25,
 		ThrottleBurst:  50,
 		BreakGlassRole: ProdBreakGlassRole,
+
+		RecordsReplicaRegion: ProdReplicaRegion,
 	}
 }
+
+// ProdReplicaRegion is where the Prod stack's records are replicated.
+const ProdReplicaRegion = "eu-central-1"
 
 // ProdBreakGlassRole is the Prod stack's break-glass role.
 const ProdBreakGlassRole = "prod-records-break-glass"
@@ -169,21 +184,38 @@ func synth() (out *Synthesis, err error) {
 	out = &Synthesis{Dev: one(DevProps(assets)), Prod: one(ProdProps(assets))}
 	for _, pack := range stack.NagPacks() {
 		awscdk.Aspects_Of(out.Prod.Stack.Stack).Add(pack, nil)
+		awscdk.Aspects_Of(out.Prod.Stack.Replica.Stack).Add(pack, nil)
 	}
 	for _, s := range []*Synthesized{out.Dev, out.Prod} {
-		s.Template = assertions.Template_FromStack(s.Stack.Stack, nil)
-		raw, err := json.Marshal(s.Template.ToJSON())
+		t, err := template(s.Stack.Stack)
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, &s.JSON); err != nil {
-			return nil, err
-		}
-		if s.Messages, err = messages(s.Stack.Stack); err != nil {
-			return nil, err
+		s.Template, s.JSON, s.Messages = t.Template, t.JSON, t.Messages
+		if s.Stack.Replica != nil {
+			if s.Replica, err = template(s.Stack.Replica.Stack); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// template is a stack's template, as assertions and as JSON, and its
+// messages.
+func template(st awscdk.Stack) (*Stack, error) {
+	t := &Stack{Template: assertions.Template_FromStack(st, nil)}
+	raw, err := json.Marshal(t.Template.ToJSON())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &t.JSON); err != nil {
+		return nil, err
+	}
+	if t.Messages, err = messages(st); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // messages are the stack's errors and warnings. Annotations returns them
