@@ -31,7 +31,7 @@ func TestCheckov(t *testing.T) {
 	dir, synth := t.TempDir(), stacktest.Synth(t).Prod
 	files := []string{filepath.Join(root, "template.yaml")}
 	for name, tmpl := range map[string]map[string]any{
-		stack.StackName(stack.ProdStage):              synth.JSON,
+		stack.StackName(stack.ProdStage):               synth.JSON,
 		stack.RecordsReplicaStackName(stack.ProdStage): synth.Replica.JSON,
 	} {
 		raw, err := json.Marshal(tmpl)
