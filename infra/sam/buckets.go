@@ -53,6 +53,9 @@ func buckets() ([]Pair, error) {
 				KV("ObjectLockEnabled", true),
 			)
 		}
+		if b.ID == deploy.BucketRecords {
+			props = append(props, KV("ReplicationConfiguration", replicationConfiguration()))
+		}
 		props = append(props,
 			KV("OwnershipControls", Map(KV("Rules", List(Flow(KV("ObjectOwnership", "BucketOwnerEnforced")))))),
 			KV("PublicAccessBlockConfiguration", Map(
@@ -71,6 +74,7 @@ func buckets() ([]Pair, error) {
 				)),
 			)))
 	}
+	out = append(out, replication()...)
 	if len(out) > 0 {
 		out[0] = out[0].Note(bucketsNote)
 	}

@@ -112,6 +112,13 @@ func parameters() *yaml.Node {
 		KV("AllowedPattern", Quoted(bg.Pattern)),
 		KV("Description", bg.Description),
 	)))
+	rr := deploy.RecordsReplicaRegion()
+	pairs = append(pairs, KV(rr.Parameter, Map(
+		KV("Type", "String"),
+		KV("Default", Quoted(rr.Default)),
+		KV("AllowedPattern", Quoted(rr.Pattern)),
+		KV("Description", rr.Description),
+	)))
 	return Map(pairs...)
 }
 
@@ -124,7 +131,7 @@ func conditions() []Pair {
 			pairs = append(pairs, KV(unsetCondition(s), Equals(Ref(s.Parameter), Quoted(""))))
 		}
 	}
-	return pairs
+	return append(pairs, KV(hasReplicaCondition, taggedList("!Not", Equals(Ref(deploy.RecordsReplicaRegion().Parameter), Quoted("")))))
 }
 
 // unsetCondition names the condition that a setting's parameter is empty:

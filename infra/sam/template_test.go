@@ -181,7 +181,7 @@ var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:]+)(\.[A-Za-z]+)?\}`)
 // each function's directory).
 func TestReferencesResolve(t *testing.T) {
 	tmpl := generated(t)
-	known := map[string]bool{"AWS::Region": true, "AWS::URLSuffix": true, "AWS::AccountId": true, "AWS::Partition": true}
+	known := map[string]bool{"AWS::Region": true, "AWS::URLSuffix": true, "AWS::AccountId": true, "AWS::Partition": true, "AWS::NoValue": true}
 	for id := range tmpl["Resources"].(obj) {
 		known[id] = true
 	}
