@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,66 +109,17 @@ func startDocsSystem(t *testing.T, root string) *docsSystem {
 		"EVS_RECEIVER_PORT="+strconv.Itoa(freePort(t)), "LOG_LEVEL=warn",
 		"EVS_DEMO_DIR="+s.demoDir, "EVS_RECORDS_DIR="+filepath.Join(dir, "records"), "EVS_EVIDENCE_DIR="+filepath.Join(dir, "evidence"),
 		"EVS_CLI="+s.bin)
-	ctx, cancel := context.WithCancel(context.Background())
-	up := exec.CommandContext(ctx, s.bin, "up")
-	up.Dir, up.Env = root, s.env
-	log, err := os.Create(filepath.Join(dir, "up.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up.Stdout, up.Stderr = log, log
-	up.Cancel = func() error { return up.Process.Signal(os.Interrupt) }
-	// Dies with the test binary too (a test run that times out runs no
-	// cleanup): its supervisor would otherwise start servers again.
-	up.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	up.WaitDelay = 10 * time.Second
-	if err := up.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- up.Wait() }()
 	t.Cleanup(func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("up's output:\n%s", b)
-		}
-		// Its tables go with it (its queues live as long as ElasticMQ).
-		ctx, stop := context.WithTimeout(context.Background(), time.Minute)
-		defer stop()
+		// Its tables go with it, once it has stopped (its queues live as
+		// long as ElasticMQ).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		if err := devstack.DropTables(ctx, devstack.DB().Client(), schema.NamesWithPrefix(prefix)); err != nil {
 			t.Logf("drop the docs system's tables: %v", err)
 		}
 	})
-	// Seeding the demo takes a while on a busy machine: up to two minutes,
-	// unless up ends first.
-	deadline := time.Now().Add(2 * time.Minute)
-	for !s.serving(port) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("up ended before serving: %v", err)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("up not serving after two minutes")
-		}
-	}
+	t.Cleanup(startUp(t, s.bin, root, dir, s.demoDir, port, s.env))
 	return s
-}
-
-// serving: up wrote the demo's names and its API answers.
-func (s *docsSystem) serving(port string) bool {
-	if _, err := os.Stat(filepath.Join(s.demoDir, "demo.env")); err != nil {
-		return false
-	}
-	res, err := http.Get("http://127.0.0.1:" + port + "/api/v1/entities")
-	if err != nil {
-		return false
-	}
-	res.Body.Close()
-	return res.StatusCode == http.StatusUnauthorized
 }
 
 // run runs a document's examples in one shell, each block's output kept

@@ -57,7 +57,8 @@ func runEvidence(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // verifyEvidence checks body against the hash and size recorded on
-// receipt, naming what differs.
+// receipt, and against the body the records store locked then, naming
+// what differs.
 func verifyEvidence(ev admin.EvidenceView, body []byte) error {
 	sum := sha256.Sum256(body)
 	got := hex.EncodeToString(sum[:])
@@ -70,6 +71,12 @@ func verifyEvidence(ev admin.EvidenceView, body []byte) error {
 		return fmt.Errorf("does not verify: the admin function computed sha256 %s, recorded %s", ev.ComputedSHA256, ev.SHA256)
 	case !ev.MatchesCheck:
 		return fmt.Errorf("does not verify: the check's result recorded sha256 %s and %d bytes, the evidence item %s and %d: the evidence was replaced", ev.CheckSHA256, ev.CheckSize, ev.SHA256, ev.Size)
+	case ev.Locked != nil && len(ev.Locked.Findings) > 0:
+		// Body, hash and the check's hash rewritten together agree with
+		// one another: only the body locked on receipt, which no role can
+		// rewrite, tells them from the answer received.
+		f := ev.Locked.Findings[0]
+		return fmt.Errorf("does not verify against its locked copy %s (%s): %s", f.Key, f.Kind, f.Message)
 	}
 	return nil
 }

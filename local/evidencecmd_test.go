@@ -2,19 +2,21 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/records"
+	"github.com/evs-kyb/evs/shared/recordslayout"
 	"github.com/evs-kyb/evs/shared/schema"
 )
 
 // TestEvidenceCommand: evidence prints a check's kept answer byte for byte
 // and verifies it; once the stored bytes are tampered with it fails naming
-// the mismatch; a check with nothing kept is not found.
+// the mismatch, and once body, hash and the check's hash are rewritten
+// together, names the body locked on receipt; a check with nothing kept is
+// not found.
 func TestEvidenceCommand(t *testing.T) {
 	ctx := context.Background()
 	st, names := cliStore(t)
@@ -35,6 +37,20 @@ func TestEvidenceCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkID := out.Checks[0].ID
+	// The body as the records store locked it on receipt (audit-export's
+	// stream), where no role can rewrite it.
+	locked := records.Dir{Root: t.TempDir()}
+	t.Setenv("EVS_RECORDS_DIR", locked.Root)
+	lockedKey := recordslayout.EvidenceKey(acct.ID, checkID, ev.SHA256)
+	if _, err := locked.Put(ctx, lockedKey, body); err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte(`{"cr_info":{"cr_name":"someone else"}}`)
+	forgedEv := domain.NewEvidence("wathq", ev.Method, ev.URL, 200, forged, now)
+	replaceEvidence := func() error {
+		return st.DB().Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).
+			Set("body", forged).Set("sha256", forgedEv.SHA256).Set("size", len(forged)).Run(ctx)
+	}
 
 	tests := []struct {
 		name    string
@@ -49,12 +65,16 @@ func TestEvidenceCommand(t *testing.T) {
 		}, wantErr: "sha256 mismatch"},
 		// Body, hash and size replaced together in the evidence table: the
 		// check's own result still records the hash received.
-		{name: "replaced whole", check: checkID, tamper: func() error {
-			forged := []byte(`{"cr_info":{"cr_name":"someone else"}}`)
-			sum := sha256.Sum256(forged)
-			return st.DB().Table(names[schema.Evidence]).Update("account_id", acct.ID).Range("check_id", checkID).
-				Set("body", forged).Set("sha256", hex.EncodeToString(sum[:])).Set("size", len(forged)).Run(ctx)
-		}, wantErr: "the evidence was replaced"},
+		{name: "replaced whole", check: checkID, tamper: replaceEvidence, wantErr: "the evidence was replaced"},
+		// And the check's recorded hash with them: all DynamoDB says
+		// agrees, and only the locked body tells.
+		{name: "replaced with the check's hash too", check: checkID, tamper: func() error {
+			if err := replaceEvidence(); err != nil {
+				return err
+			}
+			return st.DB().Table(names[schema.Checks]).Update("account_id", acct.ID).Range("check_id", checkID).
+				Set("result", map[string]any{"evidence": forgedEv.ResultMap()}).Run(ctx)
+		}, wantErr: "does not verify against its locked copy " + lockedKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

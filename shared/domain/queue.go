@@ -14,6 +14,13 @@ import (
 // (IdentitySession), in the same write.
 const ActionReviewClaim Action = "review.claim"
 
+// ClaimAction reports whether a is one a queue claim records: the only
+// actions an operator takes in a session without signing them
+// (IdentitySession). Anything else so recorded was not the service's.
+func ClaimAction(a Action) bool {
+	return a == ActionAssign || a == ActionStart || a == ActionReviewClaim
+}
+
 // QueueQuery asks the store for a stretch of an account's queue: its active
 // reviews, oldest first, after a position, narrowed by filters. The review's
 // own fields (status, purpose, assignee, escalation, country) are filtered as

@@ -31,7 +31,8 @@ import (
 // and each signature's digest is the document's SHA-256 and verifies
 // against the passkey a.Keys recorded. An unsigned record counts only
 // where the account accepted declared decisions at the record's time
-// (a.Declared). So a closure (end_relationship) counts only when its
+// (a.Declared), or as a queue claim known by its session (assign, start:
+// domain.ClaimAction), the one thing a session does unsigned. So a closure (end_relationship) counts only when its
 // document is an end_relationship of that same entity, in that account.
 func (a AccountChain) Counts(cfg Config, l auditchain.Link) ([]Check, error) {
 	sigs, err := Signatures(l)
@@ -42,6 +43,13 @@ func (a AccountChain) Counts(cfg Config, l auditchain.Link) ([]Check, error) {
 		switch {
 		case l.DecisionDocument != "":
 			return nil, refuse("The record keeps a decision document and no signature.")
+		case l.Identity == string(domain.IdentitySession):
+			// Known by the session's passkey, whatever the account's
+			// setting: a queue claim, and only that, is taken unsigned.
+			if !domain.ClaimAction(domain.Action(l.Action)) {
+				return nil, refuse("A session's record of %s: in a session an operator only claims a review (assign, start); a decision is signed.", l.Action)
+			}
+			return nil, nil
 		case !a.Declared.At(l.At):
 			return nil, refuse("It is not signed, and the account did not accept declared decisions at %s, as its own chain recorded its settings.", l.At)
 		}

@@ -194,3 +194,35 @@ func TestAnUnsignedRecordCountsAsTheAccountsChainHadItsSettings(t *testing.T) {
 		t.Errorf("an unsigned record with a document counted")
 	}
 }
+
+// TestASessionsRecordCountsOnlyAsAClaim: a record known by its session,
+// unsigned, counts as the queue's claim (assign, start, or the older
+// review.claim) whatever the account's setting, and as nothing else: an
+// approval or a closure "taken in a session" is no record the service
+// writes, so a writer of the records bucket cannot pass one off as such,
+// even while the account accepts declared decisions.
+func TestASessionsRecordCountsOnlyAsAClaim(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		action   domain.Action
+		declared bool
+		counts   bool
+	}{
+		{"an assign", domain.ActionAssign, false, true},
+		{"a start", domain.ActionStart, false, true},
+		{"a claim as trails before #35 record it", domain.ActionReviewClaim, false, true},
+		{"an approval", domain.ActionApprove, false, false},
+		{"an approval, declared decisions accepted", domain.ActionApprove, true, false},
+		{"a closure, declared decisions accepted", domain.ActionEndRelationship, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := auditchain.Link{AccountID: 1, EntityID: 5, Action: string(tc.action), At: domain.FormatTime(t0),
+				Identity: string(domain.IdentitySession), Actor: domain.SessionActor([]byte("cred")), After: "{}"}
+			_, err := passkey.AccountChain{Declared: passkey.DeclaredAlways(tc.declared)}.Counts(config(), l)
+			if (err == nil) != tc.counts {
+				t.Errorf("counts %t (%v); want %t", err == nil, err, tc.counts)
+			}
+		})
+	}
+}

@@ -108,17 +108,13 @@ func isDecision(l auditchain.Link) bool {
 }
 
 // judge is a decision as read, and why it does not count ("" when it
-// does): by the one rule, and a closure also not dated before the record
-// it follows. A session's record, neither signed nor declared, is known by
-// the session its chain names and is not judged by the rule.
+// does): by the one rule (a session's record included: only a queue claim
+// counts so), and a closure also not dated before the record it follows.
 func (c chainCheck) judge(l auditchain.Link, before *auditchain.Link) (Decision, string) {
 	d := Decision{Seq: l.Seq, Action: l.Action, OperatorID: l.OperatorID, SecondApproverID: l.SecondApproverID, Identity: l.Identity,
 		Dossier: l.SeenETag, At: l.At, Counts: true}
 	if d.Identity == "" {
 		d.Identity = "none"
-	}
-	if l.Identity == string(domain.IdentitySession) && l.Signatures == "" && l.DecisionDocument == "" {
-		return d, ""
 	}
 	why := ""
 	if _, err := c.account.Counts(c.cfg, l); err != nil {
