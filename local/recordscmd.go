@@ -33,6 +33,7 @@ func runRecordsVerify(ctx context.Context, args []string, stdout io.Writer) erro
 	fs := flag.NewFlagSet("records verify", flag.ContinueOnError)
 	dir := fs.String("dir", "", "a copy of the records bucket in a directory (records.Dir's layout; default: the local system's records)")
 	bucket := fs.String("bucket", "", "a records bucket on S3, read with your own AWS credentials (read-only suffices)")
+	region := fs.String("region", "", "the bucket's region, e.g. the replica's (default: your AWS configuration's)")
 	rpID := fs.String("rp-id", "", "the relying party the passkeys are bound to (default: the local system's)")
 	origins := fs.String("origin", "", "the origins the passkeys signed from, comma-separated (default: the local system's)")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -41,12 +42,19 @@ func runRecordsVerify(ctx context.Context, args []string, stdout io.Writer) erro
 	if *dir != "" && *bucket != "" {
 		return usageError{"records verify: --dir or --bucket, not both"}
 	}
+	if *region != "" && *bucket == "" {
+		return usageError{"records verify: --region is the --bucket's"}
+	}
 	if *dir == "" && *bucket == "" {
 		*dir = devstack.RecordsDir() // the local system's, as its other commands find its data
 	}
 	var r verify.BucketReader = records.Dir{Root: *dir}
 	if *bucket != "" {
-		cfg, err := config.LoadDefaultConfig(ctx)
+		var opts []func(*config.LoadOptions) error
+		if *region != "" {
+			opts = append(opts, config.WithRegion(*region))
+		}
+		cfg, err := config.LoadDefaultConfig(ctx, opts...)
 		if err != nil {
 			return fmt.Errorf("records verify: load the AWS configuration: %w", err)
 		}

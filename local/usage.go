@@ -48,7 +48,7 @@ var commandUsage = []struct{ name, lines string }{
   audit export [--account ID | --all]                the records' daily run now: lock what the streams have not, write the manifest
   audit extend [--account ID | --all]                once, after deploying per-object dates: each copy locked to its law's date
 `},
-	{"records", `  records verify [--dir DIR | --bucket NAME] [--rp-id ID] [--origin O[,O...]]
+	{"records", `  records verify [--dir DIR | --bucket NAME [--region R]] [--rp-id ID] [--origin O[,O...]]
                                                      a regulator's check of a copy of the records bucket alone: every
                                                      chain, decision, evidence body and manifest; per entity intact or
                                                      its first finding, each decision; non-zero exit on any finding

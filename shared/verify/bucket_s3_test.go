@@ -49,7 +49,7 @@ func TestBucketVerifiesAnS3Copy(t *testing.T) {
 			second = l
 		}
 	}
-	walk := func() (map[int64]verify.EntityReport, int) {
+	walk := func(rec verify.BucketReader) (map[int64]verify.EntityReport, int) {
 		t.Helper()
 		got := map[int64]verify.EntityReport{}
 		n, err := verify.Bucket(ctx, rec, passkey.Config{RPID: "localhost", Origins: []string{"http://localhost:3000"}}, t0.Add(time.Hour),
@@ -59,8 +59,15 @@ func TestBucketVerifiesAnS3Copy(t *testing.T) {
 		}
 		return got, n
 	}
-	if got, n := walk(); n != 0 || len(got) != 2 {
+	if got, n := walk(rec); n != 0 || len(got) != 2 {
 		t.Fatalf("intact copy: %d findings, reports %+v", n, got)
+	}
+	// The replica in a second region, as S3 replication writes it, is read
+	// alike.
+	replica := newReplica(t, client)
+	replica.catchUp(t, rec.Bucket)
+	if got, n := walk(replica.S3); n != 0 || len(got) != 2 {
+		t.Fatalf("intact replica: %d findings, reports %+v", n, got)
 	}
 	// Other bytes under the key, written past the store (which refuses
 	// them), as anyone holding s3:PutObject could: a new version.
@@ -70,8 +77,11 @@ func TestBucketVerifiesAnS3Copy(t *testing.T) {
 		Body: bytes.NewReader(auditchain.Canonical(forged)), ChecksumAlgorithm: types.ChecksumAlgorithmSha256}); err != nil {
 		t.Fatal(err)
 	}
-	got, n := walk()
-	if n == 0 || len(got[7].Findings) == 0 || got[7].Findings[0].Kind != verify.FindingRewrittenInBucket {
-		t.Errorf("after other bytes under seq %d: %d findings, entity 7 %+v", second.Seq, n, got[7])
+	replica.catchUp(t, rec.Bucket)
+	for name, r := range map[string]verify.BucketReader{"bucket": rec, "replica": replica.S3} {
+		got, n := walk(r)
+		if n == 0 || len(got[7].Findings) == 0 || got[7].Findings[0].Kind != verify.FindingRewrittenInBucket {
+			t.Errorf("%s, after other bytes under seq %d: %d findings, entity 7 %+v", name, second.Seq, n, got[7])
+		}
 	}
 }

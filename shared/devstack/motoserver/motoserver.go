@@ -118,7 +118,11 @@ func Bucket(t testing.TB, client *s3.Client, in *s3.CreateBucketInput) string {
 // its own locked days in compliance mode. It returns its name.
 func LockedBucket(t testing.TB, client *s3.Client, name string, days int32) string {
 	t.Helper()
-	bucket := Bucket(t, client, &s3.CreateBucketInput{Bucket: aws.String(name), ObjectLockEnabledForBucket: aws.Bool(true)})
+	in := &s3.CreateBucketInput{Bucket: aws.String(name), ObjectLockEnabledForBucket: aws.Bool(true)}
+	if region := client.Options().Region; region != "us-east-1" {
+		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(region)}
+	}
+	bucket := Bucket(t, client, in)
 	_, err := client.PutObjectLockConfiguration(context.Background(), &s3.PutObjectLockConfigurationInput{
 		Bucket: aws.String(bucket),
 		ObjectLockConfiguration: &types.ObjectLockConfiguration{
