@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string) error {
 
 // subcommanded are the commands whose first argument names what they do.
 var subcommanded = map[string]bool{"account": true, "key": true, "operator": true, "endpoint": true,
-	"deliveries": true, "portal": true, "legal-hold": true, "passkey": true, "sim": true, "records": true}
+	"deliveries": true, "portal": true, "legal-hold": true, "passkey": true, "sim": true, "records": true, "tables": true}
 
 // dispatch runs the command cmd (sub: its first argument, "" if none).
 func dispatch(ctx context.Context, cmd, sub string, rest []string) error {
@@ -101,6 +101,8 @@ func dispatch(ctx context.Context, cmd, sub string, rest []string) error {
 		return cmdLegalHold(ctx, sub, rest[1:])
 	case cmd == "records" && sub != "":
 		return cmdRecords(ctx, sub, rest)
+	case cmd == "tables" && sub != "":
+		return cmdTables(ctx, sub, rest[1:])
 	case cmd == "passkey" && sub != "":
 		return cmdPasskey(ctx, sub, rest[1:])
 	case cmd == "stage-api":

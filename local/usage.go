@@ -53,6 +53,10 @@ var commandUsage = []struct{ name, lines string }{
                                                      chain, decision, evidence body and manifest; per entity intact or
                                                      its first finding, each decision; non-zero exit on any finding
 `},
+	{"tables", `  tables export --dir DIR                             every table's items to DIR/<table>.json (DynamoDB's export format)
+  tables import --dir DIR --prefix P                 create tables named P<table> and fill them from DIR: a restore's
+                                                     rehearsal; then EVS_TABLE_PREFIX=P audit --verify reads them
+`},
 	{"evidence", `  evidence --check ID [--account ID]                 a check's provider answer as received (raw bytes on stdout),
                                                      its hash verified; non-zero exit naming a mismatch
 `},

@@ -108,6 +108,7 @@ func TestSubcommandsAreThoseOfTheUsage(t *testing.T) {
 		"passkey":    {"list", "revoke"},
 		"sim":        {"webhook"},
 		"records":    {"verify"},
+		"tables":     {"export", "import"},
 	}
 	for cmd := range subcommanded {
 		if known[cmd] == nil {
