@@ -82,7 +82,9 @@ func TestARestoreIsVerifiedAgainstTheLockedRecords(t *testing.T) {
 	verifyRestored := func(from string) (string, error) {
 		t.Helper()
 		prefix := devstack.UniquePrefix("restored")
-		t.Cleanup(func() { _ = devstack.DropTables(context.Background(), devstack.DB().Client(), schema.NamesWithPrefix(prefix)) })
+		t.Cleanup(func() {
+			_ = devstack.DropTables(context.Background(), devstack.DB().Client(), schema.NamesWithPrefix(prefix))
+		})
 		if _, stderr, err := runCaptured(t, "tables", "import", "--dir", from, "--prefix", prefix); err != nil {
 			t.Fatalf("tables import: %v (%s)", err, stderr)
 		}

@@ -26,7 +26,9 @@ func TestReplicationMatchesCDK(t *testing.T) {
 	}
 	policy := resourcesOfType(sam, "AWS::IAM::Policy")[stack.ReplicationPolicyID]
 	for _, c := range []check{
-		{name: "rule", cdk: func() any { return resourcesOfType(cdk, "AWS::S3::Bucket")["RecordsBucket"]["ReplicationConfiguration"] },
+		{name: "rule", cdk: func() any {
+			return resourcesOfType(cdk, "AWS::S3::Bucket")["RecordsBucket"]["ReplicationConfiguration"]
+		},
 			sam: func() any { return samRule[1] }},
 		{name: "permissions", cdk: func() any { return cdkPermissions(cdk, stack.ReplicationRoleID) },
 			sam: func() any { return permissions(policy["PolicyDocument"].(obj)["Statement"].([]any)) }},
