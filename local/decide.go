@@ -16,6 +16,7 @@ import (
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/passkey"
 )
 
 // cliActions maps the command line's action names to the service's.
@@ -340,7 +341,10 @@ func auditVerify(ctx context.Context, c *adminCmd, acct, entity int64) error {
 		fmt.Printf("its locked copies agree: %d records locked (through seq %d), %d not yet locked\n", l.Locked, l.LockedThrough, l.NotYetLocked)
 	}
 	for _, s := range sigs {
-		if !s.Verified {
+		switch {
+		case !s.Verified && s.Role == passkey.RoleUnsigned:
+			return fmt.Errorf("the decision %s (operator %d) does not count: %s", s.ActionID, s.OperatorID, s.Problem)
+		case !s.Verified:
 			return fmt.Errorf("signature of %s (%s, operator %d) does not verify: %s", s.ActionID, s.Role, s.OperatorID, s.Problem)
 		}
 	}

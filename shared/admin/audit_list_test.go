@@ -118,7 +118,9 @@ func TestAuditListIdentity(t *testing.T) {
 		{"signed", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), true}, {"second", second.ID, credOf(second), true}}},
 		{"tampered", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), false}}},
 		{"copied", "passkey", "", []sig{{"maker", maker.ID, credOf(maker), false}}},
-		{"declared", "declared", "", nil},
+		// Declared where the account's chain never accepted declared
+		// decisions: judged by the one rule too, and it does not count.
+		{"declared", "declared", "", []sig{{passkey.RoleUnsigned, maker.ID, "", false}}},
 		{"claimed", "session", "session:" + credOf(maker), nil},
 	} {
 		t.Run(tc.actionID, func(t *testing.T) {
@@ -150,15 +152,16 @@ func TestAuditListIdentity(t *testing.T) {
 			t.Errorf("%s (%v) lists identity %v, signatures %v", id, r["action"], r["identity"], r["signatures"])
 		}
 	}
-	// audit.verify finds the same signatures failing: the altered one, and
-	// the one whose document names another record.
+	// audit.verify finds the same decisions failing: the altered
+	// signature, the one whose document names another record, and the
+	// declared decision the account did not accept.
 	v := w.must(fmt.Sprintf(`{"command": "audit.verify", %s, "account_id": %d, "entity_id": %d}`, actor, acct, signed.EntityID))
 	verified := map[string]bool{}
 	for _, s := range v["signatures"].([]any) {
 		m := s.(map[string]any)
 		verified[m["action_id"].(string)] = m["verified"] == true
 	}
-	if v["signatures_valid"] != false || !verified["signed"] || verified["tampered"] || verified["copied"] || len(verified) != 3 {
+	if v["signatures_valid"] != false || !verified["signed"] || verified["tampered"] || verified["copied"] || verified["declared"] || len(verified) != 4 {
 		t.Errorf("audit.verify signatures: %v %v", v["signatures_valid"], v["signatures"])
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/evs-kyb/evs/shared/auditchain"
-	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/passkey"
 )
 
@@ -14,17 +13,20 @@ type SignatureCheckView struct {
 	AuditSignatureView
 }
 
-// checkSignatures checks every signed record of links by the one rule a
-// record counts by (passkey.AccountChain.Counts), as a regulator would with
-// the export alone: the document, read strictly, names the record; each
-// signature's digest is the document's and verifies under the public key
-// the account's own chain recorded when the passkey was added. A signature
-// over a document that names another record is not verified.
+// checkSignatures judges every decision of links, signed or not, by the one
+// rule a record counts by (passkey.AccountChain.Judge), as a regulator
+// would with the export alone: the document, read strictly, names the
+// record; each signature's digest is the document's and verifies under the
+// public key the account's own chain recorded when the passkey was added.
+// A signature over a document that names another record is not verified;
+// an unsigned decision that does not count (declared where the account's
+// chain did not accept it, a session's record other than a claim) is one
+// unverified check of role passkey.RoleUnsigned.
 func (h *Handler) checkSignatures(ctx context.Context, accountID int64, links []auditchain.Link) ([]SignatureCheckView, error) {
 	out := []SignatureCheckView{}
 	var acct *passkey.AccountChain
 	for _, l := range links {
-		if l.Signatures == "" {
+		if !passkey.IsDecision(l) {
 			continue
 		}
 		if acct == nil {
@@ -34,12 +36,7 @@ func (h *Handler) checkSignatures(ctx context.Context, accountID int64, links []
 			}
 			acct = &a
 		}
-		checks, err := acct.Counts(h.Passkeys, l)
-		if len(checks) == 0 && err != nil {
-			// Its signatures are not even readable.
-			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: AuditSignatureView{Problem: domain.ErrorMessage(err)}})
-		}
-		for _, c := range checks {
+		for _, c := range acct.Judge(h.Passkeys, l) {
 			out = append(out, SignatureCheckView{ActionID: l.ActionID, AuditSignatureView: viewSignature(c)})
 		}
 	}

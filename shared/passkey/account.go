@@ -69,22 +69,20 @@ func RecordLink(r domain.AuditRecord) auditchain.Link {
 	return l
 }
 
-// CheckRecord checks a record as read from the store by the one rule
-// (Counts): each signature's check, each failed when the record does not
-// count.
+// CheckRecord judges a record as read from the store by the one rule
+// (Judge).
 func (a AccountChain) CheckRecord(cfg Config, r domain.AuditRecord) []Check {
-	checks, _ := a.Counts(cfg, RecordLink(r))
-	return checks
+	return a.Judge(cfg, RecordLink(r))
 }
 
-// CheckTrail checks every signed record of recs (records of accountID),
-// in order, by the one rule, against what the account's chain recorded;
-// the chain is read only when some record is signed.
+// CheckTrail judges every decision of recs (records of accountID), signed
+// or not, in order, by the one rule (Judge), against what the account's
+// chain recorded; the chain is read only when some record is a decision.
 func CheckTrail(ctx context.Context, r ChainReader, cfg Config, accountID int64, recs []domain.AuditRecord) ([][]Check, error) {
 	out := make([][]Check, len(recs))
 	var acct *AccountChain
 	for i, rec := range recs {
-		if len(rec.Signatures) == 0 {
+		if !IsDecision(RecordLink(rec)) {
 			continue
 		}
 		if acct == nil {

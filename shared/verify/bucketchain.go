@@ -86,7 +86,7 @@ func (w *chainRead) record(c chainCheck, f Finding, l auditchain.Link) {
 		w.headHash, w.headRead = l.Hash, true
 	}
 	w.through = max(w.through, l.Seq)
-	if isDecision(l) {
+	if passkey.IsDecision(l) {
 		d, why := c.judge(l, w.prevLink)
 		w.rep.Decisions = append(w.rep.Decisions, d)
 		if why != "" {
@@ -98,13 +98,6 @@ func (w *chainRead) record(c chainCheck, f Finding, l auditchain.Link) {
 	}
 	w.prev = auditchain.Head{Seq: l.Seq, Hash: l.Hash, ActionID: l.ActionID}
 	w.prevLink = &l
-}
-
-// isDecision reports whether a record is an operator's decision (or a
-// closure): one that says how its operator is known, or carries a
-// document or signatures.
-func isDecision(l auditchain.Link) bool {
-	return l.Identity != "" || l.Signatures != "" || l.DecisionDocument != "" || l.Action == string(domain.ActionEndRelationship)
 }
 
 // judge is a decision as read, and why it does not count ("" when it
