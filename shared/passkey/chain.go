@@ -17,7 +17,9 @@ import (
 // a key swapped in the passkeys' items is not believed).
 type ChainKeys map[string][]byte
 
-// KeysOf reads the passkey.add records among links.
+// KeysOf reads the passkey.add records among links, strictly: a record
+// whose document is not one reading (a key given twice, invalid JSON)
+// records no key, as DeclaredOf reads the account's settings.
 func KeysOf(links []auditchain.Link) ChainKeys {
 	keys := ChainKeys{}
 	for _, l := range links {
@@ -29,7 +31,7 @@ func KeysOf(links []auditchain.Link) ChainKeys {
 			CredentialID string `json:"credential_id"`
 			PublicKey    string `json:"public_key"`
 		}
-		if json.Unmarshal([]byte(l.After), &after) != nil || after.PublicKey == "" {
+		if strictjson.Check([]byte(l.After)) != nil || json.Unmarshal([]byte(l.After), &after) != nil || after.PublicKey == "" {
 			continue
 		}
 		if key, err := base64.RawURLEncoding.DecodeString(after.PublicKey); err == nil {
