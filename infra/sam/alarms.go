@@ -41,7 +41,7 @@ func alarms() ([]Pair, error) {
 	)).Note("TLS only: every publication not made over TLS is denied, as the CDK stack's enforceSSL.")}
 	queueAlarm := func(pa stack.PipelineAlarm, q deploy.Queue, metric string, threshold int) Pair {
 		return alarm(pa, "AWS/SQS", metric, "Maximum", threshold,
-			KV("Dimensions", List(Flow(KV("Name", "QueueName"), KV("Value", GetAtt(q.LogicalID, "QueueName"))))))
+			[]Pair{KV("Dimensions", List(Flow(KV("Name", "QueueName"), KV("Value", GetAtt(q.LogicalID, "QueueName")))))})
 	}
 	for _, q := range stack.FailureQueues() {
 		out = append(out, queueAlarm(stack.QueueMessagesAlarm(q), q, "ApproximateNumberOfMessagesVisible", 1))
@@ -50,13 +50,21 @@ func alarms() ([]Pair, error) {
 		out = append(out, queueAlarm(stack.QueueAgeAlarm(q), q, "ApproximateAgeOfOldestMessage", stack.QueueOldestMessageAgeSeconds))
 	}
 	if _, err := deploy.FunctionByName(stack.WebhookDeliveryFunction); err == nil {
-		out = append(out, alarm(stack.WebhookDeliveriesFailedAlarm(), emf.Namespace, emf.DeliveriesFailed, "Sum", 1))
+		out = append(out, alarm(stack.WebhookDeliveriesFailedAlarm(), emf.Namespace, emf.DeliveriesFailed, "Sum", 1, nil))
 	}
 	return out, nil
 }
 
-// alarm is one pipeline alarm: at or over threshold in one period.
-func alarm(pa stack.PipelineAlarm, namespace, metric, statistic string, threshold int, dimensions ...Pair) Pair {
+// alarm is one pipeline alarm: at or over threshold in one period
+// (alarmProps), with the resource's attributes given (a Condition).
+func alarm(pa stack.PipelineAlarm, namespace, metric, statistic string, threshold int, dimensions []Pair, attrs ...Pair) Pair {
+	return resource(pa.LogicalID, "AWS::CloudWatch::Alarm", alarmProps(pa, namespace, metric, statistic, threshold, dimensions), attrs...)
+}
+
+// alarmProps are an alarm's properties, as the CDK stack's alarms have
+// them: named <stack>-<name>, notifying the alarm topic in alarm and back
+// to OK, missing data not breaching.
+func alarmProps(pa stack.PipelineAlarm, namespace, metric, statistic string, threshold int, dimensions []Pair) *yamlNode {
 	props := []Pair{
 		KV("AlarmName", Sub(stack.StackName(stage)+"-"+pa.Name)),
 		KV("AlarmDescription", pa.Description),
@@ -74,5 +82,5 @@ func alarm(pa stack.PipelineAlarm, namespace, metric, statistic string, threshol
 		KV("AlarmActions", FlowList(Ref(alarmTopicID))),
 		KV("OKActions", FlowList(Ref(alarmTopicID))),
 	)
-	return resource(pa.LogicalID, "AWS::CloudWatch::Alarm", Map(props...))
+	return Map(props...)
 }

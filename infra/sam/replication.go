@@ -31,6 +31,7 @@ func replicationConfiguration() *yamlNode {
 				KV("Bucket", Sub("arn:${AWS::Partition}:s3:::"+replicaName)),
 				KV("EncryptionConfiguration", Map(KV("ReplicaKmsKeyID",
 					Sub("arn:${AWS::Partition}:kms:${RecordsReplicaRegion}:${AWS::AccountId}:"+replicaKeyAlias)))),
+				KV("Metrics", Flow(KV("Status", "Enabled"))),
 			)),
 			KV("Filter", Flow(KV("Prefix", Quoted("")))),
 			KV("Id", stack.ReplicationRuleID),
@@ -74,5 +75,10 @@ func replication() []Pair {
 					KV("ForAnyValue:StringEquals", Map(KV("kms:ResourceAliases", Sub(replicaKeyAlias))))),
 			)))),
 		), KV("Condition", hasReplicaCondition)),
+		alarm(stack.ReplicationFailuresAlarm(), "AWS/S3", "OperationsFailedReplication", "Sum", 1, []Pair{KV("Dimensions", List(
+			Flow(KV("Name", "DestinationBucket"), KV("Value", Sub(replicaName))),
+			Flow(KV("Name", "RuleId"), KV("Value", stack.ReplicationRuleID)),
+			Flow(KV("Name", "SourceBucket"), KV("Value", Ref(records))),
+		))}, KV("Condition", hasReplicaCondition)),
 	}
 }

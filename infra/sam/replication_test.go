@@ -19,7 +19,7 @@ func TestReplicationMatchesCDK(t *testing.T) {
 	if samRule[0] != hasReplicaCondition || render(samRule[2]) != "${AWS::NoValue}" {
 		t.Errorf("the records bucket's replication is not conditioned on %s: %v", hasReplicaCondition, samRule)
 	}
-	for _, id := range []string{stack.ReplicationRoleID, stack.ReplicationPolicyID} {
+	for _, id := range []string{stack.ReplicationRoleID, stack.ReplicationPolicyID, stack.ReplicationFailuresAlarm().LogicalID} {
 		if c := sam["Resources"].(obj)[id].(obj)["Condition"]; c != hasReplicaCondition {
 			t.Errorf("%s has condition %v, want %s", id, c, hasReplicaCondition)
 		}
@@ -32,6 +32,11 @@ func TestReplicationMatchesCDK(t *testing.T) {
 			sam: func() any { return samRule[1] }},
 		{name: "permissions", cdk: func() any { return cdkPermissions(cdk, stack.ReplicationRoleID) },
 			sam: func() any { return permissions(policy["PolicyDocument"].(obj)["Statement"].([]any)) }},
+		{name: "alarm", cdk: func() any {
+			return without(resourcesOfType(cdk, "AWS::CloudWatch::Alarm")[stack.ReplicationFailuresAlarm().LogicalID], "AlarmActions", "OKActions", "Tags")
+		}, sam: func() any {
+			return without(resourcesOfType(sam, "AWS::CloudWatch::Alarm")[stack.ReplicationFailuresAlarm().LogicalID], "AlarmActions", "OKActions")
+		}},
 		{name: "trust", cdk: func() any {
 			return resourcesOfType(cdk, "AWS::IAM::Role")[stack.ReplicationRoleID]["AssumeRolePolicyDocument"].(obj)["Statement"]
 		}, sam: func() any {

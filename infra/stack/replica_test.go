@@ -102,7 +102,7 @@ func TestRecordsReplication(t *testing.T) {
 			"Id": stack.ReplicationRuleID, "Status": "Enabled", "Priority": 1, "Filter": exactly(m{"Prefix": ""}),
 			"DeleteMarkerReplication": exactly(m{"Status": "Disabled"}),
 			"SourceSelectionCriteria": exactly(m{"SseKmsEncryptedObjects": exactly(m{"Status": "Enabled"})}),
-			"Destination": exactly(m{"Bucket": replicaArn(""), "EncryptionConfiguration": exactly(m{
+			"Destination": exactly(m{"Bucket": replicaArn(""), "Metrics": exactly(m{"Status": "Enabled"}), "EncryptionConfiguration": exactly(m{
 				"ReplicaKmsKeyID": join("arn:", refOf("AWS::Partition"), ":kms:"+region+":", refOf("AWS::AccountId"), ":"+stack.RecordsReplicaKeyAlias(stack.ProdStage))})}),
 		})),
 	})})})
@@ -126,6 +126,17 @@ func TestRecordsReplication(t *testing.T) {
 				"Condition": exactly(m{"StringEquals": exactly(m{"kms:ViaService": "s3." + region + ".amazonaws.com"}),
 					"ForAnyValue:StringEquals": exactly(m{"kms:ResourceAliases": stack.RecordsReplicaKeyAlias(stack.ProdStage)})})}),
 		)}),
+	})})
+	// Any version it fails to replicate raises an alarm on the alarm topic.
+	pa := stack.ReplicationFailuresAlarm()
+	hasResource(t, tmpl, pa.LogicalID, "AWS::CloudWatch::Alarm", m{"Properties": like(m{
+		"AlarmName": "evs-production-" + pa.Name, "Namespace": "AWS/S3", "MetricName": "OperationsFailedReplication", "Statistic": "Sum",
+		"Period": 300, "Threshold": 1, "EvaluationPeriods": 1, "ComparisonOperator": "GreaterThanOrEqualToThreshold", "TreatMissingData": "notBreaching",
+		"Dimensions": assertions.Match_ArrayWith(&[]any{
+			exactly(m{"Name": "RuleId", "Value": stack.ReplicationRuleID}),
+			exactly(m{"Name": "SourceBucket", "Value": refOf("RecordsBucket")}),
+		}),
+		"AlarmActions": arrayOf(refOf(alarmTopic(t, tmpl))), "OKActions": arrayOf(refOf(alarmTopic(t, tmpl))),
 	})})
 	deps := *prod(t).Stack.Stack.Dependencies()
 	if len(deps) != 1 || *deps[0].StackName() != stack.RecordsReplicaStackName(stack.ProdStage) {

@@ -2,6 +2,8 @@ package stack
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -91,7 +93,43 @@ func (s *ServiceStack) replicateRecords(replica *RecordsReplica, bucket awss3.Bu
 			Destination: &awss3.CfnBucket_ReplicationDestinationProperty{
 				Bucket:                  replicaArn,
 				EncryptionConfiguration: &awss3.CfnBucket_EncryptionConfigurationProperty{ReplicaKmsKeyId: aliasArn},
+				// S3 reports the rule's failed operations
+				// (OperationsFailedReplication), which the alarm watches.
+				Metrics: &awss3.CfnBucket_MetricsProperty{Status: jsii.String("Enabled")},
 			},
 		}},
 	})
+	s.replicationAlarm(bucket, replicaName)
+}
+
+// ReplicationFailuresAlarm is the alarm on any version the records bucket
+// failed to replicate: its copy in the second region is missing.
+func ReplicationFailuresAlarm() PipelineAlarm {
+	return PipelineAlarm{LogicalID: "RecordsReplicationFailures", Name: "records-replication-failures",
+		Description: "The records bucket failed to replicate a version to its replica in the second region (≥ 1 in 5 minutes): " +
+			"the replica lacks it until it is replicated again (S3 Batch Replication of the failed ones)"}
+}
+
+// replicationAlarm alarms, on the alarm topic, on any operation the
+// replication rule failed in a period.
+func (s *ServiceStack) replicationAlarm(bucket awss3.Bucket, replicaName *string) {
+	pa := ReplicationFailuresAlarm()
+	alarm := awscloudwatch.NewAlarm(s.Stack, jsii.String(pa.LogicalID), &awscloudwatch.AlarmProps{
+		AlarmName:        jsii.String(StackName(s.Stage) + "-" + pa.Name),
+		AlarmDescription: jsii.String(pa.Description),
+		Metric: awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/S3"), MetricName: jsii.String("OperationsFailedReplication"),
+			DimensionsMap: &map[string]*string{"SourceBucket": bucket.BucketName(), "DestinationBucket": replicaName, "RuleId": jsii.String(ReplicationRuleID)},
+			Statistic:     jsii.String("Sum"), Period: awscdk.Duration_Minutes(jsii.Number(5)),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: atLeast,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	overrideID(alarm, pa.LogicalID)
+	action := awscloudwatchactions.NewSnsAction(s.Observability.Topic)
+	alarm.AddAlarmAction(action)
+	alarm.AddOkAction(action)
+	s.Observability.Alarms = append(s.Observability.Alarms, alarm)
 }

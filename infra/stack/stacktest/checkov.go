@@ -124,7 +124,8 @@ func Checkov(files ...string) ([]CheckovFailure, error) {
 	out, err := cmd.Output()
 	// checkov exits 1 when a check fails; its report says which.
 	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && len(bytes.TrimSpace(out)) > 0) {
+		// Exit 1 with no report is checkov failing, not a check.
 		return nil, fmt.Errorf("checkov: %w: %s", err, stderr.String())
 	}
 	return checkovFailures(out)
