@@ -7,10 +7,11 @@
 #
 # Idempotent (local/pipvenv.sh): it does nothing once the folder holds the
 # pinned version. MOTO_DIR overrides the folder; the test finds it the same
-# way.
+# way. Sourced (rehearse.sh), it installs and leaves the folder in moto_dir.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 version=5.2.1
 . "$here/../pipvenv.sh"
-pip_venv_into "${MOTO_DIR:-$HOME/.cache/evs/moto-$version}" "$version" moto_server "moto[server]==$version"
+moto_dir=${MOTO_DIR:-$HOME/.cache/evs/moto-$version}
+pip_venv_into "$moto_dir" "$version" moto_server "moto[server]==$version"

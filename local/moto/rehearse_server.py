@@ -16,6 +16,18 @@ the server starts:
 - fixes moto's AWS::KMS::Key model, which fails on a key with Tags (it
   hands CloudFormation's Key/Value tags to a tagger that wants
   TagKey/TagValue) and keeps the key policy as an object;
+- completes moto's models where they drop a property the rehearsal checks:
+  a function's Architectures, a table's TimeToLiveSpecification, a
+  bucket's VersioningConfiguration and Object Lock; gives an API's
+  deployment its id as physical id (its stage referenced the object);
+- creates a resource's DependsOn before the resource when a reference
+  creates it first, and evaluates only a bucket policy's statements
+  without conditions (moto ignores conditions: a TLS-only Deny refused
+  every request over its plain HTTP);
+- keeps an SSM parameter's value that an update passes again (the
+  bootstrap version, UsePreviousValue) instead of looking it up as a name;
+- answers ChangeSetNotFound for a change set that is not there (CDK waits
+  for it before an update);
 - turns a type no model knows into an error, and an error while a change
   set executes into a failed stack (CREATE_FAILED or UPDATE_FAILED, the
   error in the stack's events): moto answers such an error 500, the SDK
@@ -31,6 +43,7 @@ import sys
 from typing import Any
 
 from moto.apigateway.models import apigateway_backends
+from moto.cloudformation import exceptions as cfn_exceptions
 from moto.cloudformation import models as cfn_models
 from moto.cloudformation import parsing
 from moto.cloudwatch.models import cloudwatch_backends
@@ -335,6 +348,48 @@ def fix_kms_key() -> None:
     kms_models.Key.create_from_cloudformation_json = classmethod(create)  # type: ignore[method-assign,assignment]
 
 
+def also_on_create(model: Any, apply: Any) -> None:
+    """After moto's model creates its resource, apply(resource, properties, account, region) sets what that model leaves out."""
+    create = model.create_from_cloudformation_json.__func__
+
+    def wrapped(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):  # type: ignore[no-untyped-def]
+        resource = create(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs)
+        apply(resource, cloudformation_json.get("Properties", {}), account_id, region_name)
+        return resource
+
+    model.create_from_cloudformation_json = classmethod(wrapped)
+
+
+def complete_moto_models() -> None:
+    """Properties moto's own models drop: a function's architectures, a table's TTL, a bucket's
+    versioning and Object Lock; and a deployment's id, which its stage references."""
+    from moto.apigateway.models import Deployment
+    from moto.awslambda.models import LambdaFunction
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.models.table import Table
+    from moto.s3.models import FakeBucket
+
+    def function(fn, props, account_id, region_name):  # type: ignore[no-untyped-def]
+        fn.architectures = props.get("Architectures", ["x86_64"])
+
+    def table(t, props, account_id, region_name):  # type: ignore[no-untyped-def]
+        if "TimeToLiveSpecification" in props:
+            dynamodb_backends[account_id][region_name].update_time_to_live(t.name, props["TimeToLiveSpecification"])
+
+    def bucket(b, props, account_id, region_name):  # type: ignore[no-untyped-def]
+        backend = s3_backends[account_id][get_partition(region_name)]
+        if "VersioningConfiguration" in props:
+            backend.put_bucket_versioning(b.name, props["VersioningConfiguration"]["Status"])
+        if props.get("ObjectLockEnabled"):
+            retention = props.get("ObjectLockConfiguration", {}).get("Rule", {}).get("DefaultRetention", {})
+            backend.put_object_lock_configuration(b.name, True, retention.get("Mode"), retention.get("Days"), retention.get("Years"))
+
+    also_on_create(LambdaFunction, function)
+    also_on_create(Table, table)
+    also_on_create(FakeBucket, bucket)
+    Deployment.physical_resource_id = property(lambda self: self.id)  # type: ignore[attr-defined]
+
+
 def enforce_only_unconditional_bucket_statements() -> None:
     """moto evaluates a bucket policy's statements without their conditions: a TLS-only Deny
     (aws:SecureTransport false) would refuse every request. It evaluates the statements without a
@@ -371,9 +426,26 @@ def create_dependencies_first() -> None:
     parsing.ResourceMap.__getitem__ = __getitem__
 
 
+def keep_resolved_ssm_parameters() -> None:
+    """On an update CDK passes the BootstrapVersion parameter with UsePreviousValue: moto hands
+    the value it resolved from SSM before back to SSM as a parameter's name, and fails."""
+    from moto.ssm import ssm_backends
+
+    parse = parsing.ResourceMap.parse_ssm_parameter
+
+    def parse_ssm_parameter(self, value, value_type):  # type: ignore[no-untyped-def]
+        if ssm_backends[self._account_id][self._region_name].get_parameter(value) is None and not value.startswith("/"):
+            return value
+        return parse(self, value, value_type)
+
+    parsing.ResourceMap.parse_ssm_parameter = parse_ssm_parameter
+
+
 def fail_on_unknown_types() -> None:
     """A type without a model is an error, not a warning and a skipped resource."""
     known = parsing.resource_class_from_type
+    # CDK's version report, when a synth has one: nothing to create.
+    parsing.NULL_MODELS.append("AWS::CDK::Metadata")
 
     def resource_class_from_type(resource_type: str):  # type: ignore[no-untyped-def]
         cls = known(resource_type)
@@ -383,6 +455,24 @@ def fail_on_unknown_types() -> None:
         return cls
 
     parsing.resource_class_from_type = resource_class_from_type
+
+
+class ChangeSetNotFound(cfn_exceptions.CloudFormationError):
+    code = "ChangeSetNotFound"
+
+
+def answer_change_set_not_found() -> None:
+    """A change set that is not there is ChangeSetNotFound, which CDK waits for after deleting
+    its last one before an update; moto answered ValidationError, and CDK gave up."""
+    describe = cfn_models.CloudFormationBackend.describe_change_set
+
+    def describe_change_set(self, change_set_name):  # type: ignore[no-untyped-def]
+        try:
+            return describe(self, change_set_name)
+        except cfn_exceptions.ValidationError:
+            raise ChangeSetNotFound(f"ChangeSet [{change_set_name}] does not exist") from None
+
+    cfn_models.CloudFormationBackend.describe_change_set = describe_change_set
 
 
 def fail_change_sets_loudly() -> None:
@@ -402,7 +492,7 @@ def fail_change_sets_loudly() -> None:
             change_set = self.describe_change_set(change_set_name)
             stack = self.stacks[change_set.stack_id]
             status = f"{change_set.change_set_type}_FAILED"
-            log.error("rehearse: stack %s: %s: %s", stack.name, status, err)
+            log.exception("rehearse: stack %s: %s: %s", stack.name, status, err)
             change_set.execution_status = "EXECUTE_FAILED"
             stack.status = status
             stack._add_stack_event(status, resource_status_reason=f"{type(err).__name__}: {err}")
@@ -422,9 +512,12 @@ def register_models() -> None:
 if LAUNCHED:
     logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
     fix_kms_key()
+    complete_moto_models()
     enforce_only_unconditional_bucket_statements()
     create_dependencies_first()
+    keep_resolved_ssm_parameters()
     fail_on_unknown_types()
+    answer_change_set_not_found()
     fail_change_sets_loudly()
     register_models()
     main(sys.argv[1:])
