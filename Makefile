@@ -338,42 +338,31 @@ build-%Function:
 	  $(GO_BUILD) -o "$$ARTIFACTS_DIR/bootstrap" ./functions/$$f
 
 # --- CDK ---
-# infra/ is the CDK (Go) app of the service. The CDK CLI is installed from npm
-# into the git-ignored .tools/cdk, pinned: aws-cdk-lib 2.270 writes cloud
-# assembly schema 54, which CLI 2.1148.1 reads (it bundles schema 55). Do not
-# take npm's "latest" (3.0.0, an older schema). Telemetry, notices, version
-# checks and version reporting are off. `make synth` needs no AWS account: no
+# infra/ is the CDK (Go) app of the service. The CDK CLI, pinned by
+# local/cdk/package.json and package-lock.json, is installed by
+# local/cdk/install.sh into ~/.cache/evs/aws-cdk-<version>, outside the clone
+# (a no-op once installed), and run by local/cdk/run.sh without telemetry or
+# version checks: aws-cdk-lib 2.270 writes cloud assembly schema 54, which
+# CLI 2.1148.1 reads (it bundles schema 55). Do not take npm's "latest"
+# (3.0.0, an older schema). `make synth` needs no AWS account: no
 # credentials reach it, nothing is looked up, the stack leaves account and
 # region to the deployment. Context: STAGE (dev), ALARM_EMAIL, and CONTEXT for
 # any other key, e.g. CONTEXT="YenteThreshold=0.8 apiThrottleRate=50".
-CDK_VERSION := 2.1148.1
-CDK_DIR     := .tools/cdk
-CDK_STAMP   := $(CDK_DIR)/.installed-aws-cdk-$(CDK_VERSION)
 CDK_OUT     := cdk.out
 STAGE       ?= dev
 ALARM_EMAIL ?=
 CONTEXT     ?=
 CDK_CONTEXT := -c stage=$(STAGE) $(if $(ALARM_EMAIL),-c alarmEmail=$(ALARM_EMAIL)) $(foreach kv,$(CONTEXT),-c $(kv))
-CDK         := CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=1 $(CURDIR)/$(CDK_DIR)/node_modules/.bin/cdk
+CDK         := bash $(CURDIR)/local/cdk/run.sh
 CDK_FLAGS   := --no-notices --no-version-reporting --output $(CDK_OUT)
 CDK_OFFLINE := env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u AWS_PROFILE \
                AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
 # Extra flags for cdk deploy, e.g. CDK_DEPLOY_FLAGS="--require-approval never" in CI.
 CDK_DEPLOY_FLAGS ?=
 
-.PHONY: cdk-install synth deploy
-cdk-install: $(CDK_STAMP) ## install the CDK CLI (pinned) into .tools/cdk (once)
-
-# The stamp names the version: changing CDK_VERSION reinstalls. npm serves
-# what it may from its cache (~/.npm).
-$(CDK_STAMP):
-	@command -v npm >/dev/null || { echo "Node.js (with npm) is required for the CDK CLI"; exit 1; }
-	@rm -f $(CDK_DIR)/.installed-*
-	@mkdir -p $(CDK_DIR)
-	@npm install --prefix $(CDK_DIR) --no-audit --no-fund --save-exact --loglevel=error "aws-cdk@$(CDK_VERSION)"
-	@v=$$($(CDK) --version) && echo "CDK CLI $$v in $(CDK_DIR)" && \
-	  [[ "$$v" == "$(CDK_VERSION) "* ]] || { echo "expected CDK CLI $(CDK_VERSION)"; exit 1; }
-	@touch $@
+.PHONY: cdk-install synth deploy rehearse
+cdk-install: ## install the CDK CLI (pinned) into ~/.cache/evs (once)
+	@local/cdk/install.sh
 
 release-template: ## when a release is cut: keep the production stack's template in infra/released/, which make test compares the stack with (no stateful resource replaced)
 	@$(GO) test ./infra/stack -run '^TestNoStatefulReplacementSinceTheRelease$$' -count=1 -record-release
@@ -385,3 +374,13 @@ synth: build cdk-install ## synthesize the CDK stack evs-$(STAGE) into infra/cdk
 
 deploy: build cdk-install ## deploy the CDK stack evs-$(STAGE) (AWS credentials; cdk bootstrap once per account and region)
 	@cd infra && $(CDK) deploy --all $(CDK_FLAGS) $(CDK_CONTEXT) $(CDK_DEPLOY_FLAGS)
+
+# The deploy rehearsal (infra/README.md, "Deploy rehearsal"): moto's
+# CloudFormation (local/moto/rehearse.sh) takes cdk bootstrap and cdk deploy
+# --all of the production stage, every catalogue resource is checked through
+# the service APIs, then a change is deployed and checked in place. make test
+# runs the same as infra/rehearse's TestDeployRehearsal.
+rehearse: build cdk-install moto-install ## rehearse a deploy of the CDK app on moto (a few minutes; no AWS account)
+	@$(GO) run ./infra/rehearse/cmd/rehearse
+
+test: build cdk-install

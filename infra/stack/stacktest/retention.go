@@ -3,16 +3,14 @@ package stacktest
 import (
 	"fmt"
 	"sort"
+
+	"github.com/evs-kyb/evs/infra/stack"
 )
 
 // alwaysRetained are the types kept whatever the stage: the buckets (the
 // records bucket's objects are under Object Lock in compliance mode) and
 // the keys their objects and the tables are encrypted with.
 var alwaysRetained = map[string]bool{"AWS::S3::Bucket": true, "AWS::KMS::Key": true}
-
-// stateful are the types whose loss loses data or evidence.
-var stateful = map[string]bool{"AWS::DynamoDB::Table": true, "AWS::SecretsManager::Secret": true, "AWS::SQS::Queue": true,
-	"AWS::Logs::LogGroup": true, "AWS::S3::Bucket": true, "AWS::KMS::Key": true}
 
 // RetentionBreaches names every stateful resource of a template (CDK's or
 // SAM's, as plain values) not kept as its stage says: retain, every
@@ -22,6 +20,7 @@ var stateful = map[string]bool{"AWS::DynamoDB::Table": true, "AWS::SecretsManage
 // stay.
 func RetentionBreaches(tmpl map[string]any, retain bool) []string {
 	resources, _ := tmpl["Resources"].(map[string]any)
+	stateful := stack.StatefulTypes()
 	var out []string
 	for id, r := range resources {
 		res, _ := r.(map[string]any)
