@@ -58,6 +58,7 @@ func checks() []check {
 		{"tables", checkTables},
 		{"queues", checkQueues},
 		{"buckets", checkBuckets},
+		{"the records' replica", checkReplica},
 		{"keys", checkKeys},
 		{"secrets", checkSecrets},
 		{"state machine", checkStateMachine},

@@ -1,6 +1,7 @@
 package rehearse
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -162,4 +163,27 @@ func (d *deployed) missing() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// changed reports whether a stack's template differs from the one this
+// deployment (nil: none yet) made it with: an update, not a creation.
+func (d *deployed) changed(st stackArtifact) (bool, error) {
+	if d == nil {
+		return false, nil
+	}
+	for _, was := range d.stacks {
+		if was.Name != st.Name {
+			continue
+		}
+		a, err := os.ReadFile(was.Template)
+		if err != nil {
+			return false, fmt.Errorf("template of %s: %w", st.Name, err)
+		}
+		b, err := os.ReadFile(st.Template)
+		if err != nil {
+			return false, fmt.Errorf("template of %s: %w", st.Name, err)
+		}
+		return !bytes.Equal(a, b), nil
+	}
+	return false, nil // a stack new to this deployment is created
 }

@@ -12,19 +12,27 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/infra/stack"
+	"github.com/evs-kyb/evs/shared/deploy"
 )
 
 // Region is where environment-agnostic stacks go; a stack that names
 // another region is deployed there, that region bootstrapped too.
 const Region = "us-east-1"
 
+// ReplicaRegion is where the records' replica stack goes.
+const ReplicaRegion = "eu-central-1"
+
 // Deployed is the context of the first deployment: the production-like
-// stage, retained (no context retain=false), as a first real deploy is.
-func Deployed() map[string]string { return map[string]string{stack.ContextStage: stack.ProdStage} }
+// stage, retained (no context retain=false), its records replicated to a
+// second region, as a first real deploy is.
+func Deployed() map[string]string {
+	return map[string]string{stack.ContextStage: stack.ProdStage, deploy.RecordsReplicaRegion().Parameter: ReplicaRegion}
+}
 
 // Changed is the context of the second: the same stage with a setting (a
 // function's environment) and the stage's throttling changed.
@@ -58,11 +66,11 @@ func Run(ctx context.Context, o Options) error {
 	o.Log.Info("moto started", "endpoint", m.endpoint, "pid", m.pid, "log", m.log)
 	c := newCDK(o.Root, m.endpoint, Region, filepath.Join(o.WorkDir, "cdk.log"))
 
-	first, err := deployAndCheck(ctx, o, m.endpoint, c, "first", Deployed(), true)
+	first, err := deployAndCheck(ctx, o, m.endpoint, c, "first", Deployed(), nil)
 	if err != nil {
 		return err
 	}
-	second, err := deployAndCheck(ctx, o, m.endpoint, c, "second", Changed(), false)
+	second, err := deployAndCheck(ctx, o, m.endpoint, c, "second", Changed(), first)
 	if err != nil {
 		return err
 	}
@@ -74,8 +82,10 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // deployAndCheck synthesizes the app with the context, bootstraps its
-// regions (the first time), deploys every stack and checks the result.
-func deployAndCheck(ctx context.Context, o Options, endpoint string, c *cdk, name string, context map[string]string, bootstrap bool) (*deployed, error) {
+// regions (the first time: no deployment before), deploys every stack and
+// checks the result.
+func deployAndCheck(ctx context.Context, o Options, endpoint string, c *cdk, name string, context map[string]string, before *deployed) (*deployed, error) {
+	bootstrap := before == nil
 	t := time.Now()
 	assembly := filepath.Join(o.WorkDir, "cdk.out."+name)
 	if err := c.synth(ctx, assembly, context); err != nil {
@@ -103,12 +113,16 @@ func deployAndCheck(ctx context.Context, o Options, endpoint string, c *cdk, nam
 	if err != nil {
 		return nil, err
 	}
-	want := "CREATE_COMPLETE"
-	if !bootstrap {
-		want = "UPDATE_COMPLETE"
-	}
 	var errs []error
 	for _, st := range stacks {
+		// Created, then updated; a stack the change leaves as it was is
+		// not deployed again (CDK skips it) and keeps its status.
+		want := "CREATE_COMPLETE"
+		if changed, err := before.changed(st); err != nil {
+			return nil, err
+		} else if changed {
+			want = "UPDATE_COMPLETE"
+		}
 		if d.status[st.Name] != want {
 			errs = append(errs, fmt.Errorf("stack %s: %s, want %s", st.Name, d.status[st.Name], want))
 		}
@@ -142,12 +156,14 @@ func inPlace(before, after *deployed) error {
 			if !stateful[r.Type] {
 				continue
 			}
-			got, err := after.one(id, r.Type)
+			// A logical id may be in more than one stack (each region's
+			// access logs' bucket): the same stack's is compared.
+			i := slices.IndexFunc(after.byID[id], func(a resource) bool { return a.Stack == r.Stack && a.Type == r.Type })
 			switch {
-			case err != nil:
-				errs = append(errs, err.Error())
-			case got.PhysicalID != r.PhysicalID:
-				errs = append(errs, fmt.Sprintf("%s (%s) replaced: %s, was %s", id, r.Type, got.PhysicalID, r.PhysicalID))
+			case i < 0:
+				errs = append(errs, fmt.Sprintf("%s (%s) of %s is gone", id, r.Type, r.Stack))
+			case after.byID[id][i].PhysicalID != r.PhysicalID:
+				errs = append(errs, fmt.Sprintf("%s (%s) of %s replaced: %s, was %s", id, r.Type, r.Stack, after.byID[id][i].PhysicalID, r.PhysicalID))
 			}
 		}
 	}

@@ -18,7 +18,7 @@ the server starts:
   TagKey/TagValue) and keeps the key policy as an object;
 - completes moto's models where they drop a property the rehearsal checks:
   a function's Architectures, a table's TimeToLiveSpecification, a
-  bucket's VersioningConfiguration and Object Lock; gives an API's
+  bucket's VersioningConfiguration, Object Lock and ReplicationConfiguration; gives an API's
   deployment its id as physical id (its stage referenced the object);
 - creates a resource's DependsOn before the resource when a reference
   creates it first, and evaluates only a bucket policy's statements
@@ -360,9 +360,20 @@ def also_on_create(model: Any, apply: Any) -> None:
     model.create_from_cloudformation_json = classmethod(wrapped)
 
 
+def replication(config: dict[str, Any]) -> dict[str, Any]:
+    """A bucket's ReplicationConfiguration as CloudFormation spells it, as moto's backend keeps
+    one (the request's XML read as a dict: Rule, ID)."""
+    rules = []
+    for r in config.get("Rules", []):
+        rule = {k: v for k, v in r.items() if k not in ("Id",)}
+        rule["ID"] = r.get("Id", "")
+        rules.append(rule)
+    return {"Role": config["Role"], "Rule": rules}
+
+
 def complete_moto_models() -> None:
     """Properties moto's own models drop: a function's architectures, a table's TTL, a bucket's
-    versioning and Object Lock; and a deployment's id, which its stage references."""
+    versioning, Object Lock and replication; and a deployment's id, which its stage references."""
     from moto.apigateway.models import Deployment
     from moto.awslambda.models import LambdaFunction
     from moto.dynamodb.models import dynamodb_backends
@@ -383,6 +394,8 @@ def complete_moto_models() -> None:
         if props.get("ObjectLockEnabled"):
             retention = props.get("ObjectLockConfiguration", {}).get("Rule", {}).get("DefaultRetention", {})
             backend.put_object_lock_configuration(b.name, True, retention.get("Mode"), retention.get("Days"), retention.get("Years"))
+        if "ReplicationConfiguration" in props:
+            backend.put_bucket_replication(b.name, replication(props["ReplicationConfiguration"]))
 
     also_on_create(LambdaFunction, function)
     also_on_create(Table, table)
