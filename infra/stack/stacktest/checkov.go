@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -118,7 +119,10 @@ func Checkov(files ...string) ([]CheckovFailure, error) {
 	}
 	cmd := exec.Command(bin, args...)
 	// No telemetry, no check for a newer version.
-	cmd.Env = append(os.Environ(), "BC_SKIP_MAPPING=TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2=false", "ANONYMOUS_TELEMETRY=false")
+	// Its LOG_LEVEL is its own: the service's (make test sets it empty,
+	// which checkov's logging refuses at start) is not passed on.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "LOG_LEVEL=") })
+	cmd.Env = append(env, "LOG_LEVEL=WARNING", "BC_SKIP_MAPPING=TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2=false", "ANONYMOUS_TELEMETRY=false")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
