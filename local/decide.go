@@ -295,13 +295,18 @@ var auditColumns = []column[admin.AuditView]{
 // howCell is how a record's operator was known: passkey (then each
 // signature: role, operator, credential, and whether it verifies against
 // the key the account's chain recorded), declared, or session (then the
-// session's passkey); empty for what is no decision.
+// session's passkey), with DOES NOT COUNT for an unsigned decision the one
+// rule does not count; empty for what is no decision.
 func howCell(a admin.AuditView) string {
 	how := string(a.Identity)
 	if cred := domain.SessionCredentialOf(domain.AuditRecord{Identity: a.Identity, Actor: a.Actor}); cred != "" {
 		how += " " + cred
 	}
 	for i, s := range a.Signatures {
+		if s.Role == passkey.RoleUnsigned { // an unsigned decision the one rule does not count
+			how += " DOES NOT COUNT"
+			continue
+		}
 		sep := ": "
 		if i > 0 {
 			sep = ", "
