@@ -24,7 +24,7 @@ func cmdTables(ctx context.Context, sub string, args []string) error {
 func runTables(ctx context.Context, sub string, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("tables "+sub, flag.ContinueOnError)
 	dir := fs.String("dir", "", "the folder of the dump: <table id>.json per table, one {\"Item\": …} per line")
-	prefix := fs.String("prefix", "", "import: the prefix of the tables to create and fill (they must not hold data)")
+	prefix := fs.String("prefix", "", "import: the prefix of the tables to create and fill (an item of the dump replaces one of the same key)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/evs-kyb/evs/infra/stack"
@@ -71,6 +72,15 @@ func checkReplica(ctx context.Context, d *deployed, e expect, f *findings) int {
 	if r.Destination.EncryptionConfiguration != nil {
 		alias = aws.ToString(r.Destination.EncryptionConfiguration.ReplicaKmsKeyID)
 	}
-	f.equal("the replica's key, by its alias", strings.HasSuffix(alias, ":"+stack.RecordsReplicaKeyAlias(stack.ProdStage)), true)
+	stage := e.value(stack.ContextStage, stack.DefaultStage)
+	f.equal("the replica's key, by its alias", strings.HasSuffix(alias, ":"+stack.RecordsReplicaKeyAlias(stage)), true)
+	// The alias names the replica stack's key: the one link between the
+	// two stacks that the replication relies on.
+	if key, ok := physical(d, f, stack.RecordsReplicaKeyID, "AWS::KMS::Key"); ok {
+		k, err := d.in(replica.Region).kms.DescribeKey(ctx, &kms.DescribeKeyInput{KeyId: aws.String(stack.RecordsReplicaKeyAlias(stage))})
+		if !f.err(err, "the replica key's alias") {
+			f.equal("the key the replica's alias names", aws.ToString(k.KeyMetadata.KeyId), key.PhysicalID)
+		}
+	}
 	return 1
 }

@@ -39,6 +39,15 @@ func RecordsReplicaBucketName(stage string, account, region *string) *string {
 	return awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String(RecordsReplicaStackName(stage) + "-"), account, jsii.String("-"), region})
 }
 
+// maxBucketName is the longest name S3 gives a bucket.
+const maxBucketName = 63
+
+// ReplicaBucketNameLength is the length of RecordsReplicaBucketName for a
+// stage and region (an account id has 12 digits).
+func ReplicaBucketNameLength(stage, region string) int {
+	return len(RecordsReplicaStackName(stage)) + 1 + 12 + 1 + len(region)
+}
+
 // RecordsReplicaProps configures the replica stack.
 type RecordsReplicaProps struct {
 	Stage string
@@ -71,6 +80,10 @@ func NewRecordsReplica(scope constructs.Construct, props *RecordsReplicaProps) *
 	pattern := deploy.RecordsReplicaRegion().Pattern
 	if props.Region == "" || !regexp.MustCompile(pattern).MatchString(props.Region) {
 		panic(fmt.Sprintf("infra: %s %q is no region's name", deploy.RecordsReplicaRegion().Parameter, props.Region))
+	}
+	if n := ReplicaBucketNameLength(props.Stage, props.Region); n > maxBucketName {
+		panic(fmt.Sprintf("infra: the records' replica bucket would be named with %d characters (%s-<account>-%s), over S3's %d: choose a shorter stage name",
+			n, RecordsReplicaStackName(props.Stage), props.Region, maxBucketName))
 	}
 	st := newTaggedStack(scope, jsii.String(RecordsReplicaStackName(props.Stage)), awscdk.StackProps{
 		Env:         &awscdk.Environment{Region: jsii.String(props.Region)},

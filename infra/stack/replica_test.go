@@ -1,9 +1,12 @@
 package stack_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
@@ -121,9 +124,10 @@ func TestRecordsReplication(t *testing.T) {
 			exactly(m{"Sid": "RecordsKey", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": arnOf("RecordsBucketKey"),
 				"Condition": exactly(m{"StringEquals": exactly(m{"kms:ViaService": join("s3.", refOf("AWS::Region"), ".amazonaws.com"),
 					"kms:EncryptionContext:aws:s3:arn": arnOf("RecordsBucket")})})}),
-			exactly(m{"Sid": "ReplicaKey", "Effect": "Allow", "Action": listOf("kms:Encrypt", "kms:GenerateDataKey"),
+			exactly(m{"Sid": "ReplicaKey", "Effect": "Allow", "Action": listOf("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"),
 				"Resource": join("arn:", refOf("AWS::Partition"), ":kms:"+region+":", refOf("AWS::AccountId"), ":key/*"),
-				"Condition": exactly(m{"StringEquals": exactly(m{"kms:ViaService": "s3." + region + ".amazonaws.com"}),
+				"Condition": exactly(m{"StringEquals": exactly(m{"kms:ViaService": "s3." + region + ".amazonaws.com",
+					"kms:EncryptionContext:aws:s3:arn": replicaArn("")}),
 					"ForAnyValue:StringEquals": exactly(m{"kms:ResourceAliases": stack.RecordsReplicaKeyAlias(stack.ProdStage)})})}),
 		)}),
 	})})
@@ -141,5 +145,36 @@ func TestRecordsReplication(t *testing.T) {
 	deps := *prod(t).Stack.Stack.Dependencies()
 	if len(deps) != 1 || *deps[0].StackName() != stack.RecordsReplicaStackName(stack.ProdStage) {
 		t.Errorf("the Prod stack depends on %d stacks, want the replica's alone", len(deps))
+	}
+}
+
+// A stage whose replica bucket's name would pass S3's 63 characters is
+// refused at synthesis, naming the length; the longest stage that fits
+// is made.
+func TestReplicaBucketNameFits(t *testing.T) {
+	for _, tc := range []struct {
+		stage, region string
+		fits          bool
+	}{
+		{"production", "eu-central-1", true},
+		{"seventeen-chars-1", "eu-central-1", true},    // 63 characters
+		{"eighteen-chars-ab1", "eu-central-1", false},  // 64
+		{"prod-southeast", "ap-southeast-2", true},     // 62
+		{"prod-apsoutheast2", "ap-southeast-2", false}, // 65
+	} {
+		t.Run(tc.stage+" "+tc.region, func(t *testing.T) {
+			if got := stack.ReplicaBucketNameLength(tc.stage, tc.region) <= 63; got != tc.fits {
+				t.Errorf("%d characters: fits %t, want %t", stack.ReplicaBucketNameLength(tc.stage, tc.region), got, tc.fits)
+			}
+			if tc.fits {
+				return
+			}
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "over S3's 63") {
+					t.Errorf("made, or refused with %v", r)
+				}
+			}()
+			stack.NewRecordsReplica(awscdk.NewApp(nil), &stack.RecordsReplicaProps{Stage: tc.stage, Region: tc.region})
+		})
 	}
 }

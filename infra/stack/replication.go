@@ -30,13 +30,20 @@ func ReplicationActions() (source, sourceObjects, replicaObjects []string) {
 		[]string{"s3:ReplicateObject", "s3:ReplicateTags"}
 }
 
+// ReplicaKeyActions are what replication does with the replica's key, as
+// the replication role, through S3 in the replica's region, for the
+// replica bucket (its S3 Bucket Key's encryption context).
+func ReplicaKeyActions() []string {
+	return []string{"kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"}
+}
+
 // replicateRecords has the records bucket replicate every new version,
 // with its lock date, mode and tags, to the replica bucket, re-encrypted
 // there with the replica's key (named by its alias): a role S3 assumes,
 // allowed exactly ReplicationActions, kms:Decrypt of the records key
-// through S3 for the records bucket, and kms:Encrypt and
-// kms:GenerateDataKey through S3 in the replica's region on the key with
-// the replica's alias. The service's stack depends on the replica's, so
+// through S3 for the records bucket, and ReplicaKeyActions through S3 in
+// the replica's region for the replica bucket on the key with the
+// replica's alias. The service's stack depends on the replica's, so
 // the replica exists when the replication is configured.
 func (s *ServiceStack) replicateRecords(replica *RecordsReplica, bucket awss3.Bucket, key awskms.Key) {
 	st := s.Stack
@@ -60,10 +67,13 @@ func (s *ServiceStack) replicateRecords(replica *RecordsReplica, bucket awss3.Bu
 			"kms:ViaService":                   awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("s3."), awscdk.Aws_REGION(), jsii.String(".amazonaws.com")}),
 			"kms:EncryptionContext:aws:s3:arn": bucket.BucketArn(),
 		}}),
-		statement("ReplicaKey", []string{"kms:Encrypt", "kms:GenerateDataKey"},
+		// Decrypt too: the replica bucket's S3 Bucket Key is checked with
+		// it (S3 User Guide, S3 Bucket Keys and replication).
+		statement("ReplicaKey", ReplicaKeyActions(),
 			[]*string{awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("arn:"), partition, jsii.String(":kms:" + replica.Region + ":"), account, jsii.String(":key/*")})},
 			map[string]any{
-				"StringEquals":             map[string]any{"kms:ViaService": "s3." + replica.Region + ".amazonaws.com"},
+				"StringEquals": map[string]any{"kms:ViaService": "s3." + replica.Region + ".amazonaws.com",
+					"kms:EncryptionContext:aws:s3:arn": replicaArn},
 				"ForAnyValue:StringEquals": map[string]any{"kms:ResourceAliases": RecordsReplicaKeyAlias(replica.Stage)},
 			}),
 	}})

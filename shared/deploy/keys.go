@@ -9,9 +9,12 @@ package deploy
 // break-glass role, held apart, whose every use CloudTrail records.
 
 // KeyGuardedActions are what only the break-glass role may do with a
-// bucket's own key (Bucket.OwnKey).
+// bucket's own key (Bucket.OwnKey, and the records' replica's): delete,
+// disable, re-police or grant it, and move or remove an alias from it (the
+// records bucket's replication names the replica's key by its alias, and
+// repointing an alias takes this on the key it leaves).
 func KeyGuardedActions() []string {
-	return []string{"kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant"}
+	return []string{"kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant", "kms:UpdateAlias", "kms:DeleteAlias"}
 }
 
 // StackParameter is a value of one deployment that no function reads: a
@@ -39,5 +42,6 @@ func BreakGlassRole() StackParameter {
 func RecordsReplicaRegion() StackParameter {
 	return StackParameter{Parameter: "RecordsReplicaRegion", Default: "", Pattern: `^([a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9])?$`,
 		Description: "The second region holding a replica of the records bucket (same Object Lock, a key of its own), " +
-			"whose stack evs-<stage>-records-replica is deployed there first; empty: no replica."}
+			"whose stack evs-<stage>-records-replica is deployed there first (the replica bucket's name, " +
+			"evs-<stage>-records-replica-<account>-<region>, must fit in 63 characters); empty: no replica."}
 }

@@ -31,9 +31,12 @@ import (
 // and each signature's digest is the document's SHA-256 and verifies
 // against the passkey a.Keys recorded. An unsigned record counts only
 // where the account accepted declared decisions at the record's time
-// (a.Declared), or as a queue claim known by its session (assign, start:
-// domain.ClaimAction), the one thing a session does unsigned. So a closure (end_relationship) counts only when its
-// document is an end_relationship of that same entity, in that account.
+// (a.Declared), or as a queue claim known by its session
+// (domain.ClaimAction: assign, start, and the older review.claim), the
+// one thing a session does unsigned. So a signed closure
+// (end_relationship) counts only when its document is an end_relationship
+// of that same entity, in that account; an unsigned one only where
+// declared decisions were accepted at its time.
 func (a AccountChain) Counts(cfg Config, l auditchain.Link) ([]Check, error) {
 	sigs, err := Signatures(l)
 	if err != nil {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -46,9 +46,9 @@ func (r *replica) catchUp(t *testing.T, bucket string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	versions := slices.SortedFunc(slices.Values(out.Versions), func(a, b types.ObjectVersion) int {
-		return aws.ToTime(a.LastModified).Compare(aws.ToTime(b.LastModified))
-	})
+	// Listed newest first within each key: replicated in the order written.
+	versions := slices.Clone(out.Versions)
+	slices.Reverse(versions)
 	for _, v := range versions {
 		if r.done[aws.ToString(v.VersionId)] {
 			continue
@@ -71,13 +71,14 @@ func (r *replica) catchUp(t *testing.T, bucket string) {
 		put := &s3.PutObjectInput{Bucket: aws.String(r.Bucket), Key: v.Key, Body: bytes.NewReader(body),
 			ObjectLockMode: types.ObjectLockMode(obj.ObjectLockMode), ObjectLockRetainUntilDate: obj.ObjectLockRetainUntilDate,
 			ChecksumAlgorithm: types.ChecksumAlgorithmSha256}
-		if put.ObjectLockRetainUntilDate == nil {
-			put.ObjectLockMode, put.ObjectLockRetainUntilDate = types.ObjectLockModeCompliance, aws.Time(time.Now().Add(24*time.Hour))
+		if put.ObjectLockRetainUntilDate == nil || put.ObjectLockMode != types.ObjectLockModeCompliance {
+			t.Fatalf("%s@%s is not locked in COMPLIANCE mode (%q until %v): nothing to replicate it with", aws.ToString(v.Key), aws.ToString(v.VersionId),
+				obj.ObjectLockMode, obj.ObjectLockRetainUntilDate)
 		}
 		if len(tags.TagSet) > 0 {
 			var q []string
 			for _, tg := range tags.TagSet {
-				q = append(q, aws.ToString(tg.Key)+"="+aws.ToString(tg.Value))
+				q = append(q, url.QueryEscape(aws.ToString(tg.Key))+"="+url.QueryEscape(aws.ToString(tg.Value)))
 			}
 			put.Tagging = aws.String(strings.Join(q, "&"))
 		}

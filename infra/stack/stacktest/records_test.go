@@ -51,7 +51,7 @@ const goodTemplate = `{"Resources": {
     "Properties": {"EnableKeyRotation": true, "BypassPolicyLockoutSafetyCheck": true, "KeyPolicy": {"Statement": [
       {"Effect": "Allow", "Principal": {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}}, "Action": "kms:*", "Resource": "*"},
       {"Sid": "OnlyBreakGlass", "Effect": "Deny", "Principal": {"AWS": "*"}, "Resource": "*",
-        "Action": ["kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant"],
+        "Action": ["kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:PutKeyPolicy", "kms:CreateGrant", "kms:UpdateAlias", "kms:DeleteAlias"],
         "Condition": {"ArnNotEquals": {"aws:PrincipalArn": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${RecordsKeyBreakGlassRole}"}}}}]}}},
   "RecordsBucket": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
     "Properties": {
