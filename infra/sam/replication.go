@@ -56,7 +56,9 @@ func replication() []Pair {
 	return []Pair{
 		resource(stack.ReplicationRoleID, "AWS::IAM::Role", Map(
 			KV("AssumeRolePolicyDocument", Map(KV("Version", "2012-10-17"), KV("Statement", List(Map(
-				KV("Action", "sts:AssumeRole"), KV("Effect", "Allow"), KV("Principal", Flow(KV("Service", "s3.amazonaws.com")))))))),
+				KV("Action", "sts:AssumeRole"),
+				KV("Condition", Map(KV("StringEquals", Map(KV("aws:SourceAccount", Ref("AWS::AccountId")))))),
+				KV("Effect", "Allow"), KV("Principal", Flow(KV("Service", "s3.amazonaws.com")))))))),
 			KV("Description", Sub("S3 replicates the records bucket into its replica in ${RecordsReplicaRegion}")),
 		), KV("Condition", hasReplicaCondition)),
 		resource(stack.ReplicationPolicyID, "AWS::IAM::Policy", Map(

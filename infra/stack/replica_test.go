@@ -111,7 +111,8 @@ func TestRecordsReplication(t *testing.T) {
 	})})})
 	hasResource(t, tmpl, stack.ReplicationRoleID, "AWS::IAM::Role", m{"Properties": like(m{
 		"AssumeRolePolicyDocument": like(m{"Statement": arrayOf(exactly(m{"Action": "sts:AssumeRole", "Effect": "Allow",
-			"Principal": exactly(m{"Service": "s3.amazonaws.com"})}))}),
+			"Principal": exactly(m{"Service": "s3.amazonaws.com"}),
+			"Condition": exactly(m{"StringEquals": exactly(m{"aws:SourceAccount": refOf("AWS::AccountId")})})}))}),
 		"Policies": absent(), "ManagedPolicyArns": absent(),
 	})})
 	source, sourceObjects, replicaObjects := stack.ReplicationActions()

@@ -78,7 +78,10 @@ func (s *ServiceStack) replicateRecords(replica *RecordsReplica, bucket awss3.Bu
 			}),
 	}})
 	role := awsiam.NewRole(st, jsii.String(ReplicationRoleID), &awsiam.RoleProps{
-		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil),
+		// S3 acting for this account only (the confused deputy); its
+		// bucket's ARN cannot be named here, the bucket naming the role.
+		AssumedBy: awsiam.NewPrincipalWithConditions(awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil),
+			&map[string]any{"StringEquals": map[string]any{"aws:SourceAccount": awscdk.Aws_ACCOUNT_ID()}}),
 		Description: jsii.String("S3 replicates the records bucket into its replica in " + replica.Region),
 	})
 	role.Node().DefaultChild().(awsiam.CfnRole).OverrideLogicalId(jsii.String(ReplicationRoleID))
