@@ -14,11 +14,12 @@ import (
 // hasReplicaCondition names the condition that RecordsReplicaRegion is set.
 const hasReplicaCondition = "HasRecordsReplica"
 
-// replicaName is the replica bucket's name, as stack.RecordsReplicaBucketName.
-const replicaName = "evs-${Stage}-records-replica-${AWS::AccountId}-${" + "RecordsReplicaRegion" + "}"
+// replicaName is the replica bucket's name (stack.RecordsReplicaBucketName)
+// with the template's Stage and RecordsReplicaRegion.
+var replicaName = stack.RecordsReplicaStackName("${Stage}") + "-${AWS::AccountId}-${" + deploy.RecordsReplicaRegion().Parameter + "}"
 
 // replicaKeyAlias is stack.RecordsReplicaKeyAlias with the Stage parameter.
-const replicaKeyAlias = "alias/evs-${Stage}-records-replica"
+var replicaKeyAlias = stack.RecordsReplicaKeyAlias("${Stage}")
 
 // replicationConfiguration is the records bucket's ReplicationConfiguration
 // while the condition holds.

@@ -105,20 +105,14 @@ func parameters() *yaml.Node {
 			KV("Description", s.Description),
 		)))
 	}
-	bg := deploy.BreakGlassRole()
-	pairs = append(pairs, KV(bg.Parameter, Map(
-		KV("Type", "String"),
-		KV("Default", Quoted(bg.Default)),
-		KV("AllowedPattern", Quoted(bg.Pattern)),
-		KV("Description", bg.Description),
-	)))
-	rr := deploy.RecordsReplicaRegion()
-	pairs = append(pairs, KV(rr.Parameter, Map(
-		KV("Type", "String"),
-		KV("Default", Quoted(rr.Default)),
-		KV("AllowedPattern", Quoted(rr.Pattern)),
-		KV("Description", rr.Description),
-	)))
+	for _, p := range []deploy.StackParameter{deploy.BreakGlassRole(), deploy.RecordsReplicaRegion()} {
+		pairs = append(pairs, KV(p.Parameter, Map(
+			KV("Type", "String"),
+			KV("Default", Quoted(p.Default)),
+			KV("AllowedPattern", Quoted(p.Pattern)),
+			KV("Description", p.Description),
+		)))
+	}
 	return Map(pairs...)
 }
 

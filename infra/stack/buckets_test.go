@@ -101,20 +101,7 @@ func TestBuckets(t *testing.T) {
 						"UpdateReplacePolicy": "Retain",
 					})
 				}
-				statements := []any{tlsOnly(b.LogicalID)}
-				for _, g := range lockGuards(b) {
-					cond := m{}
-					for op, kv := range g.Condition {
-						inner := m{}
-						for k, v := range kv {
-							inner[k] = v
-						}
-						cond[op] = exactly(inner)
-					}
-					statements = append(statements, exactly(m{"Sid": g.Sid, "Action": listOf(stack.LockGuardActions()...), "Effect": "Deny",
-						"Condition": exactly(cond), "Principal": exactly(m{"AWS": "*"}),
-						"Resource": m{"Fn::Join": []any{"", []any{arnOf(b.LogicalID), "/*"}}}}))
-				}
+				statements := append([]any{tlsOnly(b.LogicalID)}, lockGuardStatements(b, b.LogicalID)...)
 				hasResource(t, s.Template, stack.BucketPolicyLogicalID(b), "AWS::S3::BucketPolicy", m{
 					"Properties": exactly(m{
 						"Bucket":         refOf(b.LogicalID),
@@ -125,6 +112,27 @@ func TestBuckets(t *testing.T) {
 			})
 		}
 	})
+}
+
+// lockGuardStatements are the policy statements of a locked bucket's
+// stack.LockGuards (none for one without a lock), on the objects of the
+// bucket of that logical id.
+func lockGuardStatements(b deploy.Bucket, bucket string) []any {
+	var out []any
+	for _, g := range lockGuards(b) {
+		cond := m{}
+		for op, kv := range g.Condition {
+			inner := m{}
+			for k, v := range kv {
+				inner[k] = v
+			}
+			cond[op] = exactly(inner)
+		}
+		out = append(out, exactly(m{"Sid": g.Sid, "Action": listOf(stack.LockGuardActions()...), "Effect": "Deny",
+			"Condition": exactly(cond), "Principal": exactly(m{"AWS": "*"}),
+			"Resource": m{"Fn::Join": []any{"", []any{arnOf(bucket), "/*"}}}}))
+	}
+	return out
 }
 
 // tlsOnly is a bucket policy's statement refusing every request not made

@@ -58,20 +58,7 @@ func TestRecordsReplica(t *testing.T) {
 	hasResource(t, tmpl, stack.RecordsReplicaBucketID, "AWS::S3::Bucket", m{
 		"Properties": exactly(want), "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
 	})
-	statements := []any{tlsOnly(stack.RecordsReplicaBucketID)}
-	for _, g := range lockGuards(records) {
-		cond := m{}
-		for op, kv := range g.Condition {
-			inner := m{}
-			for k, v := range kv {
-				inner[k] = v
-			}
-			cond[op] = exactly(inner)
-		}
-		statements = append(statements, exactly(m{"Sid": g.Sid, "Action": listOf(stack.LockGuardActions()...), "Effect": "Deny",
-			"Condition": exactly(cond), "Principal": exactly(m{"AWS": "*"}),
-			"Resource": join(arnOf(stack.RecordsReplicaBucketID), "/*")}))
-	}
+	statements := append([]any{tlsOnly(stack.RecordsReplicaBucketID)}, lockGuardStatements(records, stack.RecordsReplicaBucketID)...)
 	hasResource(t, tmpl, stack.RecordsReplicaBucketID+"Policy", "AWS::S3::BucketPolicy", m{
 		"Properties": exactly(m{"Bucket": refOf(stack.RecordsReplicaBucketID), "PolicyDocument": like(m{"Statement": arrayOf(statements...)})}),
 	})

@@ -22,6 +22,7 @@ type API interface {
 // consistently; it returns how many.
 func Dump(ctx context.Context, api API, table string, w io.Writer) (int, error) {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // as written: an escaped <, > or & would grow a line past what Load reads
 	n := 0
 	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
 	for {
