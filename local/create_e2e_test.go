@@ -32,6 +32,7 @@ import (
 type createFixture struct {
 	srv     *httptest.Server
 	sim     *sim.Simulator
+	simURL  string
 	st      *store.Store
 	account int64
 	key     string // entity.view, entity.create, entity.review.view
@@ -60,7 +61,7 @@ func newCreateFixture(t *testing.T, opts ...func(*dynamodb.Options)) *createFixt
 	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}
 	simSrv := httptest.NewServer(s)
 	t.Cleanup(simSrv.Close)
-	f := &createFixture{sim: s, st: st, account: acct}
+	f := &createFixture{sim: s, simURL: simSrv.URL, st: st, account: acct}
 	f.key = mustKey(t, e, acct, domain.PermEntityView, domain.PermEntityCreate, domain.PermReviewView)
 	f.viewKey = mustKey(t, e, acct, domain.PermEntityView)
 	f.srv = httptest.NewServer(newGateway(st, quietLogger(), simulatorProviders(simSrv.URL)))

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +31,14 @@ type fixture struct {
 
 var base = time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
+// quietLogger discards the functions' logs, unless EVS_TEST_LOG is set
+// (then they go to stderr): what a refused call or a fault said.
+func quietLogger() *slog.Logger {
+	if os.Getenv("EVS_TEST_LOG") != "" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewJSONHandler(io.Discard, nil))
+}
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -148,4 +158,23 @@ func cliStore(t *testing.T) (*store.Store, schema.Names) {
 	names := devstacktest.Tables(t, db)
 	t.Setenv("EVS_TABLE_PREFIX", strings.TrimSuffix(names[schema.Accounts], schema.Accounts))
 	return store.New(db, names), names
+}
+
+// syncBuffer collects what several writers write (an emulator's two
+// streams, a function's log).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -65,7 +67,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 	if err != nil {
 		return nil, fmt.Errorf("create queues: %w", err)
 	}
-	events, err := catalogued("review-events")
+	emitter, err := catalogued("review-events")
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		Store: st, Log: log, Clock: domain.SystemClock, Allow: o.Allow, WebhookTimeout: o.ClientTimeout,
 		Deliveries: &delivery.SQSQueue{Client: client, URL: urls[deploy.QueueDeliveries]},
 	}
-	emit, err := boot.As[boot.StreamHandler](events.Name, d)
+	emit, err := boot.As[boot.StreamHandler](emitter.Name, d)
 	if err != nil {
 		return nil, err
 	}
@@ -103,14 +105,14 @@ func newReviewFlow(ctx context.Context, st *store.Store, names schema.Names, log
 		}),
 		DB:           db,
 		Checkpoints:  f.Checkpoints,
-		Timeout:      time.Duration(events.TimeoutSeconds) * time.Second,
+		Timeout:      time.Duration(emitter.TimeoutSeconds) * time.Second,
 		Table:        names[schema.Reviews],
-		Source:       events.Streams[0],
+		Source:       emitter.Streams[0],
 		Handler:      emit,
-		OnFailure:    pipeline.FailureQueue(client, urls[events.Streams[0].OnFailure]),
+		OnFailure:    pipeline.FailureQueue(client, urls[emitter.Streams[0].OnFailure]),
 		Interval:     o.PollInterval,
 		RetryBackoff: o.RetryBackoff,
-		FunctionARN:  pipeline.FunctionARN(events.Name),
+		FunctionARN:  pipeline.FunctionARN(emitter.Name),
 		Log:          log,
 	}
 	if o.RecordsDir != "" {
@@ -136,19 +138,44 @@ func exportPollers(f *reviewFlow, names schema.Names, log *slog.Logger, o flowOp
 	d.Records = records.Dir{Root: o.RecordsDir}
 	d.Blobs = localBlobs()
 	d.Passkeys = localPasskeys()
-	x := boot.Exporter(d)
+	export, err := boot.As[boot.RecordsHandler](fn.Name, d)
+	if err != nil {
+		return nil, err
+	}
+	handle := streamRecordsHandler(export)
 	var out []*pipeline.StreamPoller
 	for _, src := range fn.Streams {
 		out = append(out, &pipeline.StreamPoller{
 			Streams: f.Streams.Streams, DB: f.Streams.DB, Checkpoints: f.Checkpoints,
 			Timeout: time.Duration(fn.TimeoutSeconds) * time.Second,
-			Table:   names[src.Table], Source: src, Handler: x.HandleStream,
+			Table:   names[src.Table], Source: src, Handler: handle,
 			OnFailure: pipeline.FailureQueue(f.SQS, urls[src.OnFailure]),
 			Interval:  o.PollInterval, RetryBackoff: o.RetryBackoff,
 			FunctionARN: pipeline.FunctionARN(fn.Name), Log: log,
 		})
 	}
 	return out, nil
+}
+
+// streamRecordsHandler feeds a stream batch to audit-export's handler as
+// Lambda does, as the event's JSON (the one handler tells a batch from the
+// schedule's event by its shape).
+func streamRecordsHandler(h boot.RecordsHandler) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			return events.DynamoDBEventResponse{}, err
+		}
+		out, err := h(ctx, raw)
+		if err != nil {
+			return events.DynamoDBEventResponse{}, err
+		}
+		resp, ok := out.(events.DynamoDBEventResponse)
+		if !ok {
+			return events.DynamoDBEventResponse{}, fmt.Errorf("audit-export answered a stream batch with a %T", out)
+		}
+		return resp, nil
+	}
 }
 
 // catalogued is the function's catalogue entry; a name it lacks is an

@@ -82,6 +82,8 @@ func TestWebFunctionPermissions(t *testing.T) {
 		// evidence item, or its object; read only).
 		"dynamodb:GetItem arn:ChecksTable",
 		"dynamodb:GetItem arn:ChecksTable/index/*",
+		// A review page checks its trail against the chain's exports.
+		"dynamodb:Query arn:AuditExportsTable",
 		"dynamodb:GetItem arn:EvidenceTable",
 		"kms:Decrypt arn:EvidenceTableKey",
 		"s3:GetObject arn:EvidenceBucket/*",
@@ -129,6 +131,7 @@ func TestWebFunctionEnvironment(t *testing.T) {
 		"ACCOUNTS_TABLE":               refOf("AccountsTable"),
 		"COUNTERS_TABLE":               refOf("CountersTable"),
 		"AUDIT_TABLE":                  refOf("AuditTable"),
+		"AUDIT_EXPORTS_TABLE":          refOf("AuditExportsTable"),
 		"WEBHOOK_ENDPOINTS_TABLE":      refOf("WebhookEndpointsTable"),
 		"WEBHOOK_DELIVERIES_TABLE":     refOf("WebhookDeliveriesTable"),
 		"REVIEWS_TABLE":                refOf("ReviewsTable"),

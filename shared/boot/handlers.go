@@ -133,29 +133,56 @@ func lookup(name string) (function, deploy.Function, error) {
 
 // Handler builds the Lambda handler of the function deployed as name from
 // d, as its functions/<name>/main.go runs it (lambda.Start takes it as it
-// is). Its dynamic type is the kind's type above.
+// is), confined to what its catalogue entry gives it (confine): its own
+// tables, and every call put to its role first. Its dynamic type is the
+// kind's type above.
 func Handler(name string, d Deps) (any, error) {
-	fn, f, err := lookup(name)
+	_, f, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.check(fn.needs); err != nil {
-		return nil, fmt.Errorf("boot: %s: %w", name, err)
+	return HandlerOf(f, d)
+}
+
+// HandlerOf is Handler under the catalogue entry f instead of the
+// function's own: a test gives a function a grant less, and sees the path
+// that needs it refused as IAM would refuse it.
+func HandlerOf(f deploy.Function, d Deps) (any, error) {
+	fn, ok := functions()[f.Name]
+	if !ok {
+		return nil, fmt.Errorf("boot: no function %q; the functions are %s", f.Name, strings.Join(Names(), ", "))
 	}
-	return fn.build(d, f), nil
+	if err := d.check(fn.needs); err != nil {
+		return nil, fmt.Errorf("boot: %s: %w", f.Name, err)
+	}
+	own, err := confine(d, fn, f)
+	if err != nil {
+		return nil, err
+	}
+	return fn.build(own, f), nil
 }
 
 // As is Handler's handler as H, one of the types above, for a caller that
 // invokes it directly (the local runner, the tests).
 func As[H any](name string, d Deps) (H, error) {
-	var zero H
 	h, err := Handler(name, d)
+	return typed[H](name, h, err)
+}
+
+// AsOf is HandlerOf's handler as H.
+func AsOf[H any](f deploy.Function, d Deps) (H, error) {
+	h, err := HandlerOf(f, d)
+	return typed[H](f.Name, h, err)
+}
+
+func typed[H any](name string, h any, err error) (H, error) {
+	var zero H
 	if err != nil {
 		return zero, err
 	}
-	typed, ok := h.(H)
+	out, ok := h.(H)
 	if !ok {
 		return zero, fmt.Errorf("boot: the handler of %s is a %T, not a %T", name, h, zero)
 	}
-	return typed, nil
+	return out, nil
 }

@@ -136,8 +136,19 @@ func Functions() []Function {
 			Grants: []Grant{
 				// A later answer for a complete check is a check of its own
 				// (put, its id from the account's check sequence), with the
-				// changes against the entity's earlier checks (read).
-				{Table: schema.Accounts, Actions: []string{updateItem}},
+				// changes against the entity's earlier checks (read). A new
+				// hit on a customer opens a review: its id from the account's
+				// review sequence and the queue's counts moved (update); an
+				// answer for an entity whose relationship ended is kept as
+				// long as the account's legal holds say (a query of them).
+				{Table: schema.Accounts, Actions: []string{updateItem, query}},
+				// The entity's reviews (by_entity gives the keys, BatchGetItem
+				// the items): one already open takes the hit; else one is
+				// opened (put).
+				{Table: schema.Reviews, Actions: []string{query, batchGetItem, putItem}, Indexes: true},
+				// The opened review's audit record, chained to its head
+				// (read first).
+				{Table: schema.Audit, Actions: []string{getItem, putItem}},
 				{Table: schema.Checks, Actions: []string{getItem, updateItem, putItem, query, batchGetItem}, Indexes: true},
 				{Table: schema.Entities, Actions: []string{getItem, updateItem}},
 				// A replay is known by its receipt before anything is kept.
@@ -344,6 +355,9 @@ func Functions() []Function {
 				// comes again; an entity's trail on its dossier (the
 				// by_entity_time index).
 				{Table: schema.Audit, Actions: []string{getItem, query, putItem}, Indexes: true},
+				// A review page checks its entity's trail against the chain's
+				// exports (read only).
+				{Table: schema.AuditExports, Actions: []string{query}},
 				{Table: schema.WebhookEndpoints, Actions: []string{getItem, query, putItem, deleteItem}},
 				{Table: schema.WebhookDeliveries, Actions: []string{getItem, query, putItem, updateItem}, Indexes: true},
 				// The console's queue (the by_queue index), a review, an

@@ -390,3 +390,14 @@ func MustTable(id string) Table {
 	}
 	return t
 }
+
+// unnamedPrefix starts the name a store gives a table its environment does
+// not name: no table is named so, and no role is granted it.
+const unnamedPrefix = "unnamed-in-this-environment."
+
+// UnnamedTable is the name a store uses for the table id its environment
+// does not name, so that the call fails naming the table.
+func UnnamedTable(id string) string { return unnamedPrefix + id }
+
+// IsUnnamed tells an UnnamedTable name, and the table it stands for.
+func IsUnnamed(name string) (id string, ok bool) { return strings.CutPrefix(name, unnamedPrefix) }

@@ -44,9 +44,11 @@ func (s *Store) Names() schema.Names { return maps.Clone(s.names) }
 func (s *Store) table(id string) dynamo.Table {
 	name, ok := s.names[id]
 	if !ok {
-		// A wiring mistake (the function was not given this table), reported
-		// by DynamoDB as a validation error on the empty name.
-		name = ""
+		// The function's environment names no such table (its grants give
+		// it none): a name that says so, which no role is granted and no
+		// table has, so the call fails naming the table, never under an
+		// empty name.
+		name = schema.UnnamedTable(id)
 	}
 	return s.db.Table(name)
 }
