@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -208,10 +209,8 @@ func TestOpenAPILimitsAreTheValidators(t *testing.T) {
 		got  *int64
 		want int
 	}{
-		{"registration_number maxLength", param("RegistrationNumber").MaxLength, domain.MaxRegistrationNumber},
 		{"country_code maxLength", param("CountryCode").MaxLength, MaxCountryCodeParam},
 		{"updated_since maxLength", param("UpdatedSince").MaxLength, MaxTimestampParam},
-		{"cursor maxLength", param("Cursor").MaxLength, MaxCursorParam},
 		{"Idempotency-Key maxLength", param("IdempotencyKey").MaxLength, MaxIdempotencyKeyBytes},
 		{"create registration_number maxLength", entityField("registration_number").MaxLength, domain.MaxRegistrationNumber},
 		{"create legal_name maxLength", entityField("legal_name").MaxLength, maxLegalNameLength},
@@ -227,13 +226,29 @@ func TestOpenAPILimitsAreTheValidators(t *testing.T) {
 		got  *float64
 		want int64
 	}{
-		{"per_page maximum", param("PerPage").Maximum, MaxPerPage},
 		{"ID maximum", schemaNamed(t, m, "ID").Maximum, MaxID},
 		{"Meta.per_page maximum", schemaNamed(t, m, "Meta").Properties.GetOrZero("per_page").Schema().Maximum, MaxPerPage},
 	}
 	for _, c := range numbers {
 		if c.got == nil || int64(*c.got) != c.want {
 			t.Errorf("%s: openapi.yaml says %v, the code %d", c.what, deref(c.got), c.want)
+		}
+	}
+	// Limits that are fallbacks, not refusals, are said in words, never
+	// declared as a bound a client would take for a refusal; a limit
+	// counted after normalisation is no bound on what is sent.
+	for _, c := range []struct {
+		name, says string
+		bound      bool
+	}{
+		{"PerPage", fmt.Sprintf("a number over %d as %d", MaxPerPage, MaxPerPage), param("PerPage").Maximum != nil || param("PerPage").Minimum != nil},
+		{"Page", "is read as 1", param("Page").Minimum != nil},
+		{"Cursor", fmt.Sprintf("over %d bytes) is ignored", MaxCursorParam), param("Cursor").MaxLength != nil},
+		{"RegistrationNumber", fmt.Sprintf("at most %d bytes once normalised", domain.MaxRegistrationNumber), param("RegistrationNumber").MaxLength != nil},
+	} {
+		p := m.Components.Parameters.GetOrZero(c.name)
+		if c.bound || !strings.Contains(strings.Join(strings.Fields(p.Description), " "), c.says) {
+			t.Errorf("%s: openapi.yaml must say %q in words and declare no bound (it declares one: %v)", c.name, c.says, c.bound)
 		}
 	}
 	if d := param("PerPage").Default; d == nil || d.Value != "50" || DefaultPerPage != 50 {

@@ -829,30 +829,38 @@ type ValidationFailed = ValidationErrors
 
 // ListEntitiesParams defines parameters for ListEntities.
 type ListEntitiesParams struct {
-	// Page The page, from 1. Anything that is not a positive integer is 1.
+	// Page The page, from 1. A fallback, never a refusal: anything that is not a positive integer
+	// (0, a negative number, a fraction, a word) is read as 1.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
-	// PerPage Entities a page. Anything that is not a positive integer is 50; over 200 is 200.
+	// PerPage Entities a page, at most 200. A fallback, never a refusal: anything that is not a
+	// positive integer is read as 50, and a number over 200 as 200.
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// RegistrationNumber Exact, after the create's normalisation (white space trimmed, letters upper-cased):
 	// `%207001234560%20` finds `7001234560`, `cn-0012` finds `CN-0012`. Valid UTF-8, no control
-	// characters, at most 64 bytes once normalised. An empty value is as if absent.
+	// characters, at most 64 bytes once normalised. An empty value is as if absent. Refused
+	// with `422` on `registration_number`: invalid UTF-8, a control character within it, white
+	// space alone, or more than 64 bytes once normalised.
 	RegistrationNumber *RegistrationNumber `form:"registration_number,omitempty" json:"registration_number,omitempty"`
 
-	// CountryCode An ISO 3166-1 alpha-2 code, any case (white space trimmed; at most 16 bytes as sent). An empty value is as if absent.
+	// CountryCode An ISO 3166-1 alpha-2 code, any case, white space around it trimmed; at most 16 bytes as
+	// sent. An empty value is as if absent. Refused with `422` on `country_code`: two letters
+	// that are no country the service knows, and anything else (control characters, other
+	// characters, more than 16 bytes).
 	CountryCode *CountryCode `form:"country_code,omitempty" json:"country_code,omitempty"`
 
 	// UpdatedSince Entities changed at or after this time, to the millisecond. RFC 3339 with any offset and
 	// optional fractions, the basic form (`20260131T093000Z`), offsets `+0300` or `+03`, or a date
-	// alone (its midnight UTC). A time without an offset is refused. At most 64 bytes. An empty
-	// value is as if absent.
+	// alone (its midnight UTC). At most 64 bytes. An empty value is as if absent. Refused with
+	// `422` on `updated_since`: a time without an offset, anything that is none of these forms,
+	// control characters, more than 64 bytes.
 	UpdatedSince *UpdatedSince `form:"updated_since,omitempty" json:"updated_since,omitempty"`
 
 	// Cursor Opaque; carried by a `Link` next URL of an `updated_since` listing so that the page
 	// continues where the previous one ended. Follow `next` as given. One that does not fit the
 	// request (another account, page, `per_page` or filter, or over 256 bytes) is ignored and
-	// the page is placed by its number.
+	// the page is placed by its number: a fallback, never a refusal.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 

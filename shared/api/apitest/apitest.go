@@ -134,6 +134,20 @@ func (c *Contract) Check(req *http.Request, reqBody []byte, resp *http.Response,
 	return problems
 }
 
+// RequestProblems is what of a body-less request the description does not
+// allow (nothing: the request is schema-valid), without sending it: the
+// generated requests' test asks it before it sends each one.
+func (c *Contract) RequestProblems(req *http.Request) []string {
+	item, template := c.find(req)
+	if item == nil {
+		return []string{"no operation of the description serves " + req.URL.Path}
+	}
+	if ok, errs := c.validator.ValidateHttpRequestWithPathItem(req, item, template); !ok {
+		return describe("request", errs)
+	}
+	return nil
+}
+
 // find is the path item of the request's path (any method: another method
 // on a known path is the described 405) and its template.
 func (c *Contract) find(r *http.Request) (*v3.PathItem, string) {
