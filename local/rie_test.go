@@ -488,6 +488,7 @@ func TestFunctionsUnderRuntimeEmulator(t *testing.T) {
 			t.Errorf("%s ran no event under the emulator", f.Name)
 		}
 	}
+	runRealPaths(t, emulators, st)
 }
 
 func statOK(path string) bool {
