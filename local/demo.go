@@ -272,7 +272,7 @@ func demoEnv(api string, demo *demoState, p demoPicks) string {
 	}{
 		{"EVS_API", api}, {"EVS_KEY", demo.Key}, {"EVS_ACCOUNT", demo.AccountID}, {"EVS_OPERATOR", demo.OperatorID},
 		{"EVS_REVIEW", p.Review.Review.ID}, {"EVS_ENTITY", p.Review.Review.EntityID},
-		{"EVS_HIT_REVIEW", p.HitReview.Review.ID}, {"EVS_HIT_MATCH", p.HitMatch},
+		{"EVS_HIT_REVIEW", p.HitReview.Review.ID}, {"EVS_HIT_ENTITY", p.HitReview.Review.EntityID}, {"EVS_HIT_MATCH", p.HitMatch},
 		{"EVS_OTHER_REVIEW", p.Other.Review.ID}, {"EVS_OTHER_ENTITY", p.Other.Review.EntityID}, {"EVS_SCREENING_REF", p.ScreeningRef}, {"EVS_SCREENING_CHECK", p.ScreeningCheck},
 		// Where the examples' webhook receiver listens (EVS_RECEIVER_PORT
 		// moves it; the docs' test gives it a free port).
