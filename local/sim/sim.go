@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -219,11 +220,23 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	if !wait(r, delay) {
 		return
 	}
+	// As yente: nothing scoring below the threshold sent comes back, and
+	// match says whether a result reached it (0.7 unless sent).
+	threshold := 0.7
+	if t, err := strconv.ParseFloat(r.URL.Query().Get("threshold"), 64); err == nil {
+		threshold = t
+	}
+	algorithm := r.URL.Query().Get("algorithm")
+	if algorithm == "" {
+		algorithm = "logic-v2"
+	}
 	responses := map[string]any{}
 	for ref, q := range body.Queries {
 		results := []any{}
 		for _, m := range Matches(OutcomeOf(first(q.Properties["registrationNumber"])), first(q.Properties["name"])) {
-			if !excluded[m["id"].(string)] {
+			score := m["score"].(float64)
+			if !excluded[m["id"].(string)] && score >= threshold {
+				m["match"] = true
 				results = append(results, m)
 			}
 		}
@@ -235,7 +248,7 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 		}
 	}
 	w.Header().Set("x-batch-size", fmt.Sprint(len(responses)))
-	writeJSON(w, http.StatusOK, map[string]any{"responses": responses, "limit": 5, "matcher": map[string]any{"name": "logic-v1"}, "dataset": dataset})
+	writeJSON(w, http.StatusOK, map[string]any{"responses": responses, "limit": 5, "matcher": map[string]any{"name": algorithm}, "dataset": dataset})
 }
 
 // Matches are the results yente returns for an outcome, in its format,

@@ -61,9 +61,13 @@ func providerClient() *http.Client {
 // is optional: a self-hosted yente needs none).
 func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, error) {
 	y := &checks.Yente{
-		BaseURL: os.Getenv("YENTE_BASE_URL"),
-		Dataset: os.Getenv("YENTE_DATASET"),
-		Client:  providerClient(),
+		BaseURL:   os.Getenv("YENTE_BASE_URL"),
+		Dataset:   os.Getenv("YENTE_DATASET"),
+		Algorithm: os.Getenv("YENTE_ALGORITHM"),
+		Client:    providerClient(),
+	}
+	if a := y.Algorithm; a != "" && !validAlgorithm(a) {
+		return nil, fmt.Errorf("boot: YENTE_ALGORITHM %q is not an algorithm name (letters, digits, '-', '.')", a)
 	}
 	if v := os.Getenv("YENTE_THRESHOLD"); v != "" {
 		t, err := strconv.ParseFloat(v, 64)
@@ -83,6 +87,20 @@ func Yente(ctx context.Context, cfg aws.Config, withKey bool) (*checks.Yente, er
 		y.APIKey = strings.TrimSpace(key)
 	}
 	return y, nil
+}
+
+// validAlgorithm: a yente algorithm's name, as its /algorithms lists them
+// (logic-v2, logic-v1, name-based…); yente itself refuses one it lacks.
+func validAlgorithm(a string) bool {
+	if len(a) > 40 {
+		return false
+	}
+	for _, r := range a {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' && r != '.' && r != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // Wathq is the registry client configured by WATHQ_* variables.

@@ -146,12 +146,15 @@ func TestYenteScreen(t *testing.T) {
 		{"near miss", `[{"id":"a","caption":"A","schema":"Company","score":0.67,"match":false}]`, domain.SanctionsNeedsReview, 0},
 		{"match below the hit score", `[{"id":"a","caption":"A","schema":"Company","score":0.8,"match":true}]`, domain.SanctionsNeedsReview, 1},
 		{"strong match", `[{"id":"a","caption":"A","schema":"Company","score":0.97,"match":true,"datasets":["us_ofac_sdn"]},{"id":"b","caption":"B","schema":"Company","score":0.75,"match":true}]`, domain.SanctionsHit, 2},
+		// yente sets match by the threshold sent, the band's low edge: the
+		// service's own line decides.
+		{"yente's match flag at the band's edge", `[{"id":"a","caption":"A","schema":"Company","score":0.66,"match":true}]`, domain.SanctionsNeedsReview, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := yenteServer(t, tt.results, func(r *http.Request, body map[string]any) {
 				q := r.URL.Query()
-				if r.URL.Path != "/match/sanctions" || q.Get("threshold") != "0.7" || q.Get("algorithm") != "logic-v1" || r.Header.Get("Authorization") != "ApiKey k" {
+				if r.URL.Path != "/match/sanctions" || q.Get("threshold") != "0.65" || q.Get("algorithm") != "logic-v2" || r.Header.Get("Authorization") != "ApiKey k" {
 					t.Errorf("request %s %v %v", r.URL.Path, q, r.Header)
 				}
 				if got := q["exclude_entity_ids"]; len(got) != 1 || got[0] != "NK-dismissed" {

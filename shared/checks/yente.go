@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -25,14 +26,22 @@ type Yente struct {
 	BaseURL   string
 	APIKey    string
 	Dataset   string  // "default" when empty
-	Threshold float64 // yente's match threshold; 0.7 when zero
+	// Threshold is the service's match line: a result scoring at or above
+	// it is a match; 0.7 when zero.
+	Threshold float64
 	// HitScore separates a hit from a match that needs review: a match at or
 	// above it is a hit; 0.9 when zero.
 	HitScore float64
 	// ReviewMargin widens "needs review" to near misses: a result scoring
-	// within the margin below the threshold; 0.05 when zero.
+	// within the margin below the threshold; 0.05 when zero. yente returns
+	// nothing below the threshold it is sent, so the band's low edge
+	// (Threshold − ReviewMargin) is what is sent, and the service's own
+	// lines are applied to the scores.
 	ReviewMargin float64
-	Algorithm    string // "logic-v1" when empty
+	// Algorithm is yente's scoring algorithm, recorded with every check:
+	// scores are not comparable across algorithms. "logic-v2" (yente 5's
+	// default and recommended one) when empty.
+	Algorithm string
 	Limit        int    // results per query; 5 when zero
 	Client       *http.Client
 }
@@ -102,7 +111,16 @@ type YenteQueryResponse struct {
 }
 
 func (y *Yente) dataset() string   { return firstNonEmpty(y.Dataset, "default") }
-func (y *Yente) algorithm() string { return firstNonEmpty(y.Algorithm, "logic-v1") }
+func (y *Yente) algorithm() string { return firstNonEmpty(y.Algorithm, DefaultAlgorithm) }
+
+// DefaultAlgorithm is the yente algorithm used unless one is set.
+const DefaultAlgorithm = "logic-v2"
+
+// queryThreshold is the threshold sent: the review band's low edge, so that
+// the near misses come back too.
+func (y *Yente) queryThreshold() float64 {
+	return math.Round((y.threshold()-y.reviewMargin())*1000) / 1000
+}
 func (y *Yente) threshold() float64 {
 	if y.Threshold > 0 {
 		return y.Threshold
@@ -137,7 +155,7 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	body, _ := json.Marshal(yenteRequest{Queries: map[string]yenteQuery{q.Reference: {Schema: "Company", Properties: props}}})
 
 	params := url.Values{}
-	params.Set("threshold", strconv.FormatFloat(y.threshold(), 'f', -1, 64))
+	params.Set("threshold", strconv.FormatFloat(y.queryThreshold(), 'f', -1, 64))
 	params.Set("algorithm", y.algorithm())
 	params.Set("limit", strconv.Itoa(max(y.Limit, 5)))
 	ids := q.ExcludeEntityIDs
@@ -180,10 +198,11 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	return res, nil
 }
 
-// Read turns the provider's answer to one query into a result: no result
-// at or above the threshold is clear; a match scoring at or above HitScore is
-// a hit; a weaker match, or a near miss within ReviewMargin of the threshold,
-// needs review.
+// Read turns the provider's answer to one query into a result by the
+// service's own lines, whatever yente's match flag says (it is set by the
+// threshold sent, the band's low edge): no result at or above the threshold
+// is clear; a match scoring at or above HitScore is a hit; a weaker match,
+// or a near miss within ReviewMargin of the threshold, needs review.
 func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
 	r := ScreeningResult{
 		Reference: reference, Results: qr.Results, Total: qr.Total.Value,
@@ -194,7 +213,7 @@ func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
 	for _, m := range r.Results {
 		r.TopScore = max(r.TopScore, m.Score)
 		switch {
-		case m.Match || m.Score >= r.Threshold:
+		case m.Score >= r.Threshold:
 			r.Matches = append(r.Matches, m)
 			if m.Score >= y.hitScore() {
 				r.Status = domain.SanctionsHit

@@ -34,6 +34,13 @@ func settingDataset() Setting {
 		Description: "yente dataset screened against (YENTE_DATASET)."}
 }
 
+// settingAlgorithm: yente's scoring algorithm, recorded with every check
+// (scores of two algorithms are not comparable: see shared/checks/README).
+func settingAlgorithm() Setting {
+	return Setting{EnvVar: "YENTE_ALGORITHM", Parameter: "YenteAlgorithm", Default: "logic-v2",
+		Description: "yente scoring algorithm (YENTE_ALGORITHM): logic-v2, yente 5's default and recommended one; recorded on every screening check."}
+}
+
 func settingThreshold() Setting {
 	return Setting{EnvVar: "YENTE_THRESHOLD", Parameter: "YenteThreshold", Default: "0.7",
 		Description: "Score at or above which a yente result is a match (YENTE_THRESHOLD)."}
@@ -126,7 +133,7 @@ func Functions() []Function {
 			},
 			// Answers over 350 KB, written before the transaction.
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold()},
+			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 		},
 		{
@@ -157,7 +164,7 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{putItem}},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingDataset(), settingThreshold()},
+			Settings: []Setting{settingDataset(), settingThreshold(), settingAlgorithm()},
 			Secrets:  []Secret{secretWebhook()},
 		},
 		{
@@ -218,7 +225,7 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Evidence)},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingPasskeyRPID(), settingPasskeyOrigins()},
+			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 			// A refused action (IllegalTransition, Conflict, …) fails the
 			// task, and the execution, with its name.
