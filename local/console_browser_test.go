@@ -480,7 +480,7 @@ func consoleReview(t *testing.T, f *flowFixture, number, name string, age time.D
 			CreatedAt: at, UpdatedAt: at},
 		Checks: []domain.Check{
 			check(domain.CheckRegistryLookup, map[string]any{"status": "active", "registration_status": "valid_status", "legal_name": name,
-				"unified_number": number}, sim.WathqAnswer(number, name, sim.RegisterActive)),
+				"unified_number": number}, sim.WathqAnswer(sim.WathqCurrent, number, name, sim.RegisterActive)),
 			check(domain.CheckOrganizationScreening, map[string]any{"status": "needs_review", "matched": true, "matches_count": 2,
 				"matches": []any{
 					map[string]any{"id": "NK-first", "caption": name + " LLC", "schema": "Company", "score": 0.86, "datasets": []any{"us_ofac_sdn", "eu_fsf"}},

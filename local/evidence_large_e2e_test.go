@@ -109,7 +109,7 @@ func TestLargeEvidenceEndToEnd(t *testing.T) {
 			if hex.EncodeToString(got[:]) != sum || len(stdout) != int(size) || stdout != string(kept) {
 				t.Errorf("stdout: %d bytes, not the %d received", len(stdout), int(size))
 			}
-			if !strings.Contains(stdout, `"cr_info"`) || !strings.Contains(stderr, "verified") || !strings.Contains(stderr, sum) {
+			if !strings.Contains(stdout, `"crNationalNumber"`) || !strings.Contains(stderr, "verified") || !strings.Contains(stderr, sum) {
 				t.Errorf("stdout starts %.60q; stderr: %s", stdout, stderr)
 			}
 		})

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -81,25 +83,29 @@ var readAs = map[readKey]func(t *testing.T, name string, e domain.Entity, c doma
 
 func readWathq(t *testing.T, name string, e domain.Entity, c domain.Check) {
 	t.Helper()
+	// The current API's fullinfo answer (providers.md): its status an id the
+	// register's lookup names.
 	var body struct {
-		CRInfo struct {
-			Name     string `json:"cr_name"`
-			EntityNo string `json:"cr_entity_no"`
-			Status   struct {
-				ID     string `json:"id"`
-				Name   string `json:"name"`
-				NameEn string `json:"name_en"`
-			} `json:"cr_status"`
-		} `json:"cr_info"`
+		Name             string `json:"name"`
+		CRNationalNumber string `json:"crNationalNumber"`
+		Status           struct {
+			ID   int    `json:"id"`
+			Name string `json:"name"`
+		} `json:"status"`
 	}
 	if err := json.Unmarshal(c.Evidence.Body, &body); err != nil {
 		t.Errorf("%s: not a Wathq answer: %v", name, err)
 		return
 	}
-	info := body.CRInfo
-	if info.Name != e.LegalName || info.Name != c.Result["legal_name"] || info.EntityNo != e.RegistrationNumber ||
-		info.Status.ID != c.Result["status"] || info.Status.Name == "" || info.Status.NameEn == "" {
-		t.Errorf("%s: Wathq answer %+v, result %v", name, info, c.Result)
+	var named string
+	for _, row := range sim.WathqStatusLookup() {
+		if row["id"] == body.Status.ID {
+			named = strings.ToLower(row["nameEn"].(string))
+		}
+	}
+	if body.Name != e.LegalName || body.Name != c.Result["legal_name"] || body.CRNationalNumber != e.RegistrationNumber ||
+		named == "" || named != c.Result["status"] || body.Status.Name == "" {
+		t.Errorf("%s: Wathq answer %+v (status %q), result %v", name, body, named, c.Result)
 	}
 }
 

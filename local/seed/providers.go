@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"path"
+	"strings"
 
 	"github.com/evs-kyb/evs/local/sim"
 )
@@ -56,17 +57,22 @@ func wireJSON(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// wathqProvider answers GET /v4/commercialregistration/info/{id} with the
-// register of name in state outcome: the simulator's Wathq answer.
+// wathqProvider answers the current API's GET /commercial-registration/
+// fullinfo/{id} with the register of name in state outcome, and its status
+// lookup: the simulator's Wathq answers.
 func wathqProvider(name, outcome string) provider {
 	return func(req *http.Request) (int, []byte) {
-		return http.StatusOK, wireJSON(sim.WathqAnswer(path.Base(req.URL.Path), name, outcome))
+		if strings.HasSuffix(req.URL.Path, "/lookup/status") {
+			return http.StatusOK, wireJSON(sim.WathqStatusLookup())
+		}
+		return http.StatusOK, wireJSON(sim.WathqAnswer(sim.WathqCurrent, path.Base(req.URL.Path), name, outcome))
 	}
 }
 
-// wathqFailure is Wathq's gateway answer to a request it did not serve.
+// wathqFailure is Wathq's answer to a request it did not serve, its error
+// body {"code": "<status>.<n>.<n>", "message"}.
 func wathqFailure(status int) []byte {
-	return wireJSON(map[string]any{"code": fmt.Sprint(status), "message": http.StatusText(status)})
+	return wireJSON(sim.WathqError(fmt.Sprintf("%d.1.1", status), http.StatusText(status)))
 }
 
 // yenteFailure is yente's (FastAPI's) answer to a request it did not serve.

@@ -1,5 +1,7 @@
-// Package sim is the local provider simulator: it speaks the Wathq
-// commercial-registration info API and OpenSanctions yente's matching API,
+// Package sim is the local provider simulator: it speaks both generations of
+// the Wathq commercial-registration API (the current
+// /commercial-registration/fullinfo with its status lookup, and the legacy
+// v4 and v5 /commercialregistration/fullinfo) and OpenSanctions yente's matching API,
 // with outcomes chosen by the last digit of the registration number, and it
 // can post signed screening webhooks the way a screening provider would.
 //
@@ -102,9 +104,20 @@ func (s *Simulator) count(provider string) {
 
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v4/commercialregistration/info/"):
+	case r.Method == http.MethodGet && r.URL.Path == "/commercial-registration/lookup/status":
+		if s.wathqKeyRefused(w, r) {
+			return
+		}
+		writeJSON(w, http.StatusOK, WathqStatusLookup())
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/commercial-registration/fullinfo/"):
 		s.count("wathq")
-		s.wathq(w, r, strings.TrimPrefix(r.URL.Path, "/v4/commercialregistration/info/"))
+		s.wathq(w, r, WathqCurrent, strings.TrimPrefix(r.URL.Path, "/commercial-registration/fullinfo/"))
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v4/commercialregistration/fullinfo/"):
+		s.count("wathq")
+		s.wathq(w, r, WathqV4, strings.TrimPrefix(r.URL.Path, "/v4/commercialregistration/fullinfo/"))
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v5/commercialregistration/fullinfo/"):
+		s.count("wathq")
+		s.wathq(w, r, WathqV5, strings.TrimPrefix(r.URL.Path, "/v5/commercialregistration/fullinfo/"))
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/match/"):
 		s.count("opensanctions")
 		s.yente(w, r, strings.TrimPrefix(r.URL.Path, "/match/"))
@@ -134,9 +147,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
+// wathqKeyRefused answers a request without the key as Wathq does.
+func (s *Simulator) wathqKeyRefused(w http.ResponseWriter, r *http.Request) bool {
 	if s.WathqAPIKey != "" && r.Header.Get("apiKey") != s.WathqAPIKey {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"code": "401", "message": "Invalid apiKey"})
+		writeJSON(w, http.StatusUnauthorized, WathqError("401.1.1", "Invalid apiKey"))
+		return true
+	}
+	return false
+}
+
+func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, api, id string) {
+	if s.wathqKeyRefused(w, r) {
 		return
 	}
 	outcome := OutcomeOf(id)
@@ -150,19 +171,19 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, id string) {
 	status := RegisterActive
 	switch outcome {
 	case NotFound:
-		writeJSON(w, http.StatusNotFound, map[string]any{"code": "404", "message": "Commercial registration not found"})
+		writeJSON(w, http.StatusNotFound, WathqError("404.2.1", "Commercial registration not found"))
 		return
 	case Failing:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"code": "503", "message": "Service temporarily unavailable"})
+		writeJSON(w, http.StatusServiceUnavailable, WathqError("503.1.1", "Service temporarily unavailable"))
 		return
 	case Expired:
 		status = RegisterExpired
 	case Suspended:
 		status = RegisterSuspended
 	}
-	answer := WathqAnswer(id, legalName(id), status)
+	answer := WathqAnswer(api, id, legalName(id), status)
 	if s.RegistryPadding > 0 {
-		answer["cr_history"] = strings.Repeat("-", s.RegistryPadding)
+		answer["history"] = strings.Repeat("-", s.RegistryPadding)
 	}
 	writeJSON(w, http.StatusOK, answer)
 }

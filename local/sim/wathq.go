@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// The register's states as Wathq's cr_status.id names them.
+// The register's states, as the legacy API's status.id names them (the
+// current API gives a number, resolved through its status lookup).
 const (
 	RegisterActive    = "active"
 	RegisterSuspended = "suspended"
@@ -13,30 +14,103 @@ const (
 	RegisterCancelled = "cancelled"
 )
 
-// WathqAnswer is Wathq's answer to GET /v4/commercialregistration/info/{id}
+// The Wathq API generations the simulator serves (checks.WathqAPIs).
+const (
+	WathqCurrent = "commercial-registration"
+	WathqV4      = "v4"
+	WathqV5      = "v5"
+)
+
+// registerStatuses are the current API's status lookup rows
+// (GET /commercial-registration/lookup/status): {id, nameAr, nameEn}.
+func registerStatuses() []map[string]any {
+	var out []map[string]any
+	for i, s := range []string{RegisterActive, RegisterSuspended, RegisterExpired, RegisterCancelled} {
+		ar, en := registerStatusNames(s)
+		out = append(out, map[string]any{"id": i + 1, "nameAr": ar, "nameEn": en})
+	}
+	return out
+}
+
+// WathqStatusLookup is the current API's status lookup.
+func WathqStatusLookup() []map[string]any { return registerStatuses() }
+
+func registerStatusID(status string) int {
+	for _, row := range registerStatuses() {
+		if _, en := registerStatusNames(status); row["nameEn"] == en {
+			return row["id"].(int)
+		}
+	}
+	return 0
+}
+
+// WathqAnswer is Wathq's fullinfo answer, in the shape of generation api,
 // for the register of name in state status (RegisterActive, …): one body
 // for the simulator's Wathq and the seed's in-process one, so the demo's
-// evidence reads as a live lookup does. Only an expired register still
-// carries an expiry date (abolished in 2025).
-func WathqAnswer(id, name, status string) map[string]any {
+// evidence reads as a live lookup does. The fields are those providers.md
+// gives for each generation; only an expired register still carries an
+// expiry date (abolished in 2025), and only the legacy API has one.
+func WathqAnswer(api, id, name, status string) map[string]any {
+	if api == WathqCurrent {
+		return currentAnswer(id, name, status)
+	}
+	return legacyAnswer(id, name, status)
+}
+
+// legacyAnswer: v4 and v5 fullinfo, flat camelCase fields.
+func legacyAnswer(id, name, status string) map[string]any {
 	var expiry any
 	if status == RegisterExpired {
 		expiry = "1440/01/01"
 	}
 	ar, en := registerStatusNames(status)
-	return map[string]any{"cr_info": map[string]any{
-		"cr_name":         name,
-		"cr_number":       crNumber(id),
-		"cr_entity_no":    id,
-		"cr_issue_date":   "1440/10/29",
-		"cr_expiry_date":  expiry,
-		"cr_main_number":  nil,
-		"cr_bus_type":     map[string]any{"id": "201", "name": "شركة ذات مسئولية محدودة"},
-		"cr_status":       map[string]any{"id": status, "name": ar, "name_en": en},
-		"cr_cancellation": nil,
-		"cr_location":     map[string]any{"id": "1010", "name": "الرياض"},
-		"activities":      map[string]any{"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}},
-	}}
+	return map[string]any{
+		"crName":         name,
+		"crNumber":       crNumber(id),
+		"crEntityNumber": id,
+		"crMainNumber":   nil,
+		"issueDate":      "1440/10/29",
+		"expiryDate":     expiry,
+		"businessType":   map[string]any{"id": "201", "name": "شركة ذات مسئولية محدودة"},
+		"status":         map[string]any{"id": status, "name": ar, "nameEn": en},
+		"cancellation":   nil,
+		"location":       map[string]any{"id": "1010", "name": "الرياض"},
+		"company":        map[string]any{"period": "99", "startDate": "1440/10/29", "endDate": nil},
+		"activities": map[string]any{"description": "البيع بالجملة للمواد الغذائية",
+			"isic": []any{map[string]any{"id": "463012", "name": "البيع بالجملة للمواد الغذائية", "nameEn": "Wholesale of food"}}},
+		"parties": []any{},
+	}
+}
+
+// currentAnswer: GET /commercial-registration/fullinfo/{crNationalNumber}.
+func currentAnswer(id, name, status string) map[string]any {
+	ar, _ := registerStatusNames(status)
+	return map[string]any{
+		"crNationalNumber":     id,
+		"crNumber":             crNumber(id),
+		"versionNo":            1,
+		"name":                 name,
+		"nameLangId":           1,
+		"crCapital":            100000,
+		"isMain":               true,
+		"issueDateGregorian":   "2019-07-02",
+		"issueDateHijri":       "1440/10/29",
+		"mainCrNationalNumber": nil,
+		"inLiquidationProcess": false,
+		"hasEcommerce":         false,
+		"headquarterCityName":  "الرياض",
+		"isLicenseBased":       false,
+		"entityType":           map[string]any{"id": 201, "name": "شركة ذات مسؤولية محدودة", "formId": 1, "formName": "شركة ذات مسؤولية محدودة", "characters": []any{}},
+		"status":               map[string]any{"id": registerStatusID(status), "name": ar},
+		"activities":           []any{map[string]any{"id": "463012", "name": "البيع بالجملة للمواد الغذائية"}},
+		"parties":              []any{},
+		"management":           map[string]any{"structureId": 1, "structureName": "مدير", "managers": []any{}},
+	}
+}
+
+// WathqError is Wathq's error body: {"code": "<status>.<n>.<n>", "message"}.
+func WathqError(code, message string) map[string]any {
+	return map[string]any{"code": code, "message": message}
 }
 
 // registerStatusNames is a state's Arabic and English names, as Wathq
@@ -50,7 +124,7 @@ func registerStatusNames(status string) (ar, en string) {
 	case RegisterExpired:
 		return "السجل التجاري منتهي", "Expired"
 	case RegisterCancelled:
-		return "السجل التجاري مشطوب", "Struck off"
+		return "السجل التجاري مشطوب", "Cancelled"
 	}
 	return status, status
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,7 +114,11 @@ func Wathq(ctx context.Context, cfg aws.Config, clock domain.Clock) (*checks.Wat
 	if err != nil {
 		return nil, err
 	}
-	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), Client: providerClient(), Clock: clock}, nil
+	api := os.Getenv("WATHQ_API")
+	if api != "" && !slices.Contains(checks.WathqAPIs(), api) {
+		return nil, fmt.Errorf("boot: WATHQ_API %q is none of %s", api, strings.Join(checks.WathqAPIs(), ", "))
+	}
+	return &checks.Wathq{BaseURL: base, APIKey: strings.TrimSpace(key), API: api, Client: providerClient(), Clock: clock}, nil
 }
 
 // Intake is the checks runner over the deployed providers (Wathq, yente

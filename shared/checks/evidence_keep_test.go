@@ -86,13 +86,13 @@ func TestKeepEvidence(t *testing.T) {
 // an object under its check's key; a blob store that refuses leaves the
 // check completed as it was, its evidence not stored, and why.
 func TestIntakeKeepsLargeAnswers(t *testing.T) {
-	body := []byte(`{"cr_info":"` + strings.Repeat("a", domain.MaxInlineEvidence) + `"}`)
+	body := []byte(`{"status":{"id":"active","nameEn":"Active"},"crName":"` + strings.Repeat("a", domain.MaxInlineEvidence) + `"}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(body) }))
 	defer srv.Close()
 	cfg := domain.CountryConfig{IntakeChecks: []domain.IntakeCheck{{Type: domain.CheckRegistryLookup, ProviderKey: ProviderWathq, TimeoutMS: 2000}}}
 	for _, fail := range []bool{false, true} {
 		blobs := &fakeBlobs{objects: map[string][]byte{}, fail: fail}
-		r := &Runner{Registries: map[string]Registry{ProviderWathq: &Wathq{BaseURL: srv.URL, APIKey: "k", Clock: domain.SystemClock}}, Clock: domain.SystemClock, Blobs: blobs}
+		r := &Runner{Registries: map[string]Registry{ProviderWathq: &Wathq{BaseURL: srv.URL, APIKey: "k", API: WathqV4, Clock: domain.SystemClock}}, Clock: domain.SystemClock, Blobs: blobs}
 		d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", Config: cfg, CheckIDs: []int64{5}})
 		c := d.Checks[0]
 		ev := c.Result["evidence"].(map[string]any)

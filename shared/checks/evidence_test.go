@@ -31,7 +31,7 @@ func TestEvidenceAtTheEdge(t *testing.T) {
 	large := bytes.Repeat([]byte("x"), domain.MaxInlineEvidence+1)
 	atLimit := bytes.Repeat([]byte{0xC3}, domain.MaxEvidence)
 	pastLimit := bytes.Repeat([]byte("z"), domain.MaxEvidence+100)
-	wathqBody := []byte(wathqActive)
+	wathqBody := []byte(wathqLegacyActive)
 	yenteBody := []byte(`{"responses":{"evs-1-2":{"status":200,"results":[],"total":{"value":0}}}}`)
 	tests := []struct {
 		name       string
@@ -77,7 +77,7 @@ func TestEvidenceAtTheEdge(t *testing.T) {
 			switch tt.provider {
 			case ProviderWathq:
 				var rec RegistryRecord
-				rec, err = (&Wathq{BaseURL: srv.URL, APIKey: "wathq-key", Clock: domain.SystemClock}).Lookup(ctx, "7001234567")
+				rec, err = (&Wathq{BaseURL: srv.URL, APIKey: "wathq-key", API: WathqV4, Clock: domain.SystemClock}).Lookup(ctx, "7001234567")
 				ev = rec.Evidence
 			default:
 				var res ScreeningResult
@@ -190,7 +190,7 @@ func TestIntakeResultEvidence(t *testing.T) {
 // from a gzip answer it asked for unseen. (The fake compresses whenever it
 // is allowed to, as a CDN in front of a provider would.)
 func TestEvidenceIsOfTheBytesSent(t *testing.T) {
-	body := []byte(wathqActive)
+	body := []byte(wathqLegacyActive)
 	var asked string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked = r.Header.Get("Accept-Encoding")
@@ -204,7 +204,7 @@ func TestEvidenceIsOfTheBytesSent(t *testing.T) {
 		_, _ = w.Write(body)
 	}))
 	defer srv.Close()
-	rec, err := (&Wathq{BaseURL: srv.URL, APIKey: "wathq-key", Clock: domain.SystemClock}).Lookup(context.Background(), "7001234567")
+	rec, err := (&Wathq{BaseURL: srv.URL, APIKey: "wathq-key", API: WathqV4, Clock: domain.SystemClock}).Lookup(context.Background(), "7001234567")
 	if err != nil {
 		t.Fatal(err)
 	}

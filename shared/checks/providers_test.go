@@ -14,9 +14,31 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-const wathqActive = `{"cr_info":{"cr_name":"شركة النور للتجارة","cr_number":1010123456,"cr_entity_no":7001234567,
-"cr_issue_date":"1440/10/29","cr_expiry_date":null,"cr_bus_type":{"id":"101","name":"x"},
-"cr_status":{"id":"active","name":"السجل التجاري قائم","name_en":"Active"},"cr_cancellation":null,"cr_location":{"id":"1010","name":"الرياض"}}}`
+// Fixtures written from ../shared/providers.md: the legacy fullinfo answer
+// (flat camelCase fields) and the current one (crNationalNumber, name,
+// status{id:int}), and the status lookup that names the current one's ids.
+const wathqLegacyActive = `{"crName":"شركة النور للتجارة","crNumber":1010123456,"crEntityNumber":7001234567,"crMainNumber":null,
+"issueDate":"1391/10/19","expiryDate":null,"businessType":{"id":"101","name":"شركة ذات مسئولية محدودة"},
+"status":{"id":"active","name":"السجل التجاري قائم","nameEn":"Active"},"cancellation":null,"location":{"id":"1010","name":"الرياض"},
+"company":{"period":"99","startDate":"1391/10/19","endDate":null},
+"activities":{"description":"تجارة","isic":[{"id":"463012","name":"البيع بالجملة","nameEn":"Wholesale"}]},
+"parties":[{"name":"محمد علي","birthDate":"1980/01/01","sharesCount":50,"gross":50000,"identity":{"id":"1000000001","type":"National_ID"},"relation":{"id":"1","name":"شريك"},"nationality":{"id":"1","name":"سعودي"}}],
+"capital":{"paidAmount":100000,"subscribedAmount":100000,"announcedAmount":100000,"share":{"sharePrice":1000,"sharesCount":100}}}`
+
+const wathqCurrentActive = `{"crNationalNumber":"7001234567","crNumber":"1010123456","versionNo":3,"name":"شركة النور للتجارة","nameLangId":1,
+"crCapital":100000,"companyDuration":99,"isMain":true,"issueDateGregorian":"2019-07-02","issueDateHijri":"1440/10/29",
+"mainCrNationalNumber":null,"inLiquidationProcess":false,"hasEcommerce":false,"headquarterCityName":"الرياض","isLicenseBased":false,
+"entityType":{"id":201,"name":"شركة ذات مسؤولية محدودة","formId":1,"formName":"ذات مسؤولية محدودة","characters":[]},
+"status":{"id":1,"name":"نشط"},"confirmationDate":{"gregorian":"2026-03-01","hijri":"1447/09/12"},
+"activities":[{"id":"463012","name":"البيع بالجملة"}],
+"parties":[{"name":"السيد محمد علي","typeId":1,"typeName":"سعودي","identity":{"id":"1000000001","typeId":1,"typeName":"National_ID"},
+"partnership":[{"id":1,"name":"شريك"}],"partnerShare":{"cashContributionCount":50,"inKindContributionCount":0,"totalContributionCount":50},
+"nationality":{"id":"1","name":"سعودي"},"crNumber":null}],
+"management":{"structureId":1,"structureName":"مدير","managers":[{"name":"محمد علي","typeId":1,"typeName":"سعودي","isLicensed":true,
+"identity":{"id":"1000000001","typeId":1,"typeName":"National_ID"},"nationality":{"id":"1","name":"سعودي"},"positions":[{"id":1,"name":"مدير"}]}]}}`
+
+const wathqStatusLookup = `[{"id":1,"nameAr":"نشط","nameEn":"Active"},{"id":2,"nameAr":"موقوف","nameEn":"Suspended"},
+{"id":3,"nameAr":"منتهي","nameEn":"Expired"},{"id":4,"nameAr":"مشطوب","nameEn":"Deleted"}]`
 
 // TestWathqExpiry pins when a legacy expiry date has passed: the day after
 // it, by the Umm al-Qura calendar, in Riyadh.
@@ -46,35 +68,59 @@ func TestWathqExpiry(t *testing.T) {
 
 func TestWathqLookup(t *testing.T) {
 	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // 1448/06/10 (Umm al-Qura, in Riyadh)
+	legacy, current := wathqLegacyActive, wathqCurrentActive
 	tests := []struct {
 		name       string
+		api        string
 		status     int
 		body       string
 		wantStatus domain.RegistrationStatus
 		wantID     string
 		wantErr    string // ProviderError.Status
 	}{
-		{"active", 200, wathqActive, domain.RegistrationValid, "active", ""},
-		{"active but past a legacy expiry date", 200, strings.Replace(wathqActive, `"cr_expiry_date":null`, `"cr_expiry_date":"1447/01/01"`, 1), domain.RegistrationExpired, "active", ""},
-		{"active with a future expiry date", 200, strings.Replace(wathqActive, `"cr_expiry_date":null`, `"cr_expiry_date":"1450/01/01"`, 1), domain.RegistrationValid, "active", ""},
-		{"suspended", 200, strings.Replace(wathqActive, `"id":"active"`, `"id":"suspended"`, 1), domain.RegistrationInvalid, "suspended", ""},
-		{"expired", 200, strings.Replace(wathqActive, `"id":"active"`, `"id":"expired"`, 1), domain.RegistrationExpired, "expired", ""},
-		{"not found", 404, `{"code":"404","message":"not found"}`, domain.RegistrationInvalid, "not_found", ""},
-		{"provider fault", 503, `busy`, "", "", "503"},
-		{"garbage", 200, `<html>`, "", "", "bad_response"},
+		{"legacy: active", WathqV4, 200, legacy, domain.RegistrationValid, "active", ""},
+		{"legacy v5: active", WathqV5, 200, legacy, domain.RegistrationValid, "active", ""},
+		{"legacy: active but past an expiry date", WathqV4, 200, strings.Replace(legacy, `"expiryDate":null`, `"expiryDate":"1447/01/01"`, 1), domain.RegistrationExpired, "active", ""},
+		{"legacy: active with a future expiry date", WathqV4, 200, strings.Replace(legacy, `"expiryDate":null`, `"expiryDate":"1450/01/01"`, 1), domain.RegistrationValid, "active", ""},
+		{"legacy: suspended", WathqV4, 200, strings.Replace(legacy, `"nameEn":"Active"`, `"nameEn":"Suspended"`, 1), domain.RegistrationInvalid, "suspended", ""},
+		{"legacy: expired", WathqV4, 200, strings.Replace(legacy, `"nameEn":"Active"`, `"nameEn":"Expired"`, 1), domain.RegistrationExpired, "expired", ""},
+		{"legacy: no status is no answer", WathqV4, 200, `{"crName":"x"}`, "", "", "bad_response"},
+		{"current: active through the lookup", WathqCurrent, 200, current, domain.RegistrationValid, "active", ""},
+		{"current: suspended through the lookup", WathqCurrent, 200, strings.Replace(current, `"status":{"id":1,`, `"status":{"id":2,`, 1), domain.RegistrationInvalid, "suspended", ""},
+		{"current: expired through the lookup", WathqCurrent, 200, strings.Replace(current, `"status":{"id":1,`, `"status":{"id":3,`, 1), domain.RegistrationExpired, "expired", ""},
+		{"current: deleted through the lookup", WathqCurrent, 200, strings.Replace(current, `"status":{"id":1,`, `"status":{"id":4,`, 1), domain.RegistrationInvalid, "deleted", ""},
+		{"current: a status the lookup lacks", WathqCurrent, 200, strings.Replace(current, `"status":{"id":1,`, `"status":{"id":9,`, 1), "", "", "bad_response"},
+		{"current: every optional field absent", WathqCurrent, 200, `{"status":{"id":1}}`, domain.RegistrationValid, "active", ""},
+		{"not found (404.2.1)", WathqCurrent, 404, `{"code":"404.2.1","message":"Commercial registration not found"}`, domain.RegistrationInvalid, "not_found", ""},
+		{"legacy not found (404.2.1)", WathqV4, 404, `{"code":"404.2.1","message":"Commercial registration not found"}`, domain.RegistrationInvalid, "not_found", ""},
+		{"a bad key (401.1.1)", WathqCurrent, 401, `{"code":"401.1.1","message":"Invalid apiKey"}`, "", "", "401"},
+		{"rate limited (429.1.1)", WathqCurrent, 429, `{"code":"429.1.1","message":"Too many requests"}`, "", "", "429"},
+		{"a bad request (400.2.1)", WathqV4, 400, `{"code":"400.2.1","message":"Bad request"}`, "", "", "400"},
+		{"provider fault", WathqCurrent, 503, `busy`, "", "", "503"},
+		{"garbage", WathqCurrent, 200, `<html>`, "", "", "bad_response"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			path := map[string]string{WathqCurrent: "/commercial-registration/fullinfo/7001234567",
+				WathqV4: "/v4/commercialregistration/fullinfo/7001234567", WathqV5: "/v5/commercialregistration/fullinfo/7001234567"}[tt.api]
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path != "/v4/commercialregistration/info/7001234567" || r.Header.Get("apiKey") != "secret-key" {
+				if r.Header.Get("apiKey") != "secret-key" {
 					w.WriteHeader(401)
 					return
 				}
-				w.WriteHeader(tt.status)
-				io.WriteString(w, tt.body)
+				switch {
+				case tt.api == WathqCurrent && r.URL.Path == "/commercial-registration/lookup/status":
+					io.WriteString(w, wathqStatusLookup)
+				case r.URL.Path == path && (tt.api != WathqCurrent || r.URL.Query().Get("language") == "ar"):
+					w.WriteHeader(tt.status)
+					io.WriteString(w, tt.body)
+				default:
+					w.WriteHeader(400)
+					io.WriteString(w, `{"code":"400.1.1","message":"unexpected request `+r.URL.String()+`"}`)
+				}
 			}))
 			defer srv.Close()
-			w := &Wathq{BaseURL: srv.URL, APIKey: "secret-key", Clock: domain.FixedClock(now)}
+			w := &Wathq{BaseURL: srv.URL, APIKey: "secret-key", API: tt.api, Clock: domain.FixedClock(now)}
 			rec, err := w.Lookup(context.Background(), "7001234567")
 			if tt.wantErr != "" {
 				var pe *ProviderError
@@ -92,10 +138,35 @@ func TestWathqLookup(t *testing.T) {
 			if rec.Status != tt.wantStatus || rec.StatusID != tt.wantID {
 				t.Errorf("got %s (%s), want %s (%s)", rec.Status, rec.StatusID, tt.wantStatus, tt.wantID)
 			}
-			if rec.Found && (rec.Name != "شركة النور للتجارة" || rec.UnifiedNumber != "7001234567" || rec.CRNumber != "1010123456") {
+			if rec.Found && rec.Name != "" && (rec.Name != "شركة النور للتجارة" || rec.UnifiedNumber != "7001234567" || rec.CRNumber != "1010123456" ||
+				rec.City != "الرياض" || len(rec.Activities) != 1 || rec.Activities[0].ID != "463012" || rec.LegalForm == "" || rec.IssueDate == "") {
 				t.Errorf("record = %+v", rec)
 			}
 		})
+	}
+}
+
+// TestWathqStatusLookupIsReadOnce: the current API's lookup is read once per
+// client, not with every register.
+func TestWathqStatusLookupIsReadOnce(t *testing.T) {
+	lookups := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/commercial-registration/lookup/status" {
+			lookups++
+			io.WriteString(w, wathqStatusLookup)
+			return
+		}
+		io.WriteString(w, wathqCurrentActive)
+	}))
+	defer srv.Close()
+	w := &Wathq{BaseURL: srv.URL, Clock: domain.SystemClock}
+	for range 3 {
+		if _, err := w.Lookup(context.Background(), "7001234567"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lookups != 1 {
+		t.Errorf("the status lookup was read %d times, want once", lookups)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -14,95 +15,125 @@ import (
 // ProviderWathq is the provider key of the Saudi commercial register.
 const ProviderWathq = "wathq"
 
-// Wathq is a client of the Wathq commercial-registration info API:
-// GET {base}/v4/commercialregistration/info/{id}, authenticated by an apiKey
-// header, where id is a legacy CR number or a unified number (7…).
+// The Wathq API generations a stage may subscribe to (WATHQ_API): they are
+// not interchangeable, so which one is a setting.
+const (
+	// WathqCurrent is the newer API, GET {base}/commercial-registration/
+	// fullinfo/{crNationalNumber}?language=ar, its status an id resolved
+	// through GET {base}/commercial-registration/lookup/status.
+	WathqCurrent = "commercial-registration"
+	// WathqV4 and WathqV5 are the legacy API, GET {base}/v4|v5/
+	// commercialregistration/fullinfo/{id}: flat camelCase fields.
+	WathqV4 = "v4"
+	WathqV5 = "v5"
+)
+
+// WathqAPIs lists the generations WATHQ_API may name.
+func WathqAPIs() []string { return []string{WathqCurrent, WathqV4, WathqV5} }
+
+// Wathq is a client of the Ministry of Commerce's Wathq commercial
+// registration API, authenticated by an apiKey header, asked for a
+// register by its unified number (7…) or, in the legacy API, a CR number.
 type Wathq struct {
 	BaseURL string // e.g. https://api.wathq.sa
 	APIKey  string
-	Client  *http.Client
+	// API is the generation asked (WathqCurrent when empty).
+	API    string
+	Client *http.Client
 	// Clock tells today's date, against which expiry is judged (required).
 	Clock domain.Clock
+
+	// statuses caches the current API's status lookup, read once.
+	statusesMu sync.Mutex
+	statuses   map[int]lookupRow
 }
 
 // RegistryRecord is what the register says of an entity.
 type RegistryRecord struct {
-	Found         bool
+	Found bool
+	// Name is the register's legal name (Arabic); NameEn its Latin form,
+	// where the register gives one.
 	Name          string
+	NameEn        string
 	CRNumber      string
 	UnifiedNumber string
-	// StatusID is the register's own status id (active, suspended, …), or
-	// "not_found".
+	// StatusID is the register's state as the service reads it (active,
+	// suspended, expired, cancelled…: the status's English name, lower
+	// case), or "not_found".
 	StatusID    string
 	ExpiryHijri string
 	Status      domain.RegistrationStatus
+	// Facts the register gives of the business, where it gives them.
+	IssueDate  string // as the register writes it (Hijri in the legacy API)
+	City       string
+	LegalForm  string
+	Activities []RegisterActivity
 	// Evidence is the register's answer as received.
 	Evidence *domain.Evidence
 }
 
-type wathqInfo struct {
-	CRInfo struct {
-		Name          string          `json:"cr_name"`
-		Number        json.RawMessage `json:"cr_number"`
-		EntityNo      json.RawMessage `json:"cr_entity_no"`
-		ExpiryDate    *string         `json:"cr_expiry_date"`
-		Status        *wathqStatus    `json:"cr_status"`
-		Cancellation  json.RawMessage `json:"cr_cancellation"`
-		BusinessType  json.RawMessage `json:"cr_bus_type"`
-		LocationRaw   json.RawMessage `json:"cr_location"`
-		ActivitiesRaw json.RawMessage `json:"activities"`
-	} `json:"cr_info"`
+// RegisterActivity is one business activity (an ISIC code and its name).
+type RegisterActivity struct {
+	ID, Name string
 }
 
-type wathqStatus struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	NameEn string `json:"name_en"`
-}
+func (w *Wathq) api() string { return firstNonEmpty(w.API, WathqCurrent) }
 
 // Lookup asks the register for number. A number the register does not know
-// is a record with Found false (an answer, not a failure).
+// is a record with Found false (an answer, not a failure); a fault of the
+// provider (a bad key, a rate limit, a 5xx, a timeout, an unreadable
+// answer) is a *ProviderError: the check fails.
 func (w *Wathq) Lookup(ctx context.Context, number string) (RegistryRecord, error) {
-	u := strings.TrimSuffix(w.BaseURL, "/") + "/v4/commercialregistration/info/" + url.PathEscape(number)
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "misconfigured", Err: err}
+	base := strings.TrimSuffix(w.BaseURL, "/")
+	var u string
+	switch api := w.api(); api {
+	case WathqCurrent:
+		u = base + "/commercial-registration/fullinfo/" + url.PathEscape(number) + "?language=ar"
+	case WathqV4, WathqV5:
+		u = base + "/" + api + "/commercialregistration/fullinfo/" + url.PathEscape(number)
+	default:
+		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "misconfigured", Err: fmt.Errorf("no Wathq API %q", api)}
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("apiKey", w.APIKey)
-	resp, body, ev, err := do(ctx, w.Client, ProviderWathq, req)
+	resp, body, ev, err := w.get(ctx, u)
 	if err != nil {
 		return RegistryRecord{}, err
 	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return RegistryRecord{StatusID: "not_found", Status: domain.RegistrationInvalid, Evidence: ev}, nil
-	case resp.StatusCode != http.StatusOK:
+	if resp.StatusCode != http.StatusOK {
+		if wathqNotFound(resp.StatusCode, body) {
+			return RegistryRecord{StatusID: "not_found", Status: domain.RegistrationInvalid, Evidence: ev}, nil
+		}
 		return RegistryRecord{}, statusError(ProviderWathq, resp.StatusCode, body, ev)
 	}
-	var info wathqInfo
-	if err := json.Unmarshal(body, &info); err != nil || info.CRInfo.Status == nil {
-		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "bad_response", Err: fmt.Errorf("unreadable answer: %v", err), Evidence: ev}
+	var rec RegistryRecord
+	if w.api() == WathqCurrent {
+		rec, err = w.readCurrent(ctx, body)
+	} else {
+		rec, err = readLegacy(body)
 	}
-	rec := RegistryRecord{
-		Evidence:      ev,
-		Found:         true,
-		Name:          strings.TrimSpace(info.CRInfo.Name),
-		CRNumber:      jsonScalar(info.CRInfo.Number),
-		UnifiedNumber: jsonScalar(info.CRInfo.EntityNo),
-		StatusID:      strings.ToLower(strings.TrimSpace(info.CRInfo.Status.ID)),
+	if err != nil {
+		return RegistryRecord{}, &ProviderError{Provider: ProviderWathq, Status: "bad_response", Err: err, Evidence: ev}
 	}
-	if info.CRInfo.ExpiryDate != nil {
-		rec.ExpiryHijri = *info.CRInfo.ExpiryDate
-	}
+	rec.Evidence, rec.Found = ev, true
 	rec.Status = w.registrationStatus(rec)
 	return rec, nil
+}
+
+// get asks Wathq for u with the key.
+func (w *Wathq) get(ctx context.Context, u string) (*http.Response, []byte, *domain.Evidence, error) {
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, nil, &ProviderError{Provider: ProviderWathq, Status: "misconfigured", Err: err}
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("apiKey", w.APIKey)
+	return do(ctx, w.Client, ProviderWathq, req)
 }
 
 // registrationStatus maps the register's answer: an active register is
 // valid unless it carries an expiry date that has passed (registers issued
 // before the 2025 Commercial Register Law may still have one); expired is
-// expired; anything else (suspended, cancelled, struck off…) is invalid.
+// expired; anything else (suspended, cancelled, struck off, deleted…) is
+// invalid.
 func (w *Wathq) registrationStatus(rec RegistryRecord) domain.RegistrationStatus {
 	switch rec.StatusID {
 	case "active":
@@ -122,12 +153,23 @@ func (w *Wathq) registrationStatus(rec RegistryRecord) domain.RegistrationStatus
 	}
 }
 
+// registerState is the service's reading of a status's English name (or,
+// wanting one, its id): lower case, trimmed; "struck off" and "deleted"
+// stay themselves (invalid), "canceled" is "cancelled".
+func registerState(nameEn, id string) string {
+	s := strings.ToLower(strings.TrimSpace(firstNonEmpty(nameEn, id)))
+	if s == "canceled" {
+		return "cancelled"
+	}
+	return s
+}
+
 // jsonScalar renders a JSON number or string as text (Wathq sends numbers
 // for CR numbers, which may come as strings elsewhere).
 func jsonScalar(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return strings.TrimSpace(s)
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {

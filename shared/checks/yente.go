@@ -23,9 +23,9 @@ const ProviderOpenSanctions = "opensanctions"
 // The hosted API takes "Authorization: ApiKey <key>"; a self-hosted yente
 // needs none (leave APIKey empty).
 type Yente struct {
-	BaseURL   string
-	APIKey    string
-	Dataset   string  // "default" when empty
+	BaseURL string
+	APIKey  string
+	Dataset string // "default" when empty
 	// Threshold is the service's match line: a result scoring at or above
 	// it is a match; 0.7 when zero.
 	Threshold float64
@@ -42,8 +42,8 @@ type Yente struct {
 	// scores are not comparable across algorithms. "logic-v2" (yente 5's
 	// default and recommended one) when empty.
 	Algorithm string
-	Limit        int    // results per query; 5 when zero
-	Client       *http.Client
+	Limit     int // results per query; 5 when zero
+	Client    *http.Client
 }
 
 // ScreeningQuery is one organisation to screen.

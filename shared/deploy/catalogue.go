@@ -24,6 +24,13 @@ func settingWathqURL() Setting {
 		Description: "Base URL of the Wathq commercial-registration API (WATHQ_BASE_URL)."}
 }
 
+// settingWathqAPI: which Wathq API generation the stage subscribes to (the
+// two are not interchangeable: shared/checks/wathq.go).
+func settingWathqAPI() Setting {
+	return Setting{EnvVar: "WATHQ_API", Parameter: "WathqApi", Default: "commercial-registration",
+		Description: "Wathq API generation (WATHQ_API): commercial-registration (the newer API), or v4 or v5 (the legacy commercialregistration API)."}
+}
+
 func settingYenteURL() Setting {
 	return Setting{EnvVar: "YENTE_BASE_URL", Parameter: "YenteBaseUrl", Default: "https://api.opensanctions.org",
 		Description: "Base URL of the OpenSanctions yente matching API (YENTE_BASE_URL)."}
@@ -133,7 +140,7 @@ func Functions() []Function {
 			},
 			// Answers over 350 KB, written before the transaction.
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm()},
+			Settings: []Setting{settingWathqURL(), settingWathqAPI(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 		},
 		{
@@ -225,7 +232,7 @@ func Functions() []Function {
 				{Table: schema.Evidence, Actions: []string{updateItem}, Attributes: schema.RetentionAttributes(schema.Evidence)},
 			},
 			Objects:  []ObjectGrant{{Bucket: BucketEvidence, Actions: []string{s3PutObject}}},
-			Settings: []Setting{settingWathqURL(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm(), settingPasskeyRPID(), settingPasskeyOrigins()},
+			Settings: []Setting{settingWathqURL(), settingWathqAPI(), settingYenteURL(), settingDataset(), settingThreshold(), settingAlgorithm(), settingPasskeyRPID(), settingPasskeyOrigins()},
 			Secrets:  []Secret{secretWathq(), secretYente()},
 			// A refused action (IllegalTransition, Conflict, …) fails the
 			// task, and the execution, with its name.
