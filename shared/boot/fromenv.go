@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/iamguard"
 	"github.com/evs-kyb/evs/shared/metrics"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/portal"
@@ -37,7 +39,7 @@ func Start(name string) {
 // failure is logged as JSON.
 func FromEnv(ctx context.Context, name string) (Deps, error) {
 	log := Logger()
-	fn, _, err := lookup(name)
+	fn, f, err := lookup(name)
 	if err != nil {
 		return Deps{}, err
 	}
@@ -45,6 +47,13 @@ func FromEnv(ctx context.Context, name string) (Deps, error) {
 	if err != nil {
 		return Deps{}, fmt.Errorf("%s: %w", name, err)
 	}
+	// The secrets it reads at init, put to its role as the rest of its
+	// calls are (confine): those its catalogue entry names, no other.
+	var arns []string
+	for _, s := range f.Secrets {
+		arns = append(arns, os.Getenv(s.EnvVar))
+	}
+	cfg.APIOptions = append(slices.Clone(cfg.APIOptions), iamguard.New(f, nil, cfg.Region).WithSecrets(arns...).APIOption)
 	d := Deps{Log: log, Clock: domain.SystemClock}
 	if err := addStorage(&d, cfg, name, fn.needs); err != nil {
 		return Deps{}, err

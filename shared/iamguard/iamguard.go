@@ -10,8 +10,9 @@
 // What it evaluates: DynamoDB as IAM does (each item of a transaction and of
 // a batch by its own action, a query of an index on the index, a grant's
 // dynamodb:Attributes and dynamodb:ReturnValues conditions), S3 per bucket
-// and action (with the key action S3 takes as the caller), SQS per queue and
-// Step Functions per action. What it cannot: key policies, bucket and queue
+// and action (with the key action S3 takes as the caller), SQS per queue,
+// Step Functions per action, and Secrets Manager reads by the secrets the
+// catalogue names. What it cannot: key policies, bucket and queue
 // policies, SCPs and conditions beyond those named (infra/README.md says
 // what still needs an account).
 package iamguard
@@ -35,9 +36,12 @@ type Role struct {
 	dynamo map[tableAction][]deploy.Grant
 	// objects are the S3 actions by bucket id.
 	objects map[string][]string
-	queues  []string
-	sfn     []string
-	region  string
+	// keyActions are the KMS actions on each bucket's key.
+	keyActions map[string][]string
+	queues     []string
+	sfn        []string
+	secrets    []string
+	region     string
 }
 
 type tableAction struct{ action, table string }
@@ -47,7 +51,7 @@ type tableAction struct{ action, table string }
 func New(f deploy.Function, tables schema.Names, region string) *Role {
 	r := &Role{
 		function: f.Name, tableOf: map[string]string{}, dynamo: map[tableAction][]deploy.Grant{},
-		objects: map[string][]string{}, queues: slices.Clone(f.SendsTo), sfn: slices.Clone(f.Workflow), region: region,
+		objects: map[string][]string{}, keyActions: map[string][]string{}, queues: slices.Clone(f.SendsTo), sfn: slices.Clone(f.Workflow), region: region,
 	}
 	for id, name := range tables {
 		r.tableOf[name] = id
@@ -60,6 +64,7 @@ func New(f deploy.Function, tables schema.Names, region string) *Role {
 	}
 	for _, g := range f.Objects {
 		r.objects[g.Bucket] = append(r.objects[g.Bucket], g.Actions...)
+		r.keyActions[g.Bucket] = append(r.keyActions[g.Bucket], g.KeyActions()...)
 	}
 	return r
 }
@@ -80,14 +85,21 @@ const Account = "000000000000"
 // S3 takes with the bucket's key as the caller (kms:GenerateDataKey for a
 // put, kms:Decrypt for a read), which the catalogue grants with it.
 func (r *Role) Object(action, bucket, key string) error {
-	if slices.Contains(r.objects[bucket], action) {
-		return nil
-	}
 	resource := "arn:aws:s3:::" + bucket
-	if s, ok := deploy.S3Actions()[action]; !ok || !s.OnBucket {
+	s, known := deploy.S3Actions()[action]
+	if !known || !s.OnBucket {
 		resource += "/" + key
 	}
-	return r.denied("AccessDenied", action, resource)
+	if !slices.Contains(r.objects[bucket], action) {
+		return r.denied("AccessDenied", action, resource)
+	}
+	// S3 uses the bucket's key as the caller: the role needs the key
+	// action too, which the catalogue grants with the S3 action
+	// (ObjectGrant.KeyActions, the list CDK and SAM grant).
+	if s.KeyAction != "" && !slices.Contains(r.keyActions[bucket], s.KeyAction) {
+		return r.denied("AccessDeniedException", s.KeyAction, "the "+bucket+" bucket's key")
+	}
+	return nil
 }
 
 // Queue allows or refuses an SQS action (sqs:SendMessage, the one the
