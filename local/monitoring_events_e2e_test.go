@@ -31,7 +31,8 @@ func TestAMonitoringReviewFiresNothingUntilItChanges(t *testing.T) {
 	}
 	i := slices.IndexFunc(d.Checks, func(c domain.Check) bool { return c.Type == domain.CheckOrganizationScreening })
 	qr := checks.YenteQueryResponse{Status: 200, Results: []checks.ScreeningMatch{
-		{ID: "NK-ofac-9", Caption: d.Entity.LegalName, Schema: "Company", Score: 0.95, Match: true, Datasets: []string{"us_ofac_sdn"}}}}
+		{ID: "NK-ofac-9", Caption: d.Entity.LegalName, Schema: "Company", Score: 0.95, Match: true, Datasets: []string{"us_ofac_sdn"},
+			Properties: checks.MatchProperties{Topics: []string{"sanction"}}}}}
 	qr.Total.Value = 1
 	svc := &screening.Service{Store: f.st, Clock: domain.SystemClock, Readers: map[string]screening.Reader{checks.ProviderOpenSanctions: &checks.Yente{}}}
 	if applied, err := svc.Apply(f.ctx, checks.ProviderOpenSanctions, "msg_rescreen_1",

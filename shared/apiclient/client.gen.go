@@ -37,6 +37,27 @@ func (e CheckProviderKey) Valid() bool {
 	}
 }
 
+// Defines values for CheckResultMatchesClass.
+const (
+	CheckResultMatchesClassOtherRisk CheckResultMatchesClass = "other_risk"
+	CheckResultMatchesClassPep       CheckResultMatchesClass = "pep"
+	CheckResultMatchesClassSanction  CheckResultMatchesClass = "sanction"
+)
+
+// Valid indicates whether the value is a known member of the CheckResultMatchesClass enum.
+func (e CheckResultMatchesClass) Valid() bool {
+	switch e {
+	case CheckResultMatchesClassOtherRisk:
+		return true
+	case CheckResultMatchesClassPep:
+		return true
+	case CheckResultMatchesClassSanction:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CheckStatus.
 const (
 	CheckStatusCompleted CheckStatus = "completed"
@@ -466,11 +487,24 @@ type CheckResult struct {
 	LegalName       *string        `json:"legal_name,omitempty"`
 	Matched         *bool          `json:"matched,omitempty"`
 	Matches         *[]struct {
-		Caption  *string   `json:"caption,omitempty"`
-		Datasets *[]string `json:"datasets,omitempty"`
-		ID       *string   `json:"id,omitempty"`
-		Schema   *string   `json:"schema,omitempty"`
-		Score    *float64  `json:"score,omitempty"`
+		// ByControl A sanctions match through ownership or control (`sanction.control`, `sanction.linked`), not a designation of the party itself.
+		ByControl *bool   `json:"by_control,omitempty"`
+		Caption   *string `json:"caption,omitempty"`
+
+		// Class What the match is, by its topics: `sanction` (a designated party, or one linked to,
+		// owned or controlled by one: `sanction`, `sanction.linked`, `sanction.control`), `pep`
+		// (`role.pep*`, `role.rca`), `other_risk` (crime, debarment, export control,
+		// regulatory action, no risk topic). The entity's `sanctions_status` follows the
+		// `sanction` ones alone; every match is judged before an approval. Absent on matches
+		// kept before classes were (read as `sanction`).
+		Class    *CheckResultMatchesClass `json:"class,omitempty"`
+		Datasets *[]string                `json:"datasets,omitempty"`
+		ID       *string                  `json:"id,omitempty"`
+		Schema   *string                  `json:"schema,omitempty"`
+		Score    *float64                 `json:"score,omitempty"`
+
+		// Topics The listing's topics as the provider gave them.
+		Topics *[]string `json:"topics,omitempty"`
 	} `json:"matches,omitempty"`
 	MatchesCount       *int                `json:"matches_count,omitempty"`
 	RegistrationStatus *RegistrationStatus `json:"registration_status,omitempty"`
@@ -481,6 +515,14 @@ type CheckResult struct {
 	TopScore      *float64 `json:"top_score,omitempty"`
 	UnifiedNumber *string  `json:"unified_number,omitempty"`
 }
+
+// CheckResultMatchesClass What the match is, by its topics: `sanction` (a designated party, or one linked to,
+// owned or controlled by one: `sanction`, `sanction.linked`, `sanction.control`), `pep`
+// (`role.pep*`, `role.rca`), `other_risk` (crime, debarment, export control,
+// regulatory action, no risk topic). The entity's `sanctions_status` follows the
+// `sanction` ones alone; every match is judged before an approval. Absent on matches
+// kept before classes were (read as `sanction`).
+type CheckResultMatchesClass string
 
 // CheckStatus defines model for CheckStatus.
 type CheckStatus string

@@ -244,7 +244,12 @@ func RegistryResult(rec RegistryRecord) map[string]any {
 func ScreeningResultMap(res ScreeningResult) map[string]any {
 	matches := make([]any, 0, len(res.Matches))
 	for _, m := range res.Matches {
-		matches = append(matches, map[string]any{"id": m.ID, "caption": m.Caption, "schema": m.Schema, "score": m.Score, "datasets": m.Datasets})
+		mm := map[string]any{"id": m.ID, "caption": m.Caption, "schema": m.Schema, "score": m.Score, "datasets": m.Datasets,
+			"class": m.Class(), "topics": nonNil(m.Properties.Topics)}
+		if m.Class() == ClassSanction && ByControl(m.Properties.Topics) {
+			mm["by_control"] = true
+		}
+		matches = append(matches, mm)
 	}
 	return map[string]any{
 		"status":        string(res.Status),
@@ -256,6 +261,13 @@ func ScreeningResultMap(res ScreeningResult) map[string]any {
 		"dataset":       res.Dataset,
 		"matches":       matches,
 	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func failureMessage(err error) string {

@@ -213,13 +213,22 @@ func TestYenteScreen(t *testing.T) {
 		matches int
 	}{
 		{"no results", `[]`, domain.SanctionsClear, 0},
-		{"weak results", `[{"id":"a","caption":"A","schema":"Company","score":0.4,"match":false}]`, domain.SanctionsClear, 0},
-		{"near miss", `[{"id":"a","caption":"A","schema":"Company","score":0.67,"match":false}]`, domain.SanctionsNeedsReview, 0},
-		{"match below the hit score", `[{"id":"a","caption":"A","schema":"Company","score":0.8,"match":true}]`, domain.SanctionsNeedsReview, 1},
-		{"strong match", `[{"id":"a","caption":"A","schema":"Company","score":0.97,"match":true,"datasets":["us_ofac_sdn"]},{"id":"b","caption":"B","schema":"Company","score":0.75,"match":true}]`, domain.SanctionsHit, 2},
+		{"weak results", `[{"id":"a","caption":"A","schema":"Company","properties":{"topics":["sanction"]},"score":0.4,"match":false}]`, domain.SanctionsClear, 0},
+		{"near miss", `[{"id":"a","caption":"A","schema":"Company","properties":{"topics":["sanction"]},"score":0.67,"match":false}]`, domain.SanctionsNeedsReview, 0},
+		{"match below the hit score", `[{"id":"a","caption":"A","schema":"Company","properties":{"topics":["sanction"]},"score":0.8,"match":true}]`, domain.SanctionsNeedsReview, 1},
+		{"strong match", `[{"id":"a","caption":"A","schema":"Company","properties":{"topics":["sanction"]},"score":0.97,"match":true,"datasets":["us_ofac_sdn"]},{"id":"b","caption":"B","schema":"Company","properties":{"topics":["sanction"]},"score":0.75,"match":true}]`, domain.SanctionsHit, 2},
 		// yente sets match by the threshold sent, the band's low edge: the
 		// service's own line decides.
-		{"yente's match flag at the band's edge", `[{"id":"a","caption":"A","schema":"Company","score":0.66,"match":true}]`, domain.SanctionsNeedsReview, 0},
+		{"yente's match flag at the band's edge", `[{"id":"a","caption":"A","schema":"Company","properties":{"topics":["sanction"]},"score":0.66,"match":true}]`, domain.SanctionsNeedsReview, 0},
+		// Each match classified by its topics: sanctions_status follows the
+		// sanction class alone; a PEP or other-risk match is a match to
+		// judge that leaves it clear.
+		{"a PEP alone", `[{"id":"p","caption":"P","schema":"Person","properties":{"topics":["role.pep"]},"score":0.97}]`, domain.SanctionsClear, 1},
+		{"a relative of a PEP", `[{"id":"r","caption":"R","schema":"Person","properties":{"topics":["role.rca"]},"score":0.95}]`, domain.SanctionsClear, 1},
+		{"debarred", `[{"id":"d","caption":"D","schema":"Company","properties":{"topics":["debarment"]},"score":0.95}]`, domain.SanctionsClear, 1},
+		{"owned or controlled by a designated party", `[{"id":"c","caption":"C","schema":"Company","properties":{"topics":["sanction.control"]},"score":0.95}]`, domain.SanctionsHit, 1},
+		{"a sanctioned PEP is a sanction", `[{"id":"s","caption":"S","schema":"Person","properties":{"topics":["role.pep","sanction"]},"score":0.95}]`, domain.SanctionsHit, 1},
+		{"a PEP near miss is no review", `[{"id":"p","caption":"P","schema":"Person","properties":{"topics":["role.pep"]},"score":0.67}]`, domain.SanctionsClear, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,9 @@ func resultKeys(t domain.CheckType) []string {
 }
 
 // matchKeys is the allow-list inside each element of a screening's matches.
-func matchKeys() []string { return []string{"id", "caption", "schema", "score", "datasets"} }
+func matchKeys() []string {
+	return []string{"id", "caption", "schema", "score", "datasets", "class", "topics", "by_control"}
+}
 
 // Sanitize keeps only the allow-listed keys of a result.
 func Sanitize(t domain.CheckType, result map[string]any) map[string]any {

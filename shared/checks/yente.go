@@ -60,13 +60,24 @@ type ScreeningQuery struct {
 
 // ScreeningMatch is one candidate the provider returned.
 type ScreeningMatch struct {
-	ID       string   `json:"id"`
-	Caption  string   `json:"caption"`
-	Schema   string   `json:"schema"`
-	Score    float64  `json:"score"`
-	Match    bool     `json:"match"`
-	Datasets []string `json:"datasets"`
+	ID         string          `json:"id"`
+	Caption    string          `json:"caption"`
+	Schema     string          `json:"schema"`
+	Score      float64         `json:"score"`
+	Match      bool            `json:"match"`
+	Datasets   []string        `json:"datasets"`
+	Properties MatchProperties `json:"properties"`
 }
+
+// MatchProperties are the properties of a result the service reads: its
+// topics, which say what the match is (MatchClass).
+type MatchProperties struct {
+	Topics []string `json:"topics,omitempty"`
+}
+
+// Class is the match's class by its topics (ClassSanction, ClassPEP,
+// ClassOtherRisk).
+func (m ScreeningMatch) Class() string { return MatchClass(m.Properties.Topics) }
 
 // ScreeningResult is the provider's answer for one query, with our reading of it.
 type ScreeningResult struct {
@@ -200,9 +211,13 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 
 // Read turns the provider's answer to one query into a result by the
 // service's own lines, whatever yente's match flag says (it is set by the
-// threshold sent, the band's low edge): no result at or above the threshold
-// is clear; a match scoring at or above HitScore is a hit; a weaker match,
-// or a near miss within ReviewMargin of the threshold, needs review.
+// threshold sent, the band's low edge). Every result at or above the
+// threshold is a match to judge, whatever its class; the status (the
+// entity's sanctions_status) follows the sanction-class ones alone: none at
+// or above the threshold is clear; one scoring at or above HitScore is a
+// hit; a weaker one, or a sanction-class near miss within ReviewMargin of
+// the threshold, needs review. A PEP or other-risk match leaves it clear
+// and is judged all the same.
 func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
 	r := ScreeningResult{
 		Reference: reference, Results: qr.Results, Total: qr.Total.Value,
@@ -212,15 +227,18 @@ func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
 	sort.SliceStable(r.Results, func(i, j int) bool { return r.Results[i].Score > r.Results[j].Score })
 	for _, m := range r.Results {
 		r.TopScore = max(r.TopScore, m.Score)
+		sanction := m.Class() == ClassSanction
 		switch {
 		case m.Score >= r.Threshold:
 			r.Matches = append(r.Matches, m)
-			if m.Score >= y.hitScore() {
+			switch {
+			case !sanction:
+			case m.Score >= y.hitScore():
 				r.Status = domain.SanctionsHit
-			} else if r.Status != domain.SanctionsHit {
+			case r.Status != domain.SanctionsHit:
 				r.Status = domain.SanctionsNeedsReview
 			}
-		case m.Score >= r.Threshold-y.reviewMargin() && r.Status == domain.SanctionsClear:
+		case sanction && m.Score >= r.Threshold-y.reviewMargin() && r.Status == domain.SanctionsClear:
 			r.Status = domain.SanctionsNeedsReview
 		}
 	}

@@ -12,7 +12,11 @@ import (
 // with its adjudication form.
 type matchRow struct {
 	ID, Name, Schema, Score string
-	Lists                   []string
+	// Class is what the match is by its topics (checks.MatchClasses);
+	// ClassText says it in words, with "through ownership or control" for
+	// a sanctions match that is one.
+	Class, ClassText string
+	Lists            []string
 	// Dismissed: an operator judged it a false positive before;
 	// Confirmed: a true positive.
 	Dismissed, Confirmed bool
@@ -56,6 +60,7 @@ func matchRows(c domain.Check, e domain.Entity) []matchRow {
 			continue
 		}
 		row := matchRow{ID: id, Dismissed: slices.Contains(e.DismissedMatches, id), Confirmed: slices.Contains(e.ConfirmedMatches, id)}
+		row.Class, row.ClassText = matchClassOf(mm)
 		row.Name, _ = mm["caption"].(string)
 		row.Schema, _ = mm["schema"].(string)
 		if s, ok := mm["score"]; ok {
@@ -70,6 +75,22 @@ func matchRows(c domain.Check, e domain.Entity) []matchRow {
 		out = append(out, row)
 	}
 	return out
+}
+
+// matchClassOf is a kept match's class and its words; a match kept before
+// classes were is read as a sanctions match, as the decisions read it.
+func matchClassOf(m map[string]any) (class, text string) {
+	class, _ = m["class"].(string)
+	switch class {
+	case checks.ClassPEP:
+		return class, "Politically exposed person (PEP)"
+	case checks.ClassOtherRisk:
+		return class, "Other risk (not a sanction)"
+	}
+	if control, _ := m["by_control"].(bool); control {
+		return checks.ClassSanction, "Sanctions, through ownership or control"
+	}
+	return checks.ClassSanction, "Sanctions"
 }
 
 // withComparisons sets each row's listed party beside the entity, from

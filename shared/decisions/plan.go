@@ -152,7 +152,12 @@ func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *chan
 		*kept = append(append([]string(nil), *kept...), req.MatchID)
 	}
 	*dropped = without(*dropped, req.MatchID)
-	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent, req.Verdict)
+	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent)
+	// A confirmed PEP makes the entity high risk: its approval is then a
+	// high-risk one (four eyes where the account asks for them).
+	if req.Verdict == domain.VerdictTruePositive && matchClass(latest, req.MatchID) == checks.ClassPEP {
+		c.ent.Risk = &domain.RiskAssessment{Level: domain.RiskHigh, AssessedAt: c.now}
+	}
 	c.entityChanged = true
 	return nil
 }
@@ -276,19 +281,17 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 	return d.Checks, nil
 }
 
-// sanctionsAfterAdjudication: a confirmed match is a hit; dismissing
-// matches leaves the strongest remaining one to decide (none left: clear),
-// a match confirmed before still a hit.
-func sanctionsAfterAdjudication(latest domain.Check, ent domain.Entity, verdict string) domain.SanctionsStatus {
-	if verdict == domain.VerdictTruePositive {
-		return domain.SanctionsHit
-	}
+// sanctionsAfterAdjudication is the sanctions status the sanction-class
+// matches of the latest screening leave (a PEP's or another risk's match
+// never makes one): a confirmed one is a hit; dismissed ones are left out;
+// of the others the strongest decides (none left: clear).
+func sanctionsAfterAdjudication(latest domain.Check, ent domain.Entity) domain.SanctionsStatus {
 	status := domain.SanctionsClear
 	ms, _ := latest.Result["matches"].([]any)
 	for _, m := range ms {
 		mm, _ := m.(map[string]any)
 		id, _ := mm["id"].(string)
-		if containsString(ent.DismissedMatches, id) {
+		if classOf(mm) != checks.ClassSanction || containsString(ent.DismissedMatches, id) {
 			continue
 		}
 		score, _ := mm["score"].(float64)
@@ -298,6 +301,29 @@ func sanctionsAfterAdjudication(latest domain.Check, ent domain.Entity, verdict 
 		status = domain.SanctionsNeedsReview
 	}
 	return status
+}
+
+// classOf is a kept match's class; a match kept before matches were
+// classified (no class) is read as it was then, a sanction.
+func classOf(m map[string]any) string {
+	if c, ok := m["class"].(string); ok && c != "" {
+		return c
+	}
+	return checks.ClassSanction
+}
+
+// sanctionMatch tells a sanction-class match of the screening.
+func sanctionMatch(c domain.Check, id string) bool { return matchClass(c, id) == checks.ClassSanction }
+
+// matchClass is the class of the screening's match id.
+func matchClass(c domain.Check, id string) string {
+	ms, _ := c.Result["matches"].([]any)
+	for _, m := range ms {
+		if mm, ok := m.(map[string]any); ok && mm["id"] == id {
+			return classOf(mm)
+		}
+	}
+	return checks.ClassSanction
 }
 
 func reviewSnapshot(r domain.Review) map[string]any {

@@ -60,6 +60,9 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 	if sc, ok := newestScreening(checks); ok {
 		for _, id := range orderedMatchIDs(sc) {
 			switch {
+			case slices.Contains(ent.ConfirmedMatches, id) && !sanctionMatch(sc, id):
+				// A confirmed PEP or other risk is judged: it stands in the
+				// file (a PEP made the entity high risk), not in the way.
 			case slices.Contains(ent.ConfirmedMatches, id):
 				out = append(out, Blocker{Kind: BlockConfirmedMatch, About: id,
 					Text: fmt.Sprintf("match %s of screening check %d is confirmed a true positive: reject the review, or escalate it to AML", id, sc.ID)})

@@ -52,7 +52,8 @@ func monitoredEntity(t *testing.T, st *store.Store, acct int64, number string, r
 func answerOf(acct, checkID int64, score float64) screening.Answer {
 	qr := checks.YenteQueryResponse{Status: 200}
 	if score > 0 {
-		qr.Results = []checks.ScreeningMatch{{ID: "NK-ofac-1", Caption: "Listed Trading", Schema: "Company", Score: score, Match: true, Datasets: []string{"us_ofac_sdn"}}}
+		qr.Results = []checks.ScreeningMatch{{ID: "NK-ofac-1", Caption: "Listed Trading", Schema: "Company", Score: score, Match: true, Datasets: []string{"us_ofac_sdn"},
+			Properties: checks.MatchProperties{Topics: []string{"sanction"}}}}
 	}
 	qr.Total.Value = len(qr.Results)
 	return screening.Answer{Reference: checks.ScreeningReference(acct, checkID), Response: qr}
