@@ -33,14 +33,7 @@ func TestEachMatchIsJudgedByItsClass(t *testing.T) {
 	control := map[string]any{"id": "NK-control", "score": 0.93, "class": "sanction", "topics": []any{"sanction.control"}, "by_control": true}
 
 	adjudicate := func(r domain.Review, e domain.Entity, match, verdict string) domain.Entity {
-		t.Helper()
-		req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
-		req.MatchID, req.Verdict = match, verdict
-		if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := w.st.Entity(ctx, w.account, e.ID)
-		return got
+		return w.adjudicate(t, r, e, match, verdict)
 	}
 	approve := func(r domain.Review) error {
 		_, err := w.svc.Validate(ctx, w.req(domain.ActionApprove, r.ID, w.decider))
@@ -78,4 +71,18 @@ func TestEachMatchIsJudgedByItsClass(t *testing.T) {
 	if got = adjudicate(r, e, "NK-weak", domain.VerdictFalsePositive); got.SanctionsStatus != domain.SanctionsClear {
 		t.Errorf("after both dismissals: sanctions %s, want clear", got.SanctionsStatus)
 	}
+}
+
+// adjudicate applies the decider's verdict on a match of r and returns the
+// entity as it then stands.
+func (w *world) adjudicate(t *testing.T, r domain.Review, e domain.Entity, match, verdict string) domain.Entity {
+	t.Helper()
+	ctx := context.Background()
+	req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
+	req.MatchID, req.Verdict = match, verdict
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.st.Entity(ctx, w.account, e.ID)
+	return got
 }

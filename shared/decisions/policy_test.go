@@ -89,16 +89,7 @@ func TestAdjudicationKeepsConfirmedMatches(t *testing.T) {
 	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, approvable, func(d *domain.EntityDetail) {
 		d.Entity.DismissedMatches, d.Entity.SanctionsStatus = nil, domain.SanctionsNeedsReview
 	})
-	adjudicate := func(match, verdict string) domain.Entity {
-		t.Helper()
-		req := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
-		req.MatchID, req.Verdict = match, verdict
-		if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := w.st.Entity(ctx, w.account, e.ID)
-		return got
-	}
+	adjudicate := func(match, verdict string) domain.Entity { return w.adjudicate(t, r, e, match, verdict) }
 	adjudicate("NK-weak", domain.VerdictFalsePositive)
 	got := adjudicate("NK-other", domain.VerdictTruePositive)
 	if strings.Join(got.DismissedMatches, ",") != "NK-weak" || strings.Join(got.ConfirmedMatches, ",") != "NK-other" || got.SanctionsStatus != domain.SanctionsHit {
