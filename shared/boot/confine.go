@@ -1,20 +1,16 @@
 package boot
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/guregu/dynamo/v2"
 
-	"github.com/evs-kyb/evs/shared/delivery"
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/iamguard"
-	"github.com/evs-kyb/evs/shared/records"
 	"github.com/evs-kyb/evs/shared/schema"
 	"github.com/evs-kyb/evs/shared/store"
-	"github.com/evs-kyb/evs/shared/workflow"
 )
 
 // confine gives a function no more than its catalogue entry gives its
@@ -72,9 +68,6 @@ func confine(d Deps, fn function, f deploy.Function) (Deps, error) {
 // confineStore is st over the function's own tables, on a client of its own
 // whose every call its role decides.
 func confineStore(st *store.Store, f deploy.Function) (*store.Store, *iamguard.Role, error) {
-	if st == nil {
-		return nil, nil, fmt.Errorf("boot: %s: Deps lacks Store", f.Name)
-	}
 	all := st.Names()
 	own := schema.Names{}
 	for _, id := range f.TableIDs() {
@@ -94,161 +87,4 @@ func confineStore(st *store.Store, f deploy.Function) (*store.Store, *iamguard.R
 	opts.APIOptions = slices.Clone(opts.APIOptions)
 	role.DynamoDBOption(&opts)
 	return store.New(dynamo.NewFromIface(dynamodb.New(opts)), own), role, nil
-}
-
-// guardedSender is the deliveries queue as the role may use it.
-type guardedSender struct {
-	next delivery.Sender
-	role *iamguard.Role
-}
-
-func (g guardedSender) Send(ctx context.Context, msgs []delivery.Message) error {
-	if err := g.role.Queue("sqs:SendMessage", deploy.QueueDeliveries); err != nil {
-		return err
-	}
-	return g.next.Send(ctx, msgs)
-}
-
-// guardedBlobs is the evidence bucket as the role may use it: each method
-// takes what blob.S3's call of it takes.
-type guardedBlobs struct {
-	next Blobs
-	role *iamguard.Role
-}
-
-func (g guardedBlobs) check(key string, actions ...string) error {
-	for _, a := range actions {
-		if err := g.role.Object(a, deploy.BucketEvidence, key); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (g guardedBlobs) Put(ctx context.Context, key string, body []byte) error {
-	if err := g.check(key, "s3:PutObject"); err != nil {
-		return err
-	}
-	return g.next.Put(ctx, key, body)
-}
-
-func (g guardedBlobs) Get(ctx context.Context, key string) ([]byte, error) {
-	if err := g.check(key, "s3:GetObject"); err != nil {
-		return nil, err
-	}
-	return g.next.Get(ctx, key)
-}
-
-func (g guardedBlobs) Delete(ctx context.Context, key string) error {
-	if err := g.check(key, "s3:DeleteObject"); err != nil {
-		return err
-	}
-	return g.next.Delete(ctx, key)
-}
-
-// guardedRecords is the records bucket as the role may use it: each method
-// takes what records.S3's calls of it take (a dated, tagged put reads back
-// what is there; a read takes the key's first version with every later one;
-// a hold is put on each version).
-type guardedRecords struct {
-	next Records
-	role *iamguard.Role
-}
-
-const (
-	s3Put       = "s3:PutObject"
-	s3Retention = "s3:PutObjectRetention"
-	s3Tagging   = "s3:PutObjectTagging"
-	s3Get       = "s3:GetObject"
-	s3Version   = "s3:GetObjectVersion"
-	s3List      = "s3:ListBucket"
-	s3Versions  = "s3:ListBucketVersions"
-	s3Hold      = "s3:PutObjectLegalHold"
-)
-
-func (g guardedRecords) check(key string, actions ...string) error {
-	for _, a := range actions {
-		if err := g.role.Object(a, deploy.BucketRecords, key); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (g guardedRecords) PutUntil(ctx context.Context, key string, body []byte, ret records.Retention) (bool, error) {
-	if err := g.check(key, s3Put, s3Retention, s3Tagging, s3Get); err != nil {
-		return false, err
-	}
-	return g.next.PutUntil(ctx, key, body, ret)
-}
-
-func (g guardedRecords) Get(ctx context.Context, key string) (records.Object, error) {
-	if err := g.check(key, s3Get, s3Version, s3Versions); err != nil {
-		return records.Object{}, err
-	}
-	return g.next.Get(ctx, key)
-}
-
-func (g guardedRecords) List(ctx context.Context, prefix string) ([]string, error) {
-	if err := g.check(prefix, s3List); err != nil {
-		return nil, err
-	}
-	return g.next.List(ctx, prefix)
-}
-
-func (g guardedRecords) ListLocked(ctx context.Context, prefix string) ([]records.Locked, error) {
-	if err := g.check(prefix, s3Versions, s3Version); err != nil {
-		return nil, err
-	}
-	return g.next.ListLocked(ctx, prefix)
-}
-
-func (g guardedRecords) Renew(ctx context.Context, key string, ret records.Retention) (string, error) {
-	if err := g.check(key, s3Put, s3Retention, s3Tagging, s3Get); err != nil {
-		return "", err
-	}
-	return g.next.Renew(ctx, key, ret)
-}
-
-func (g guardedRecords) SetLegalHold(ctx context.Context, key string, on bool) error {
-	if err := g.check(key, s3Versions, s3Hold); err != nil {
-		return err
-	}
-	return g.next.SetLegalHold(ctx, key, on)
-}
-
-// guardedWorkflow is the decision workflow as the role may drive it.
-type guardedWorkflow struct {
-	next workflow.Workflow
-	role *iamguard.Role
-}
-
-func (g guardedWorkflow) Start(ctx context.Context, name string, input []byte) (string, error) {
-	if err := g.role.Workflow(deploy.StatesStartExecution, "the decision state machine"); err != nil {
-		return "", err
-	}
-	return g.next.Start(ctx, name, input)
-}
-
-func (g guardedWorkflow) ExecutionARN(name string) string { return g.next.ExecutionARN(name) }
-
-func (g guardedWorkflow) Describe(ctx context.Context, arn string) (workflow.Execution, error) {
-	if err := g.role.Workflow(deploy.StatesDescribeExecution, arn); err != nil {
-		return workflow.Execution{}, err
-	}
-	return g.next.Describe(ctx, arn)
-}
-
-func (g guardedWorkflow) Approve(ctx context.Context, token string, output []byte) error {
-	if err := g.role.Workflow(deploy.StatesSendTaskSuccess, "the decision state machine"); err != nil {
-		return err
-	}
-	return g.next.Approve(ctx, token, output)
-}
-
-func (g guardedWorkflow) Refuse(ctx context.Context, token, cause string) error {
-	if err := g.role.Workflow(deploy.StatesSendTaskFailure, "the decision state machine"); err != nil {
-		return err
-	}
-	return g.next.Refuse(ctx, token, cause)
 }

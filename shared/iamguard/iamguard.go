@@ -20,7 +20,6 @@ package iamguard
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/evs-kyb/evs/shared/deploy"
 	"github.com/evs-kyb/evs/shared/schema"
@@ -69,9 +68,6 @@ func New(f deploy.Function, tables schema.Names, region string) *Role {
 	return r
 }
 
-// Function is the name of the function whose role this is.
-func (r *Role) Function() string { return r.function }
-
 // principal names the role in a refusal as AWS names an assumed role.
 func (r *Role) principal() string {
 	return fmt.Sprintf("arn:aws:sts::%s:assumed-role/evs-%s/%s", Account, r.function, r.function)
@@ -102,6 +98,17 @@ func (r *Role) Object(action, bucket, key string) error {
 	return nil
 }
 
+// Objects is Object for each of actions, in order: the first refused is
+// the refusal.
+func (r *Role) Objects(bucket, key string, actions ...string) error {
+	for _, a := range actions {
+		if err := r.Object(a, bucket, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Queue allows or refuses an SQS action (sqs:SendMessage, the one the
 // catalogue grants, by SendsTo) on the queue (deploy queue id).
 func (r *Role) Queue(action, queue string) error {
@@ -118,17 +125,6 @@ func (r *Role) Workflow(action, resource string) error {
 		return nil
 	}
 	return r.denied("AccessDeniedException", action, resource)
-}
-
-// Grants lists the role's DynamoDB grants as "action on table" lines,
-// sorted: what a refusal's reader compares with the catalogue.
-func (r *Role) Grants() []string {
-	var out []string
-	for k := range r.dynamo {
-		out = append(out, k.action+" on "+k.table)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (r *Role) denied(code, action, resource string) error {
