@@ -98,11 +98,11 @@ func screen(ch domain.Check, e domain.Entity, k, status int) (map[string]any, *d
 		p = yenteProvider(sim.Outcome(ch.Result["status"].(string)), ch.Result["matches_count"].(int))
 	}
 	q := checks.ScreeningQuery{
-		Reference: demoReference(e, k), Name: e.LegalName,
+		Reference: demoReference(e, k), Names: []checks.ScreenedName{{Name: e.LegalName, Source: domain.NameRegister}},
 		Jurisdiction: e.CountryCode, RegistrationNumber: e.RegistrationNumber,
 	}
 	if ch.SubjectDisplayName != nil {
-		q.Name, q.RegistrationNumber = *ch.SubjectDisplayName, ""
+		q.Names, q.RegistrationNumber = []checks.ScreenedName{{Name: *ch.SubjectDisplayName, Source: domain.NameRegister}}, ""
 	}
 	y := checks.Yente{BaseURL: yenteBase, Client: p.client()}
 	res, err := y.Screen(context.Background(), q)

@@ -31,7 +31,8 @@ type entityStandingJSON struct {
 
 type entityJSON struct {
 	entityIDJSON
-	RegistrationStatus string `json:"registration_status"`
+	Names              []nameJSON `json:"names"`
+	RegistrationStatus string     `json:"registration_status"`
 	entityStandingJSON
 	WebsiteURL         *string      `json:"website_url"`
 	SocialURL          *string      `json:"social_url"`
@@ -43,6 +44,12 @@ type entityJSON struct {
 	ChecksCount        int          `json:"checks_count"`
 	Checks             []checkJSON  `json:"checks"`
 	Reviews            []reviewJSON `json:"reviews"`
+}
+
+// nameJSON is one name of the entity with where it came from.
+type nameJSON struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
 }
 
 type checkJSON struct {
@@ -170,6 +177,7 @@ func entityStandingView(e domain.Entity) entityStandingJSON {
 func entityView(e domain.Entity, checks []domain.Check, reviews []domain.Review) entityJSON {
 	v := entityJSON{
 		entityIDJSON:       entityIDView(e),
+		Names:              make([]nameJSON, 0, len(e.Names)),
 		RegistrationStatus: string(e.RegistrationStatus),
 		entityStandingJSON: entityStandingView(e),
 		WebsiteURL:         e.WebsiteURL,
@@ -182,6 +190,9 @@ func entityView(e domain.Entity, checks []domain.Check, reviews []domain.Review)
 		ChecksCount:        e.ChecksCount,
 		Checks:             make([]checkJSON, 0, len(checks)),
 		Reviews:            make([]reviewJSON, 0, len(reviews)),
+	}
+	for _, n := range e.Names {
+		v.Names = append(v.Names, nameJSON{Name: n.Name, Source: string(n.Source)})
 	}
 	for _, c := range checks {
 		v.Checks = append(v.Checks, checkView(c))

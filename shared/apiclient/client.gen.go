@@ -223,6 +223,27 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for NameSource.
+const (
+	NameSourceDeclared      NameSource = "declared"
+	NameSourceRegister      NameSource = "register"
+	NameSourceRegisterLatin NameSource = "register_latin"
+)
+
+// Valid indicates whether the value is a known member of the NameSource enum.
+func (e NameSource) Valid() bool {
+	switch e {
+	case NameSourceDeclared:
+		return true
+	case NameSourceRegister:
+		return true
+	case NameSourceRegisterLatin:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RegistrationStatus.
 const (
 	RegistrationStatusExpired       RegistrationStatus = "expired"
@@ -463,6 +484,11 @@ type CheckMatchChanges = []struct {
 // CheckResult Allow-listed keys only; `{}` when empty. A failed check has `status: failed` and `error`,
 // never a `matches_count`; a missing `matches_count` means the provider has not answered.
 type CheckResult struct {
+	// Activities registry: the business activities (ISIC codes and their names)
+	Activities *[]struct {
+		ID   *string `json:"id,omitempty"`
+		Name *string `json:"name,omitempty"`
+	} `json:"activities,omitempty"`
 	Algorithm *string `json:"algorithm,omitempty"`
 
 	// Changes On a re-check (operator-requested), what differs from the previous completed check of the
@@ -470,10 +496,13 @@ type CheckResult struct {
 	// `registration_status`, `legal_name` and `expiry_date_hijri` that changed; for a screening,
 	// the matches added and removed. Only `previous_check_id` (and empty lists) means nothing
 	// changed.
-	Changes  *CheckChanges `json:"changes,omitempty"`
-	CrNumber *string       `json:"cr_number,omitempty"`
-	Dataset  *string       `json:"dataset,omitempty"`
-	Error    *string       `json:"error,omitempty"`
+	Changes *CheckChanges `json:"changes,omitempty"`
+
+	// City registry: the city of the head office
+	City     *string `json:"city,omitempty"`
+	CrNumber *string `json:"cr_number,omitempty"`
+	Dataset  *string `json:"dataset,omitempty"`
+	Error    *string `json:"error,omitempty"`
 
 	// Evidence Provenance of the provider's answer the check rests on: who sent it, the request that
 	// brought it (its URL without credentials; for a screening result brought by the provider's
@@ -484,9 +513,18 @@ type CheckResult struct {
 	// timeout, an unreachable provider).
 	Evidence        *CheckEvidence `json:"evidence,omitempty"`
 	ExpiryDateHijri *string        `json:"expiry_date_hijri,omitempty"`
-	LegalName       *string        `json:"legal_name,omitempty"`
-	Matched         *bool          `json:"matched,omitempty"`
-	Matches         *[]struct {
+
+	// IssueDate registry: when the register was issued, as the register writes it (Hijri in the legacy API)
+	IssueDate *string `json:"issue_date,omitempty"`
+
+	// LegalForm registry: the legal form (entity type) as the register names it
+	LegalForm *string `json:"legal_form,omitempty"`
+	LegalName *string `json:"legal_name,omitempty"`
+
+	// LegalNameEn registry: the register's Latin form of the legal name, where it gives one
+	LegalNameEn *string `json:"legal_name_en,omitempty"`
+	Matched     *bool   `json:"matched,omitempty"`
+	Matches     *[]struct {
 		// ByControl A sanctions match through ownership or control (`sanction.control`, `sanction.linked`), not a designation of the party itself.
 		ByControl *bool   `json:"by_control,omitempty"`
 		Caption   *string `json:"caption,omitempty"`
@@ -506,7 +544,29 @@ type CheckResult struct {
 		// Topics The listing's topics as the provider gave them.
 		Topics *[]string `json:"topics,omitempty"`
 	} `json:"matches,omitempty"`
-	MatchesCount       *int                `json:"matches_count,omitempty"`
+	MatchesCount *int `json:"matches_count,omitempty"`
+
+	// NamesNotSent screening: names beyond the five a query sends (the provider searches five at most)
+	NamesNotSent *[]ScreenedName `json:"names_not_sent,omitempty"`
+
+	// NamesPartial screening: true when the screening ran without the register's names (the register lookup
+	// failed or found no register) or with no name at all. An approval is refused until a
+	// screening of the register's names completes (run the checks again).
+	NamesPartial *bool `json:"names_partial,omitempty"`
+
+	// NamesPartialReason screening: why the name set is partial
+	NamesPartialReason *string `json:"names_partial_reason,omitempty"`
+
+	// NamesScreened screening: every name the query sent, in order (the register's legal name, its Latin name,
+	// then the merchant's declared name), each once, at most five; an honorific taken off a
+	// name is its `title`.
+	NamesScreened *[]ScreenedName `json:"names_screened,omitempty"`
+
+	// Query screening: the query as sent to the provider (`schema` and `properties`, FollowTheMoney names)
+	Query *struct {
+		Properties *map[string][]string `json:"properties,omitempty"`
+		Schema     *string              `json:"schema,omitempty"`
+	} `json:"query,omitempty"`
 	RegistrationStatus *RegistrationStatus `json:"registration_status,omitempty"`
 
 	// Status registry: the register's status id; screening: clear, hit, needs_review; failed
@@ -567,6 +627,17 @@ type Entity struct {
 
 	// LegalName The register's name when it answered; else the name sent.
 	LegalName string `json:"legal_name"`
+
+	// Names Every name the business is known by, with where each came from: the register's legal
+	// name and Latin name (once the register answered) and the name declared at create.
+	// Screening screens them all. Empty for an entity kept before names were.
+	Names *[]struct {
+		Name string `json:"name"`
+
+		// Source Where a name came from: `declared` by the merchant at create, the `register`'s legal name
+		// (in Saudi Arabia the Arabic one), the register's Latin name (`register_latin`).
+		Source NameSource `json:"source"`
+	} `json:"names,omitempty"`
 
 	// RegistrationNumber As normalised at create (trimmed, upper-cased).
 	RegistrationNumber string                   `json:"registration_number"`
@@ -692,6 +763,10 @@ type Meta struct {
 	TotalPages int `json:"total_pages"`
 }
 
+// NameSource Where a name came from: `declared` by the merchant at create, the `register`'s legal name
+// (in Saudi Arabia the Arabic one), the register's Latin name (`register_latin`).
+type NameSource string
+
 // NullableTimestamp defines model for NullableTimestamp.
 type NullableTimestamp = Timestamp
 
@@ -787,6 +862,18 @@ type RiskLevelRule = interface{}
 
 // SanctionsStatus defines model for SanctionsStatus.
 type SanctionsStatus string
+
+// ScreenedName defines model for ScreenedName.
+type ScreenedName struct {
+	Name string `json:"name"`
+
+	// Source Where a name came from: `declared` by the merchant at create, the `register`'s legal name
+	// (in Saudi Arabia the Arabic one), the register's Latin name (`register_latin`).
+	Source NameSource `json:"source"`
+
+	// Title the honorific taken off the name (sent as a person's title)
+	Title *string `json:"title,omitempty"`
+}
 
 // Timestamp RFC 3339, UTC, milliseconds.
 type Timestamp = time.Time

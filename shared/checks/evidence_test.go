@@ -81,7 +81,7 @@ func TestEvidenceAtTheEdge(t *testing.T) {
 				ev = rec.Evidence
 			default:
 				var res ScreeningResult
-				res, err = (&Yente{BaseURL: base, APIKey: "yente-key"}).Screen(ctx, ScreeningQuery{Reference: "evs-1-2", Name: "Al Noor"})
+				res, err = (&Yente{BaseURL: base, APIKey: "yente-key"}).Screen(ctx, ScreeningQuery{Reference: "evs-1-2", Names: []ScreenedName{{Name: "Al Noor", Source: domain.NameDeclared}}})
 				ev = res.Evidence
 			}
 			if pe, ok := err.(*ProviderError); ok {

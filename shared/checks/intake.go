@@ -46,10 +46,15 @@ type IntakeInput struct {
 	RegistrationNumber string
 	CountryCode        string
 	CountryID          int
-	// DeclaredName is the caller's name for the entity, used for screening
-	// and kept unless the register knows better.
+	// DeclaredName is the caller's name for the entity, screened with the
+	// register's and kept as a name of the entity (legal_name unless the
+	// register knows better).
 	DeclaredName string
-	Config       domain.CountryConfig
+	// KnownNames are the names the entity already has (a re-run): the
+	// declared ones are screened again; the register's only when the
+	// register does not answer this time.
+	KnownNames []domain.EntityName
+	Config     domain.CountryConfig
 	// CheckIDs are the ids reserved for the checks, one per configured
 	// check: a screening's reference names its check, so the provider's
 	// later webhook finds it.
@@ -74,11 +79,17 @@ func ParseScreeningReference(ref string) (accountID, checkID int64, ok bool) {
 	return accountID, checkID, err == nil && n == 2 && accountID > 0 && checkID > 0 && ScreeningReference(accountID, checkID) == ref
 }
 
-// Intake runs the country's intake checks concurrently, each within its own
-// timeout, and returns the entity to create with its checks and its initial
-// review. A provider that fails or times out fails its check (recorded with
-// what went wrong) and leaves the fields it would have set at their unknown
-// values; it never fails the intake.
+// Intake runs the country's intake checks and returns the entity to create
+// with its checks and its initial review: the register lookups first
+// (concurrently), then the screenings (concurrently), on every name the
+// business has, the register's first; so a create takes the two providers'
+// times in sequence. Each check runs within its own timeout. A provider
+// that fails or times out fails its check (recorded with what went wrong)
+// and leaves the fields it would have set at their unknown values; it never
+// fails the intake. A screening that ran without the register's names
+// (the register failed or does not know the number) says it screened a
+// partial name set, and the decision policy holds an approval until one
+// that did not is complete.
 func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail {
 	now := r.Clock.Now()
 	e := domain.Entity{
@@ -93,25 +104,10 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		CreatedAt:          now,
 	}
 	checks := make([]domain.Check, len(in.Config.IntakeChecks))
-	var wg sync.WaitGroup
-	for i, spec := range in.Config.IntakeChecks {
-		c := domain.Check{
-			AccountID: in.AccountID, Type: spec.Type, ProviderKey: spec.ProviderKey,
-			Status: domain.CheckRunning, TriggeringReason: firstNonEmpty(in.Trigger, domain.TriggerIntake), CreatedAt: now,
-			ReviewID: in.ReviewID,
-		}
-		if i < len(in.CheckIDs) {
-			c.ID = in.CheckIDs[i]
-		}
-		wg.Add(1)
-		go func(i int, spec domain.IntakeCheck, c domain.Check) {
-			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, time.Duration(max(spec.TimeoutMS, 1))*time.Millisecond)
-			defer cancel()
-			checks[i] = r.run(cctx, c, in)
-		}(i, spec, c)
-	}
-	wg.Wait()
+	r.runEach(ctx, in, now, checks, nameSet{}, func(t domain.CheckType) bool { return t == domain.CheckRegistryLookup })
+	names := intakeNames(in, checks)
+	r.runEach(ctx, in, now, checks, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
+	e.Names = names.all
 
 	for _, c := range checks {
 		if c.Status != domain.CheckCompleted {
@@ -136,8 +132,114 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 	return domain.EntityDetail{Entity: e, Checks: checks, Reviews: []domain.Review{review}}
 }
 
+// runEach runs, concurrently, the intake checks whose type is picked,
+// filling their places in checks.
+func (r *Runner) runEach(ctx context.Context, in IntakeInput, now time.Time, checks []domain.Check, names nameSet, picked func(domain.CheckType) bool) {
+	var wg sync.WaitGroup
+	for i, spec := range in.Config.IntakeChecks {
+		if !picked(spec.Type) {
+			continue
+		}
+		c := domain.Check{
+			AccountID: in.AccountID, Type: spec.Type, ProviderKey: spec.ProviderKey,
+			Status: domain.CheckRunning, TriggeringReason: firstNonEmpty(in.Trigger, domain.TriggerIntake), CreatedAt: now,
+			ReviewID: in.ReviewID,
+		}
+		if i < len(in.CheckIDs) {
+			c.ID = in.CheckIDs[i]
+		}
+		wg.Add(1)
+		go func(i int, spec domain.IntakeCheck, c domain.Check) {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, time.Duration(max(spec.TimeoutMS, 1))*time.Millisecond)
+			defer cancel()
+			checks[i] = r.run(cctx, c, in, names)
+		}(i, spec, c)
+	}
+	wg.Wait()
+}
+
+// nameSet is what a screening screens: every name the business is known
+// by, the register's first, and whether the register's are among them.
+type nameSet struct {
+	all []domain.EntityName
+	// partial says why the register's names are not among them ("" when
+	// they are, or no register is asked in the country).
+	partial string
+}
+
+// intakeNames are the names the business is known by after the register
+// lookups of checks ran: the register's legal name and Latin name where a
+// lookup completed and found the register; then the names
+// it already had from elsewhere (a re-run keeps what the merchant
+// declared); then the name declared now. The set is partial when the
+// country's intake asks a register and none answered with the register's
+// names, or when no name at all is known.
+func intakeNames(in IntakeInput, checks []domain.Check) nameSet {
+	var ns nameSet
+	asked, answered := false, false
+	var why string
+	for _, c := range checks {
+		if c.Type != domain.CheckRegistryLookup {
+			continue
+		}
+		asked = true
+		switch name, _ := c.Result["legal_name"].(string); {
+		case c.Status != domain.CheckCompleted:
+			why = "the register lookup (check " + fmt.Sprint(c.ID) + ") failed: " + fmt.Sprint(c.Result["error"])
+		case name == "":
+			why = "the register lookup (check " + fmt.Sprint(c.ID) + ") found no register for the number"
+		default:
+			answered = true
+			ns.all = append(ns.all, registerNames(c.Result)...)
+		}
+	}
+	for _, n := range in.KnownNames {
+		if n.Source == domain.NameDeclared || !answered {
+			ns.all = appendName(ns.all, n)
+		}
+	}
+	if in.DeclaredName != "" {
+		ns.all = appendName(ns.all, domain.EntityName{Name: in.DeclaredName, Source: domain.NameDeclared})
+	}
+	switch {
+	case asked && !answered:
+		ns.partial = why
+	case len(ns.all) == 0:
+		ns.partial = "no name of the business is known: none was declared and the country's intake asks no register"
+	}
+	return ns
+}
+
+// registerNames are the names a completed register lookup's result gives.
+func registerNames(result map[string]any) []domain.EntityName {
+	var out []domain.EntityName
+	if n, _ := result["legal_name"].(string); n != "" {
+		out = append(out, domain.EntityName{Name: n, Source: domain.NameRegister})
+	}
+	if n, _ := result["legal_name_en"].(string); n != "" {
+		out = append(out, domain.EntityName{Name: n, Source: domain.NameRegisterLatin})
+	}
+	return out
+}
+
+// appendName adds n to names unless a name with the same letters is
+// there already (the first source given stays).
+func appendName(names []domain.EntityName, n domain.EntityName) []domain.EntityName {
+	key := nameKey(n.Name)
+	if key == "" {
+		return names
+	}
+	for _, have := range names {
+		if nameKey(have.Name) == key {
+			return names
+		}
+	}
+	return append(names, n)
+}
+
 // run runs one check and returns it completed or failed.
-func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain.Check {
+func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names nameSet) domain.Check {
 	var (
 		result         map[string]any
 		providerStatus string
@@ -164,9 +266,10 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 			err = fmt.Errorf("no screening provider %q is configured", c.ProviderKey)
 			break
 		}
+		sent, left := ScreeningNames(names.all)
 		var res ScreeningResult
 		q := ScreeningQuery{
-			Reference: ScreeningReference(in.AccountID, c.ID), Name: in.DeclaredName,
+			Reference: ScreeningReference(in.AccountID, c.ID), Names: sent,
 			Jurisdiction: in.CountryCode, RegistrationNumber: in.RegistrationNumber,
 			ExcludeEntityIDs: in.ExcludeEntityIDs,
 		}
@@ -175,6 +278,17 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 		if err == nil {
 			providerStatus = "200"
 			result = ScreeningResultMap(res)
+		} else {
+			result = map[string]any{}
+		}
+		// What was asked is recorded whether or not it was answered.
+		result["names_screened"] = namesResult(sent)
+		if len(left) > 0 {
+			result["names_not_sent"] = namesResult(left)
+		}
+		result["names_partial"] = names.partial != ""
+		if names.partial != "" {
+			result["names_partial_reason"] = names.partial
 		}
 	default:
 		err = fmt.Errorf("unknown check type %q", c.Type)
@@ -191,7 +305,10 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput) domain
 		}
 		// The message says what went wrong without the provider's URL or
 		// credentials (ProviderError messages carry neither).
-		result = map[string]any{"status": "failed", "error": failureMessage(err)}
+		if result == nil {
+			result = map[string]any{}
+		}
+		result["status"], result["error"] = "failed", failureMessage(err)
 	} else {
 		c.Status = domain.CheckCompleted
 		c.ProviderStatus = providerStatus
@@ -231,8 +348,18 @@ func RegistryResult(rec RegistryRecord) map[string]any {
 		m["legal_name"] = rec.Name
 		m["cr_number"] = rec.CRNumber
 		m["unified_number"] = rec.UnifiedNumber
-		if rec.ExpiryHijri != "" {
-			m["expiry_date_hijri"] = rec.ExpiryHijri
+		for k, v := range map[string]string{"expiry_date_hijri": rec.ExpiryHijri, "legal_name_en": rec.NameEn,
+			"issue_date": rec.IssueDate, "city": rec.City, "legal_form": rec.LegalForm} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		if len(rec.Activities) > 0 {
+			acts := make([]any, len(rec.Activities))
+			for i, a := range rec.Activities {
+				acts[i] = map[string]any{"id": a.ID, "name": a.Name}
+			}
+			m["activities"] = acts
 		}
 	}
 	return m
@@ -251,7 +378,7 @@ func ScreeningResultMap(res ScreeningResult) map[string]any {
 		}
 		matches = append(matches, mm)
 	}
-	return map[string]any{
+	m := map[string]any{
 		"status":        string(res.Status),
 		"matched":       res.Matched,
 		"matches_count": len(res.Matches),
@@ -261,6 +388,10 @@ func ScreeningResultMap(res ScreeningResult) map[string]any {
 		"dataset":       res.Dataset,
 		"matches":       matches,
 	}
+	if res.Query != nil {
+		m["query"] = res.Query
+	}
+	return m
 }
 
 func nonNil(s []string) []string {

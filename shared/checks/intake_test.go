@@ -3,26 +3,26 @@ package checks
 import (
 	"context"
 	"errors"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
-// Small fakes at the edge: providers that answer as told, and that can wait
-// for each other to prove the checks run at the same time.
+// Small fakes at the edge: providers that answer as told, and that tell
+// whether the screening followed the register's answer.
 type fakeRegistry struct {
-	rec     RegistryRecord
-	err     error
-	barrier *sync.WaitGroup
-	block   bool
+	rec   RegistryRecord
+	err   error
+	block bool
+	// answered is closed when the lookup returns.
+	answered chan struct{}
 }
 
 func (f *fakeRegistry) Lookup(ctx context.Context, number string) (RegistryRecord, error) {
-	if f.barrier != nil {
-		f.barrier.Done()
-		f.barrier.Wait()
+	if f.answered != nil {
+		defer close(f.answered)
 	}
 	if f.block {
 		<-ctx.Done()
@@ -32,18 +32,25 @@ func (f *fakeRegistry) Lookup(ctx context.Context, number string) (RegistryRecor
 }
 
 type fakeScreener struct {
-	res     ScreeningResult
-	err     error
-	barrier *sync.WaitGroup
-	gotRef  string
+	res    ScreeningResult
+	err    error
+	gotRef string
+	got    ScreeningQuery
+	// mustFollow, when set, must be closed when the screening starts
+	// (early says it was not).
+	mustFollow <-chan struct{}
+	early      bool
 }
 
 func (f *fakeScreener) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, error) {
-	if f.barrier != nil {
-		f.barrier.Done()
-		f.barrier.Wait()
+	if f.mustFollow != nil {
+		select {
+		case <-f.mustFollow:
+		default:
+			f.early = true
+		}
 	}
-	f.gotRef = q.Reference
+	f.gotRef, f.got = q.Reference, q
 	return f.res, f.err
 }
 
@@ -109,22 +116,87 @@ func TestIntake(t *testing.T) {
 	}
 }
 
-// TestIntakeRunsChecksConcurrently gives each provider a barrier that opens
-// only when both have started: run one after the other, the first would wait
-// out its timeout and fail.
-func TestIntakeRunsChecksConcurrently(t *testing.T) {
-	var barrier sync.WaitGroup
-	barrier.Add(2)
+// TestIntakeScreensTheRegistersNamesAfterTheRegister: the screening runs
+// once the register has answered, on every name the business has, the
+// register's first; without them it says it screened a partial set.
+func TestIntakeScreensTheRegistersNamesAfterTheRegister(t *testing.T) {
+	found := RegistryRecord{Found: true, Name: "شركة الواحة للصناعة", NameEn: "Al Waha Industries Co.", StatusID: "active", Status: domain.RegistrationValid}
+	notFound := RegistryRecord{Found: false, StatusID: "not_found", Status: domain.RegistrationInvalid}
+	down := &ProviderError{Provider: ProviderWathq, Status: "503", Err: errors.New("unavailable")}
+	reg := func(n string) domain.EntityName { return domain.EntityName{Name: n, Source: domain.NameRegister} }
+	decl := func(n string) domain.EntityName { return domain.EntityName{Name: n, Source: domain.NameDeclared} }
+	tests := []struct {
+		name     string
+		rec      RegistryRecord
+		err      error
+		declared string
+		known    []domain.EntityName
+		want     []string // names sent, in order
+		partial  string   // a word of the reason, "" for a complete set
+	}{
+		{"the register's Arabic and Latin names, then the declared one", found, nil, "Waha Industrial Group", nil,
+			[]string{"شركة الواحة للصناعة", "Al Waha Industries Co.", "Waha Industrial Group"}, ""},
+		{"the documented body: the register's names alone", found, nil, "", nil,
+			[]string{"شركة الواحة للصناعة", "Al Waha Industries Co."}, ""},
+		{"a declared name the register gives already is sent once", found, nil, "AL-WAHA industries co", nil,
+			[]string{"شركة الواحة للصناعة", "Al Waha Industries Co."}, ""},
+		{"the register does not know the number", notFound, nil, "Waha Industrial Group", nil,
+			[]string{"Waha Industrial Group"}, "found no register"},
+		{"the register fails", RegistryRecord{}, down, "Waha Industrial Group", nil,
+			[]string{"Waha Industrial Group"}, "failed"},
+		{"the register fails and nothing was declared", RegistryRecord{}, down, "", nil, []string{}, "failed"},
+		{"a re-run: the register's new name replaces its old one, the declared one stays", found, nil, "",
+			[]domain.EntityName{reg("مؤسسة قديمة"), decl("Waha Industrial Group")},
+			[]string{"شركة الواحة للصناعة", "Al Waha Industries Co.", "Waha Industrial Group"}, ""},
+		{"a re-run with the register failing screens what was known, partially", RegistryRecord{}, down, "",
+			[]domain.EntityName{reg("مؤسسة قديمة"), decl("Waha Industrial Group")},
+			[]string{"مؤسسة قديمة", "Waha Industrial Group"}, "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answered := make(chan struct{})
+			registry := &fakeRegistry{rec: tt.rec, err: tt.err, answered: answered}
+			scr := &fakeScreener{res: ScreeningResult{Status: domain.SanctionsClear}, mustFollow: answered}
+			r := &Runner{Registries: map[string]Registry{ProviderWathq: registry}, Screeners: map[string]Screener{ProviderOpenSanctions: scr}, Clock: domain.SystemClock}
+			d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA",
+				DeclaredName: tt.declared, KnownNames: tt.known, Config: saConfig(1000), CheckIDs: []int64{10, 11}})
+			if scr.early {
+				t.Error("the screening started before the register answered")
+			}
+			got := []string{}
+			for _, n := range scr.got.Names {
+				got = append(got, n.Name)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("names sent = %q, want %q", got, tt.want)
+			}
+			res := d.Checks[1].Result
+			if sent, _ := res["names_screened"].([]any); len(sent) != len(tt.want) {
+				t.Errorf("names_screened = %v", res["names_screened"])
+			}
+			reason, _ := res["names_partial_reason"].(string)
+			if res["names_partial"] != (tt.partial != "") || !strings.Contains(reason, tt.partial) {
+				t.Errorf("names_partial = %v (%q), want a reason with %q", res["names_partial"], reason, tt.partial)
+			}
+			if len(d.Entity.Names) != len(tt.want) {
+				t.Errorf("entity names = %v", d.Entity.Names)
+			}
+		})
+	}
+}
+
+// TestAFailedScreeningRecordsWhatItAsked: the names are kept with a
+// failure too, so a reader sees what the provider was not asked about.
+func TestAFailedScreeningRecordsWhatItAsked(t *testing.T) {
 	r := &Runner{
-		Registries: map[string]Registry{ProviderWathq: &fakeRegistry{rec: RegistryRecord{Found: true, StatusID: "active", Status: domain.RegistrationValid}, barrier: &barrier}},
-		Screeners:  map[string]Screener{ProviderOpenSanctions: &fakeScreener{res: ScreeningResult{Status: domain.SanctionsClear}, barrier: &barrier}},
+		Registries: map[string]Registry{ProviderWathq: &fakeRegistry{rec: RegistryRecord{Found: true, Name: "شركة", StatusID: "active", Status: domain.RegistrationValid}}},
+		Screeners:  map[string]Screener{ProviderOpenSanctions: &fakeScreener{err: &ProviderError{Provider: ProviderOpenSanctions, Status: "500", Err: errors.New("x")}}},
 		Clock:      domain.SystemClock,
 	}
-	d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", Config: saConfig(5000), CheckIDs: []int64{1, 2}})
-	for _, c := range d.Checks {
-		if c.Status != domain.CheckCompleted {
-			t.Errorf("%s: %s", c.Type, c.Status)
-		}
+	d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA", Config: saConfig(1000), CheckIDs: []int64{1, 2}})
+	res := d.Checks[1].Result
+	if d.Checks[1].Status != domain.CheckFailed || res["status"] != "failed" || len(res["names_screened"].([]any)) != 1 {
+		t.Errorf("check = %s %v", d.Checks[1].Status, res)
 	}
 }
 

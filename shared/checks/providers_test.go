@@ -248,7 +248,7 @@ func TestYenteScreen(t *testing.T) {
 			})
 			defer srv.Close()
 			y := &Yente{BaseURL: srv.URL, APIKey: "k", Dataset: "sanctions"}
-			res, err := y.Screen(context.Background(), ScreeningQuery{Reference: "evs-1-2", Name: "Al Noor", Jurisdiction: "SA", RegistrationNumber: "7001234567", ExcludeEntityIDs: []string{"NK-dismissed"}})
+			res, err := y.Screen(context.Background(), ScreeningQuery{Reference: "evs-1-2", Names: []ScreenedName{{Name: "Al Noor", Source: domain.NameDeclared}}, Jurisdiction: "SA", RegistrationNumber: "7001234567", ExcludeEntityIDs: []string{"NK-dismissed"}})
 			if err != nil {
 				t.Fatal(err)
 			}

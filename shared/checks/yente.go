@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,8 +51,14 @@ type Yente struct {
 type ScreeningQuery struct {
 	// Reference names the query in the batch; yente's answer and a later
 	// webhook carry it back.
-	Reference          string
-	Name               string
+	Reference string
+	// Schema is the FollowTheMoney schema of the query: Company unless
+	// set (Person for a natural person).
+	Schema string
+	// Names are the names sent (ScreeningNames: at most
+	// MaxScreeningNames), each matched on its own by the provider; the
+	// honorifics taken off them go as title where the schema has one.
+	Names              []ScreenedName
 	Jurisdiction       string // ISO alpha-2, lower case for yente
 	RegistrationNumber string
 	// ExcludeEntityIDs are matches a person has dismissed as false positives.
@@ -91,6 +98,9 @@ type ScreeningResult struct {
 	Threshold float64
 	Algorithm string
 	Dataset   string
+	// Query is the query as sent ({"schema", "properties"}), kept with the
+	// check so that a reader sees what was asked as well as what came back.
+	Query map[string]any
 	// Evidence is the provider's answer as received (the whole batch's).
 	Evidence *domain.Evidence
 }
@@ -153,9 +163,15 @@ func (y *Yente) reviewMargin() float64 {
 
 // Screen screens one organisation.
 func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, error) {
+	schema := firstNonEmpty(q.Schema, "Company")
 	props := map[string][]string{}
-	if q.Name != "" {
-		props["name"] = []string{q.Name}
+	for _, n := range q.Names {
+		props["name"] = append(props["name"], n.Name)
+		// Only a person has a title in FollowTheMoney: a company's query
+		// with one would be refused.
+		if n.Title != "" && schema == "Person" && !slices.Contains(props["title"], n.Title) {
+			props["title"] = append(props["title"], n.Title)
+		}
 	}
 	if q.Jurisdiction != "" {
 		props["jurisdiction"] = []string{strings.ToLower(q.Jurisdiction)}
@@ -163,7 +179,7 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	if q.RegistrationNumber != "" {
 		props["registrationNumber"] = []string{q.RegistrationNumber}
 	}
-	body, _ := json.Marshal(yenteRequest{Queries: map[string]yenteQuery{q.Reference: {Schema: "Company", Properties: props}}})
+	body, _ := json.Marshal(yenteRequest{Queries: map[string]yenteQuery{q.Reference: {Schema: schema, Properties: props}}})
 
 	params := url.Values{}
 	params.Set("threshold", strconv.FormatFloat(y.queryThreshold(), 'f', -1, 64))
@@ -206,6 +222,7 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	}
 	res := y.Read(q.Reference, qr)
 	res.Evidence = ev
+	res.Query = sentQuery(schema, props)
 	return res, nil
 }
 
@@ -244,6 +261,19 @@ func (y *Yente) Read(reference string, qr YenteQueryResponse) ScreeningResult {
 	}
 	r.Matched = len(r.Matches) > 0
 	return r
+}
+
+// sentQuery is a query as the check records it.
+func sentQuery(schema string, props map[string][]string) map[string]any {
+	p := map[string]any{}
+	for k, vs := range props {
+		l := make([]any, len(vs))
+		for i, v := range vs {
+			l[i] = v
+		}
+		p[k] = l
+	}
+	return map[string]any{"schema": schema, "properties": p}
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
@@ -242,11 +243,16 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		return nil, err
 	}
 	reviewID := st.review.ID
-	d := s.Checker.Intake(ctx, checks.IntakeInput{
+	in := checks.IntakeInput{
 		AccountID: req.AccountID, RegistrationNumber: ent.RegistrationNumber, CountryCode: ent.CountryCode,
-		CountryID: ent.CountryID, DeclaredName: ent.LegalName, Config: cfg, CheckIDs: ids,
+		CountryID: ent.CountryID, KnownNames: ent.Names, Config: cfg, CheckIDs: ids,
 		Trigger: domain.TriggerOperatorRequested, ReviewID: &reviewID, ExcludeEntityIDs: ent.DismissedMatches,
-	})
+	}
+	if len(ent.Names) == 0 {
+		// An entity kept before its names were: its legal name is all it has.
+		in.DeclaredName = ent.LegalName
+	}
+	d := s.Checker.Intake(ctx, in)
 	for i := range d.Checks {
 		d.Checks[i].EntityID = ent.ID
 	}
@@ -268,6 +274,12 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		case domain.CheckOrganizationScreening:
 			ent.SanctionsStatus = d.Entity.SanctionsStatus
 		}
+	}
+	// The names as this run knows them (the register's replaced when it
+	// answered, the declared ones kept): the audit record's before and
+	// after show a change.
+	if len(d.Entity.Names) > 0 {
+		ent.Names = d.Entity.Names
 	}
 	if d.Entity.Score != nil || ent.Score != nil {
 		in := checks.CoverageFrom(*ent)
@@ -341,7 +353,7 @@ func entitySnapshot(e domain.Entity) map[string]any {
 		"sanctions_status": string(e.SanctionsStatus), "website_url": domain.Deref(e.WebsiteURL), "social_url": domain.Deref(e.SocialURL),
 		"business_activity_summary": domain.Deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
 		"confirmed_matches": fmt.Sprint(e.ConfirmedMatches), "risk_level": "", "risk_level_updated_at": "", "current_score": "",
-		"entity_checks_count": e.ChecksCount, "entity_reviews_count": e.ReviewsCount,
+		"entity_checks_count": e.ChecksCount, "entity_reviews_count": e.ReviewsCount, "names": namesText(e.Names),
 	}
 	if e.Risk != nil {
 		m["risk_level"], m["risk_level_updated_at"] = string(e.Risk.Level), domain.FormatTime(e.Risk.AssessedAt)
@@ -350,6 +362,15 @@ func entitySnapshot(e domain.Entity) map[string]any {
 		m["current_score"] = e.Score.Value
 	}
 	return m
+}
+
+// namesText is an entity's names as its audit records show them.
+func namesText(ns []domain.EntityName) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = n.Name + " (" + domain.NameSourceWords(n.Source) + ")"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // diff records the fields whose values differ.

@@ -31,6 +31,10 @@ const (
 	// BlockCheckNeverRun: no check of a type the country's intake requires
 	// has run on the entity.
 	BlockCheckNeverRun = "check_never_run"
+	// BlockPartialScreening: the latest screening of the entity ran
+	// without the register's names (the register failed or did not know
+	// the number), so the name that matters most was never screened.
+	BlockPartialScreening = "partial_screening"
 )
 
 // Blocker is one reason the policy refuses an action: its kind, what it is
@@ -49,6 +53,8 @@ type Blocker struct {
 //     entity's DismissedMatches or ConfirmedMatches);
 //   - no match confirmed a true positive: a confirmed hit is rejected, or
 //     escalated to AML, whose officer rejects it (or judges the match again);
+//   - the latest screening screened the register's names (not a partial
+//     set: the register failed or did not know the number);
 //   - a risk assessment;
 //   - for each check type cfg's intake lists, a check of it has run on the
 //     entity and its latest is completed (not pending, running or failed).
@@ -70,6 +76,12 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 				out = append(out, Blocker{Kind: BlockOpenMatch, About: id,
 					Text: fmt.Sprintf("match %s of screening check %d is not adjudicated (adjudicate_match)", id, sc.ID)})
 			}
+		}
+	}
+	if sc, ok := newestEntityCheck(checks, domain.CheckOrganizationScreening); ok && sc.Status == domain.CheckCompleted {
+		if partial, _ := sc.Result["names_partial"].(bool); partial {
+			out = append(out, Blocker{Kind: BlockPartialScreening, About: string(domain.CheckOrganizationScreening),
+				Text: fmt.Sprintf("the latest screening (check %d) screened a partial set of names: %v; run the checks again once the register answers (queue_checks)", sc.ID, sc.Result["names_partial_reason"])})
 		}
 	}
 	if ent.Risk == nil {

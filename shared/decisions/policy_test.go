@@ -39,6 +39,10 @@ func TestApprovePolicy(t *testing.T) {
 			d.Checks = append(d.Checks, domain.Check{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckRunning,
 				TriggeringReason: domain.TriggerOperatorRequested, CreatedAt: t0.Add(time.Hour), UpdatedAt: t0.Add(time.Hour)})
 		}, []string{"the latest organization_screening check", "is running"}},
+		{"the screening ran without the register's names", func(d *domain.EntityDetail) {
+			d.Checks[0].Result["names_partial"] = true
+			d.Checks[0].Result["names_partial_reason"] = "the register lookup (check 7) failed: the provider could not be reached"
+		}, []string{"the latest screening (check", "screened a partial set of names: the register lookup (check 7) failed", "run the checks again once the register answers"}},
 		{"a required check never run", func(d *domain.EntityDetail) { d.Checks = d.Checks[:1] },
 			[]string{"no registry_lookup check, which SA's intake requires, has run"}},
 		{"everything at once", func(d *domain.EntityDetail) {

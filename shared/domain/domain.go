@@ -93,6 +93,10 @@ type Entity struct {
 	ID                 int64
 	RegistrationNumber string
 	LegalName          string
+	// Names are every name the business is known by, with where each came
+	// from (the register's, the declared one): what screening screens.
+	// LegalName is one of them (the register's when it answered).
+	Names              []EntityName
 	CountryCode        string // ISO 3166-1 alpha-2, upper case
 	CountryID          int    // ISO 3166-1 numeric
 	Status             EntityStatus

@@ -27,8 +27,9 @@ const (
 // print as integers, not in exponent form. Version 3: nested values in
 // check results read as text (a match as its name, then score, lists, id),
 // not in Go's map syntax. Version 4: each review's triggering_reason in the
-// JSON form (what opened it when no person did).
-const RenderVersion = 4
+// JSON form (what opened it when no person did). Version 5: the entity's
+// names, with where each came from, in the JSON form.
+const RenderVersion = 5
 
 // ETag is the strong entity tag of the entity's dossier in form f: a digest
 // of the account, the entity (and its creation time, so an id used again

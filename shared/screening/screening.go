@@ -156,6 +156,7 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		res.Dataset = a.Dataset
 	}
 	result := checks.ScreeningResultMap(res)
+	checks.CarryQuery(c.Result, result)
 	// An answer for a check already complete is a check of its own, whose
 	// id the evidence is kept under.
 	target := checkID

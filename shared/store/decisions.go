@@ -157,6 +157,9 @@ func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
 		Set("reviews_count", e.ReviewsCount).
 		Set("version", e.Version+1).
 		If("attribute_exists(entity_id) AND (version = ? OR (attribute_not_exists(version) AND ? = ?))", e.Version, e.Version, int64(0))
+	if len(e.Names) > 0 {
+		u.Set("names", entityNameItems(e.Names))
+	}
 	if e.Score != nil {
 		u.Set("current_score", e.Score.Value).Set("score_breakdown", scoreComponentItems(e.Score.Breakdown))
 	} else {

@@ -18,6 +18,7 @@ type entityItem struct {
 	CountrySeq         int64                `dynamo:"country_seq"`
 	RegistrationNumber string               `dynamo:"registration_number"`
 	LegalName          string               `dynamo:"legal_name"`
+	Names              []entityNameItem     `dynamo:"names,omitempty"`
 	CountryCode        string               `dynamo:"country_code"`
 	CountryID          int                  `dynamo:"country_id"`
 	Status             string               `dynamo:"status"`
@@ -74,6 +75,7 @@ func (it entityItem) domain() domain.Entity {
 		ID:                 it.EntityID,
 		RegistrationNumber: it.RegistrationNumber,
 		LegalName:          it.LegalName,
+		Names:              entityNames(it.Names),
 		CountryCode:        it.CountryCode,
 		CountryID:          it.CountryID,
 		Status:             domain.EntityStatus(it.Status),
@@ -115,6 +117,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		CountrySeq:         countrySeq,
 		RegistrationNumber: e.RegistrationNumber,
 		LegalName:          e.LegalName,
+		Names:              entityNameItems(e.Names),
 		CountryCode:        e.CountryCode,
 		CountryID:          e.CountryID,
 		Status:             string(e.Status),
@@ -147,4 +150,27 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		it.RelationshipEndedAt, it.RetainUntil = fmtTime(*e.RelationshipEndedAt), fmtTime(*e.RetainUntil)
 	}
 	return it
+}
+
+// entityNameItem is one name of an entity as its item keeps it. An item
+// written before names were kept has none: its legal_name is all it knows.
+type entityNameItem struct {
+	Name   string `dynamo:"name"`
+	Source string `dynamo:"source"`
+}
+
+func entityNameItems(ns []domain.EntityName) []entityNameItem {
+	var out []entityNameItem
+	for _, n := range ns {
+		out = append(out, entityNameItem{Name: n.Name, Source: string(n.Source)})
+	}
+	return out
+}
+
+func entityNames(its []entityNameItem) []domain.EntityName {
+	var out []domain.EntityName
+	for _, it := range its {
+		out = append(out, domain.EntityName{Name: it.Name, Source: domain.NameSource(it.Source)})
+	}
+	return out
 }
