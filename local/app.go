@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/gateway"
+	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/api"
 	"github.com/evs-kyb/evs/shared/blob"
 	"github.com/evs-kyb/evs/shared/boot"
@@ -155,4 +156,15 @@ func newGateway(st *store.Store, log *slog.Logger, p providers) *gateway.Gateway
 		panic(fmt.Sprintf("local gateway: %v", err))
 	}
 	return gw
+}
+
+// screeningEngine is the screening engine the simulator hands /match to:
+// the stack's yente (devstack.YenteURL). An address that does not parse
+// leaves none: every screening then fails as with the engine down.
+func screeningEngine() http.Handler {
+	h, err := sim.EngineProxy(devstack.YenteURL())
+	if err != nil {
+		return nil
+	}
+	return h
 }

@@ -59,7 +59,7 @@ func BenchmarkCreateEntityEvidence(b *testing.B) {
 		return took
 	}
 	gateways := func(registry, screening time.Duration) (with, without *httptest.Server, stop func()) {
-		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey,
+		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(),
 			RegistryLatency: registry, ScreeningLatency: screening})
 		keep := simulatorProviders(simSrv.URL)
 		skip := simulatorProviders(simSrv.URL)

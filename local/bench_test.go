@@ -181,7 +181,7 @@ func BenchmarkCreateEntity(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey,
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(),
 		RegistryLatency: 300 * time.Millisecond, ScreeningLatency: 500 * time.Millisecond})
 	defer simSrv.Close()
 	p := simulatorProviders(simSrv.URL)
@@ -264,7 +264,7 @@ func BenchmarkConcurrentCreates(b *testing.B) {
 		b.Fatal(err)
 	}
 	gateway := func(st *store.Store, latency time.Duration) *httptest.Server {
-		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey,
+		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(),
 			RegistryLatency: latency * 3, ScreeningLatency: latency * 5})
 		b.Cleanup(simSrv.Close)
 		srv := httptest.NewServer(newGateway(st, quietLogger(), simulatorProviders(simSrv.URL)))

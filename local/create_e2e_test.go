@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -58,7 +59,7 @@ func newCreateFixture(t *testing.T, opts ...func(*dynamodb.Options)) *createFixt
 			t.Fatal(err)
 		}
 	}
-	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}
+	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()}
 	simSrv := httptest.NewServer(s)
 	t.Cleanup(simSrv.Close)
 	f := &createFixture{sim: s, simURL: simSrv.URL, st: st, account: acct}
@@ -100,6 +101,75 @@ func checksByType(t *testing.T, m map[string]any) map[string]map[string]any {
 	return out
 }
 
+// TestTheRegistersNameIsScreened: a create with the contract's own body
+// (no legal_name) is screened under the register's name, by the real
+// engine, and the check says which names it sent and which one matched;
+// a number the register does not know is screened on the declared name
+// alone, and the check says the set is partial.
+func TestTheRegistersNameIsScreened(t *testing.T) {
+	f := newCreateFixture(t)
+	tests := []struct {
+		name       string
+		fields     map[string]any
+		sanctions  string
+		sent       []string // names_screened's names, in order
+		partial    bool
+		matchedOn  string // the top match's matched_name ("" for none)
+		legalName  string
+		sourceSeen string // a source among names_screened
+	}{
+		{"the documented body: the register's name is listed", map[string]any{"registration_number": "7000000101", "country_code": "SA"},
+			"hit", []string{sim.RegisterName("7000000101")}, false, sim.RegisterName("7000000101"), sim.RegisterName("7000000101"), "register"},
+		{"an invented name, a listed declared name beside it", map[string]any{"registration_number": "7000000100", "country_code": "SA", "legal_name": "Desert Falcon Trading LLC"},
+			"needs_review", []string{sim.RegisterName("7000000100"), "Desert Falcon Trading LLC"}, false, "Desert Falcon Trading LLC", sim.RegisterName("7000000100"), "declared"},
+		{"the register does not know the number", map[string]any{"registration_number": "7000000103", "country_code": "SA", "legal_name": "Quantum Blue Software Ltd"},
+			"clear", []string{"Quantum Blue Software Ltd"}, true, "", "Quantum Blue Software Ltd", "declared"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.create(t, tt.fields)
+			if r.status != 201 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			m := r.json(t)
+			if m["sanctions_status"] != tt.sanctions || m["legal_name"] != tt.legalName {
+				t.Errorf("sanctions %v, legal_name %v; want %s, %s", m["sanctions_status"], m["legal_name"], tt.sanctions, tt.legalName)
+			}
+			res := checksByType(t, m)["organization_screening"]["result"].(map[string]any)
+			var sent []string
+			sources := map[string]bool{}
+			for _, n := range res["names_screened"].([]any) {
+				sent = append(sent, n.(map[string]any)["name"].(string))
+				sources[n.(map[string]any)["source"].(string)] = true
+			}
+			if strings.Join(sent, "|") != strings.Join(tt.sent, "|") || !sources[tt.sourceSeen] {
+				t.Errorf("names_screened = %v", res["names_screened"])
+			}
+			if q := res["query"].(map[string]any)["properties"].(map[string]any); fmt.Sprint(q["name"]) != fmt.Sprint(toAny(tt.sent)) {
+				t.Errorf("query sent = %v", q)
+			}
+			if res["names_partial"] != tt.partial || tt.partial && !strings.Contains(fmt.Sprint(res["names_partial_reason"]), "found no register") {
+				t.Errorf("names_partial = %v (%v)", res["names_partial"], res["names_partial_reason"])
+			}
+			ms, _ := res["matches"].([]any)
+			if tt.matchedOn == "" && len(ms) > 0 || tt.matchedOn != "" && (len(ms) == 0 || ms[0].(map[string]any)["matched_name"] != tt.matchedOn) {
+				t.Errorf("matches = %v, want the first matched on %q", ms, tt.matchedOn)
+			}
+			if len(m["names"].([]any)) != len(tt.sent) {
+				t.Errorf("entity names = %v", m["names"])
+			}
+		})
+	}
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
 func TestCreateEntityOutcomes(t *testing.T) {
 	f := newCreateFixture(t)
 	tests := []struct {
@@ -118,11 +188,16 @@ func TestCreateEntityOutcomes(t *testing.T) {
 		{"7000000015", "sa", "unknown", "not_run", "failed", "failed", nil, "timeout", false},
 		{"7000000016", "sa", "unknown", "not_run", "failed", "failed", nil, "503", false},
 		{"7000000017", "sa", "invalid_status", "clear", "completed", "completed", 30.0, "suspended", true},
+		// No register in the UAE: the declared name is screened, and
+		// decides (a listed party's name, the same number's digit aside).
 		{"CN-0000021", "ae", "unknown", "hit", "", "completed", 30.0, "", false},
+		{"CN-0000031", "ae", "unknown", "clear", "", "completed", 30.0, "", false},
 	}
+	declared := map[string]string{"CN-0000021": "Desert Falcon Trading LLC", "CN-0000031": "Quantum Blue Software Ltd"}
 	for _, tt := range tests {
 		t.Run(tt.number, func(t *testing.T) {
-			r := f.create(t, map[string]any{"registration_number": tt.number, "country_code": tt.country, "legal_name": "Declared Name"})
+			name := cmp.Or(declared[tt.number], "Declared Name")
+			r := f.create(t, map[string]any{"registration_number": tt.number, "country_code": tt.country, "legal_name": name})
 			if r.status != 201 {
 				t.Fatalf("status %d: %s", r.status, r.body)
 			}
@@ -136,7 +211,7 @@ func TestCreateEntityOutcomes(t *testing.T) {
 			if m["risk_level"] != nil || m["risk_level_assessed"] != false {
 				t.Errorf("a new entity is unassessed: %v %v", m["risk_level"], m["risk_level_assessed"])
 			}
-			if fromRegistry := m["legal_name"] != "Declared Name"; fromRegistry != tt.wantLegalNameFromRegistry {
+			if fromRegistry := m["legal_name"] != name; fromRegistry != tt.wantLegalNameFromRegistry {
 				t.Errorf("legal_name = %v", m["legal_name"])
 			}
 			cs := checksByType(t, m)

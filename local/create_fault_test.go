@@ -31,7 +31,7 @@ func TestKeyedCreatesSurviveAFrozenDatabase(t *testing.T) {
 	e := &env{store: st, names: names, log: quietLogger()}
 	acct := mustAccount(t, e, "Frozen", "SA")
 	key := mustKey(t, e, acct, domain.PermEntityView, domain.PermEntityCreate)
-	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}
+	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()}
 	simSrv := httptest.NewServer(s)
 	defer simSrv.Close()
 	gw := httptest.NewServer(newGateway(st, quietLogger(), simulatorProviders(simSrv.URL)))

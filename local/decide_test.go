@@ -24,7 +24,7 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	st := devstacktest.Store(t)
 	e := &env{store: st, log: quietLogger()}
 	acct := mustAccount(t, e, "Queue", "SA")
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()})
 	defer simSrv.Close()
 	p := simulatorProviders(simSrv.URL)
 	cfg, _ := st.CountryConfig(ctx, acct, "SA")

@@ -152,7 +152,7 @@ type sampleDeps struct {
 
 func newSampleDeps(t *testing.T) *sampleDeps {
 	t.Helper()
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()})
 	t.Cleanup(simSrv.Close)
 	client := pipeline.SQSClient(devstack.SQSEndpoint())
 	queues, err := pipeline.EnsureQueues(context.Background(), client, devstack.UniquePrefix(t.Name()))

@@ -35,7 +35,7 @@ func TestLargeEvidenceEndToEnd(t *testing.T) {
 	acct := mustAccount(t, e, "Large answers", "SA")
 	key := mustKey(t, e, acct, domain.PermEntityView, domain.PermEntityCreate)
 
-	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, RegistryPadding: 400 << 10}
+	s := &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(), RegistryPadding: 400 << 10}
 	simSrv := httptest.NewServer(s)
 	t.Cleanup(simSrv.Close)
 	gw := httptest.NewServer(newGateway(st, quietLogger(), simulatorProviders(simSrv.URL)))

@@ -59,7 +59,7 @@ func newHostileFixture(t *testing.T) *hostileFixture {
 	if f.entity, err = f.st.CreateEntity(context.Background(), withAccount(richDetail("7000000010"), f.account)); err != nil {
 		t.Fatal(err)
 	}
-	f.sim = &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}
+	f.sim = &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()}
 	simSrv := httptest.NewServer(f.sim)
 	t.Cleanup(simSrv.Close)
 	f.gw = newGateway(f.st, quietLogger(), simulatorProviders(simSrv.URL))

@@ -103,7 +103,7 @@ func newUpHarness(t *testing.T, hook func(h *upHarness, name string), stackEnv .
 	}
 	t.Cleanup(h.sv.run(h.ctx))
 
-	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey})
+	simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()})
 	t.Cleanup(simSrv.Close)
 	h.gw = httptest.NewServer(newGateway(h.st, quietLogger(), simulatorProviders(simSrv.URL)))
 	t.Cleanup(h.gw.Close)

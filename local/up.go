@@ -85,7 +85,7 @@ func startSimulator(port string) (url string, stop func(), err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on port %s for the provider simulator: %w", port, err)
 	}
-	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey}, ReadHeaderTimeout: 10 * time.Second}
+	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()}, ReadHeaderTimeout: 10 * time.Second}
 	go simSrv.Serve(simLn)
 	return "http://" + simLn.Addr().String(), func() { simSrv.Close() }, nil
 }

@@ -1,26 +1,34 @@
 // Package sim is the local provider simulator: it speaks both generations of
 // the Wathq commercial-registration API (the current
 // /commercial-registration/fullinfo with its status lookup, and the legacy
-// v4 and v5 /commercialregistration/fullinfo) and OpenSanctions yente's matching API,
-// with outcomes chosen by the last digit of the registration number, and it
-// can post signed screening webhooks the way a screening provider would.
+// v4 and v5 /commercialregistration/fullinfo), hands OpenSanctions yente's
+// matching API to the real engine (Screening: yente over the project's
+// listed-parties dataset) after the faults only a simulator can make, and
+// posts signed screening webhooks the way a screening provider would.
 //
-//	last digit  registry (Wathq)          screening (yente)
-//	0, 8, 9     active                    clear (no result)
-//	1           active                    hit (a match scoring 0.97)
-//	2           active                    needs review (a match scoring 0.78)
-//	3           not found (404)           clear
-//	4           expired                   clear
-//	5           slow: answers after 30 s  slow: answers after 30 s
-//	6           failing: 503              failing: 500
-//	7           suspended                 clear
+// The registration number's last digit chooses what the register says and
+// which faults the providers show; the screening's outcome is the engine's
+// reading of the names (RegisterName):
+//
+//	last digit  registry (Wathq)                        screening (yente)
+//	0, 8, 9     active, an invented name                the engine's answer
+//	1           active, a listed party's name           the engine's answer (a hit)
+//	2           active, a listed party's near namesake  the engine's answer (the review band)
+//	3           not found (404)                         the engine's answer (declared names only)
+//	4           expired                                 the engine's answer
+//	5           slow: answers after 30 s                slow: answers after 30 s
+//	6           failing: 503                            failing: 500
+//	7           suspended                               the engine's answer
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
-	"strconv"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +85,9 @@ type Simulator struct {
 	// Latency added to every answer, per provider (for benchmarks).
 	RegistryLatency  time.Duration
 	ScreeningLatency time.Duration
+	// Screening is the screening engine /match is handed to (EngineProxy
+	// of yente); nil answers 503, as an engine that is down would.
+	Screening http.Handler
 	// RegistryPadding, when set, adds a field of that many bytes to every
 	// registry answer (as a register's long history would): an answer over
 	// the 350 KB an evidence item holds, for the evidence's blob store.
@@ -181,25 +192,11 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, api, id string
 	case Suspended:
 		status = RegisterSuspended
 	}
-	answer := WathqAnswer(api, id, legalName(id), status)
+	answer := WathqAnswer(api, id, RegisterName(id), status)
 	if s.RegistryPadding > 0 {
 		answer["history"] = strings.Repeat("-", s.RegistryPadding)
 	}
 	writeJSON(w, http.StatusOK, answer)
-}
-
-// legalName invents a stable name for a registration number.
-func legalName(id string) string {
-	words := []string{"Al Noor", "Riyadh", "Gulf Horizon", "Najd", "Red Sea", "Al Safwa", "Tihama", "Al Waha", "Jazan", "Qassim"}
-	kinds := []string{"Trading Company", "Logistics Est.", "Contracting LLC", "Industries Co.", "Services Est."}
-	sum := 0
-	for _, c := range id {
-		sum = sum*31 + int(c)
-	}
-	if sum < 0 {
-		sum = -sum
-	}
-	return words[sum%len(words)] + " " + kinds[(sum/7)%len(kinds)]
 }
 
 type yenteQuery struct {
@@ -207,6 +204,10 @@ type yenteQuery struct {
 	Properties map[string][]string `json:"properties"`
 }
 
+// yente checks the key as the hosted API does, applies the faults a
+// registration number asks for (slow, failing: what a real engine cannot be
+// told to do), then hands the request to the real engine (Screening): the
+// names decide what comes back, never a digit.
 func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string) {
 	if s.YenteAPIKey != "" && r.Header.Get("Authorization") != "ApiKey "+s.YenteAPIKey {
 		writeJSON(w, http.StatusForbidden, map[string]any{"detail": "Invalid API key"})
@@ -219,14 +220,6 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	if err := json.Unmarshal(raw, &body); err != nil || len(body.Queries) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "No queries provided."})
 		return
-	}
-	if len(body.Queries) > 100 {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": "Too many queries in one batch (limit: 100)"})
-		return
-	}
-	excluded := map[string]bool{}
-	for _, id := range r.URL.Query()["exclude_entity_ids"] {
-		excluded[id] = true
 	}
 	// A batch takes as long as its slowest query.
 	delay := s.ScreeningLatency
@@ -241,35 +234,23 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	if !wait(r, delay) {
 		return
 	}
-	// As yente: nothing scoring below the threshold sent comes back, and
-	// match says whether a result reached it (0.7 unless sent).
-	threshold := 0.7
-	if t, err := strconv.ParseFloat(r.URL.Query().Get("threshold"), 64); err == nil {
-		threshold = t
+	if s.Screening == nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"detail": "no screening engine: the simulator hands /match to yente (local/stack/stack.sh start yente)"})
+		return
 	}
-	algorithm := r.URL.Query().Get("algorithm")
-	if algorithm == "" {
-		algorithm = "logic-v2"
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.Header.Del("Authorization") // a self-hosted yente takes none
+	s.Screening.ServeHTTP(w, r)
+}
+
+// EngineProxy hands requests to the screening engine at base (yente's URL).
+func EngineProxy(base string) (http.Handler, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("the screening engine's address %q is not a URL", base)
 	}
-	responses := map[string]any{}
-	for ref, q := range body.Queries {
-		results := []any{}
-		for _, m := range Matches(OutcomeOf(first(q.Properties["registrationNumber"])), first(q.Properties["name"])) {
-			score := m["score"].(float64)
-			if !excluded[m["id"].(string)] && score >= threshold {
-				m["match"] = true
-				results = append(results, m)
-			}
-		}
-		responses[ref] = map[string]any{
-			"status":  200,
-			"results": results,
-			"total":   map[string]any{"value": len(results), "relation": "eq"},
-			"query":   map[string]any{"schema": q.Schema, "properties": q.Properties},
-		}
-	}
-	w.Header().Set("x-batch-size", fmt.Sprint(len(responses)))
-	writeJSON(w, http.StatusOK, map[string]any{"responses": responses, "limit": 5, "matcher": map[string]any{"name": algorithm}, "dataset": dataset})
+	return httputil.NewSingleHostReverseProxy(u), nil
 }
 
 // Matches are the results yente returns for an outcome, in its format,

@@ -538,8 +538,16 @@ type CheckResult struct {
 		Class    *CheckResultMatchesClass `json:"class,omitempty"`
 		Datasets *[]string                `json:"datasets,omitempty"`
 		ID       *string                  `json:"id,omitempty"`
-		Schema   *string                  `json:"schema,omitempty"`
-		Score    *float64                 `json:"score,omitempty"`
+
+		// IdentifierOnly The match shares no name with the entity: it was found on the registration number
+		// alone (yente scores an exact identifier 0.85 whatever the names). Judge it on the
+		// number.
+		IdentifierOnly *bool `json:"identifier_only,omitempty"`
+
+		// MatchedName Which of the names sent (`names_screened`) the match was found on, as the provider's explanation says.
+		MatchedName *string  `json:"matched_name,omitempty"`
+		Schema      *string  `json:"schema,omitempty"`
+		Score       *float64 `json:"score,omitempty"`
 
 		// Topics The listing's topics as the provider gave them.
 		Topics *[]string `json:"topics,omitempty"`

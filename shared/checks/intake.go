@@ -376,6 +376,12 @@ func ScreeningResultMap(res ScreeningResult) map[string]any {
 		if m.Class() == ClassSanction && ByControl(m.Properties.Topics) {
 			mm["by_control"] = true
 		}
+		if n := m.MatchedName(); n != "" {
+			mm["matched_name"] = n
+		}
+		if m.IdentifierOnly() {
+			mm["identifier_only"] = true
+		}
 		matches = append(matches, mm)
 	}
 	m := map[string]any{

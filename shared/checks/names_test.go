@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -99,6 +100,32 @@ func TestTheQueryCarriesEveryNameAndIsRecorded(t *testing.T) {
 			recorded := Sanitize(domain.CheckOrganizationScreening, ScreeningResultMap(res))["query"].(map[string]any)
 			if fmt.Sprint(recorded["properties"]) != fmt.Sprint(props) {
 				t.Errorf("recorded %v, sent %v", recorded, sent)
+			}
+		})
+	}
+}
+
+// TestWhichNameAMatchWasFoundOn reads yente 5.5's explanations as it sent
+// them from the local engine (logic-v2).
+func TestWhichNameAMatchWasFoundOn(t *testing.T) {
+	tests := []struct {
+		name, explanations, matched string
+		identifierOnly              bool
+	}{
+		{"a name", `{"name_match": {"detail": "['desert' literalMatch: 1.00, weight 1.00]", "score": 0.94, "query": "Desert Falcon Trading", "candidate": "Desert Falcon Trading LLC"},
+			"vessel_imo_mmsi_match": {"detail": "Not a vessel", "score": 0.0, "query": null, "candidate": null}}`, "Desert Falcon Trading", false},
+		{"the number alone", `{"name_match": {"detail": "No name match found.", "score": 0.0, "query": null, "candidate": null},
+			"lei_code_match": {"detail": "No identifier match", "score": 0.0, "query": null, "candidate": null}}`, "", true},
+		{"no explanations (an older answer)", `{}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m ScreeningMatch
+			if err := json.Unmarshal([]byte(`{"id":"x","score":0.85,"explanations":`+tt.explanations+`}`), &m); err != nil {
+				t.Fatal(err)
+			}
+			if m.MatchedName() != tt.matched || m.IdentifierOnly() != tt.identifierOnly {
+				t.Errorf("matched %q, identifier only %v", m.MatchedName(), m.IdentifierOnly())
 			}
 		})
 	}

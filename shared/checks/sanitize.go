@@ -20,7 +20,7 @@ func resultKeys(t domain.CheckType) []string {
 
 // matchKeys is the allow-list inside each element of a screening's matches.
 func matchKeys() []string {
-	return []string{"id", "caption", "schema", "score", "datasets", "class", "topics", "by_control"}
+	return []string{"id", "caption", "schema", "score", "datasets", "class", "topics", "by_control", "matched_name", "identifier_only"}
 }
 
 // Sanitize keeps only the allow-listed keys of a result.

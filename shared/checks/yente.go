@@ -74,6 +74,45 @@ type ScreeningMatch struct {
 	Match      bool            `json:"match"`
 	Datasets   []string        `json:"datasets"`
 	Properties MatchProperties `json:"properties"`
+	// Explanations are yente's reasons for the score, per feature
+	// (name_match, identifier matches…): which query value met which of
+	// the candidate's.
+	Explanations map[string]Explanation `json:"explanations,omitempty"`
+}
+
+// Explanation is one feature's part of a score, as yente explains it.
+type Explanation struct {
+	Score     float64 `json:"score"`
+	Query     *string `json:"query"`
+	Candidate *string `json:"candidate"`
+}
+
+// MatchedName is which of the names sent the match was found on (the
+// query side of yente's name explanation), "" when no name matched.
+func (m ScreeningMatch) MatchedName() string {
+	best, name := 0.0, ""
+	for k, e := range m.Explanations {
+		if strings.Contains(k, "name") && e.Score > best && e.Query != nil {
+			best, name = e.Score, *e.Query
+		}
+	}
+	return name
+}
+
+// IdentifierOnly reports whether the match was found with no name in
+// common: yente scores an exact registration number 0.85 whatever the
+// names, above the match line. A match without explanations (an older
+// provider's answer) is not said to be one.
+func (m ScreeningMatch) IdentifierOnly() bool {
+	if len(m.Explanations) == 0 {
+		return false
+	}
+	for k, e := range m.Explanations {
+		if strings.Contains(k, "name") && e.Score > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // MatchProperties are the properties of a result the service reads: its
