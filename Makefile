@@ -28,9 +28,9 @@ tools: ## check the toolchain (Go must be installed; Java and Maven are installe
 	@$(GO) mod download
 
 .PHONY: stack stack-install stack-stop stack-status
-stack-install: ## fetch DynamoDB Local and ElasticMQ from Maven Central (once)
+stack-install: ## fetch DynamoDB Local, ElasticMQ and OpenSearch from Maven Central and yente from PyPI (once)
 	@$(STACK) install
-stack: ## start DynamoDB Local (:8000) and ElasticMQ (:9324) unless running
+stack: ## start DynamoDB Local (:8000), ElasticMQ (:9324), OpenSearch (:9200) and yente (:8765) unless running
 	@$(STACK) start
 stack-stop: ## stop the local services this project started (make stack's, and the test stack a bare go test starts)
 	@$(STACK) stop
@@ -115,6 +115,7 @@ vet: tools $(STATICCHECK) ## gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 # stores, so a test never writes into yours and a running make local is
 # left alone.
 TEST_ENV := EVS_STACK_DIR=$(CURDIR)/.local/test-stack DYNAMODB_PORT=8200 ELASTICMQ_PORT=9524 ELASTICMQ_STATS_PORT=9525 \
+	OPENSEARCH_PORT=9220 YENTE_PORT=8785 YENTE_URL= \
 	DYNAMODB_DATA_DIR= ELASTICMQ_DATA_DIR= DYNAMODB_ENDPOINT= SQS_ENDPOINT= EVS_RECORDS_DIR= EVS_EVIDENCE_DIR= \
 	EVS_TABLE_PREFIX= EVS_DEMO_DIR= PORT= SIM_PORT= LOG_LEVEL=
 .PHONY: test
@@ -128,6 +129,7 @@ test: tools stack-install sfn-install browser-install vet lint-api sam-validate 
 # after: a long-lived in-memory instance slows down as tables come and go,
 # which would skew the numbers.
 BENCH_ENV := EVS_STACK_DIR=$(CURDIR)/.local/bench-stack DYNAMODB_PORT=8100 ELASTICMQ_PORT=9424 ELASTICMQ_STATS_PORT=9425 \
+	OPENSEARCH_PORT=9210 YENTE_PORT=8775 YENTE_URL= \
 	DYNAMODB_DATA_DIR= ELASTICMQ_DATA_DIR= DYNAMODB_ENDPOINT= SQS_ENDPOINT= EVS_RECORDS_DIR= EVS_EVIDENCE_DIR= EVS_TABLE_PREFIX=
 
 .PHONY: bench

@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Local stand-ins for the AWS services the KYB service uses:
+# Local stand-ins for the AWS services the KYB service uses, and the real
+# screening engine it calls:
 #   dynamodb   DynamoDB Local (with Streams) on 127.0.0.1:${DYNAMODB_PORT:-8000}
 #   elasticmq  ElasticMQ (SQS, query and JSON protocols) on 127.0.0.1:${ELASTICMQ_PORT:-9324}
+#   opensearch single-node OpenSearch 2.19.6 for yente on 127.0.0.1:${OPENSEARCH_PORT:-9200}
+#   yente      OpenSanctions' yente 5.5.0 (/match, logic-v2) on 127.0.0.1:${YENTE_PORT:-8765},
+#              indexing local/screening/listed-parties.ftm.json (fictional
+#              listed parties); healthy once /readyz and a canary /match answer
+#              (local/screening/engine.sh holds what is particular to these two)
 #
-# Usage: local/stack/stack.sh install|start|stop [SERVICE...]|status|data SERVICE|elasticmq-conf
+# Usage: local/stack/stack.sh install|start [SERVICE...]|stop [SERVICE...]|status|data SERVICE|elasticmq-conf
 #
-# Jars come from Maven (local/stack/pom.xml); everything generated lives in
+# Jars come from Maven (local/stack/pom.xml); yente from PyPI into a venv
+# outside the clone (local/screening/install.sh: ~/.cache/evs/yente-5.5.0,
+# pinned by local/screening/requirements.txt). Everything generated lives in
 # ${EVS_STACK_DIR:-<repo>/.local/stack} (git-ignored):
-#   lib/dynamodb, lib/elasticmq  jars (one classpath per server)
+#   lib/dynamodb, lib/elasticmq, lib/opensearch  jars (one classpath per server)
 #   native/                      sqlite4java native library for DynamoDB Local
 #   etc/elasticmq.conf           generated ElasticMQ config
+#   etc/yente-manifest.json      generated yente manifest (the dataset's absolute path)
+#   opensearch/, yente/          the node's data and yente's data path, wiped
+#                                whenever start launches them
 #   logs/<name>.log, run/<name>.pid
+#
+# Servers are stopped by the pid in their pid file only, after checking the
+# process's command line is the one this script launched (yente: its
+# process group, which holds the reindex it may still be running).
 #
 # Environment:
 #   EVS_STACK_DIR          state directory (default <repo>/.local/stack)
@@ -25,7 +40,13 @@
 #   ELASTICMQ_STATS_PORT   default 9325 (only used by ElasticMQ versions that
 #                          have a stats/UI server; it is disabled anyway)
 #   ELASTICMQ_REGION       region in queue ARNs (default us-east-1)
+#   OPENSEARCH_PORT        default 9200 (HTTP; its transport takes a free port)
+#   OPENSEARCH_HEAP        the node's heap, -Xms and -Xmx (default 256m)
+#   YENTE_PORT             default 8765
+#   YENTE_DIR              yente's venv (default ~/.cache/evs/yente-<version>)
 #   STACK_START_TIMEOUT    seconds to wait for a server to answer (default 60)
+#   SCREENING_START_TIMEOUT  the same for opensearch and yente (default 180:
+#                          yente indexes the dataset before it serves)
 #   JAVA_HOME              use $JAVA_HOME/bin/java instead of java on PATH
 set -euo pipefail
 
@@ -53,12 +74,15 @@ START_TIMEOUT="${STACK_START_TIMEOUT:-60}"
 DYNAMODB_MAIN="software.amazon.dynamodb.services.local.main.ServerRunner"
 ELASTICMQ_MAIN="org.elasticmq.server.Main"
 
-SERVICES=(dynamodb elasticmq)
+SERVICES=(dynamodb elasticmq opensearch yente)
 
 log() { printf '%s\n' "$*"; }
 err() { printf 'stack.sh: %s\n' "$*" >&2; }
 die() { err "$*"; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# shellcheck source-path=SCRIPTDIR source=../screening/engine.sh
+. "$REPO_ROOT/local/screening/engine.sh"
 
 java_bin() {
   if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
@@ -199,14 +223,19 @@ PY
 }
 
 do_install() {
-  if is_installed && [[ -d "$LIB_DIR/dynamodb" && -d "$LIB_DIR/elasticmq" ]]; then
+  install_jars
+  screening_install
+}
+
+install_jars() {
+  if is_installed && [[ -d "$LIB_DIR/dynamodb" && -d "$LIB_DIR/elasticmq" && -d "$LIB_DIR/opensearch" ]]; then
     # Fast path for re-runs: skip the JVM version probe if java is there.
     have "$(java_bin)" || ensure_java
     return 0
   fi
   ensure_java
   ensure_maven
-  log "fetching DynamoDB Local and ElasticMQ jars with Maven into $LIB_DIR ..."
+  log "fetching DynamoDB Local, ElasticMQ and OpenSearch jars with Maven into $LIB_DIR ..."
   mkdir -p "$STACK_DIR"
   local new="$STACK_DIR/lib.new" old="$STACK_DIR/lib.old" profile
   rm -rf "$new" "$old"
@@ -214,7 +243,7 @@ do_install() {
   mkdir -p "$LOG_DIR"
   local mvn_log="$LOG_DIR/install.log"
   : >"$mvn_log"
-  for profile in dynamodb elasticmq; do
+  for profile in dynamodb elasticmq opensearch; do
     if ! mvn -q -B -Dstyle.color=never -f "$POM" -P "$profile" dependency:copy-dependencies \
       -DoutputDirectory="$new/$profile" >>"$mvn_log" 2>&1; then
       tail -n 40 "$mvn_log" >&2
@@ -223,6 +252,7 @@ do_install() {
   done
   ls "$new"/dynamodb/DynamoDBLocal-*.jar >/dev/null 2>&1 || die "DynamoDBLocal jar missing after mvn"
   ls "$new"/elasticmq/elasticmq-server_*.jar >/dev/null 2>&1 || die "elasticmq-server jar missing after mvn"
+  ls "$new"/opensearch/opensearch-[0-9]*.jar >/dev/null 2>&1 || die "opensearch jar missing after mvn"
   setup_native "$new/dynamodb" "$STACK_DIR/native.new"
   # Swap in the new tree (running servers keep their open jars).
   if [[ -d "$LIB_DIR" ]]; then mv "$LIB_DIR" "$old"; fi
@@ -271,6 +301,8 @@ healthy() { # service
     elasticmq)
       http_ok 'ListQueuesResponse' "http://127.0.0.1:$port/?Action=ListQueues"
       ;;
+    opensearch) opensearch_healthy ;;
+    yente) yente_healthy ;;
   esac
 }
 
@@ -278,6 +310,8 @@ svc_port() {
   case "$1" in
     dynamodb) echo "$DYNAMODB_PORT" ;;
     elasticmq) echo "$ELASTICMQ_PORT" ;;
+    opensearch) echo "$OPENSEARCH_PORT" ;;
+    yente) echo "$YENTE_PORT" ;;
   esac
 }
 
@@ -285,6 +319,15 @@ svc_main() {
   case "$1" in
     dynamodb) echo "$DYNAMODB_MAIN" ;;
     elasticmq) echo "$ELASTICMQ_MAIN" ;;
+    opensearch) echo "$OPENSEARCH_MAIN" ;;
+  esac
+}
+
+# svc_timeout is how long start waits for the service to answer.
+svc_timeout() {
+  case "$1" in
+    opensearch | yente) echo "$SCREENING_START_TIMEOUT" ;;
+    *) echo "$START_TIMEOUT" ;;
   esac
 }
 
@@ -300,7 +343,8 @@ cmdline_of() { # pid
 
 # Prints the pid if the pid file points at a live java process that this
 # script launched for <service> (marker property + main class on its command
-# line); fails otherwise.
+# line), or, for yente, at the yente this script launched (engine.sh's
+# yente_cmdline); fails otherwise.
 our_pid() { # service
   local svc="$1" file pid cmd
   file="$(pid_file "$svc")"
@@ -309,7 +353,11 @@ our_pid() { # service
   [[ -n "$pid" ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
   cmd="$(cmdline_of "$pid")"
-  [[ "$cmd" == *java* && "$cmd" == *"-Devs.stack=$svc "* && "$cmd" == *"$(svc_main "$svc")"* ]] || return 1
+  if [[ "$svc" == yente ]]; then
+    yente_cmdline "$cmd" || return 1
+  else
+    [[ "$cmd" == *java* && "$cmd" == *"-Devs.stack=$svc "* && "$cmd" == *"$(svc_main "$svc")"* ]] || return 1
+  fi
   echo "$pid"
 }
 
@@ -444,10 +492,11 @@ running_data() { # service
   echo "${cmd%% *}"
 }
 
-java_cmd() { # service -> sets global array CMD
+server_cmd() { # service -> sets global array CMD
   local svc="$1" java
   java="$(java_bin)"
   case "$svc" in
+    opensearch | yente) screening_cmd "$svc" ;;
     dynamodb)
       mkdir -p "$TMP_DIR"
       CMD=("$java" "-Devs.stack=dynamodb" "-Devs.stack.dir=$STACK_DIR" "-Devs.stack.data=$(data_setting dynamodb)"
@@ -479,7 +528,8 @@ launch() { # service
   logf="$LOG_DIR/$svc.log"
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   rm -f "$file"
-  java_cmd "$svc"
+  case "$svc" in opensearch | yente) screening_prepare "$svc" ;; esac
+  server_cmd "$svc"
   # An in-memory DynamoDB Local starts with no tables: the records and
   # evidence folders that copy them (devstack.RecordsDir, EvidenceDir)
   # start empty with it, never outliving what they copy.
@@ -492,8 +542,8 @@ launch() { # service
     printf '%q ' "${CMD[@]}"
     printf '\n'
   } >>"$logf"
-  # The inner bash writes its own pid and then execs java, so the pid file
-  # holds the java pid even if setsid has to fork. New session + nohup: the
+  # The inner bash writes its own pid and then execs the server, so the pid
+  # file holds the server's pid even if setsid has to fork. New session + nohup: the
   # server outlives this shell and its terminal.
   local -a detach=(nohup)
   if have setsid; then detach=(setsid nohup); fi
@@ -525,7 +575,7 @@ wait_healthy() { # service timeout-seconds launched(0/1)
 
 fail_start() { # service
   local svc="$1" logf="$LOG_DIR/$1.log"
-  err "$svc is not answering on $(endpoint "$svc") (waited up to ${START_TIMEOUT}s)"
+  err "$svc is not answering on $(endpoint "$svc") (waited up to $(svc_timeout "$svc")s)"
   if [[ -f "$logf" ]]; then
     err "--- last lines of $logf:"
     tail -n 30 "$logf" >&2 || true
@@ -533,8 +583,9 @@ fail_start() { # service
   exit 1
 }
 
-# Both JVMs boot in parallel: start_launch starts whatever is not already
-# up, start_finish then waits for each one and reports.
+# The servers boot in parallel (yente.sh waits for the OpenSearch node
+# before indexing): start_launch starts whatever is not already up,
+# start_finish then waits for each one and reports.
 start_launch() { # service -> prints ours|launched|foreign
   local svc="$1"
   if our_pid "$svc" >/dev/null; then
@@ -552,7 +603,7 @@ start_finish() { # service state
   local svc="$1" state="$2" pid
   case "$state" in
     ours)
-      wait_healthy "$svc" "$START_TIMEOUT" 0 || fail_start "$svc"
+      wait_healthy "$svc" "$(svc_timeout "$svc")" 0 || fail_start "$svc"
       pid="$(our_pid "$svc" || echo '?')"
       log "$svc: already running (ours, pid $pid) at $(endpoint "$svc")"
       ;;
@@ -562,7 +613,7 @@ start_finish() { # service state
       log "$svc: already running (not started by stack.sh) at $(endpoint "$svc")"
       ;;
     launched)
-      wait_healthy "$svc" "$START_TIMEOUT" 1 || fail_start "$svc"
+      wait_healthy "$svc" "$(svc_timeout "$svc")" 1 || fail_start "$svc"
       pid="$(our_pid "$svc" || echo '?')"
       log "$svc: started (pid $pid) at $(endpoint "$svc"), log $LOG_DIR/$svc.log"
       ;;
@@ -609,18 +660,47 @@ where() { # data setting
   if [[ "$1" == memory ]]; then echo "in memory"; else echo "in $1"; fi
 }
 
-do_start() {
+do_start() { # [service...] (default: all)
   take_lock
+  local svc pid port
+  local -a which=("$@")
+  [[ ${#which[@]} -gt 0 ]] || which=("${SERVICES[@]}")
+  for svc in "${which[@]}"; do
+    case " ${SERVICES[*]} " in *" $svc "*) ;; *) die "unknown service: $svc" ;; esac
+  done
   do_install
   check_data
-  local svc
+  # A node or yente of ours started on other ports than this start asks
+  # for (the ports changed since) is started again on these: they keep
+  # nothing a fresh start does not rebuild.
+  for svc in opensearch yente; do
+    if [[ " ${which[*]} " == *" $svc "* ]] && pid="$(our_pid "$svc")"; then
+      port="$(screening_port_of "$svc" "$pid")"
+      if [[ -n "$port" && "$port" != "$(svc_port "$svc")" ]]; then
+        log "$svc: restarting it on port $(svc_port "$svc") (it runs on $port)"
+        stop_one "$svc"
+      fi
+    fi
+  done
+  # A yente of ours whose OpenSearch node is gone serves nothing (the new
+  # node starts empty): started again, it indexes the dataset anew.
+  if [[ " ${which[*]} " == *" opensearch "* ]] && our_pid yente >/dev/null && ! our_pid opensearch >/dev/null &&
+    ! port_open "$OPENSEARCH_PORT"; then
+    log "yente: restarting it, its OpenSearch node is gone"
+    stop_one yente
+  fi
   local -a states=()
-  for svc in "${SERVICES[@]}"; do
+  local node=""
+  our_pid opensearch >/dev/null && node=ours
+  for svc in "${which[@]}"; do
+    # yente.sh may clear yente's index lock only on this stack's own node.
+    if [[ "$svc" == yente && ("$node" == ours || "$node" == launched) ]]; then SCREENING_OWN_NODE=1; fi
     states+=("$(start_launch "$svc")")
+    if [[ "$svc" == opensearch ]]; then node="${states[-1]}"; fi
   done
   local i
-  for i in "${!SERVICES[@]}"; do
-    start_finish "${SERVICES[$i]}" "${states[$i]}"
+  for i in "${!which[@]}"; do
+    start_finish "${which[$i]}" "${states[$i]}"
   done
 }
 
@@ -638,7 +718,7 @@ stop_one() { # service
     fi
     return
   fi
-  kill -TERM "$pid" 2>/dev/null || true
+  signal_server "$svc" "$pid" TERM
   for ((i = 0; i < 60; i++)); do # up to 15 s
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.25
@@ -647,7 +727,7 @@ stop_one() { # service
     # Re-check it is still our process before escalating.
     if our_pid "$svc" >/dev/null; then
       err "$svc (pid $pid) ignored SIGTERM; sending SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
+      signal_server "$svc" "$pid" KILL
       sleep 0.5
     fi
   fi
@@ -655,14 +735,30 @@ stop_one() { # service
   log "$svc: stopped (pid $pid)"
 }
 
-do_stop() { # [service...] (default: all)
+# signal_server sends the signal to the server's pid; for yente, to its
+# process group when the pid leads one (setsid made it so), so that a
+# reindex still running under yente.sh ends with it.
+signal_server() { # service pid signal
+  local svc="$1" pid="$2" sig="$3" pgid=""
+  if [[ "$svc" == yente ]]; then
+    pgid="$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ' || true)"
+  fi
+  if [[ -n "$pgid" && "$pgid" == "$pid" ]]; then
+    kill "-$sig" -- "-$pid" 2>/dev/null || true
+  else
+    kill "-$sig" "$pid" 2>/dev/null || true
+  fi
+}
+
+do_stop() { # [service...] (default: all; in reverse order, yente before its node)
   take_lock
-  local svc
-  local -a which=("$@")
-  [[ ${#which[@]} -gt 0 ]] || which=("${SERVICES[@]}")
-  for svc in "${which[@]}"; do
+  local svc i
+  for svc in "$@"; do
     case " ${SERVICES[*]} " in *" $svc "*) ;; *) die "unknown service: $svc" ;; esac
-    stop_one "$svc"
+  done
+  for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do
+    svc="${SERVICES[$i]}"
+    if [[ $# -eq 0 || " $* " == *" $svc "* ]]; then stop_one "$svc"; fi
   done
 }
 
@@ -672,7 +768,10 @@ do_status() {
   local svc pid
   for svc in "${SERVICES[@]}"; do
     if pid="$(our_pid "$svc")"; then
-      log "$svc: running (ours, pid $pid) at $(endpoint "$svc"), data: $(running_data "$svc")"
+      case "$svc" in
+        opensearch | yente) log "$svc: running (ours, pid $pid) at $(endpoint "$svc"), data: $(screening_data "$svc")" ;;
+        *) log "$svc: running (ours, pid $pid) at $(endpoint "$svc"), data: $(running_data "$svc")" ;;
+      esac
     elif port_open "$(svc_port "$svc")"; then
       log "$svc: running (not ours) at $(endpoint "$svc")"
     else
@@ -683,13 +782,15 @@ do_status() {
 
 usage() {
   cat <<EOF
-usage: $0 install|start|stop|status|data SERVICE|elasticmq-conf
-  install  install Java/Maven if missing and fetch the jars (no-op when up to date)
-  start    install if needed, then start DynamoDB Local and ElasticMQ unless already up
+usage: $0 install|start [SERVICE...]|stop [SERVICE...]|status|data SERVICE|elasticmq-conf
+  install  install Java/Maven if missing, fetch the jars and yente (no-op when up to date)
+  start [SERVICE...]  install if needed, then start DynamoDB Local, ElasticMQ, OpenSearch
+           and yente (all, or those named) unless already up
   stop [SERVICE...]  stop the servers this script started (all, or those named)
   status   show whether each server is running, who started it, and where its data is
   data SERVICE     print where the running server keeps its data (a directory, or memory)
   elasticmq-conf   print the ElasticMQ config start would write
+services: ${SERVICES[*]}
 state dir: $STACK_DIR
 EOF
 }
@@ -697,7 +798,7 @@ EOF
 main() {
   case "${1:-}" in
     install) do_install ;;
-    start) do_start ;;
+    start) shift; do_start "$@" ;;
     stop) shift; do_stop "$@" ;;
     status) do_status ;;
     data) [[ -n "${2:-}" ]] || die "data: name a service"; running_data "$2" ;;

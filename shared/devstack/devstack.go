@@ -1,6 +1,7 @@
 // Package devstack finds, or starts, the local stand-ins for AWS that tests
-// and the local runner use: DynamoDB Local and ElasticMQ, installed and run by
-// the project's own script (local/stack/stack.sh). It gives integration tests
+// and the local runner use: DynamoDB Local and ElasticMQ, and the screening
+// engine (yente over OpenSearch, screening.go), installed and run by the
+// project's own script (local/stack/stack.sh). It gives integration tests
 // tables of their own, dropped when the test ends.
 package devstack
 
@@ -50,7 +51,7 @@ func SQSEndpoint() string {
 // a test that starts servers of its own leaves them out of their
 // environment, so it never writes into what the person running it keeps.
 func PersonalVars() []string {
-	return []string{"DYNAMODB_DATA_DIR", "ELASTICMQ_DATA_DIR", "DYNAMODB_ENDPOINT", "SQS_ENDPOINT", "EVS_RECORDS_DIR", "EVS_EVIDENCE_DIR", "EVS_DEMO_DIR"}
+	return []string{"DYNAMODB_DATA_DIR", "ELASTICMQ_DATA_DIR", "DYNAMODB_ENDPOINT", "SQS_ENDPOINT", "YENTE_URL", "EVS_RECORDS_DIR", "EVS_EVIDENCE_DIR", "EVS_DEMO_DIR"}
 }
 
 // EnvWithout is env (os.Environ's form) without the named variables.
@@ -86,16 +87,19 @@ var ensureOnce struct {
 	done bool
 }
 
-// Ensure makes sure DynamoDB Local and ElasticMQ answer, starting them with
-// the project's script when they do not. Services already running (started
-// by make, by another test package or by hand) are used as they are.
+// Ensure makes sure DynamoDB Local and ElasticMQ answer and the screening
+// engine is ready (yente's /readyz and a canary /match: YenteURL), starting
+// them with the project's script when they do not (it starts only what is
+// not running). Services already running (started by make, by another test
+// package or by hand) are used as they are; a yente named by YENTE_URL need
+// only answer.
 func Ensure(ctx context.Context) error {
 	ensureOnce.Lock()
 	defer ensureOnce.Unlock()
 	if ensureOnce.done {
 		return nil
 	}
-	if answers(DynamoDBEndpoint()) && answers(SQSEndpoint()) {
+	if answers(DynamoDBEndpoint()) && answers(SQSEndpoint()) && yenteAnswers(ctx) {
 		ensureOnce.done = true
 		return nil
 	}
@@ -111,6 +115,9 @@ func Ensure(ctx context.Context) error {
 	}
 	if !answers(DynamoDBEndpoint()) {
 		return errors.New("local stack started, but DynamoDB Local does not answer at " + DynamoDBEndpoint())
+	}
+	if err := errYenteNotReady(ctx); err != nil {
+		return err
 	}
 	ensureOnce.done = true
 	return nil

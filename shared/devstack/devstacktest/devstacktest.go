@@ -44,10 +44,12 @@ func init() {
 // TestStackEnv is the test stack's place and ports, make test's TEST_ENV.
 func TestStackEnv(root string) map[string]string {
 	return map[string]string{"EVS_STACK_DIR": filepath.Join(root, ".local", "test-stack"),
-		"DYNAMODB_PORT": "8200", "ELASTICMQ_PORT": "9524", "ELASTICMQ_STATS_PORT": "9525"}
+		"DYNAMODB_PORT": "8200", "ELASTICMQ_PORT": "9524", "ELASTICMQ_STATS_PORT": "9525",
+		"OPENSEARCH_PORT": "9220", "YENTE_PORT": "8785"}
 }
 
-// Stack skips the test under -short, else finds or starts the local stack.
+// Stack skips the test under -short, else finds or starts the local stack
+// (the screening engine too: devstack.Ensure).
 func Stack(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
