@@ -30,7 +30,9 @@ func TestSplitTitle(t *testing.T) {
 }
 
 func TestScreeningNames(t *testing.T) {
-	n := func(name string, src domain.NameSource) domain.EntityName { return domain.EntityName{Name: name, Source: src} }
+	n := func(name string, src domain.NameSource) domain.EntityName {
+		return domain.EntityName{Name: name, Source: src}
+	}
 	var seven []domain.EntityName
 	for i := range 7 {
 		seven = append(seven, n(fmt.Sprintf("Name %d", i), domain.NameDeclared))
