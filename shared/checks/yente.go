@@ -61,6 +61,9 @@ type ScreeningQuery struct {
 	Names              []ScreenedName
 	Jurisdiction       string // ISO alpha-2, lower case for yente
 	RegistrationNumber string
+	// BirthDate (YYYY-MM-DD, or a year) and Nationality (ISO alpha-2) of
+	// a person: they tell namesakes apart.
+	BirthDate, Nationality string
 	// ExcludeEntityIDs are matches a person has dismissed as false positives.
 	ExcludeEntityIDs []string
 }
@@ -217,6 +220,19 @@ func (y *Yente) Screen(ctx context.Context, q ScreeningQuery) (ScreeningResult, 
 	}
 	if q.RegistrationNumber != "" {
 		props["registrationNumber"] = []string{q.RegistrationNumber}
+	}
+	if schema == "Person" {
+		// A person's country is a nationality, not a jurisdiction.
+		if j, ok := props["jurisdiction"]; ok {
+			delete(props, "jurisdiction")
+			props["country"] = j
+		}
+		if q.BirthDate != "" {
+			props["birthDate"] = []string{q.BirthDate}
+		}
+		if q.Nationality != "" {
+			props["nationality"] = []string{strings.ToLower(q.Nationality)}
+		}
 	}
 	body, _ := json.Marshal(yenteRequest{Queries: map[string]yenteQuery{q.Reference: {Schema: schema, Properties: props}}})
 
