@@ -43,7 +43,12 @@ var (
 func comparison(e domain.Entity, register map[string]any, p checks.ListedParty) []compareRow {
 	str := func(k string) string { s, _ := register[k].(string); return s }
 	names := []string{e.LegalName}
-	if n := str("legal_name"); n != "" && fold(n) != fold(e.LegalName) {
+	for _, n := range e.Names {
+		if !slices.ContainsFunc(names, func(have string) bool { return fold(have) == fold(n.Name) }) {
+			names = append(names, n.Name)
+		}
+	}
+	if n := str("legal_name"); n != "" && !slices.ContainsFunc(names, func(have string) bool { return fold(have) == fold(n) }) {
 		names = append(names, n+" (the register)")
 	}
 	var ids, dates []string
@@ -52,8 +57,25 @@ func comparison(e domain.Entity, register map[string]any, p checks.ListedParty) 
 			ids = append(ids, k.name+" "+v)
 		}
 	}
+	if v := str("issue_date"); v != "" {
+		dates = append(dates, "registered "+v)
+	}
 	if v := str("expiry_date_hijri"); v != "" {
 		dates = append(dates, "register expiry "+v+" (Hijri)")
+	}
+	var places []string
+	if v := str("city"); v != "" {
+		places = append(places, v+" (the register's head office)")
+	}
+	var details []string
+	if v := str("legal_form"); v != "" {
+		details = append(details, "legal form: "+v)
+	}
+	acts, _ := register["activities"].([]any)
+	for _, a := range acts {
+		if m, ok := a.(map[string]any); ok {
+			details = append(details, fmt.Sprintf("activity %v: %v", m["id"], m["name"]))
+		}
 	}
 	listedNames := values(p, nameProps...)
 	if p.Caption != "" && !slices.Contains(listedNames, p.Caption) {
@@ -75,9 +97,9 @@ func comparison(e domain.Entity, register map[string]any, p checks.ListedParty) 
 		{Field: "Country", Entity: []string{e.CountryCode}, Listed: upper(values(p, countryProps...)),
 			Agrees: overlap([]string{e.CountryCode}, values(p, countryProps...), strings.ToUpper)},
 		{Field: "Dates", Entity: dates, Listed: listedDates},
-		{Field: "Addresses", Listed: values(p, "address")},
+		{Field: "Addresses", Entity: places, Listed: values(p, "address")},
 		{Field: "Programme and lists", Listed: append(named(p, programProps...), prefixed("list ", p.Datasets)...)},
-		{Field: "Other details", Listed: named(p, others(p)...)},
+		{Field: "Other details", Entity: details, Listed: named(p, others(p)...)},
 	}
 	for i := range rows {
 		rows[i].Entity, rows[i].Listed = capped(rows[i].Entity), capped(rows[i].Listed)

@@ -53,3 +53,25 @@ func TestComparisonCapsLongLists(t *testing.T) {
 		t.Errorf("names shown: %d, last %q", len(got), got[len(got)-1])
 	}
 }
+
+// TestComparisonShowsEveryNameAndTheRegistersFacts: the entity's side
+// carries each of its names and what the register said of it (issue date,
+// city, legal form, activities), not "not recorded".
+func TestComparisonShowsEveryNameAndTheRegistersFacts(t *testing.T) {
+	e := domain.Entity{LegalName: "شركة المجد للزراعة", Names: []domain.EntityName{
+		{Name: "شركة المجد للزراعة", Source: domain.NameRegister}, {Name: "Al Majd Agri", Source: domain.NameDeclared}}}
+	register := map[string]any{"legal_name": "شركة المجد للزراعة", "issue_date": "2019-07-02", "city": "الرياض",
+		"legal_form": "شركة ذات مسؤولية محدودة", "activities": []any{map[string]any{"id": "463012", "name": "البيع بالجملة"}}}
+	rows := comparison(e, register, checks.ListedParty{Caption: "x"})
+	want := map[string]string{
+		"Name":          "[شركة المجد للزراعة Al Majd Agri]",
+		"Dates":         "[registered 2019-07-02]",
+		"Addresses":     "[الرياض (the register's head office)]",
+		"Other details": "[legal form: شركة ذات مسؤولية محدودة activity 463012: البيع بالجملة]",
+	}
+	for _, r := range rows {
+		if w, ok := want[r.Field]; ok && fmt.Sprint(r.Entity) != w {
+			t.Errorf("%s: entity side %v, want %s", r.Field, r.Entity, w)
+		}
+	}
+}

@@ -16,7 +16,11 @@ type matchRow struct {
 	// ClassText says it in words, with "through ownership or control" for
 	// a sanctions match that is one.
 	Class, ClassText string
-	Lists            []string
+	// MatchedName is which of the names screened it was found on;
+	// IdentifierOnly: on none, the registration number alone.
+	MatchedName    string
+	IdentifierOnly bool
+	Lists          []string
 	// Dismissed: an operator judged it a false positive before;
 	// Confirmed: a true positive.
 	Dismissed, Confirmed bool
@@ -63,6 +67,8 @@ func matchRows(c domain.Check, e domain.Entity) []matchRow {
 		row.Class, row.ClassText = matchClassOf(mm)
 		row.Name, _ = mm["caption"].(string)
 		row.Schema, _ = mm["schema"].(string)
+		row.MatchedName, _ = mm["matched_name"].(string)
+		row.IdentifierOnly, _ = mm["identifier_only"].(bool)
 		if s, ok := mm["score"]; ok {
 			row.Score = plain(s)
 		}
@@ -120,4 +126,35 @@ func (h *handler) withComparisons(c *webpage.Call, d domain.EntityDetail, sc dom
 		}
 	}
 	return "", nil
+}
+
+// screenedName is one name a screening sent, as the review page lists it.
+type screenedName struct {
+	Name, Source, Title string
+}
+
+// screenedNames are the names a screening's result says it sent, and why
+// the set was partial ("" when it was not). A screening kept before names
+// were recorded lists none.
+func screenedNames(c domain.Check) ([]screenedName, string) {
+	var out []screenedName
+	ns, _ := c.Result["names_screened"].([]any)
+	for _, n := range ns {
+		m, ok := n.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := m["name"].(string)
+		src, _ := m["source"].(string)
+		title, _ := m["title"].(string)
+		out = append(out, screenedName{Name: name, Source: domain.NameSourceWords(domain.NameSource(src)), Title: title})
+	}
+	partial := ""
+	if p, _ := c.Result["names_partial"].(bool); p {
+		partial, _ = c.Result["names_partial_reason"].(string)
+		if partial == "" {
+			partial = "the register's names were not screened"
+		}
+	}
+	return out, partial
 }

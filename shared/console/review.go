@@ -21,7 +21,11 @@ type reviewPage struct {
 	ViewedAt  string
 	Checks    []checkRow
 	Screening *checkRow // the check the matches are from
-	Matches   []matchRow
+	// Screened are the names the screening sent, with where each came
+	// from; Partial says why the register's were not among them.
+	Screened []screenedName
+	Partial  string
+	Matches  []matchRow
 	// MatchNote says why the matches are not set beside the entity field
 	// by field, when they are not.
 	MatchNote string
@@ -152,6 +156,7 @@ func (h *handler) screeningSection(c *webpage.Call, d shownDossier, r domain.Rev
 	}
 	row := checkRows([]domain.Check{sc})[0]
 	page.Screening = &row
+	page.Screened, page.Partial = screenedNames(sc)
 	page.Matches = matchRows(sc, d.Entity)
 	for i := range page.Matches {
 		if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
