@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 
@@ -56,10 +57,31 @@ func TestQueueChecksThroughTheTaskHandler(t *testing.T) {
 	if _, err := apply(domain.ActionStart, "a1", nil); err != nil {
 		t.Fatal(err)
 	}
+	// The engine's matches for the register's listed name: all but the
+	// last dismissed first.
+	var ids []string
+	for _, c := range created.Checks {
+		if c.Type != domain.CheckOrganizationScreening {
+			continue
+		}
+		ms, _ := c.Result["matches"].([]any)
+		for _, m := range ms {
+			ids = append(ids, m.(map[string]any)["id"].(string))
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatalf("setup: no match in %+v", created.Checks)
+	}
+	for i, id := range ids[:len(ids)-1] {
+		if _, err := apply(domain.ActionAdjudicateMatch, fmt.Sprintf("a2-%d", i), func(r *decisions.Request) { r.MatchID, r.Verdict = id, domain.VerdictFalsePositive }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := ids[len(ids)-1]
 	// What the verdict changed is in the output (the review alone does not
 	// show it), the same when the action is applied again.
 	for range 2 {
-		out, err := apply(domain.ActionAdjudicateMatch, "a2", func(r *decisions.Request) { r.MatchID, r.Verdict = "NK-sim-hit", domain.VerdictFalsePositive })
+		out, err := apply(domain.ActionAdjudicateMatch, "a2", func(r *decisions.Request) { r.MatchID, r.Verdict = last, domain.VerdictFalsePositive })
 		if err != nil {
 			t.Fatal(err)
 		}
