@@ -51,6 +51,14 @@ func TestEachMatchIsJudgedByItsClass(t *testing.T) {
 	if err := approve(r); err != nil {
 		t.Errorf("approve over a confirmed PEP: %v", err)
 	}
+	// The trail says what was judged.
+	trail, err := w.st.AuditTrail(ctx, w.account, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := trail[len(trail)-1]; last.Action != domain.ActionAdjudicateMatch || last.After["match_class"] != "pep" {
+		t.Errorf("the adjudication's record: %s %v", last.Action, last.After)
+	}
 
 	e, r = w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, approvable, withMatches(domain.SanctionsHit, control))
 	got = adjudicate(r, e, "NK-control", domain.VerdictTruePositive)

@@ -154,6 +154,8 @@ func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *chan
 	}
 	*dropped = without(*dropped, req.MatchID)
 	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent)
+	// The trail says what was judged: a sanction, a PEP or another risk.
+	c.after["match_class"] = matchClass(latest, req.MatchID)
 	// A confirmed PEP makes the entity high risk: its approval is then a
 	// high-risk one (four eyes where the account asks for them).
 	if req.Verdict == domain.VerdictTruePositive && matchClass(latest, req.MatchID) == checks.ClassPEP {
