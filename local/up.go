@@ -163,8 +163,8 @@ func (u upBanner) text(ctx context.Context, e *env) (string, error) {
 	fmt.Fprintf(&b, "Docs:     http://%s%s%s; the OpenAPI document: http://%s%s\n",
 		u.addr, gateway.DocsPath, docsNote, u.addr, deploy.OpenAPIPath)
 	fmt.Fprintf(&b, "Webhooks: http://%s/webhooks/opensanctions (secret %s)\n", u.addr, localWebhookSecret())
-	fmt.Fprintf(&b, "Providers simulated at %s: Wathq (the Saudi commercial register) and yente (OpenSanctions' screening);\n", u.simURL)
-	fmt.Fprintf(&b, "          the outcome is set by the registration number's last digit\n")
+	fmt.Fprintf(&b, "Providers at %s: Wathq simulated (the register's answer set by the number's last digit: 1 a listed name),\n", u.simURL)
+	fmt.Fprintf(&b, "          screening by the real engine, yente at %s, on the names it is sent\n", devstack.YenteURL())
 	// The console and the settings area are served on localhost: passkeys
 	// are bound to a domain, and go-webauthn refuses an IP address as one.
 	consoleBase := "http://localhost:" + u.port
