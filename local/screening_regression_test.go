@@ -91,11 +91,7 @@ func screeningPairs() []screeningPair {
 // party, for a name that is none) in res.
 func outcomeOf(res checks.ScreeningResult, listed string) (string, float64) {
 	best := 0.0
-	for _, m := range res.Matches {
-		if (listed == "" || m.ID == listed) && m.Score > best {
-			best = m.Score
-		}
-	}
+	// Results hold every answer (Matches are those at the match line).
 	for _, m := range res.Results {
 		if (listed == "" || m.ID == listed) && m.Score > best {
 			best = m.Score
