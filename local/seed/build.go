@@ -11,7 +11,7 @@ import (
 
 // Building a demo entity from its plan.
 
-func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.EntityDetail {
+func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time, turns listingTurns) domain.EntityDetail {
 	country, st := randomCountry(r), randomStatus(r)
 	var tweak func(*plan, *rand.Rand)
 	if i%3 == 0 && i/3 < len(scenarios) {
@@ -42,6 +42,10 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	if name, ok := arabicNames[i]; ok && p.country == saCode {
 		e.LegalName = name
 	}
+	// A business whose screening finds something bears a listed name.
+	if l, ok := listedName(&p, turns); ok {
+		e.LegalName = l.Name
+	}
 	e.UpdatedAt = lastChange(r, now, created, p.status)
 	life := span{e.CreatedAt, e.UpdatedAt}
 
@@ -65,7 +69,7 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 	}
 
 	reviews, marks := buildReviews(r, p, life)
-	cs := buildChecks(r, p, e, life, marks, i)
+	cs := buildChecks(r, p, e, life, marks, i, turns)
 	e.ChecksCount, e.ReviewsCount = len(cs), len(reviews)
 	if len(reviews) > 0 {
 		reviews[0].ChecksCount = len(cs)
@@ -80,6 +84,35 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time) domain.En
 		}
 	}
 	return domain.EntityDetail{Entity: e, Checks: cs, Reviews: reviews}
+}
+
+// listedName is the listing whose name the entity bears when a screening
+// of it completed finding something: of the kind its strongest outcome
+// (hit over needs_review). A name's answers agree: an earlier screening
+// planned with the other finding is planned with this one.
+func listedName(p *plan, turns listingTurns) (Listing, bool) {
+	org := []*checkPlan{&p.screening}
+	if p.extra == extraOperatorRescreen || p.extra == extraPeriodicRescreen {
+		org = append(org, &p.extraCheck)
+	}
+	strongest := ""
+	for _, cp := range org {
+		if cp.status != domain.CheckCompleted || cp.outcome == scrClear {
+			continue
+		}
+		if strongest == "" || cp.outcome == scrHit {
+			strongest = cp.outcome
+		}
+	}
+	if strongest == "" {
+		return Listing{}, false
+	}
+	for _, cp := range org {
+		if cp.status == domain.CheckCompleted && cp.outcome != scrClear {
+			cp.outcome = strongest
+		}
+	}
+	return turns.next(p.country, false, strongest)
 }
 
 func slug(words ...string) string {

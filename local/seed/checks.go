@@ -10,15 +10,15 @@ import (
 // buildChecks returns the checks in creation order: intake registry lookup,
 // intake screening, then the one check run later, if any; those their
 // provider answered carry the answer (answerAll).
-func buildChecks(r *rand.Rand, p plan, e domain.Entity, life span, m marks, i int) []domain.Check {
-	out := plannedChecks(r, p, life, m, i)
+func buildChecks(r *rand.Rand, p plan, e domain.Entity, life span, m marks, i int, turns listingTurns) []domain.Check {
+	out := plannedChecks(r, p, life, m, i, turns)
 	answerAll(out, e)
 	return out
 }
 
 // plannedChecks are the checks as planned: their statuses, times and
 // outcomes, with results that say only what the plan chose.
-func plannedChecks(r *rand.Rand, p plan, life span, m marks, i int) []domain.Check {
+func plannedChecks(r *rand.Rand, p plan, life span, m marks, i int, turns listingTurns) []domain.Check {
 	var out []domain.Check
 	at := life.after(life.from, time.Duration(1000+r.IntN(500))*time.Millisecond)
 	if p.registry.status != "" {
@@ -55,6 +55,12 @@ func plannedChecks(r *rand.Rand, p plan, life span, m marks, i int) []domain.Che
 		ch.SubjectType = new("party")
 		ch.SubjectID = new(int64(100_000 + i*8 + r.IntN(8)))
 		ch.SubjectDisplayName = new(pick(r, partyNames))
+		// A party whose screening finds something bears a listed name.
+		if cp := p.extraCheck; cp.status == domain.CheckCompleted && cp.outcome != scrClear {
+			if l, ok := turns.next("", true, cp.outcome); ok {
+				ch.SubjectDisplayName = new(l.Name)
+			}
+		}
 		out = append(out, ch)
 	case extraPeriodicRescreen:
 		out = append(out, check(r, domain.CheckOrganizationScreening, domain.TriggerPeriodicReview, p.extraCheck, at, life))

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -90,19 +89,15 @@ func lookup(ch domain.Check, e domain.Entity, status int) (map[string]any, *doma
 }
 
 // screen asks the yente client, as intake does: the organisation by name,
-// country and number; a party (no real flow screens one yet) by its name.
+// country and number; a party (a Person) by its name.
 func screen(ch domain.Check, e domain.Entity, k, status int) (map[string]any, *domain.Evidence) {
 	p := failing(status, yenteFailure(status))
 	if status == http.StatusOK {
-		// The outcomes have the simulator's names; check drew the count.
-		p = yenteProvider(sim.Outcome(ch.Result["status"].(string)), ch.Result["matches_count"].(int))
+		p = yenteProvider(ch.Result["status"].(string))
 	}
-	q := checks.ScreeningQuery{
-		Reference: demoReference(e, k), Names: []checks.ScreenedName{{Name: e.LegalName, Source: domain.NameRegister}},
-		Jurisdiction: e.CountryCode, RegistrationNumber: e.RegistrationNumber,
-	}
+	q := Listing{Name: e.LegalName, Country: e.CountryCode}.Query(demoReference(e, k), e.RegistrationNumber)
 	if ch.SubjectDisplayName != nil {
-		q.Names, q.RegistrationNumber = []checks.ScreenedName{{Name: *ch.SubjectDisplayName, Source: domain.NameRegister}}, ""
+		q = Listing{Name: *ch.SubjectDisplayName, Person: true}.Query(demoReference(e, k), "")
 	}
 	y := checks.Yente{BaseURL: yenteBase, Client: p.client()}
 	res, err := y.Screen(context.Background(), q)

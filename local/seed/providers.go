@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"path"
 	"strings"
@@ -14,9 +13,9 @@ import (
 )
 
 // The providers' answers to demo checks, in their wire formats
-// (../shared/providers.md): shaped like local/sim's, but with the outcome
-// the plan chose rather than one read from the registration number's last
-// digit.
+// (../shared/providers.md): the register's as local/sim serves it, in the
+// state the plan chose; the screening engine's as it answered the name
+// (listings.go).
 
 // provider stands in for a provider's API, in process: it answers each
 // request with the status and body it makes of it.
@@ -80,9 +79,13 @@ func yenteFailure(status int) []byte {
 	return wireJSON(map[string]any{"detail": http.StatusText(status)})
 }
 
-// yenteProvider answers POST /match/{dataset} as the simulator's yente does:
-// each query of the batch gets n results of the outcome, echoing the query.
-func yenteProvider(o sim.Outcome, n int) provider {
+// yenteProvider answers POST /match/{dataset} with the engine's recorded
+// answer to the name each query sends (listings.go): the results yente
+// returned for it, when the check was planned to find something. A
+// screening planned clear of a listed name answers none: it ran before the
+// party was listed (the demo's rejected entities whose first screening was
+// clear).
+func yenteProvider(planned string) provider {
 	return func(req *http.Request) (int, []byte) {
 		var in struct {
 			Queries map[string]struct {
@@ -95,11 +98,12 @@ func yenteProvider(o sim.Outcome, n int) provider {
 		}
 		responses := map[string]any{}
 		for ref, q := range in.Queries {
-			var name string
-			if names := q.Properties["name"]; len(names) > 0 {
-				name = names[0]
+			results := []any{}
+			if planned != scrClear {
+				for _, name := range q.Properties["name"] {
+					results = append(results, recordedResults(name)...)
+				}
 			}
-			results := screeningMatches(o, name, n)
 			responses[ref] = map[string]any{
 				"status":  http.StatusOK,
 				"results": results,
@@ -114,23 +118,4 @@ func yenteProvider(o sim.Outcome, n int) provider {
 			"dataset":   path.Base(req.URL.Path),
 		})
 	}
-}
-
-// screeningMatches are n results for the outcome: the simulator's match
-// first (sim.Matches), then weaker ones of the same kind under ids of their
-// own, two hundredths apart (a hit stays at or above 0.9, a match that
-// needs review at or above the 0.7 threshold).
-func screeningMatches(o sim.Outcome, name string, n int) []map[string]any {
-	out := make([]map[string]any, 0, n)
-	for k := range n {
-		m := sim.Matches(o, name)[0]
-		if k > 0 {
-			score := math.Round((m["score"].(float64)-0.02*float64(k))*100) / 100
-			m["id"] = fmt.Sprintf("%s-%d", m["id"], k+1)
-			m["score"] = score
-			m["explanations"] = map[string]any{"name_literal_match": map[string]any{"score": score}}
-		}
-		out = append(out, m)
-	}
-	return out
 }

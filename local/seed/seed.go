@@ -62,9 +62,10 @@ func Demo(now time.Time, n int) []domain.EntityDetail {
 	}
 	now = now.UTC().Truncate(time.Millisecond)
 	out := make([]domain.EntityDetail, n)
+	turns := listingTurns{}
 	for i := range out {
 		r := rand.New(rand.NewPCG(demoSeed, mix(uint64(i))))
-		out[i] = demoEntity(r, now, i, createdAt(now, i, n, r.Float64()))
+		out[i] = demoEntity(r, now, i, createdAt(now, i, n, r.Float64()), turns)
 	}
 	return out
 }

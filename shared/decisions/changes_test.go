@@ -104,3 +104,42 @@ func normalise(v any) any {
 	}
 	return v
 }
+
+// TestRegisterRenameIsInTheTrail: when the checks run again and the
+// register now gives the business another name, the queue_checks record's
+// before and after show the legal name and the names changing, so the
+// rename is in the trail (not only on the entity).
+func TestRegisterRenameIsInTheTrail(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	w.svc = &decisions.Service{Store: w.st, Clock: domain.SystemClock, Checker: &checks.Runner{
+		Clock:      domain.SystemClock,
+		Registries: map[string]checks.Registry{checks.ProviderWathq: fixedRegistry{Found: true, Name: "شركة الاسم الجديد", NameEn: "New Name Trading", StatusID: "active", Status: domain.RegistrationValid}},
+		Screeners:  map[string]checks.Screener{checks.ProviderOpenSanctions: fixedScreener{}},
+	}}
+	ent, rev := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, func(d *domain.EntityDetail) {
+		d.Entity.Names = []domain.EntityName{{Name: "Decided Co", Source: domain.NameRegister}}
+	})
+	req := w.req(domain.ActionQueueChecks, rev.ID, w.decider)
+	if _, _, err := w.svc.Apply(ctx, req, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := w.st.AuditRecord(ctx, w.account, req.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ field, before, after string }{
+		{"legal_name", "Decided Co", "شركة الاسم الجديد"},
+		{"names", "Decided Co (the register's legal name)", "شركة الاسم الجديد (the register's legal name); New Name Trading (the register's Latin name)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			if b, a := rec.Before[tt.field], rec.After[tt.field]; b != tt.before || a != tt.after {
+				t.Errorf("%s before %q after %q; want %q → %q (record %+v)", tt.field, b, a, tt.before, tt.after, rec)
+			}
+		})
+	}
+	if got, _ := w.st.Entity(ctx, w.account, ent.ID); got.LegalName != "شركة الاسم الجديد" {
+		t.Errorf("entity legal name %q", got.LegalName)
+	}
+}
