@@ -51,6 +51,20 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 			return st, nil
 		}
 	}
+	st, err := seedDemo(ctx, e, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeDemoState(path, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// seedDemo creates the demo account as make local has it: Saudi Arabia and
+// the UAE enabled, declared decisions accepted, n demo entities, a key with
+// every permission and the Demo Operator.
+func seedDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 	// The demo accepts declared decisions, so `go run ./local decide` works
 	// as written; a real account signs every decision in the console.
 	acct, err := createDeclaredAccount(ctx, e, "Demo Merchants", []string{"SA", "AE"})
@@ -70,11 +84,7 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op}
-	if err := writeDemoState(path, st); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op}, nil
 }
 
 // demoOperator adds the demo account's operator, with every permission.
@@ -141,11 +151,13 @@ func writeDemoState(path string, st *demoState) error {
 }
 
 // demoPicks are what the README's first steps act on, found afresh at each
-// start (a reader may have decided last time's): the oldest open review of
+// start (a reader may have decided last time's): the newest open review of
 // an entity whose screening came back clear and which the decision policy
 // lets an operator approve (risk assessed, its intake checks completed:
 // decisions.ApproveBlockers), and of one with a sanctions hit, with the id
-// of its first match. Zero where the data holds none.
+// of its first match. The newest: the console's Take the next one hands out
+// the oldest first, so a reader who walks the console before the front page
+// leaves these to it. Zero where the data holds none.
 type demoPicks struct {
 	Review    domain.QueueEntry
 	HitReview domain.QueueEntry
@@ -162,11 +174,12 @@ type demoPicks struct {
 
 func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, error) {
 	var p demoPicks
-	// first is the n-th (0, 1) oldest open review of the sanctions status;
-	// of a clear one, one the policy lets an operator approve.
-	first := func(s domain.SanctionsStatus, n int) (domain.QueueEntry, error) {
+	// newest is the n-th (0, 1) newest open review of the sanctions status;
+	// of a clear one, one the policy lets an operator approve. The queue
+	// reads oldest first: all of it is read (the demo's is a few dozen).
+	newest := func(s domain.SanctionsStatus, n int) (domain.QueueEntry, error) {
 		var got []domain.QueueEntry
-		q := domain.QueueQuery{AccountID: accountID, Limit: 2, Status: domain.ReviewOpen, Sanctions: s}
+		q := domain.QueueQuery{AccountID: accountID, Limit: 50, Status: domain.ReviewOpen, Sanctions: s}
 		for {
 			page, err := e.store.QueuePage(ctx, q)
 			if err != nil {
@@ -183,7 +196,7 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 					got = append(got, en)
 				}
 			}
-			if len(got) > n || page.Next == "" {
+			if page.Next == "" {
 				break
 			}
 			q.After = page.Next
@@ -191,13 +204,13 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 		if len(got) <= n {
 			return domain.QueueEntry{}, nil
 		}
-		return got[n], nil
+		return got[len(got)-1-n], nil
 	}
 	var err error
-	if p.Review, err = first(domain.SanctionsClear, 0); err != nil {
+	if p.Review, err = newest(domain.SanctionsClear, 0); err != nil {
 		return p, fmt.Errorf("demo: an open review: %w", err)
 	}
-	if p.Other, err = first(domain.SanctionsClear, 1); err != nil {
+	if p.Other, err = newest(domain.SanctionsClear, 1); err != nil {
 		return p, fmt.Errorf("demo: another open review: %w", err)
 	}
 	if p.Review.Review.ID != 0 {
@@ -212,7 +225,7 @@ func findDemoPicks(ctx context.Context, e *env, accountID int64) (demoPicks, err
 			}
 		}
 	}
-	if p.HitReview, err = first(domain.SanctionsHit, 0); err != nil || p.HitReview.Review.ID == 0 {
+	if p.HitReview, err = newest(domain.SanctionsHit, 0); err != nil || p.HitReview.Review.ID == 0 {
 		return p, err
 	}
 	d, err := e.store.EntityDetail(ctx, accountID, p.HitReview.Review.EntityID)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/gateway"
+	"github.com/evs-kyb/evs/local/seed"
 	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/boot"
 	"github.com/evs-kyb/evs/shared/deploy"
@@ -39,13 +40,17 @@ func cmdUp(ctx context.Context, args []string) error {
 	if err := rememberOrigin(servedOrigin(*port)); err != nil {
 		return fmt.Errorf("record the console's origin: %w", err)
 	}
-	var demo *demoState
+	var (
+		demo  *demoState
+		known map[string]sim.Registration
+	)
 	if *seedMode == "demo" {
 		if demo, err = ensureDemo(ctx, e, *entities); err != nil {
 			return err
 		}
+		known = seed.RegisterBook(*entities)
 	}
-	simURL, stopSim, err := startSimulator(*simPort)
+	simURL, stopSim, err := startSimulator(*simPort, known)
 	if err != nil {
 		return err
 	}
@@ -79,13 +84,14 @@ func cmdUp(ctx context.Context, args []string) error {
 	return serveUntilDone(ctx, srv, ln)
 }
 
-// startSimulator serves the provider simulator on port, until stop.
-func startSimulator(port string) (url string, stop func(), err error) {
+// startSimulator serves the provider simulator on port, until stop; the
+// register knows the businesses of known (the demo's) as they are.
+func startSimulator(port string, known map[string]sim.Registration) (url string, stop func(), err error) {
 	simLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on port %s for the provider simulator: %w", port, err)
 	}
-	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine()}, ReadHeaderTimeout: 10 * time.Second}
+	simSrv := &http.Server{Handler: &sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(), Known: known}, ReadHeaderTimeout: 10 * time.Second}
 	go simSrv.Serve(simLn)
 	return "http://" + simLn.Addr().String(), func() { simSrv.Close() }, nil
 }

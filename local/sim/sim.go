@@ -7,8 +7,9 @@
 // posts signed screening webhooks the way a screening provider would.
 //
 // The registration number's last digit chooses what the register says and
-// which faults the providers show; the screening's outcome is the engine's
-// reading of the names (RegisterName):
+// which faults the providers show (for a number the simulator is told it
+// knows, Known, the register answers what it holds and nothing fails); the
+// screening's outcome is the engine's reading of the names (RegisterName):
 //
 //	last digit  registry (Wathq)                        screening (yente)
 //	0, 8, 9     active, an invented name                the engine's answer
@@ -92,10 +93,20 @@ type Simulator struct {
 	// registry answer (as a register's long history would): an answer over
 	// the 350 KB an evidence item holds, for the evidence's blob store.
 	RegistryPadding int
+	// Known are the businesses the register knows as they are (the
+	// demo's, seed.RegisterBook), by registration number: answered with
+	// their own name and state, and neither provider shows a digit's
+	// fault for them, so a demo check run again gets an answer that
+	// agrees with the demo's story.
+	Known map[string]Registration
 
 	mu    sync.Mutex
 	calls map[string]int // by provider
 }
+
+// Registration is what the register holds of a business: its legal name
+// and its state (RegisterActive, RegisterExpired, …).
+type Registration struct{ Name, Status string }
 
 // Calls reports how many requests a provider ("wathq", "opensanctions") got.
 func (s *Simulator) Calls(provider string) int {
@@ -171,6 +182,13 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, api, id string
 	if s.wathqKeyRefused(w, r) {
 		return
 	}
+	if known, ok := s.Known[id]; ok {
+		if !wait(r, s.RegistryLatency) {
+			return
+		}
+		writeJSON(w, http.StatusOK, WathqAnswer(api, id, known.Name, known.Status))
+		return
+	}
 	outcome := OutcomeOf(id)
 	delay := s.RegistryLatency
 	if outcome == Slow {
@@ -224,7 +242,11 @@ func (s *Simulator) yente(w http.ResponseWriter, r *http.Request, dataset string
 	// A batch takes as long as its slowest query.
 	delay := s.ScreeningLatency
 	for _, q := range body.Queries {
-		if o := OutcomeOf(first(q.Properties["registrationNumber"])); o == Slow {
+		number := first(q.Properties["registrationNumber"])
+		if _, known := s.Known[number]; known {
+			continue
+		}
+		if o := OutcomeOf(number); o == Slow {
 			delay = SlowDelay
 		} else if o == Failing {
 			writeJSON(w, http.StatusInternalServerError, map[string]any{"detail": "Internal server error"})
