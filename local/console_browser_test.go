@@ -96,29 +96,7 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 	ep := f.endpoint(rcv.url(), domain.EventApproved)
 	rcv.setSecret(ep.Secret)
 
-	// The gateway of make local, its console deciding through the local
-	// stand-in of Step Functions, wired as up wires it.
-	d := providers{}.deps(f.st, quietLogger())
-	decide, err := boot.As[boot.DecisionHandler]("decision", d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adm, err := localAdmin(&env{store: f.st, names: f.names, log: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wfCtx, stopWorkflow := context.WithCancel(ctx)
-	t.Cleanup(stopWorkflow) // ends the executions still waiting (run.mjs is killed with it)
-	stage := newStageAPI(wfCtx, adm, decide)
-	if err := serveStageAPI(wfCtx, stage); err != nil {
-		t.Fatal(err)
-	}
-	d.Workflow = stageWorkflow{api: stage}
-	gw, err := buildGateway(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveOn(t, ln, gw)
+	decide := serveConsole(ctx, t, f, providers{}.deps(f.st, quietLogger()), ln)
 
 	links := &portal.Service{Store: f.st, Clock: domain.SystemClock}
 	link := func(t *testing.T, op domain.Operator) string {
@@ -341,6 +319,10 @@ func TestConsoleEndToEndInABrowser(t *testing.T) {
 		}
 	}
 	var view admin.AuditChainView
+	adm, err := localAdmin(&env{store: f.st, names: f.names, log: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := runAdmin(ctx, inProcess{handle: adm}, "browser test", map[string]any{"command": "audit.verify", "account_id": f.acct, "entity_id": taken.EntityID}, &view); err != nil {
 		t.Fatal(err)
 	}
@@ -493,6 +475,35 @@ func consoleReview(t *testing.T, f *flowFixture, number, name string, age time.D
 		t.Fatal(err)
 	}
 	return d.Reviews[0]
+}
+
+// serveConsole serves on ln the gateway of make local over f's store with
+// the functions' deps d, its console deciding through the local stand-in of
+// Step Functions (the real ASL), wired as up wires it; it returns the
+// decision function the workflow runs.
+func serveConsole(ctx context.Context, t *testing.T, f *flowFixture, d boot.Deps, ln net.Listener) boot.DecisionHandler {
+	t.Helper()
+	decide, err := boot.As[boot.DecisionHandler]("decision", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := localAdmin(&env{store: f.st, names: f.names, log: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfCtx, stopWorkflow := context.WithCancel(ctx)
+	t.Cleanup(stopWorkflow) // ends the executions still waiting (run.mjs is killed with it)
+	stage := newStageAPI(wfCtx, adm, decide)
+	if err := serveStageAPI(wfCtx, stage); err != nil {
+		t.Fatal(err)
+	}
+	d.Workflow = stageWorkflow{api: stage}
+	gw, err := buildGateway(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, ln, gw)
+	return decide
 }
 
 // consoleSignedDecision applies req through the decision function as the

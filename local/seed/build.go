@@ -42,17 +42,19 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time, turns lis
 	if name, ok := arabicNames[i]; ok && p.country == saCode {
 		e.LegalName = name
 	}
-	// A business whose screening finds something bears a listed name.
-	if l, ok := listedName(&p, turns); ok {
-		e.LegalName = l.Name
+	// A business whose screening finds something bears a listed name (its
+	// site and page named after it; none for a name in Arabic script).
+	listed, isListed := listedName(&p, turns)
+	if isListed {
+		e.LegalName, core, sector = listed.Name, listed.Name, ""
 	}
 	e.UpdatedAt = lastChange(r, now, created, p.status)
 	life := span{e.CreatedAt, e.UpdatedAt}
 
-	if pct(r, 55) {
+	if pct(r, 55) && slug(core) != "" {
 		e.WebsiteURL = new(website(core, sector, p.country))
 	}
-	if pct(r, 40) {
+	if pct(r, 40) && slug(core) != "" {
 		e.SocialURL = new(social(r, core, sector))
 	}
 	if pct(r, 50) {
