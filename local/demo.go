@@ -28,6 +28,10 @@ type demoState struct {
 	Key         string `json:"key"`
 	// OperatorID is the demo operator, who signs in to the settings area.
 	OperatorID int64 `json:"operator_id"`
+	// Seed is the demo data's generation (seed.Generation): a demo
+	// seeded by another is seeded again, in a new account, so its
+	// entities agree with what the simulated register knows of them.
+	Seed string `json:"seed,omitempty"`
 }
 
 // ensureDemo reuses the demo account when its key still works against these
@@ -38,7 +42,7 @@ func ensureDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := readDemoState(path); err == nil && st.TablePrefix == tablePrefix() {
+	if st, err := readDemoState(path); err == nil && st.TablePrefix == tablePrefix() && st.Seed == seed.Generation {
 		p, err := (&auth.Authorizer{Keys: e.store, Clock: domain.SystemClock}).Authenticate(ctx, "Bearer "+st.Key)
 		if err == nil && p.AccountID == st.AccountID {
 			e.log.Info("reusing demo account", "account_id", st.AccountID)
@@ -84,7 +88,7 @@ func seedDemo(ctx context.Context, e *env, n int) (*demoState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op}, nil
+	return &demoState{TablePrefix: tablePrefix(), AccountID: acct.ID, Key: key, OperatorID: op, Seed: seed.Generation}, nil
 }
 
 // demoOperator adds the demo account's operator, with every permission.

@@ -19,6 +19,11 @@ import (
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
+// Generation names what Demo generates; it changes when the same position
+// would give another story (make local seeds a demo of another generation
+// again).
+const Generation = "2026-12-07 listed names, register book"
+
 // Window is how far back Demo and Bulk spread creation times.
 const Window = 120 * 24 * time.Hour
 
