@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +32,11 @@ type supervision struct {
 	// Endpoints of the servers (devstack.DynamoDBEndpoint() and
 	// devstack.SQSEndpoint() for up).
 	DynamoDBEndpoint, SQSEndpoint string
+	// YenteURL, when set, is the screening engine's (devstack.YenteURL()):
+	// watched too, and started again with the rest when it stops being
+	// ready (its node with it). Nothing waits on it: a screening while it
+	// is away fails as with a hosted engine down.
+	YenteURL string
 	// Restart starts what is not running: stack.sh start.
 	Restart  func(ctx context.Context) error
 	Interval time.Duration // between probes; default 500ms
@@ -62,11 +69,15 @@ func (sv *supervision) run(ctx context.Context) (stop func()) {
 		o.BaseEndpoint, o.RetryMaxAttempts = aws.String(sv.SQSEndpoint), 1
 	})
 	sv.streamARN, _ = sv.currentStreamARN(ctx)
+	watch := []watched{
+		{Name: "dynamodb", Endpoint: sv.DynamoDBEndpoint, Probe: sv.probeDynamoDB},
+		{Name: "elasticmq", Endpoint: sv.SQSEndpoint, Probe: sv.probeElasticMQ},
+	}
+	if sv.YenteURL != "" {
+		watch = append(watch, watched{Name: "yente", Endpoint: sv.YenteURL, Probe: probeYente(sv.YenteURL)})
+	}
 	sv.sup = &supervisor{
-		Watch: []watched{
-			{Name: "dynamodb", Endpoint: sv.DynamoDBEndpoint, Probe: sv.probeDynamoDB},
-			{Name: "elasticmq", Endpoint: sv.SQSEndpoint, Probe: sv.probeElasticMQ},
-		},
+		Watch:    watch,
 		Interval: sv.Interval,
 		Restart:  sv.Restart,
 		OnBack:   sv.recover,
@@ -179,6 +190,27 @@ func (sv *supervision) probeDynamoDB(ctx context.Context) error {
 func (sv *supervision) probeElasticMQ(ctx context.Context) error {
 	_, err := sv.queues.ListQueues(ctx, &sqs.ListQueuesInput{MaxResults: aws.Int32(1)})
 	return err
+}
+
+// probeYente answers nil while yente says it is ready (/readyz: its index
+// in place, its node answering).
+func probeYente(base string) func(ctx context.Context) error {
+	client := &http.Client{}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("yente /readyz: %s", res.Status)
+		}
+		return nil
+	}
 }
 
 // ready: both servers answer now.

@@ -142,10 +142,19 @@ func superviseFlow(ctx context.Context, e *env, allow webhooks.AllowList) (*revi
 	// tables, queues and pollers are put back in order when it is back.
 	sv := &supervision{
 		Flow: flow, Names: e.names, QueuePrefix: tablePrefix(),
-		DynamoDBEndpoint: devstack.DynamoDBEndpoint(), SQSEndpoint: devstack.SQSEndpoint(),
+		DynamoDBEndpoint: devstack.DynamoDBEndpoint(), SQSEndpoint: devstack.SQSEndpoint(), YenteURL: stackYente(),
 		Restart: stackRestart(e.log), Log: e.log,
 	}
 	return flow, sv.run(ctx), nil
+}
+
+// stackYente is the stack's screening engine, which up watches and starts
+// again; "" when YENTE_URL names another (not the stack's to restart).
+func stackYente() string {
+	if os.Getenv("YENTE_URL") != "" {
+		return ""
+	}
+	return devstack.YenteURL()
 }
 
 // upBanner says where up serves what.
@@ -189,7 +198,7 @@ func (u upBanner) text(ctx context.Context, e *env) (string, error) {
 	fmt.Fprintf(&b, "Events:   reviews stream -> review-events -> %s -> webhook-delivery (receivers allowed on %s)\n", u.deliveries, u.allow)
 	fmt.Fprintln(&b, "          go run ./local receiver --port 4000 --secret <secret>   # after: go run ./local endpoint create --url http://127.0.0.1:4000/hook --events approved")
 	fmt.Fprintf(&b, "Records:  audit and evidence streams -> audit-export -> %s (written once per key; go run ./local audit export)\n", devstack.RecordsDir())
-	fmt.Fprintln(&b, "Supervising DynamoDB Local and ElasticMQ: one that stops answering is started again (local/stack/stack.sh start).")
+	fmt.Fprintln(&b, "Supervising DynamoDB Local, ElasticMQ and the screening engine: one that stops answering is started again (local/stack/stack.sh start).")
 	fmt.Fprintln(&b, "Serving; Ctrl-C stops the API (DynamoDB Local and ElasticMQ keep running: make stack-stop).")
 	return b.String(), nil
 }
