@@ -43,9 +43,10 @@ type Wathq struct {
 	// Clock tells today's date, against which expiry is judged (required).
 	Clock domain.Clock
 
-	// statuses caches the current API's status lookup, read once.
-	statusesMu sync.Mutex
-	statuses   map[int]lookupRow
+	// lookups caches the current API's lookups (status, managerPositions,
+	// nationalities), each read once.
+	lookupsMu sync.Mutex
+	lookups   map[string]map[int]lookupRow
 }
 
 // RegistryRecord is what the register says of an entity.
@@ -68,6 +69,9 @@ type RegistryRecord struct {
 	City       string
 	LegalForm  string
 	Activities []RegisterActivity
+	// Parties are the register's owners, partners and managers (source
+	// register, current; wathq_parties.go).
+	Parties []domain.Party
 	// Evidence is the register's answer as received.
 	Evidence *domain.Evidence
 }

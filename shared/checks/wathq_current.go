@@ -28,6 +28,10 @@ type wathqCurrent struct {
 		ID   json.RawMessage `json:"id"`
 		Name string          `json:"name"`
 	} `json:"activities"`
+	Parties    []currentParty `json:"parties"`
+	Management *struct {
+		Managers []currentManager `json:"managers"`
+	} `json:"management"`
 }
 
 // lookupRow is a row of a Wathq lookup: {id, nameAr, nameEn}.
@@ -47,7 +51,7 @@ func (w *Wathq) readCurrent(ctx context.Context, body []byte) (RegistryRecord, e
 	if a.Status == nil || a.Status.ID == nil {
 		return RegistryRecord{}, errors.New("the answer has no status id")
 	}
-	statuses, err := w.statusLookup(ctx)
+	statuses, err := w.lookup(ctx, "status")
 	if err != nil {
 		return RegistryRecord{}, err
 	}
@@ -69,31 +73,40 @@ func (w *Wathq) readCurrent(ctx context.Context, body []byte) (RegistryRecord, e
 	for _, x := range a.Activities {
 		rec.Activities = append(rec.Activities, RegisterActivity{ID: jsonScalar(x.ID), Name: strings.TrimSpace(x.Name)})
 	}
+	var managers []currentManager
+	if a.Management != nil {
+		managers = a.Management.Managers
+	}
+	rec.Parties = w.currentParties(ctx, a.Parties, managers)
 	return rec, nil
 }
 
-// statusLookup is GET {base}/commercial-registration/lookup/status, read
-// once per client and kept (a failed read is tried again next time).
-func (w *Wathq) statusLookup(ctx context.Context) (map[int]lookupRow, error) {
-	w.statusesMu.Lock()
-	defer w.statusesMu.Unlock()
-	if w.statuses != nil {
-		return w.statuses, nil
+// lookup is GET {base}/commercial-registration/lookup/{name}, read once
+// per client and kept (a failed read is tried again next time).
+func (w *Wathq) lookup(ctx context.Context, name string) (map[int]lookupRow, error) {
+	w.lookupsMu.Lock()
+	defer w.lookupsMu.Unlock()
+	if rows, ok := w.lookups[name]; ok {
+		return rows, nil
 	}
-	resp, body, _, err := w.get(ctx, strings.TrimSuffix(w.BaseURL, "/")+"/commercial-registration/lookup/status")
+	resp, body, _, err := w.get(ctx, strings.TrimSuffix(w.BaseURL, "/")+"/commercial-registration/lookup/"+name)
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the status lookup answered %d: %s", resp.StatusCode, wathqErrorText(body))
+		return nil, fmt.Errorf("the %s lookup answered %d: %s", name, resp.StatusCode, wathqErrorText(body))
 	}
 	var rows []lookupRow
 	if err := json.Unmarshal(body, &rows); err != nil || len(rows) == 0 {
-		return nil, fmt.Errorf("the status lookup is unreadable or empty (%v)", err)
+		return nil, fmt.Errorf("the %s lookup is unreadable or empty (%v)", name, err)
 	}
-	w.statuses = map[int]lookupRow{}
+	if w.lookups == nil {
+		w.lookups = map[string]map[int]lookupRow{}
+	}
+	byID := map[int]lookupRow{}
 	for _, r := range rows {
-		w.statuses[r.ID] = r
+		byID[r.ID] = r
 	}
-	return w.statuses, nil
+	w.lookups[name] = byID
+	return byID, nil
 }

@@ -32,6 +32,7 @@ type wathqLegacy struct {
 			NameEn string          `json:"nameEn"`
 		} `json:"isic"`
 	} `json:"activities"`
+	Parties []legacyParty `json:"parties"`
 }
 
 type idName struct {
@@ -68,5 +69,6 @@ func readLegacy(body []byte) (RegistryRecord, error) {
 			rec.Activities = append(rec.Activities, RegisterActivity{ID: jsonScalar(x.ID), Name: strings.TrimSpace(firstNonEmpty(x.Name, x.NameEn))})
 		}
 	}
+	rec.Parties = legacyParties(a.Parties)
 	return rec, nil
 }

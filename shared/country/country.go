@@ -52,3 +52,18 @@ func (c *Catalogue) ByNumeric(id int) (Country, bool) {
 
 // Len is the number of countries in the catalogue.
 func (c *Catalogue) Len() int { return len(c.byAlpha2) }
+
+// ByName finds a country by an English name as countries.ByName reads it:
+// names ("Saudi Arabia", "Egypt") and some adjectives ("Saudi", "Indian",
+// "Syrian"; not "Egyptian" or "Emirati"). A name it does not read finds
+// none: the caller keeps the name as given.
+func (c *Catalogue) ByName(name string) (Country, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Country{}, false
+	}
+	if code := countries.ByName(name); code.IsValid() {
+		return c.ByNumeric(int(code))
+	}
+	return Country{}, false
+}

@@ -32,3 +32,17 @@ func TestCatalogue(t *testing.T) {
 		t.Errorf("catalogue has %d countries, want about 249", n)
 	}
 }
+
+func TestByName(t *testing.T) {
+	c := ISO()
+	tests := []struct{ name, want string }{
+		{"Saudi Arabia", "SA"}, {"Saudi", "SA"}, {"Egypt", "EG"}, {"United Arab Emirates", "AE"}, {"Indian", "IN"},
+		{"Egyptian", ""}, {"", ""}, {"Atlantis", ""},
+	}
+	for _, tt := range tests {
+		got, ok := c.ByName(tt.name)
+		if got.Alpha2 != tt.want || ok != (tt.want != "") {
+			t.Errorf("ByName(%q) = %q, %v; want %q", tt.name, got.Alpha2, ok, tt.want)
+		}
+	}
+}
