@@ -9,8 +9,12 @@ import (
 	"testing"
 )
 
-func person(key string, count int64) Holder  { return Holder{Key: key, Name: "Person " + key, Person: true, Count: count} }
-func company(key string, count int64) Holder { return Holder{Key: key, Name: "Company " + key, Count: count} }
+func person(key string, count int64) Holder {
+	return Holder{Key: key, Name: "Person " + key, Person: true, Count: count}
+}
+func company(key string, count int64) Holder {
+	return Holder{Key: key, Name: "Company " + key, Count: count}
+}
 
 func TestSharesFromCounts(t *testing.T) {
 	tests := []struct {
@@ -99,7 +103,9 @@ func TestStakesMultiplyAlongChainsAndAddAcross(t *testing.T) {
 }
 
 func TestBeneficialOwnersByTheLawsOrder(t *testing.T) {
-	one := func(holders ...Holder) map[string]Company { return map[string]Company{"R": {Key: "R", Holders: holders}} }
+	one := func(holders ...Holder) map[string]Company {
+		return map[string]Company{"R": {Key: "R", Holders: holders}}
+	}
 	fifths := one(person("a", 1), person("b", 1), person("c", 1), person("d", 1), person("e", 1))
 	managers := []Person{{"m", "Manager m"}}
 	controller := []Person{{"x", "Controller x"}}
