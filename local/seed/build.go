@@ -60,7 +60,8 @@ func demoEntity(r *rand.Rand, now time.Time, i int, created time.Time, turns lis
 	if pct(r, 50) {
 		e.ActivitySummary = new(pick(r, activities))
 	}
-	e.RelationshipsCount = r.IntN(5)
+	e.Parties = demoParties(r, r.IntN(5))
+	e.RelationshipsCount = domain.CurrentParties(e.Parties)
 	switch {
 	case p.fewDocuments:
 		e.DocumentsCount = r.IntN(2)

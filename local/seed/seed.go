@@ -22,7 +22,7 @@ import (
 // Generation names what Demo generates; it changes when the same position
 // would give another story (make local seeds a demo of another generation
 // again).
-const Generation = "2026-12-07 listed names, register book"
+const Generation = "2026-12-07 listed names, register book, parties"
 
 // Window is how far back Demo and Bulk spread creation times.
 const Window = 120 * 24 * time.Hour

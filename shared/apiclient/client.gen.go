@@ -570,6 +570,9 @@ type CheckResult struct {
 	// name is its `title`.
 	NamesScreened *[]ScreenedName `json:"names_screened,omitempty"`
 
+	// PartiesCount registry: how many parties (owners, partners, managers) the register lists; they become the entity's parties, counted in current_relationships_count
+	PartiesCount *int `json:"parties_count,omitempty"`
+
 	// Query screening: the query as sent to the provider (`schema` and `properties`, FollowTheMoney names)
 	Query *struct {
 		Properties *map[string][]string `json:"properties,omitempty"`

@@ -104,10 +104,20 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		CreatedAt:          now,
 	}
 	checks := make([]domain.Check, len(in.Config.IntakeChecks))
-	r.runEach(ctx, in, now, checks, nameSet{}, func(t domain.CheckType) bool { return t == domain.CheckRegistryLookup })
+	parties := make([][]domain.Party, len(checks))
+	r.runEach(ctx, in, now, checks, parties, nameSet{}, func(t domain.CheckType) bool { return t == domain.CheckRegistryLookup })
 	names := intakeNames(in, checks)
-	r.runEach(ctx, in, now, checks, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
+	r.runEach(ctx, in, now, checks, parties, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
 	e.Names = names.all
+	// The register's parties, as the completed lookup found them.
+	for i, c := range checks {
+		if c.Type == domain.CheckRegistryLookup && c.Status == domain.CheckCompleted && len(parties[i]) > 0 {
+			e.Parties = parties[i]
+			for k := range e.Parties {
+				e.Parties[k].Since = c.CheckedAt
+			}
+		}
+	}
 
 	for _, c := range checks {
 		if c.Status != domain.CheckCompleted {
@@ -133,8 +143,8 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 }
 
 // runEach runs, concurrently, the intake checks whose type is picked,
-// filling their places in checks.
-func (r *Runner) runEach(ctx context.Context, in IntakeInput, now time.Time, checks []domain.Check, names nameSet, picked func(domain.CheckType) bool) {
+// filling their places in checks (and in parties, a register's parties).
+func (r *Runner) runEach(ctx context.Context, in IntakeInput, now time.Time, checks []domain.Check, parties [][]domain.Party, names nameSet, picked func(domain.CheckType) bool) {
 	var wg sync.WaitGroup
 	for i, spec := range in.Config.IntakeChecks {
 		if !picked(spec.Type) {
@@ -153,7 +163,7 @@ func (r *Runner) runEach(ctx context.Context, in IntakeInput, now time.Time, che
 			defer wg.Done()
 			cctx, cancel := context.WithTimeout(ctx, time.Duration(max(spec.TimeoutMS, 1))*time.Millisecond)
 			defer cancel()
-			checks[i] = r.run(cctx, c, in, names)
+			checks[i], parties[i] = r.run(cctx, c, in, names)
 		}(i, spec, c)
 	}
 	wg.Wait()
@@ -238,13 +248,15 @@ func appendName(names []domain.EntityName, n domain.EntityName) []domain.EntityN
 	return append(names, n)
 }
 
-// run runs one check and returns it completed or failed.
-func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names nameSet) domain.Check {
+// run runs one check and returns it completed or failed, with the
+// parties a register's answer lists.
+func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names nameSet) (domain.Check, []domain.Party) {
 	var (
 		result         map[string]any
 		providerStatus string
 		ev             *domain.Evidence
 		err            error
+		parties        []domain.Party
 	)
 	switch c.Type {
 	case domain.CheckRegistryLookup:
@@ -259,6 +271,7 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names 
 		if err == nil {
 			providerStatus = rec.StatusID
 			result = RegistryResult(rec)
+			parties = rec.Parties
 		}
 	case domain.CheckOrganizationScreening:
 		sc, ok := r.Screeners[c.ProviderKey]
@@ -323,7 +336,7 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names 
 		result["evidence"] = e.ResultMap()
 	}
 	c.Result = Sanitize(c.Type, result)
-	return c
+	return c, parties
 }
 
 // keep writes a large answer to the blob store. The intake cannot fail on
@@ -354,6 +367,7 @@ func RegistryResult(rec RegistryRecord) map[string]any {
 				m[k] = v
 			}
 		}
+		m["parties_count"] = len(rec.Parties)
 		if len(rec.Activities) > 0 {
 			acts := make([]any, len(rec.Activities))
 			for i, a := range rec.Activities {

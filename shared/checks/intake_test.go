@@ -208,3 +208,43 @@ func TestIntakeWithoutScreening(t *testing.T) {
 		t.Errorf("entity = %+v, checks %d", d.Entity, len(d.Checks))
 	}
 }
+
+// TestIntakeRecordsTheRegistersParties: the parties of a completed lookup
+// become the entity's (source register, current, since the lookup), the
+// lookup's result counting them; a failed lookup leaves none.
+func TestIntakeRecordsTheRegistersParties(t *testing.T) {
+	partners := []domain.Party{
+		{Kind: domain.PartyPerson, Name: "محمد علي", Roles: []domain.PartyRole{domain.RoleOwner, domain.RoleManager}, Source: domain.PartyFromRegister, Current: true},
+		{Kind: domain.PartyCompany, Name: "شركة الأفق القابضة", Roles: []domain.PartyRole{domain.RoleOwner}, Source: domain.PartyFromRegister, Current: true},
+	}
+	found := RegistryRecord{Found: true, Name: "شركة الواحة للصناعة", StatusID: "active", Status: domain.RegistrationValid, Parties: partners}
+	down := &ProviderError{Provider: ProviderWathq, Status: "503", Err: errors.New("unavailable")}
+	tests := []struct {
+		name        string
+		rec         RegistryRecord
+		err         error
+		wantParties int
+	}{
+		{"the register answers with two partners", found, nil, 2},
+		{"the register fails", RegistryRecord{}, down, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{Registries: map[string]Registry{ProviderWathq: &fakeRegistry{rec: tt.rec, err: tt.err}},
+				Screeners: map[string]Screener{ProviderOpenSanctions: &fakeScreener{res: ScreeningResult{Status: domain.SanctionsClear}}}, Clock: domain.SystemClock}
+			d := r.Intake(context.Background(), IntakeInput{AccountID: 1, RegistrationNumber: "7001234567", CountryCode: "SA",
+				Config: saConfig(1000), CheckIDs: []int64{10, 11}})
+			if len(d.Entity.Parties) != tt.wantParties {
+				t.Fatalf("%d parties, want %d", len(d.Entity.Parties), tt.wantParties)
+			}
+			for _, p := range d.Entity.Parties {
+				if p.Since == nil || !p.Since.Equal(*d.Checks[0].CheckedAt) || !p.Current || p.Source != domain.PartyFromRegister {
+					t.Errorf("party %+v", p)
+				}
+			}
+			if tt.wantParties > 0 && d.Checks[0].Result["parties_count"] != tt.wantParties {
+				t.Errorf("the lookup's result: %v", d.Checks[0].Result)
+			}
+		})
+	}
+}

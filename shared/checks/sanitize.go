@@ -10,7 +10,7 @@ func resultKeys(t domain.CheckType) []string {
 	switch t {
 	case domain.CheckRegistryLookup:
 		return []string{"status", "registration_status", "legal_name", "cr_number", "unified_number", "expiry_date_hijri",
-			"legal_name_en", "issue_date", "city", "legal_form", "activities", "error", "evidence", "changes"}
+			"legal_name_en", "issue_date", "city", "legal_form", "activities", "parties_count", "error", "evidence", "changes"}
 	case domain.CheckOrganizationScreening:
 		return []string{"status", "matched", "matches_count", "top_score", "threshold", "algorithm", "dataset", "matches",
 			"names_screened", "names_not_sent", "names_partial", "names_partial_reason", "query", "error", "evidence", "changes"}

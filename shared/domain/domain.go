@@ -121,12 +121,17 @@ type Entity struct {
 	// of the entity expires.
 	RelationshipEndedAt *time.Time
 	RetainUntil         *time.Time
-	RelationshipsCount  int // parties marked current
-	ReviewsCount        int
-	DocumentsCount      int
-	ChecksCount         int
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// Parties are the people and companies behind the business (its
+	// owners, partners, managers…); RelationshipsCount is the number of
+	// them marked current, as stored (the store writes it from Parties in
+	// the same item: CurrentParties).
+	Parties            []Party
+	RelationshipsCount int
+	ReviewsCount       int
+	DocumentsCount     int
+	ChecksCount        int
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 	// Version increases with every operator change: concurrent decisions
 	// are told apart by it.
 	Version int64

@@ -87,3 +87,15 @@ type Party struct {
 
 // HasRole tells whether the party plays the role.
 func (p Party) HasRole(r PartyRole) bool { return slices.Contains(p.Roles, r) }
+
+// CurrentParties is the number of parties marked current: an entity's
+// current_relationships_count.
+func CurrentParties(ps []Party) int {
+	n := 0
+	for _, p := range ps {
+		if p.Current {
+			n++
+		}
+	}
+	return n
+}

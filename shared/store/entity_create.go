@@ -61,7 +61,8 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 	}
 	checks := append([]domain.Check(nil), d.Checks...)
 	reviews := append([]domain.Review(nil), d.Reviews...)
-	if err := s.assignChildIDs(ctx, e.AccountID, checks, reviews); err != nil {
+	e.Parties = append([]domain.Party(nil), e.Parties...)
+	if err := s.assignChildIDs(ctx, e.AccountID, checks, reviews, e.Parties); err != nil {
 		return domain.EntityDetail{}, err
 	}
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
@@ -192,7 +193,7 @@ func ambiguous(err error) bool {
 // assignChildIDs reserves, in one request, ids in the account for the
 // checks and reviews that have none; ids reserved beforehand
 // (ReserveCheckIDs) are kept.
-func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []domain.Check, reviews []domain.Review) error {
+func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []domain.Check, reviews []domain.Review, parties []domain.Party) error {
 	need := map[string]int{}
 	for _, c := range checks {
 		if c.ID == 0 {
@@ -202,6 +203,11 @@ func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []do
 	for _, r := range reviews {
 		if r.ID == 0 {
 			need[seqReview]++
+		}
+	}
+	for _, p := range parties {
+		if p.ID == 0 {
+			need[seqParty]++
 		}
 	}
 	next, err := s.nextAccountIDs(ctx, accountID, need)
@@ -218,6 +224,12 @@ func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []do
 		if reviews[i].ID == 0 {
 			reviews[i].ID = next[seqReview]
 			next[seqReview]++
+		}
+	}
+	for i := range parties {
+		if parties[i].ID == 0 {
+			parties[i].ID = next[seqParty]
+			next[seqParty]++
 		}
 	}
 	return nil

@@ -58,14 +58,16 @@ const (
 // the counters past them.
 func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDetail) ([]domain.EntityDetail, error) {
 	accountID := t.acct.AccountID
-	var nChecks, nReviews int
+	var nChecks, nReviews, nParties int
 	for _, d := range ds {
 		nChecks += len(d.Checks)
 		nReviews += len(d.Reviews)
+		nParties += len(d.Entity.Parties)
 	}
 	allChecks := make([]domain.Check, nChecks)
 	allReviews := make([]domain.Review, nReviews)
-	if err := s.assignChildIDs(ctx, accountID, allChecks, allReviews); err != nil {
+	allParties := make([]domain.Party, nParties)
+	if err := s.assignChildIDs(ctx, accountID, allChecks, allReviews, allParties); err != nil {
 		return nil, err
 	}
 	counts := map[string]int64{}
@@ -76,7 +78,7 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 	if last+int64(len(ds)) >= domain.IDSpan {
 		return nil, errAccountFull(accountID)
 	}
-	out, items := placeChunk(accountID, ds, allChecks, allReviews, last, counts)
+	out, items := placeChunk(accountID, ds, allChecks, allReviews, allParties, last, counts)
 	if err := s.batchPut(ctx, items); err != nil {
 		s.undoImport(ctx, out)
 		return nil, err
@@ -90,14 +92,15 @@ func (s *Store) importChunk(ctx context.Context, t *turn, ds []domain.EntityDeta
 	return out, nil
 }
 
-// placeChunk gives each entity of ds its id after last, its checks and
-// reviews the ids reserved (allChecks, allReviews, in order), counting
+// placeChunk gives each entity of ds its id after last, its checks,
+// reviews and parties the ids reserved (allChecks, allReviews,
+// allParties, in order), counting
 // each in its country (counts); it returns the entities placed and the
 // items that write them, by table.
-func placeChunk(accountID int64, ds []domain.EntityDetail, allChecks []domain.Check, allReviews []domain.Review, last int64, counts map[string]int64) ([]domain.EntityDetail, map[string][]any) {
+func placeChunk(accountID int64, ds []domain.EntityDetail, allChecks []domain.Check, allReviews []domain.Review, allParties []domain.Party, last int64, counts map[string]int64) ([]domain.EntityDetail, map[string][]any) {
 	out := make([]domain.EntityDetail, len(ds))
 	items := map[string][]any{}
-	ci, ri := 0, 0
+	ci, ri, pi := 0, 0, 0
 	for i, d := range ds {
 		e := d.Entity
 		last++
@@ -111,6 +114,11 @@ func placeChunk(accountID int64, ds []domain.EntityDetail, allChecks []domain.Ch
 		for j := range reviews {
 			reviews[j].ID = allReviews[ri].ID
 			ri++
+		}
+		e.Parties = append([]domain.Party(nil), e.Parties...)
+		for j := range e.Parties {
+			e.Parties[j].ID = allParties[pi].ID
+			pi++
 		}
 		e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 		e.DossierRev = 1

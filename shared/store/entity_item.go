@@ -19,6 +19,7 @@ type entityItem struct {
 	RegistrationNumber string               `dynamo:"registration_number"`
 	LegalName          string               `dynamo:"legal_name"`
 	Names              []entityNameItem     `dynamo:"names,omitempty"`
+	Parties            []partyItem          `dynamo:"parties,omitempty"`
 	CountryCode        string               `dynamo:"country_code"`
 	CountryID          int                  `dynamo:"country_id"`
 	Status             string               `dynamo:"status"`
@@ -76,6 +77,7 @@ func (it entityItem) domain() domain.Entity {
 		RegistrationNumber: it.RegistrationNumber,
 		LegalName:          it.LegalName,
 		Names:              entityNames(it.Names),
+		Parties:            parties(it.AccountID, it.EntityID, it.Parties),
 		CountryCode:        it.CountryCode,
 		CountryID:          it.CountryID,
 		Status:             domain.EntityStatus(it.Status),
@@ -118,6 +120,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		RegistrationNumber: e.RegistrationNumber,
 		LegalName:          e.LegalName,
 		Names:              entityNameItems(e.Names),
+		Parties:            partyItems(e.Parties),
 		CountryCode:        e.CountryCode,
 		CountryID:          e.CountryID,
 		Status:             string(e.Status),
@@ -130,7 +133,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		ConfirmedMatches:   e.ConfirmedMatches,
 		Version:            e.Version,
 		DossierRev:         e.DossierRev,
-		RelationshipsCount: e.RelationshipsCount,
+		RelationshipsCount: domain.CurrentParties(e.Parties),
 		ReviewsCount:       e.ReviewsCount,
 		DocumentsCount:     e.DocumentsCount,
 		ChecksCount:        e.ChecksCount,

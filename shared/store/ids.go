@@ -42,6 +42,7 @@ const skSequences = "SEQ"
 const (
 	seqCheck  = "check"
 	seqReview = "review"
+	seqParty  = "party"
 )
 
 // nextAccountIDs reserves, in one request, n[seq] consecutive ids of each

@@ -1,0 +1,78 @@
+package store
+
+import "github.com/evs-kyb/evs/shared/domain"
+
+// partyItem is a party as the entity's item keeps it, in its parties list:
+// an entity's parties are read with it (O(parties), one item) and written
+// in the same transaction as its count, current_relationships_count.
+type partyItem struct {
+	PartyID             int64    `dynamo:"party_id"`
+	Kind                string   `dynamo:"kind"`
+	Name                string   `dynamo:"name"`
+	Title               string   `dynamo:"title,omitempty"`
+	Roles               []string `dynamo:"roles,omitempty"`
+	RoleWords           []string `dynamo:"role_words,omitempty"`
+	SharesCash          *int64   `dynamo:"shares_cash,omitempty"`
+	SharesInKind        *int64   `dynamo:"shares_in_kind,omitempty"`
+	SharesTotal         *int64   `dynamo:"shares_total,omitempty"`
+	IdentityType        string   `dynamo:"identity_type,omitempty"`
+	IdentityNumber      string   `dynamo:"identity_number,omitempty"`
+	Nationality         string   `dynamo:"nationality,omitempty"`
+	NationalityRegister string   `dynamo:"nationality_register,omitempty"`
+	BirthDate           string   `dynamo:"birth_date,omitempty"`
+	BirthDateRegister   string   `dynamo:"birth_date_register,omitempty"`
+	Source              string   `dynamo:"source"`
+	Current             bool     `dynamo:"current"`
+	Since               string   `dynamo:"since,omitempty"`
+	Until               string   `dynamo:"until,omitempty"`
+}
+
+func partyItems(ps []domain.Party) []partyItem {
+	var out []partyItem
+	for _, p := range ps {
+		it := partyItem{PartyID: p.ID, Kind: string(p.Kind), Name: p.Name, Title: p.Title, RoleWords: p.RoleWords,
+			IdentityType: p.Identity.Type, IdentityNumber: p.Identity.Number, Nationality: p.Nationality,
+			NationalityRegister: p.NationalityRegister, BirthDate: p.BirthDate, BirthDateRegister: p.BirthDateRegister,
+			Source: string(p.Source), Current: p.Current}
+		for _, r := range p.Roles {
+			it.Roles = append(it.Roles, string(r))
+		}
+		if s := p.Shares; s != nil {
+			it.SharesCash, it.SharesInKind, it.SharesTotal = &s.Cash, &s.InKind, &s.Total
+		}
+		if p.Since != nil {
+			it.Since = fmtTime(*p.Since)
+		}
+		if p.Until != nil {
+			it.Until = fmtTime(*p.Until)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func parties(accountID, entityID int64, its []partyItem) []domain.Party {
+	var out []domain.Party
+	for _, it := range its {
+		p := domain.Party{ID: it.PartyID, AccountID: accountID, EntityID: entityID, Kind: domain.PartyKind(it.Kind), Name: it.Name,
+			Title: it.Title, RoleWords: it.RoleWords, Identity: domain.PartyIdentity{Type: it.IdentityType, Number: it.IdentityNumber},
+			Nationality: it.Nationality, NationalityRegister: it.NationalityRegister, BirthDate: it.BirthDate,
+			BirthDateRegister: it.BirthDateRegister, Source: domain.PartySource(it.Source), Current: it.Current,
+			Since: parseOptTime(it.Since), Until: parseOptTime(it.Until)}
+		for _, r := range it.Roles {
+			p.Roles = append(p.Roles, domain.PartyRole(r))
+		}
+		if it.SharesTotal != nil {
+			p.Shares = &domain.ShareCounts{Cash: deref(it.SharesCash), InKind: deref(it.SharesInKind), Total: *it.SharesTotal}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

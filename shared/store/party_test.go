@@ -1,0 +1,90 @@
+package store_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/devstack/devstacktest"
+	"github.com/evs-kyb/evs/shared/domain"
+)
+
+// TestPartiesRoundTrip: an entity's parties are written with it, each
+// given an id of the account's party sequence, read back whole, and
+// counted in current_relationships_count (the current ones only), by
+// create and by import alike.
+func TestPartiesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	since, until := t0.Add(time.Minute), t0.Add(time.Hour)
+	parties := []domain.Party{
+		{Kind: domain.PartyPerson, Name: "محمد علي", Title: "السيد", Roles: []domain.PartyRole{domain.RoleOwner, domain.RoleManager},
+			RoleWords: []string{"شريك", "مدير"}, Shares: &domain.ShareCounts{Cash: 600, Total: 600},
+			Identity: domain.PartyIdentity{Type: domain.IdentityNationalID, Number: "1000000001"}, Nationality: "SA", NationalityRegister: "1 سعودي",
+			BirthDate: "1975-03-14", BirthDateRegister: "1975/03/14", Source: domain.PartyFromRegister, Current: true, Since: &since},
+		{Kind: domain.PartyCompany, Name: "شركة الأفق القابضة", Roles: []domain.PartyRole{domain.RoleOwner},
+			Shares: &domain.ShareCounts{Cash: 300, InKind: 100, Total: 400}, Identity: domain.PartyIdentity{Type: domain.IdentityUnifiedNumber, Number: "7009876543"},
+			Source: domain.PartyFromRegister, Current: true, Since: &since},
+		{Kind: domain.PartyPerson, Name: "Former Manager", Roles: []domain.PartyRole{domain.RoleManager}, Source: domain.PartyDeclared,
+			Current: false, Since: &since, Until: &until},
+	}
+	tests := []struct {
+		name  string
+		write func(d domain.EntityDetail) (int64, error)
+	}{
+		{"create", func(d domain.EntityDetail) (int64, error) {
+			c, err := st.CreateEntity(ctx, d)
+			return c.Entity.ID, err
+		}},
+		{"import", func(d domain.EntityDetail) (int64, error) {
+			out, err := st.ImportEntities(ctx, acct, []domain.EntityDetail{d})
+			if err != nil {
+				return 0, err
+			}
+			return out[0].Entity.ID, nil
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := sampleEntity(acct, "SA", []string{"7001234567", "7001234568"}[i], t0)
+			d.Entity.Parties = parties
+			d.Entity.RelationshipsCount = 9 // not what is written: the count is the parties'
+			id, err := tt.write(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.Entity(ctx, acct, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.RelationshipsCount != 2 || len(got.Parties) != 3 {
+				t.Fatalf("count %d, %d parties", got.RelationshipsCount, len(got.Parties))
+			}
+			seen := map[int64]bool{}
+			for k, p := range got.Parties {
+				if p.ID == 0 || seen[p.ID] || p.ID/domain.IDSpan != acct || p.EntityID != id || p.AccountID != acct {
+					t.Errorf("party %d: id %d, entity %d, account %d", k, p.ID, p.EntityID, p.AccountID)
+				}
+				seen[p.ID] = true
+				want := parties[k]
+				want.ID, want.AccountID, want.EntityID = p.ID, acct, id
+				if !reflect.DeepEqual(normaliseTimes(p), normaliseTimes(want)) {
+					t.Errorf("party %d\n%+v\nwant\n%+v", k, p, want)
+				}
+			}
+		})
+	}
+}
+
+// normaliseTimes compares times by instant.
+func normaliseTimes(p domain.Party) domain.Party {
+	for _, t := range []**time.Time{&p.Since, &p.Until} {
+		if *t != nil {
+			u := (*t).UTC()
+			*t = &u
+		}
+	}
+	return p
+}
