@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/evs-kyb/evs/local/sim"
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 )
@@ -78,7 +79,7 @@ func answerStatus(ch domain.Check) (int, bool) {
 func lookup(ch domain.Check, e domain.Entity, status int) (map[string]any, *domain.Evidence) {
 	p := failing(status, wathqFailure(status))
 	if status == http.StatusOK {
-		p = wathqProvider(e.LegalName, ch.Result["status"].(string))
+		p = wathqProvider(sim.Registration{Name: e.LegalName, Status: ch.Result["status"].(string), Parties: e.Parties})
 	}
 	w := checks.Wathq{BaseURL: wathqBase, Client: p.client(), Clock: domain.FixedClock(*ch.CheckedAt)}
 	rec, err := w.Lookup(context.Background(), e.RegistrationNumber)

@@ -57,14 +57,19 @@ func wireJSON(v any) []byte {
 }
 
 // wathqProvider answers the current API's GET /commercial-registration/
-// fullinfo/{id} with the register of name in state outcome, and its status
-// lookup: the simulator's Wathq answers.
-func wathqProvider(name, outcome string) provider {
+// fullinfo/{id} with the register reg, and its lookups: the simulator's
+// Wathq answers.
+func wathqProvider(reg sim.Registration) provider {
 	return func(req *http.Request) (int, []byte) {
-		if strings.HasSuffix(req.URL.Path, "/lookup/status") {
+		switch {
+		case strings.HasSuffix(req.URL.Path, "/lookup/status"):
 			return http.StatusOK, wireJSON(sim.WathqStatusLookup())
+		case strings.HasSuffix(req.URL.Path, "/lookup/managerPositions"):
+			return http.StatusOK, wireJSON(sim.WathqPositionsLookup())
+		case strings.HasSuffix(req.URL.Path, "/lookup/nationalities"):
+			return http.StatusOK, wireJSON(sim.WathqNationalitiesLookup())
 		}
-		return http.StatusOK, wireJSON(sim.WathqAnswer(sim.WathqCurrent, path.Base(req.URL.Path), name, outcome))
+		return http.StatusOK, wireJSON(sim.WathqRegisterAnswer(sim.WathqCurrent, path.Base(req.URL.Path), reg))
 	}
 }
 

@@ -9,14 +9,15 @@ import (
 
 // RegisterBook is what the simulated register knows of the demo's n
 // businesses (sim.Simulator.Known): each under its name, in the state its
-// latest answered lookup found (active when none was answered). A demo
+// latest answered lookup found (active when none was answered), with its
+// parties. A demo
 // check run again then answers as the demo's story has it — the same
 // name, so the same screening — and a provider that failed the demo's
 // check answers this time.
 func RegisterBook(n int) map[string]sim.Registration {
 	book := map[string]sim.Registration{}
 	for _, d := range Demo(time.Now(), n) {
-		reg := sim.Registration{Name: d.Entity.LegalName, Status: sim.RegisterActive}
+		reg := sim.Registration{Name: d.Entity.LegalName, Status: sim.RegisterActive, Parties: d.Entity.Parties}
 		if last := latest(d.Checks, domain.CheckRegistryLookup, func(c domain.Check) bool { return c.Status == domain.CheckCompleted }); last != nil {
 			reg.Status = last.ProviderStatus // the register's state, as planned (checks.go)
 		}

@@ -1,5 +1,7 @@
 package sim
 
+import "strings"
+
 // The simulated register's names. The register, not the screening, is
 // where the simulator still reads a number's last digit: a number ending
 // in 1 is registered under the name of a listed party of the screening
@@ -26,8 +28,12 @@ var nearRegisterNames = []string{
 	"شركة الصقر الصحراوي للتجارة", // Desert Falcon Trading LLC's Arabic alias
 }
 
-// RegisterName is the register's legal name for a registration number.
+// RegisterName is the register's legal name for a registration number (a
+// number beginning 79 is the holding company RegisterParties names).
 func RegisterName(id string) string {
+	if strings.HasPrefix(id, "79") {
+		return HoldingName
+	}
 	h := nameHash(id)
 	switch OutcomeOf(id) {
 	case Hit:
@@ -37,6 +43,9 @@ func RegisterName(id string) string {
 	}
 	return InventedName(id)
 }
+
+// HoldingName is the company partner of the simulated register's parties.
+const HoldingName = "شركة الأفق القابضة"
 
 // InventedName is a stable invented name for a registration number, like
 // no listed party's.

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/capped"
+	"github.com/evs-kyb/evs/shared/domain"
 )
 
 // Outcome is what the simulator answers for a registration number.
@@ -104,9 +105,12 @@ type Simulator struct {
 	calls map[string]int // by provider
 }
 
-// Registration is what the register holds of a business: its legal name
-// and its state (RegisterActive, RegisterExpired, …).
-type Registration struct{ Name, Status string }
+// Registration is what the register holds of a business: its legal name,
+// its state (RegisterActive, RegisterExpired, …) and its parties.
+type Registration struct {
+	Name, Status string
+	Parties      []domain.Party
+}
 
 // Calls reports how many requests a provider ("wathq", "opensanctions") got.
 func (s *Simulator) Calls(provider string) int {
@@ -131,6 +135,16 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, WathqStatusLookup())
+	case r.Method == http.MethodGet && r.URL.Path == "/commercial-registration/lookup/managerPositions":
+		if s.wathqKeyRefused(w, r) {
+			return
+		}
+		writeJSON(w, http.StatusOK, WathqPositionsLookup())
+	case r.Method == http.MethodGet && r.URL.Path == "/commercial-registration/lookup/nationalities":
+		if s.wathqKeyRefused(w, r) {
+			return
+		}
+		writeJSON(w, http.StatusOK, WathqNationalitiesLookup())
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/commercial-registration/fullinfo/"):
 		s.count("wathq")
 		s.wathq(w, r, WathqCurrent, strings.TrimPrefix(r.URL.Path, "/commercial-registration/fullinfo/"))
@@ -186,7 +200,7 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, api, id string
 		if !wait(r, s.RegistryLatency) {
 			return
 		}
-		writeJSON(w, http.StatusOK, WathqAnswer(api, id, known.Name, known.Status))
+		writeJSON(w, http.StatusOK, WathqRegisterAnswer(api, id, known))
 		return
 	}
 	outcome := OutcomeOf(id)
@@ -210,7 +224,7 @@ func (s *Simulator) wathq(w http.ResponseWriter, r *http.Request, api, id string
 	case Suspended:
 		status = RegisterSuspended
 	}
-	answer := WathqAnswer(api, id, RegisterName(id), status)
+	answer := WathqRegisterAnswer(api, id, Registration{Name: RegisterName(id), Status: status, Parties: RegisterParties(id)})
 	if s.RegistryPadding > 0 {
 		answer["history"] = strings.Repeat("-", s.RegistryPadding)
 	}

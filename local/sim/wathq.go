@@ -51,10 +51,21 @@ func registerStatusID(status string) int {
 // gives for each generation; only an expired register still carries an
 // expiry date (abolished in 2025), and only the legacy API has one.
 func WathqAnswer(api, id, name, status string) map[string]any {
+	return WathqRegisterAnswer(api, id, Registration{Name: name, Status: status})
+}
+
+// WathqRegisterAnswer is WathqAnswer for a register with its parties.
+func WathqRegisterAnswer(api, id string, reg Registration) map[string]any {
 	if api == WathqCurrent {
-		return currentAnswer(id, name, status)
+		a := currentAnswer(id, reg.Name, reg.Status)
+		owners, managers := currentParties(reg.Parties)
+		a["parties"] = owners
+		a["management"].(map[string]any)["managers"] = managers
+		return a
 	}
-	return legacyAnswer(id, name, status)
+	a := legacyAnswer(id, reg.Name, reg.Status)
+	a["parties"] = legacyParties(reg.Parties)
+	return a
 }
 
 // legacyAnswer: v4 and v5 fullinfo, flat camelCase fields.
