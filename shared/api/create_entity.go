@@ -37,6 +37,8 @@ type EntityCreator interface {
 	ReleaseRegistration(ctx context.Context, accountID int64, country, number, token string) error
 	// No codes.
 	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+	// No codes.
+	ReservePartyIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
 	// validation_failed on registration_number: taken; conflict: another request
 	// took the Idempotency-Key over; service_unavailable: the outcome is unknown.
 	CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error)
@@ -141,6 +143,7 @@ func (c CreateEntity) intakeAndCommit(ctx context.Context, r *http.Request, in c
 	if in.CheckIDs, err = c.Store.ReserveCheckIDs(ctx, in.AccountID, len(in.Config.IntakeChecks)); err != nil {
 		return failure(r, err)
 	}
+	in.Reserve = c.Store // the register's parties, its company partners' lookups
 	d := c.Intake.Intake(ctx, in)
 	opts := domain.CommitOptions{ClaimToken: token}
 	if idem != nil {

@@ -82,13 +82,14 @@ func WithChanges(c domain.Check, earlier []domain.Check, dismissed []string) dom
 	return c
 }
 
-// PreviousOf is the newest completed check of c's type among earlier, other
-// than c itself (the highest id: ids grow in the order checks are made).
+// PreviousOf is the newest completed check of c's type and subject among
+// earlier, other than c itself (the highest id: ids grow in the order
+// checks are made).
 func PreviousOf(c domain.Check, earlier []domain.Check) (domain.Check, bool) {
 	var prev domain.Check
 	found := false
 	for _, e := range earlier {
-		if e.Type != c.Type || e.Status != domain.CheckCompleted || e.ID == c.ID || (c.ID != 0 && e.ID > c.ID) {
+		if e.Type != c.Type || !sameSubject(e, c) || e.Status != domain.CheckCompleted || e.ID == c.ID || (c.ID != 0 && e.ID > c.ID) {
 			continue
 		}
 		if !found || e.ID > prev.ID {
@@ -96,6 +97,15 @@ func PreviousOf(c domain.Check, earlier []domain.Check) (domain.Check, bool) {
 		}
 	}
 	return prev, found
+}
+
+// sameSubject tells checks about the same subject: the entity, or the
+// same party.
+func sameSubject(a, b domain.Check) bool {
+	if a.SubjectID == nil || b.SubjectID == nil {
+		return a.SubjectID == nil && b.SubjectID == nil
+	}
+	return *a.SubjectID == *b.SubjectID
 }
 
 func text(v any) string {

@@ -65,6 +65,11 @@ type IntakeInput struct {
 	ReviewID *int64
 	// ExcludeEntityIDs are screening matches dismissed as false positives.
 	ExcludeEntityIDs []string
+	// Reserve gives ids to the parties the register lists and to the
+	// lookups of its company partners (intake_ownership.go); nil: the
+	// company partners are not looked up, and the store numbers the
+	// parties.
+	Reserve IDReserver
 }
 
 // ScreeningReference names a check in a screening provider's query, and in
@@ -107,21 +112,34 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 	parties := make([][]domain.Party, len(checks))
 	r.runEach(ctx, in, now, checks, parties, nameSet{}, func(t domain.CheckType) bool { return t == domain.CheckRegistryLookup })
 	names := intakeNames(in, checks)
-	r.runEach(ctx, in, now, checks, parties, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
-	e.Names = names.all
-	// The register's parties, as the completed lookup found them.
+	// The screenings, and meanwhile the register's company partners.
+	var (
+		lookups []domain.Check
+		owners  sync.WaitGroup
+	)
 	for i, c := range checks {
-		if c.Type == domain.CheckRegistryLookup && c.Status == domain.CheckCompleted && len(parties[i]) > 0 {
-			e.Parties = parties[i]
-			for k := range e.Parties {
-				e.Parties[k].Since = c.CheckedAt
-			}
+		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted {
+			continue
 		}
+		found := parties[i]
+		for k := range found {
+			found[k].Since = c.CheckedAt
+		}
+		name, _ := c.Result["legal_name"].(string)
+		spec := in.Config.IntakeChecks[i]
+		owners.Go(func() {
+			e.Parties, lookups, e.Ownership = r.followOwners(ctx, in, spec, name, found, *c.CheckedAt)
+		})
+		break // one register per country
 	}
+	r.runEach(ctx, in, now, checks, parties, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
+	owners.Wait()
+	checks = append(checks, lookups...)
+	e.Names = names.all
 
 	for _, c := range checks {
-		if c.Status != domain.CheckCompleted {
-			continue
+		if c.Status != domain.CheckCompleted || c.SubjectType != nil {
+			continue // a company partner's lookup is about the partner
 		}
 		switch c.Type {
 		case domain.CheckRegistryLookup:

@@ -80,8 +80,8 @@ func CoverageFrom(e domain.Entity) CoverageInput {
 func ScoreOf(e domain.Entity, cs []domain.Check) *domain.Score {
 	var looked, screened, anyDone bool
 	for _, c := range cs {
-		if c.Status != domain.CheckCompleted {
-			continue
+		if c.Status != domain.CheckCompleted || c.SubjectType != nil {
+			continue // a party's check says nothing of the entity's register
 		}
 		anyDone = true
 		switch c.Type {

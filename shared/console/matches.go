@@ -32,6 +32,18 @@ type matchRow struct {
 }
 
 // latestCompleted is the entity's newest completed check of a type.
+// entityChecks are the checks about the entity itself (not one of its
+// parties).
+func entityChecks(cs []domain.Check) []domain.Check {
+	var out []domain.Check
+	for _, c := range cs {
+		if c.SubjectType == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func latestCompleted(cs []domain.Check, t domain.CheckType) (domain.Check, bool) {
 	cs = slices.Clone(cs)
 	slices.SortFunc(cs, newestFirst)
@@ -116,7 +128,7 @@ func (h *handler) withComparisons(c *webpage.Call, d domain.EntityDetail, sc dom
 		return "The provider’s kept answer does not hash to what the check recorded, so its details are not shown here: open the answer to see why.", nil
 	}
 	var register map[string]any
-	if rc, ok := latestCompleted(d.Checks, domain.CheckRegistryLookup); ok {
+	if rc, ok := latestCompleted(entityChecks(d.Checks), domain.CheckRegistryLookup); ok {
 		register = rc.Result
 	}
 	parties := checks.ListedParties(view.Evidence.Body)

@@ -125,7 +125,10 @@ type Entity struct {
 	// owners, partners, managers…); RelationshipsCount is the number of
 	// them marked current, as stored (the store writes it from Parties in
 	// the same item: CurrentParties).
-	Parties            []Party
+	Parties []Party
+	// Ownership is the beneficial owners as determined from Parties (nil
+	// until a register's parties were read).
+	Ownership          *Ownership
 	RelationshipsCount int
 	ReviewsCount       int
 	DocumentsCount     int

@@ -83,6 +83,10 @@ type Party struct {
 	Source                       PartySource
 	Current                      bool
 	Since, Until                 *time.Time
+	// Via is, for an owner the entity's register does not list itself,
+	// the chain of companies it holds its share through: their
+	// registration numbers, the entity's company partner first.
+	Via []string
 }
 
 // HasRole tells whether the party plays the role.
@@ -98,4 +102,35 @@ func CurrentParties(ps []Party) int {
 		}
 	}
 	return n
+}
+
+// Bases of a beneficial owner, in the law's order (shared/ownership).
+const (
+	BasisOwnership              = "ownership"
+	BasisControl                = "control"
+	BasisSeniorManagingOfficial = "senior_managing_official"
+)
+
+// BeneficialOwner is a party found to be a beneficial owner, and why: its
+// basis, and for ownership its stake and the chains of companies it holds
+// it through (registration numbers from the entity down).
+type BeneficialOwner struct {
+	PartyID int64
+	Name    string
+	Basis   string
+	Percent string   // "62.50 %" for ownership; "" otherwise
+	Chains  []string // each "7001234567 > 7901234567 > 1012345678"
+}
+
+// Ownership is who the beneficial owners are, as last determined from the
+// parties: Determined false when no one qualifies on any basis (approval
+// waits); Unresolved the stakes held through companies whose owners are not
+// known; Findings what the register's counts left unclear.
+type Ownership struct {
+	Owners      []BeneficialOwner
+	Determined  bool
+	Unresolved  []string
+	Findings    []string
+	ThresholdPc string // the threshold applied, "25 %"
+	At          time.Time
 }

@@ -71,3 +71,15 @@ func BeneficialOwners(root string, companies map[string]Company, maxDepth int, t
 	d.Determined = len(d.Owners) > 0
 	return d
 }
+
+// Percent is an owner by ownership's stake as a percentage ("" for the
+// other bases).
+func (o BeneficialOwner) Percent() string {
+	if o.Stake == nil {
+		return ""
+	}
+	return percent(o.Stake)
+}
+
+// PercentOf is a fraction as the package writes percentages ("25.00 %").
+func PercentOf(f *big.Rat) string { return percent(f) }

@@ -66,6 +66,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		return domain.EntityDetail{}, err
 	}
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
+	e.RelationshipsCount = domain.CurrentParties(e.Parties)
 	e.DossierRev = 1 // the dossier's first revision
 
 	for attempt := 0; ; attempt++ {
@@ -238,13 +239,23 @@ func (s *Store) assignChildIDs(ctx context.Context, accountID int64, checks []do
 // ReserveCheckIDs reserves n check ids in the account ahead of a create, so
 // that a check can be named (to a screening provider) before it is written.
 func (s *Store) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
-	next, err := s.nextAccountIDs(ctx, accountID, map[string]int{seqCheck: n})
+	return s.reserve(ctx, accountID, seqCheck, n)
+}
+
+// ReservePartyIDs reserves n party ids in the account, for parties a
+// check will name as its subject before they are written.
+func (s *Store) ReservePartyIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
+	return s.reserve(ctx, accountID, seqParty, n)
+}
+
+func (s *Store) reserve(ctx context.Context, accountID int64, seq string, n int) ([]int64, error) {
+	next, err := s.nextAccountIDs(ctx, accountID, map[string]int{seq: n})
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]int64, n)
 	for i := range ids {
-		ids[i] = next[seqCheck] + int64(i)
+		ids[i] = next[seq] + int64(i)
 	}
 	return ids, nil
 }

@@ -121,6 +121,7 @@ func placeChunk(accountID int64, ds []domain.EntityDetail, allChecks []domain.Ch
 			pi++
 		}
 		e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
+		e.RelationshipsCount = domain.CurrentParties(e.Parties)
 		e.DossierRev = 1
 		linkChildren(&e, checks, reviews)
 		counts[e.CountryCode]++

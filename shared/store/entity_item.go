@@ -20,6 +20,7 @@ type entityItem struct {
 	LegalName          string               `dynamo:"legal_name"`
 	Names              []entityNameItem     `dynamo:"names,omitempty"`
 	Parties            []partyItem          `dynamo:"parties,omitempty"`
+	Ownership          *ownershipItem       `dynamo:"ownership,omitempty"`
 	CountryCode        string               `dynamo:"country_code"`
 	CountryID          int                  `dynamo:"country_id"`
 	Status             string               `dynamo:"status"`
@@ -78,6 +79,7 @@ func (it entityItem) domain() domain.Entity {
 		LegalName:          it.LegalName,
 		Names:              entityNames(it.Names),
 		Parties:            parties(it.AccountID, it.EntityID, it.Parties),
+		Ownership:          it.Ownership.domain(),
 		CountryCode:        it.CountryCode,
 		CountryID:          it.CountryID,
 		Status:             domain.EntityStatus(it.Status),
@@ -121,6 +123,7 @@ func newEntityItem(e domain.Entity, countrySeq int64) entityItem {
 		LegalName:          e.LegalName,
 		Names:              entityNameItems(e.Names),
 		Parties:            partyItems(e.Parties),
+		Ownership:          newOwnershipItem(e.Ownership),
 		CountryCode:        e.CountryCode,
 		CountryID:          e.CountryID,
 		Status:             string(e.Status),

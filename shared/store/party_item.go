@@ -25,6 +25,47 @@ type partyItem struct {
 	Current             bool     `dynamo:"current"`
 	Since               string   `dynamo:"since,omitempty"`
 	Until               string   `dynamo:"until,omitempty"`
+	Via                 []string `dynamo:"via,omitempty"`
+}
+
+// ownershipItem is an entity's beneficial-owner determination.
+type ownershipItem struct {
+	Owners      []beneficialOwnerItem `dynamo:"owners,omitempty"`
+	Determined  bool                  `dynamo:"determined"`
+	Unresolved  []string              `dynamo:"unresolved,omitempty"`
+	Findings    []string              `dynamo:"findings,omitempty"`
+	ThresholdPc string                `dynamo:"threshold"`
+	At          string                `dynamo:"at"`
+}
+
+type beneficialOwnerItem struct {
+	PartyID int64    `dynamo:"party_id"`
+	Name    string   `dynamo:"name"`
+	Basis   string   `dynamo:"basis"`
+	Percent string   `dynamo:"percent,omitempty"`
+	Chains  []string `dynamo:"chains,omitempty"`
+}
+
+func newOwnershipItem(o *domain.Ownership) *ownershipItem {
+	if o == nil {
+		return nil
+	}
+	it := &ownershipItem{Determined: o.Determined, Unresolved: o.Unresolved, Findings: o.Findings, ThresholdPc: o.ThresholdPc, At: fmtTime(o.At)}
+	for _, b := range o.Owners {
+		it.Owners = append(it.Owners, beneficialOwnerItem{PartyID: b.PartyID, Name: b.Name, Basis: b.Basis, Percent: b.Percent, Chains: b.Chains})
+	}
+	return it
+}
+
+func (it *ownershipItem) domain() *domain.Ownership {
+	if it == nil {
+		return nil
+	}
+	o := &domain.Ownership{Determined: it.Determined, Unresolved: it.Unresolved, Findings: it.Findings, ThresholdPc: it.ThresholdPc, At: parseTime(it.At)}
+	for _, b := range it.Owners {
+		o.Owners = append(o.Owners, domain.BeneficialOwner{PartyID: b.PartyID, Name: b.Name, Basis: b.Basis, Percent: b.Percent, Chains: b.Chains})
+	}
+	return o
 }
 
 func partyItems(ps []domain.Party) []partyItem {
@@ -33,7 +74,7 @@ func partyItems(ps []domain.Party) []partyItem {
 		it := partyItem{PartyID: p.ID, Kind: string(p.Kind), Name: p.Name, Title: p.Title, RoleWords: p.RoleWords,
 			IdentityType: p.Identity.Type, IdentityNumber: p.Identity.Number, Nationality: p.Nationality,
 			NationalityRegister: p.NationalityRegister, BirthDate: p.BirthDate, BirthDateRegister: p.BirthDateRegister,
-			Source: string(p.Source), Current: p.Current}
+			Source: string(p.Source), Current: p.Current, Via: p.Via}
 		for _, r := range p.Roles {
 			it.Roles = append(it.Roles, string(r))
 		}
@@ -58,7 +99,7 @@ func parties(accountID, entityID int64, its []partyItem) []domain.Party {
 			Title: it.Title, RoleWords: it.RoleWords, Identity: domain.PartyIdentity{Type: it.IdentityType, Number: it.IdentityNumber},
 			Nationality: it.Nationality, NationalityRegister: it.NationalityRegister, BirthDate: it.BirthDate,
 			BirthDateRegister: it.BirthDateRegister, Source: domain.PartySource(it.Source), Current: it.Current,
-			Since: parseOptTime(it.Since), Until: parseOptTime(it.Until)}
+			Since: parseOptTime(it.Since), Until: parseOptTime(it.Until), Via: it.Via}
 		for _, r := range it.Roles {
 			p.Roles = append(p.Roles, domain.PartyRole(r))
 		}

@@ -27,6 +27,7 @@ type EntityCreator struct {
 	ClaimRegistrationFn   func(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error
 	ReleaseRegistrationFn func(ctx context.Context, accountID int64, country, number, token string) error
 	ReserveCheckIDsFn     func(ctx context.Context, accountID int64, n int) ([]int64, error)
+	ReservePartyIDsFn     func(ctx context.Context, accountID int64, n int) ([]int64, error)
 	CommitEntityFn        func(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error)
 	BeginIdempotentFn     func(ctx context.Context, accountID int64, key, requestHash string, now time.Time, ttl, lock time.Duration) (domain.IdempotencyRecord, bool, error)
 	CompleteIdempotentFn  func(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
@@ -48,6 +49,19 @@ func (s *EntityCreator) ReleaseRegistration(ctx context.Context, accountID int64
 
 func (s *EntityCreator) ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
 	return s.ReserveCheckIDsFn(ctx, accountID, n)
+}
+
+// ReservePartyIDs numbers parties from 9001 unless ReservePartyIDsFn says
+// otherwise.
+func (s *EntityCreator) ReservePartyIDs(ctx context.Context, accountID int64, n int) ([]int64, error) {
+	if s.ReservePartyIDsFn != nil {
+		return s.ReservePartyIDsFn(ctx, accountID, n)
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(9001 + i)
+	}
+	return ids, nil
 }
 
 func (s *EntityCreator) CommitEntity(ctx context.Context, d domain.EntityDetail, o domain.CommitOptions) (domain.EntityDetail, error) {

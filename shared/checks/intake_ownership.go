@@ -1,0 +1,184 @@
+package checks
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/logging"
+	"github.com/evs-kyb/evs/shared/ownership"
+)
+
+// Who owns the business: the register's company partners are looked up in
+// the register in turn, to MaxOwnershipDepth levels, each lookup a registry
+// check whose subject is the company partner (its answer kept as its
+// evidence), the people they list becoming parties held through them
+// (Party.Via); from the counts shared/ownership derives the stakes and the
+// beneficial owners by the law's order.
+
+// IDReserver reserves ids for what an intake learns of only as it runs:
+// the parties a register lists, and the lookups of its company partners.
+type IDReserver interface {
+	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+	ReservePartyIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+}
+
+// MaxOwnershipDepth is how many levels of company partners below the
+// entity the register is asked about.
+const MaxOwnershipDepth = 2
+
+// holderKey identifies a holder across the ownership tree: its identity
+// number (a company's is its unified number), else its name.
+func holderKey(p domain.Party) string {
+	if p.Identity.Number != "" {
+		return p.Identity.Number
+	}
+	return "name:" + nameKey(p.Name)
+}
+
+// lookedUp tells a company partner the register can be asked about: a
+// Saudi unified number (7…).
+func lookedUp(p domain.Party) bool {
+	return p.Kind == domain.PartyCompany && p.Identity.Type == domain.IdentityUnifiedNumber && strings.HasPrefix(p.Identity.Number, "7")
+}
+
+// holdersOf are the owners among ps as holders of a company.
+func holdersOf(key, name string, ps []domain.Party) ownership.Company {
+	c := ownership.Company{Key: key, Name: name}
+	for _, p := range ps {
+		if !p.HasRole(domain.RoleOwner) {
+			continue
+		}
+		h := ownership.Holder{Key: holderKey(p), Name: p.Name, Person: p.Kind == domain.PartyPerson}
+		if p.Shares != nil {
+			h.Count = p.Shares.Total
+		}
+		c.Holders = append(c.Holders, h)
+	}
+	return c
+}
+
+// followOwners looks up the company partners among parties (the entity's,
+// from its register) level by level, and returns every party (those held
+// through a company partner added, once each), the lookups made, and the
+// beneficial owners determined. Without in.Reserve no lookup is made (the
+// ids their checks and parties need cannot be had): the determination
+// then rests on the direct parties alone.
+func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.IntakeCheck, name string, parties []domain.Party, at time.Time) ([]domain.Party, []domain.Check, *domain.Ownership) {
+	all := append([]domain.Party(nil), parties...)
+	r.assignPartyIDs(ctx, in, all)
+	companies := map[string]ownership.Company{in.RegistrationNumber: holdersOf(in.RegistrationNumber, name, all)}
+	seen := map[string]bool{}
+	for _, p := range all {
+		seen[holderKey(p)] = true
+	}
+	var lookups []domain.Check
+	level := []domain.Party{}
+	for _, p := range all {
+		if lookedUp(p) {
+			level = append(level, p)
+		}
+	}
+	for depth := 1; depth <= MaxOwnershipDepth && len(level) > 0 && in.Reserve != nil; depth++ {
+		ids, err := in.Reserve.ReserveCheckIDs(ctx, in.AccountID, len(level))
+		if err != nil {
+			logging.From(ctx).Error("company partners not looked up: no check ids", "error", err.Error())
+			break
+		}
+		checks := make([]domain.Check, len(level))
+		found := make([][]domain.Party, len(level))
+		var wg sync.WaitGroup
+		for i, company := range level {
+			wg.Go(func() {
+				sub := in
+				sub.RegistrationNumber = company.Identity.Number
+				c := domain.Check{ID: ids[i], AccountID: in.AccountID, Type: domain.CheckRegistryLookup, ProviderKey: spec.ProviderKey,
+					Status: domain.CheckRunning, TriggeringReason: firstNonEmpty(in.Trigger, domain.TriggerIntake), CreatedAt: r.Clock.Now(),
+					ReviewID: in.ReviewID, SubjectType: new("party"), SubjectID: new(company.ID), SubjectDisplayName: new(company.Name)}
+				cctx, cancel := context.WithTimeout(ctx, time.Duration(max(spec.TimeoutMS, 1))*time.Millisecond)
+				defer cancel()
+				checks[i], found[i] = r.run(cctx, c, sub, nameSet{})
+			})
+		}
+		wg.Wait()
+		var next []domain.Party
+		for i, company := range level {
+			lookups = append(lookups, checks[i])
+			if checks[i].Status != domain.CheckCompleted {
+				continue
+			}
+			companies[company.Identity.Number] = holdersOf(company.Identity.Number, company.Name, found[i])
+			var added []domain.Party
+			for _, p := range found[i] {
+				if !p.HasRole(domain.RoleOwner) || seen[holderKey(p)] {
+					continue
+				}
+				seen[holderKey(p)] = true
+				p.Via = append(append([]string(nil), company.Via...), company.Identity.Number)
+				p.Since = checks[i].CheckedAt
+				// Held through a company partner: an owner, not one of the
+				// entity's managers.
+				p.Roles, p.RoleWords = []domain.PartyRole{domain.RoleOwner}, nil
+				added = append(added, p)
+			}
+			r.assignPartyIDs(ctx, in, added)
+			for _, p := range added {
+				if lookedUp(p) {
+					next = append(next, p)
+				}
+			}
+			all = append(all, added...)
+		}
+		level = next
+	}
+	return all, lookups, determineOwners(in.RegistrationNumber, companies, all, at)
+}
+
+// assignPartyIDs gives ps ids reserved in the account (left 0 without a
+// reserver, or when none could be had: the store gives them then).
+func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain.Party) {
+	if in.Reserve == nil || len(ps) == 0 {
+		return
+	}
+	ids, err := in.Reserve.ReservePartyIDs(ctx, in.AccountID, len(ps))
+	if err != nil {
+		logging.From(ctx).Error("party ids not reserved: the store gives them", "error", err.Error())
+		return
+	}
+	for i := range ps {
+		ps[i].ID = ids[i]
+	}
+}
+
+// determineOwners is the beneficial-owner determination over the tree:
+// the entity's own managers, board and chair are its senior managing
+// officials.
+func determineOwners(root string, companies map[string]ownership.Company, all []domain.Party, at time.Time) *domain.Ownership {
+	byKey := map[string]domain.Party{}
+	var officials []ownership.Person
+	for _, p := range all {
+		byKey[holderKey(p)] = p
+		if len(p.Via) == 0 && p.Kind == domain.PartyPerson && (p.HasRole(domain.RoleManager) || p.HasRole(domain.RoleBoardMember) || p.HasRole(domain.RoleChair)) {
+			officials = append(officials, ownership.Person{Key: holderKey(p), Name: p.Name})
+		}
+	}
+	threshold := ownership.DefaultThreshold()
+	d := ownership.BeneficialOwners(root, companies, MaxOwnershipDepth, threshold, nil, officials)
+	o := &domain.Ownership{Determined: d.Determined, ThresholdPc: ownership.PercentOf(threshold), At: at}
+	for _, b := range d.Owners {
+		bo := domain.BeneficialOwner{PartyID: byKey[b.Key].ID, Name: b.Name, Basis: b.Basis, Percent: b.Percent()}
+		for _, c := range b.Chains {
+			bo.Chains = append(bo.Chains, strings.Join(c, " > "))
+		}
+		o.Owners = append(o.Owners, bo)
+	}
+	for _, u := range d.Unresolved {
+		o.Unresolved = append(o.Unresolved, u.Name+" ("+u.Percent()+", its owners not known)")
+	}
+	for _, f := range d.Findings {
+		o.Findings = append(o.Findings, f.Error())
+	}
+	return o
+}
