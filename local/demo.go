@@ -254,11 +254,12 @@ func demoApprovable(ctx context.Context, e *env, accountID, entityID int64) (boo
 	return len(decisions.ApproveBlockers(d.Entity, d.Checks, cfg)) == 0, nil
 }
 
-// firstMatch is the id of the first match of the newest screening that
-// reported one ("" when none did); checks come newest first.
+// firstMatch is the id of the first match of the entity's own newest
+// screening that reported one ("" when none did; a party's screening is
+// not the entity's); checks come newest first.
 func firstMatch(cs []domain.Check) string {
 	for _, c := range cs {
-		if c.Type != domain.CheckOrganizationScreening {
+		if c.Type != domain.CheckOrganizationScreening || c.SubjectType != nil {
 			continue
 		}
 		matches, _ := c.Result["matches"].([]any)

@@ -130,7 +130,13 @@ func richDetail(number string) domain.EntityDetail {
 	d.Entity.SanctionsStatus = domain.SanctionsClear
 	d.Entity.Score = &domain.Score{Value: 70, Breakdown: []domain.ScoreComponent{{Key: "registry", Label: "Registry record", Points: 40, Max: 40}, {Key: "screening", Label: "Sanctions screening", Points: 30, Max: 30}}}
 	d.Entity.Risk = &domain.RiskAssessment{Level: domain.RiskMedium, AssessedAt: at.Add(time.Hour)}
-	d.Entity.DocumentsCount, d.Entity.RelationshipsCount = 3, 2
+	d.Entity.DocumentsCount = 3
+	// Two current parties and a former one: the count is of the current.
+	d.Entity.Parties = []domain.Party{
+		{Kind: domain.PartyPerson, Name: "Owner One", Roles: []domain.PartyRole{domain.RoleOwner}, Source: domain.PartyFromRegister, Current: true},
+		{Kind: domain.PartyPerson, Name: "Manager Two", Roles: []domain.PartyRole{domain.RoleManager}, Source: domain.PartyFromRegister, Current: true},
+		{Kind: domain.PartyPerson, Name: "Former Three", Roles: []domain.PartyRole{domain.RoleManager}, Source: domain.PartyDeclared},
+	}
 	checked := at.Add(time.Minute)
 	d.Checks = []domain.Check{
 		{Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted, ProviderStatus: "active", TriggeringReason: domain.TriggerIntake,

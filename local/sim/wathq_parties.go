@@ -140,9 +140,9 @@ func legacyParties(ps []domain.Party) []any {
 
 // RegisterParties are the parties the simulated register lists for a
 // number it answers by its digits: a Saudi partner who is also the
-// manager, and a holding company (a unified number beginning 79, which
-// the register answers with two people as its own partners); a number
-// beginning 79 is such a holding company.
+// manager, alone; where the number's tens digit is 4, beside a holding
+// company holding 40 % (a unified number beginning 79, which the register
+// answers with two people as its own partners: 70 % and 30 %).
 func RegisterParties(id string) []domain.Party {
 	person := func(name, title, number, nationality, birth string, shares int64, roles ...domain.PartyRole) domain.Party {
 		return domain.Party{Kind: domain.PartyPerson, Name: name, Title: title, Roles: roles,
@@ -158,10 +158,11 @@ func RegisterParties(id string) []domain.Party {
 	holding := domain.Party{Kind: domain.PartyCompany, Name: HoldingName, Roles: []domain.PartyRole{domain.RoleOwner},
 		Shares: &domain.ShareCounts{Cash: 400, Total: 400}, Identity: domain.PartyIdentity{Type: domain.IdentityUnifiedNumber, Number: "79" + tail(id, 8)},
 		Source: domain.PartyFromRegister, Current: true}
-	return []domain.Party{
-		person("عبدالله محمد الحربي", "السيد", "1"+tail(id, 9), "SA", "1971-06-30", 600, domain.RoleOwner, domain.RoleManager),
-		holding,
+	partner := person("عبدالله محمد الحربي", "السيد", "1"+tail(id, 9), "SA", "1971-06-30", 600, domain.RoleOwner, domain.RoleManager)
+	if t := tail(id, 2); t[0] != '4' {
+		return []domain.Party{partner}
 	}
+	return []domain.Party{partner, holding}
 }
 
 // tail is the last n digits of id, left-padded with zeros.

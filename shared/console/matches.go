@@ -24,7 +24,10 @@ type matchRow struct {
 	// Dismissed: an operator judged it a false positive before;
 	// Confirmed: a true positive.
 	Dismissed, Confirmed bool
-	Form                 *actionForm
+	// Party names the party whose screening found the match ("" for the
+	// entity's own).
+	Party string
+	Form  *actionForm
 	// Compare sets the listed party beside the entity, field by field,
 	// from the provider's kept answer (none when it is not kept or does
 	// not verify: the page says why).
@@ -55,10 +58,29 @@ func latestCompleted(cs []domain.Check, t domain.CheckType) (domain.Check, bool)
 	return domain.Check{}, false
 }
 
-// latestScreening is the entity's newest completed screening check: the
-// one whose matches an adjudication names (decisions reads the same).
-func latestScreening(cs []domain.Check) (domain.Check, bool) {
-	return latestCompleted(cs, domain.CheckOrganizationScreening)
+// subjectScreenings are the entity's own newest completed screening and
+// each party's: the ones whose matches an adjudication names (decisions
+// reads the same).
+func subjectScreenings(cs []domain.Check) (entity domain.Check, hasEntity bool, parties []domain.Check) {
+	cs = slices.Clone(cs)
+	slices.SortFunc(cs, newestFirst)
+	seen := map[int64]bool{}
+	for _, c := range cs {
+		if c.Type != domain.CheckOrganizationScreening || c.Status != domain.CheckCompleted {
+			continue
+		}
+		if c.SubjectID == nil {
+			if !hasEntity {
+				entity, hasEntity = c, true
+			}
+			continue
+		}
+		if !seen[*c.SubjectID] {
+			seen[*c.SubjectID] = true
+			parties = append(parties, c)
+		}
+	}
+	return entity, hasEntity, parties
 }
 
 // matchRows reads a screening result's matches, one row each; anything

@@ -147,24 +147,37 @@ func (h *handler) auditRows(ctx context.Context, accountID int64, trail []domain
 	return rows, nil
 }
 
-// screeningSection fills the page's matches: the latest completed
-// screening's, each with its adjudication form and set beside the entity.
+// screeningSection fills the page's matches: the entity's latest completed
+// screening's, each with its adjudication form and set beside the entity,
+// then those of each party's latest screening (the policy judges each
+// subject's own: decisions.ApproveBlockers), each saying whose it is.
 func (h *handler) screeningSection(c *webpage.Call, d shownDossier, r domain.Review, page *reviewPage) error {
-	sc, ok := latestScreening(d.Checks)
-	if !ok {
-		return nil
+	entity, hasEntity, parties := subjectScreenings(d.Checks)
+	withForms := func(rows []matchRow) []matchRow {
+		for i := range rows {
+			if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
+				f.MatchID = rows[i].ID
+				rows[i].Form = &f
+			}
+		}
+		return rows
 	}
-	row := checkRows([]domain.Check{sc})[0]
-	page.Screening = &row
-	page.Screened, page.Partial = screenedNames(sc)
-	page.Matches = matchRows(sc, d.Entity)
-	for i := range page.Matches {
-		if f, ok := formFor(c.Session, domain.ActionAdjudicateMatch, r); ok {
-			f.MatchID = page.Matches[i].ID
-			page.Matches[i].Form = &f
+	if sc := entity; hasEntity {
+		row := checkRows([]domain.Check{sc})[0]
+		page.Screening = &row
+		page.Screened, page.Partial = screenedNames(sc)
+		page.Matches = withForms(matchRows(sc, d.Entity))
+		var err error
+		if page.MatchNote, err = h.withComparisons(c, d.EntityDetail, sc, page.Matches); err != nil {
+			return err
 		}
 	}
-	var err error
-	page.MatchNote, err = h.withComparisons(c, d.EntityDetail, sc, page.Matches)
-	return err
+	for _, sc := range parties {
+		rows := withForms(matchRows(sc, d.Entity))
+		for i := range rows {
+			rows[i].Party = domain.Deref(sc.SubjectDisplayName)
+		}
+		page.Matches = append(page.Matches, rows...)
+	}
+	return nil
 }

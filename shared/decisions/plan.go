@@ -153,7 +153,12 @@ func (s *Service) adjudicate(ctx context.Context, req Request, st state, c *chan
 		*kept = append(append([]string(nil), *kept...), req.MatchID)
 	}
 	*dropped = without(*dropped, req.MatchID)
-	c.ent.SanctionsStatus = sanctionsAfterAdjudication(latest, c.ent)
+	// The entity's sanctions status follows its own screening's matches.
+	if own, ok, err := s.entityScreening(ctx, st); err != nil {
+		return err
+	} else if ok {
+		c.ent.SanctionsStatus = sanctionsAfterAdjudication(own, c.ent)
+	}
 	// The trail says what was judged: a sanction, a PEP or another risk.
 	c.after["match_class"] = matchClass(latest, req.MatchID)
 	// A confirmed PEP makes the entity high risk: its approval is then a

@@ -35,6 +35,9 @@ const (
 	// without the register's names (the register failed or did not know
 	// the number), so the name that matters most was never screened.
 	BlockPartialScreening = "partial_screening"
+	// BlockOwnersUndetermined: the register's parties were read and no
+	// one qualifies as a beneficial owner on any basis (shared/ownership).
+	BlockOwnersUndetermined = "owners_undetermined"
 )
 
 // Blocker is one reason the policy refuses an action: its kind, what it is
@@ -49,13 +52,16 @@ type Blocker struct {
 // ApproveBlockers lists everything that stands in the way of approving a
 // review of the entity, none when it may be approved:
 //
-//   - every match of the latest completed screening adjudicated (in the
-//     entity's DismissedMatches or ConfirmedMatches);
+//   - every match of each subject's latest completed screening (the
+//     entity's, each party's) adjudicated (in the entity's
+//     DismissedMatches or ConfirmedMatches);
 //   - no match confirmed a true positive: a confirmed hit is rejected, or
 //     escalated to AML, whose officer rejects it (or judges the match again);
 //   - the latest screening screened the register's names (not a partial
 //     set: the register failed or did not know the number);
 //   - a risk assessment;
+//   - where the register's parties were read, beneficial owners
+//     determined on some basis;
 //   - for each check type cfg's intake lists, a check of it has run on the
 //     entity and its latest is completed (not pending, running or failed).
 //
@@ -63,7 +69,11 @@ type Blocker struct {
 // cfg is the entity's country's configuration.
 func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.CountryConfig) []Blocker {
 	var out []Blocker
-	if sc, ok := newestScreening(checks); ok {
+	for _, sc := range subjectScreenings(checks) {
+		of := "screening check " + fmt.Sprint(sc.ID)
+		if sc.SubjectDisplayName != nil {
+			of += " of party " + *sc.SubjectDisplayName
+		}
 		for _, id := range orderedMatchIDs(sc) {
 			switch {
 			case slices.Contains(ent.ConfirmedMatches, id) && !sanctionMatch(sc, id):
@@ -71,12 +81,16 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 				// file (a PEP made the entity high risk), not in the way.
 			case slices.Contains(ent.ConfirmedMatches, id):
 				out = append(out, Blocker{Kind: BlockConfirmedMatch, About: id,
-					Text: fmt.Sprintf("match %s of screening check %d is confirmed a true positive: reject the review, or escalate it to AML", id, sc.ID)})
+					Text: fmt.Sprintf("match %s of %s is confirmed a true positive: reject the review, or escalate it to AML", id, of)})
 			case !slices.Contains(ent.DismissedMatches, id):
 				out = append(out, Blocker{Kind: BlockOpenMatch, About: id,
-					Text: fmt.Sprintf("match %s of screening check %d is not adjudicated (adjudicate_match)", id, sc.ID)})
+					Text: fmt.Sprintf("match %s of %s is not adjudicated (adjudicate_match)", id, of)})
 			}
 		}
+	}
+	if o := ent.Ownership; o != nil && !o.Determined {
+		out = append(out, Blocker{Kind: BlockOwnersUndetermined, About: "beneficial_owners",
+			Text: "the beneficial owners are not determined: the register lists no owner at " + o.ThresholdPc + " or more and no manager, and no operator has recorded who controls the business"})
 	}
 	if sc, ok := newestEntityCheck(checks, domain.CheckOrganizationScreening); ok && sc.Status == domain.CheckCompleted {
 		if partial, _ := sc.Result["names_partial"].(bool); partial {
@@ -138,11 +152,54 @@ func (s *Service) approvePolicy(ctx context.Context, req Request, st state) erro
 	return nil
 }
 
-// newestScreening is the first completed screening of checks (newest
-// first): the one whose matches adjudicate_match names.
-func newestScreening(checks []domain.Check) (domain.Check, bool) {
+// subjectScreenings are the newest completed screening of each subject
+// in checks (newest first): the entity's own, then each party's, in the
+// order met. Each is judged on its own: a party's newer screening never
+// hides the entity's matches, nor the other way round.
+func subjectScreenings(checks []domain.Check) []domain.Check {
+	var out []domain.Check
+	seen := map[int64]bool{}
 	for _, c := range checks {
-		if c.Type == domain.CheckOrganizationScreening && c.Status == domain.CheckCompleted {
+		if c.Type != domain.CheckOrganizationScreening || c.Status != domain.CheckCompleted {
+			continue
+		}
+		var subject int64 // 0: the entity
+		if c.SubjectID != nil {
+			subject = *c.SubjectID
+		}
+		if seen[subject] {
+			continue
+		}
+		seen[subject] = true
+		if subject == 0 {
+			out = append([]domain.Check{c}, out...)
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// screeningWith is the subject screening (subjectScreenings) that lists
+// the match, the entity's first; without a match id, the entity's own
+// newest screening (else the first there is).
+func screeningWith(checks []domain.Check, matchID string) (domain.Check, bool) {
+	scs := subjectScreenings(checks)
+	for _, sc := range scs {
+		if matchID != "" && slices.Contains(orderedMatchIDs(sc), matchID) {
+			return sc, true
+		}
+	}
+	if matchID == "" && len(scs) > 0 {
+		return scs[0], true
+	}
+	return domain.Check{}, false
+}
+
+// entityScreening is the entity's own newest completed screening.
+func entityScreening(checks []domain.Check) (domain.Check, bool) {
+	for _, c := range checks {
+		if c.Type == domain.CheckOrganizationScreening && c.Status == domain.CheckCompleted && c.SubjectID == nil {
 			return c, true
 		}
 	}

@@ -45,6 +45,13 @@ func TestApprovePolicy(t *testing.T) {
 		}, []string{"the latest screening (check", "screened a partial set of names: the register lookup (check 7) failed", "run the checks again once the register answers"}},
 		{"a required check never run", func(d *domain.EntityDetail) { d.Checks = d.Checks[:1] },
 			[]string{"no registry_lookup check, which SA's intake requires, has run"}},
+		{"a party's newer screening hides nothing of the entity's, nor the other way round", func(d *domain.EntityDetail) {
+			d.Entity.DismissedMatches = []string{"NK-weak"} // the entity's NK-other still open
+			d.Checks = append(d.Checks, partyScreening("evs-pe-al-dosari"))
+		}, []string{"match NK-other of screening check", "match evs-pe-al-dosari of screening check", "of party Turki Mansour Al-Dosari", "is not adjudicated"}},
+		{"no beneficial owner on any basis", func(d *domain.EntityDetail) {
+			d.Entity.Ownership = &domain.Ownership{Determined: false, ThresholdPc: "25.00 %", At: t0}
+		}, []string{"the beneficial owners are not determined", "no owner at 25.00 % or more and no manager"}},
 		{"everything at once", func(d *domain.EntityDetail) {
 			d.Entity.DismissedMatches, d.Entity.ConfirmedMatches, d.Entity.Risk = nil, []string{"NK-other"}, nil
 			d.Checks[1].Status = domain.CheckPending
@@ -68,6 +75,44 @@ func TestApprovePolicy(t *testing.T) {
 			}
 			assertUnchanged(t, w, e, r)
 		})
+	}
+}
+
+// partyScreening is a completed screening of a party, newer than the
+// entity's, with one open match.
+func partyScreening(match string) domain.Check {
+	at := t0.Add(2 * time.Hour)
+	return domain.Check{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted,
+		TriggeringReason: domain.TriggerIntake, SubjectType: new("party"), SubjectID: new(int64(77)), SubjectDisplayName: new("Turki Mansour Al-Dosari"),
+		Result: map[string]any{"status": "hit", "matched": true, "matches_count": 1, "matches": []any{
+			map[string]any{"id": match, "score": 1.0, "class": "sanction"}}},
+		CheckedAt: &at, CreatedAt: at, UpdatedAt: at}
+}
+
+// TestEachSubjectsScreeningIsJudged: a match of a party's screening is
+// adjudicated like the entity's; the entity's sanctions status follows
+// its own screening alone; once both are judged the approval goes through.
+func TestEachSubjectsScreeningIsJudged(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, approvable, func(d *domain.EntityDetail) {
+		d.Checks = append(d.Checks, partyScreening("evs-pe-al-dosari"))
+	})
+	approve := w.req(domain.ActionApprove, r.ID, w.decider)
+	if _, _, err := w.svc.Apply(ctx, approve, nil); domain.FailureName(err) != domain.FailDecisionBlocked || !strings.Contains(domain.Refusal(err), "of party Turki Mansour Al-Dosari") {
+		t.Fatalf("approval over an open party match: %v", err)
+	}
+	adj := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
+	adj.MatchID, adj.Verdict = "evs-pe-al-dosari", domain.VerdictFalsePositive
+	if _, _, err := w.svc.Apply(ctx, adj, nil); err != nil {
+		t.Fatalf("adjudicating the party's match: %v", err)
+	}
+	ent, _ := w.st.Entity(ctx, w.account, e.ID)
+	if ent.SanctionsStatus != domain.SanctionsClear {
+		t.Errorf("the entity's sanctions status %s: its own screening's matches are judged", ent.SanctionsStatus)
+	}
+	if _, _, err := w.svc.Apply(ctx, w.req(domain.ActionApprove, r.ID, w.decider), nil); err != nil {
+		t.Errorf("approval once every subject's matches are judged: %v", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/checks"
@@ -277,19 +276,20 @@ func requiresFourEyes(st state, req Request) bool {
 	return false
 }
 
-// latestScreening is the entity's newest completed screening check, which
-// must list matchID among its matches when one is given.
+// latestScreening is the screening whose match an adjudication judges:
+// the newest completed screening of the entity, or of a party, that lists
+// matchID (screeningWith); without one, the entity's own.
 func (s *Service) latestScreening(ctx context.Context, st state, matchID string) (domain.Check, error) {
 	cs, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID, st.entity.ChecksCount)
 	if err != nil {
 		return domain.Check{}, err
 	}
-	c, ok := newestScreening(cs) // newest first
-	if !ok {
+	if len(subjectScreenings(cs)) == 0 {
 		return domain.Check{}, domain.Errorf(domain.ECodeIllegalTransition, "entity %d has no completed screening to adjudicate", st.entity.ID)
 	}
-	if matchID != "" && !slices.Contains(orderedMatchIDs(c), matchID) {
-		return domain.Check{}, domain.Errorf(domain.ECodeBadRequest, "match %q is not among the latest screening's matches", matchID)
+	c, ok := screeningWith(cs, matchID)
+	if !ok {
+		return domain.Check{}, domain.Errorf(domain.ECodeBadRequest, "match %q is not among the latest screenings' matches (the entity's and its parties')", matchID)
 	}
 	return c, nil
 }
@@ -524,4 +524,15 @@ func (s *Service) replay(ctx context.Context, rec domain.AuditRecord) (domain.Re
 		}
 	}
 	return s.Store.Review(ctx, rec.AccountID, *rec.ReviewID)
+}
+
+// entityScreening is the entity's own newest completed screening (false
+// when it has none).
+func (s *Service) entityScreening(ctx context.Context, st state) (domain.Check, bool, error) {
+	cs, err := s.Store.EntityChecks(ctx, st.review.AccountID, st.entity.ID, st.entity.ChecksCount)
+	if err != nil {
+		return domain.Check{}, false, err
+	}
+	c, ok := entityScreening(cs)
+	return c, ok, nil
 }
