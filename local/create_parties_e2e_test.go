@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/country"
+	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 )
 
@@ -73,5 +75,84 @@ func TestCreateRecordsThePartiesAndTheirOwners(t *testing.T) {
 	}
 	if d.Entity.RegistrationStatus != domain.RegistrationValid || d.Entity.LegalName == "شركة الأفق القابضة" {
 		t.Errorf("the holding's lookup spoke for the entity: %s, %q", d.Entity.RegistrationStatus, d.Entity.LegalName)
+	}
+	// Every current party screened, as a check about it: a person by name
+	// and nationality (and birth date where the register gives one: the
+	// legacy API does), the holding as a company.
+	screened := map[int64]domain.Check{}
+	for _, c := range d.Checks {
+		if c.Type == domain.CheckOrganizationScreening && c.SubjectID != nil {
+			screened[*c.SubjectID] = c
+		}
+	}
+	for _, p := range d.Entity.Parties {
+		c, ok := screened[p.ID]
+		if !ok || c.Status != domain.CheckCompleted || *c.SubjectDisplayName != p.Name {
+			t.Errorf("party %s: screening %+v", p.Name, c)
+			continue
+		}
+		q, _ := c.Result["query"].(map[string]any)
+		props, _ := q["properties"].(map[string]any)
+		want := map[domain.PartyKind]string{domain.PartyPerson: "Person", domain.PartyCompany: "Company"}[p.Kind]
+		// The current API gives no birth date; its nationality is sent.
+		if q["schema"] != want || p.Kind == domain.PartyPerson && props["nationality"] == nil {
+			t.Errorf("party %s was screened as %v", p.Name, q)
+		}
+	}
+}
+
+// TestAListedPartnerHoldsTheApproval: a partner the screening engine finds
+// by name and nationality (تركي منصور الدوسري) makes the approval refused,
+// naming the party's match; judged a false positive, the approval goes
+// through; the entity's own sanctions status never followed the party's.
+func TestAListedPartnerHoldsTheApproval(t *testing.T) {
+	ctx := context.Background()
+	f := newCreateFixture(t)
+	r := f.create(t, map[string]any{"registration_number": "7000000048", "country_code": "sa"})
+	if r.status != 201 {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	id := int64(r.json(t)["id"].(float64))
+	d, err := f.st.EntityDetail(ctx, f.account, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Entity.SanctionsStatus != domain.SanctionsClear {
+		t.Errorf("the entity's sanctions status %s: its own screening found nothing", d.Entity.SanctionsStatus)
+	}
+	op, err := f.st.CreateOperator(ctx, f.account, "Lina Decider", domain.OperatorPermissions(), domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &decisions.Service{Store: f.st, Clock: domain.SystemClock, Countries: country.ISO()}
+	seq := 0
+	apply := func(action domain.Action, reason string, set func(*decisions.Request)) error {
+		seq++
+		req := decisions.Request{Action: action, AccountID: f.account, EntityID: id, ReviewID: d.Reviews[0].ID, OperatorID: op.ID,
+			ActionID: fmt.Sprintf("listed-partner-%d", seq), Reason: reason}
+		if set != nil {
+			set(&req)
+		}
+		_, _, err := svc.Apply(ctx, req, nil)
+		return err
+	}
+	if err := apply(domain.ActionStart, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := apply(domain.ActionAssessRisk, "risk_model", func(q *decisions.Request) { q.RiskLevel = "low" }); err != nil {
+		t.Fatal(err)
+	}
+	err = apply(domain.ActionApprove, "documents_verified", nil)
+	if domain.FailureName(err) != domain.FailDecisionBlocked || !strings.Contains(domain.Refusal(err), "match evs-pe-al-dosari") ||
+		!strings.Contains(domain.Refusal(err), "of party تركي منصور الدوسري") {
+		t.Fatalf("approval over the listed partner: %v", err)
+	}
+	if err := apply(domain.ActionAdjudicateMatch, "different_dates: another man of that name", func(q *decisions.Request) {
+		q.MatchID, q.Verdict = "evs-pe-al-dosari", domain.VerdictFalsePositive
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := apply(domain.ActionApprove, "documents_verified", nil); err != nil {
+		t.Errorf("approval once the partner's match is judged: %v", err)
 	}
 }

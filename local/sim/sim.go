@@ -20,6 +20,10 @@
 //	5           slow: answers after 30 s                slow: answers after 30 s
 //	6           failing: 503                            failing: 500
 //	7           suspended                               the engine's answer
+//
+// The register lists parties only where the tens digit is 4
+// (RegisterParties): a partner who manages and a holding company (79…),
+// the partner a listed person when the last digit is 8.
 package sim
 
 import (

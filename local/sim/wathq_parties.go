@@ -139,10 +139,13 @@ func legacyParties(ps []domain.Party) []any {
 }
 
 // RegisterParties are the parties the simulated register lists for a
-// number it answers by its digits: a Saudi partner who is also the
-// manager, alone; where the number's tens digit is 4, beside a holding
-// company holding 40 % (a unified number beginning 79, which the register
-// answers with two people as its own partners: 70 % and 30 %).
+// number it answers by its digits. Most numbers list none (as sandbox
+// records often do); where the number's tens digit is 4: a Saudi partner
+// holding 60 % who is also the manager, and a holding company holding 40 %
+// (a unified number beginning 79, which the register answers with two
+// people as its own partners, 70 % and 30 %); when the last digit is 8
+// too, the partner is a listed person of the screening engine's dataset
+// (تركي منصور الدوسري, born 1977-01-19), found by name and birth date.
 func RegisterParties(id string) []domain.Party {
 	person := func(name, title, number, nationality, birth string, shares int64, roles ...domain.PartyRole) domain.Party {
 		return domain.Party{Kind: domain.PartyPerson, Name: name, Title: title, Roles: roles,
@@ -158,9 +161,12 @@ func RegisterParties(id string) []domain.Party {
 	holding := domain.Party{Kind: domain.PartyCompany, Name: HoldingName, Roles: []domain.PartyRole{domain.RoleOwner},
 		Shares: &domain.ShareCounts{Cash: 400, Total: 400}, Identity: domain.PartyIdentity{Type: domain.IdentityUnifiedNumber, Number: "79" + tail(id, 8)},
 		Source: domain.PartyFromRegister, Current: true}
+	if tail(id, 2)[0] != '4' {
+		return nil
+	}
 	partner := person("عبدالله محمد الحربي", "السيد", "1"+tail(id, 9), "SA", "1971-06-30", 600, domain.RoleOwner, domain.RoleManager)
-	if t := tail(id, 2); t[0] != '4' {
-		return []domain.Party{partner}
+	if strings.HasSuffix(id, "8") {
+		partner = person("تركي منصور الدوسري", "", "1"+tail(id, 9), "SA", "1977-01-19", 600, domain.RoleOwner, domain.RoleManager)
 	}
 	return []domain.Party{partner, holding}
 }

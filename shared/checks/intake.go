@@ -65,6 +65,10 @@ type IntakeInput struct {
 	ReviewID *int64
 	// ExcludeEntityIDs are screening matches dismissed as false positives.
 	ExcludeEntityIDs []string
+	// KnownParties are the entity's parties (a re-run): one the register
+	// lists again keeps its id; one it no longer lists ends (current
+	// false, until now).
+	KnownParties []domain.Party
 	// Reserve gives ids to the parties the register lists and to the
 	// lookups of its company partners (intake_ownership.go); nil: the
 	// company partners are not looked up, and the store numbers the
@@ -118,8 +122,8 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		owners  sync.WaitGroup
 	)
 	for i, c := range checks {
-		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted {
-			continue
+		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted || len(parties[i]) == 0 {
+			continue // a register that lists nobody leaves the owners unknown, not determined
 		}
 		found := parties[i]
 		for k := range found {
@@ -194,6 +198,9 @@ type nameSet struct {
 	// partial says why the register's names are not among them ("" when
 	// they are, or no register is asked in the country).
 	partial string
+	// party, when set, is the query of a party's screening (partyQuery):
+	// sent as it is, in place of one built from the entity's names.
+	party *ScreeningQuery
 }
 
 // intakeNames are the names the business is known by after the register
@@ -303,6 +310,10 @@ func (r *Runner) run(ctx context.Context, c domain.Check, in IntakeInput, names 
 			Reference: ScreeningReference(in.AccountID, c.ID), Names: sent,
 			Jurisdiction: in.CountryCode, RegistrationNumber: in.RegistrationNumber,
 			ExcludeEntityIDs: in.ExcludeEntityIDs,
+		}
+		if names.party != nil {
+			q = *names.party
+			q.Reference, q.ExcludeEntityIDs, sent, left = ScreeningReference(in.AccountID, c.ID), in.ExcludeEntityIDs, names.party.Names, nil
 		}
 		res, err = sc.Screen(ctx, q)
 		ev = res.Evidence

@@ -68,7 +68,23 @@ func holdersOf(key, name string, ps []domain.Party) ownership.Company {
 // then rests on the direct parties alone.
 func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.IntakeCheck, name string, parties []domain.Party, at time.Time) ([]domain.Party, []domain.Check, *domain.Ownership) {
 	all := append([]domain.Party(nil), parties...)
-	r.assignPartyIDs(ctx, in, all)
+	known := knownByKey(in.KnownParties)
+	r.assignPartyIDs(ctx, in, all, known)
+	// Each party is screened as soon as it is known, beside the lookups.
+	var (
+		screenings []domain.Check
+		mu         sync.Mutex
+		screening  sync.WaitGroup
+	)
+	screen := func(ps []domain.Party) {
+		screening.Go(func() {
+			cs := r.screenParties(ctx, in, ps)
+			mu.Lock()
+			screenings = append(screenings, cs...)
+			mu.Unlock()
+		})
+	}
+	screen(all)
 	companies := map[string]ownership.Company{in.RegistrationNumber: holdersOf(in.RegistrationNumber, name, all)}
 	seen := map[string]bool{}
 	for _, p := range all {
@@ -123,7 +139,8 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 				p.Roles, p.RoleWords = []domain.PartyRole{domain.RoleOwner}, nil
 				added = append(added, p)
 			}
-			r.assignPartyIDs(ctx, in, added)
+			r.assignPartyIDs(ctx, in, added, known)
+			screen(added)
 			for _, p := range added {
 				if lookedUp(p) {
 					next = append(next, p)
@@ -133,22 +150,49 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 		}
 		level = next
 	}
-	return all, lookups, determineOwners(in.RegistrationNumber, companies, all, at)
+	screening.Wait()
+	// A party the register listed before and lists no more has ended.
+	listed := knownByKey(all)
+	for _, p := range in.KnownParties {
+		if _, still := listed[holderKey(p)]; !still && p.Source == domain.PartyFromRegister && p.Current {
+			p.Current, p.Until = false, &at
+			all = append(all, p)
+		}
+	}
+	return all, append(lookups, screenings...), determineOwners(in.RegistrationNumber, companies, all, at)
 }
 
-// assignPartyIDs gives ps ids reserved in the account (left 0 without a
-// reserver, or when none could be had: the store gives them then).
-func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain.Party) {
-	if in.Reserve == nil || len(ps) == 0 {
+// knownByKey are parties by their holder key.
+func knownByKey(ps []domain.Party) map[string]domain.Party {
+	m := map[string]domain.Party{}
+	for _, p := range ps {
+		m[holderKey(p)] = p
+	}
+	return m
+}
+
+// assignPartyIDs gives ps ids: a party already known (a re-run) keeps its
+// id and since; the others get ids reserved in the account (left 0 without
+// a reserver, or when none could be had: the store gives them then).
+func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain.Party, known map[string]domain.Party) {
+	var fresh []int
+	for i := range ps {
+		if k, ok := known[holderKey(ps[i])]; ok && k.ID != 0 {
+			ps[i].ID, ps[i].Since = k.ID, k.Since
+			continue
+		}
+		fresh = append(fresh, i)
+	}
+	if in.Reserve == nil || len(fresh) == 0 {
 		return
 	}
-	ids, err := in.Reserve.ReservePartyIDs(ctx, in.AccountID, len(ps))
+	ids, err := in.Reserve.ReservePartyIDs(ctx, in.AccountID, len(fresh))
 	if err != nil {
 		logging.From(ctx).Error("party ids not reserved: the store gives them", "error", err.Error())
 		return
 	}
-	for i := range ps {
-		ps[i].ID = ids[i]
+	for k, i := range fresh {
+		ps[i].ID = ids[k]
 	}
 }
 

@@ -254,6 +254,7 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		AccountID: req.AccountID, RegistrationNumber: ent.RegistrationNumber, CountryCode: ent.CountryCode,
 		CountryID: ent.CountryID, KnownNames: ent.Names, Config: cfg, CheckIDs: ids,
 		Trigger: domain.TriggerOperatorRequested, ReviewID: &reviewID, ExcludeEntityIDs: ent.DismissedMatches,
+		KnownParties: ent.Parties, Reserve: s.Store,
 	}
 	if len(ent.Names) == 0 {
 		// An entity kept before its names were: its legal name is all it has.
@@ -287,6 +288,11 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 	// after show a change.
 	if len(d.Entity.Names) > 0 {
 		ent.Names = d.Entity.Names
+	}
+	// The parties as the register lists them now (each screened again),
+	// and who owns the business by them.
+	if d.Entity.Ownership != nil {
+		ent.Parties, ent.Ownership = d.Entity.Parties, d.Entity.Ownership
 	}
 	if d.Entity.Score != nil || ent.Score != nil {
 		in := checks.CoverageFrom(*ent)
@@ -361,6 +367,7 @@ func entitySnapshot(e domain.Entity) map[string]any {
 		"business_activity_summary": domain.Deref(e.ActivitySummary), "dismissed_matches": fmt.Sprint(e.DismissedMatches),
 		"confirmed_matches": fmt.Sprint(e.ConfirmedMatches), "risk_level": "", "risk_level_updated_at": "", "current_score": "",
 		"entity_checks_count": e.ChecksCount, "entity_reviews_count": e.ReviewsCount, "names": namesText(e.Names),
+		"parties": partiesText(e.Parties), "beneficial_owners": ownersText(e.Ownership),
 	}
 	if e.Risk != nil {
 		m["risk_level"], m["risk_level_updated_at"] = string(e.Risk.Level), domain.FormatTime(e.Risk.AssessedAt)
@@ -369,6 +376,49 @@ func entitySnapshot(e domain.Entity) map[string]any {
 		m["current_score"] = e.Score.Value
 	}
 	return m
+}
+
+// partiesText is an entity's parties as its audit records show them: each
+// with its id, roles, shares, identity and whether current.
+func partiesText(ps []domain.Party) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		roles := make([]string, len(p.Roles))
+		for k, r := range p.Roles {
+			roles[k] = string(r)
+		}
+		t := fmt.Sprintf("%d %s (%s; %s", p.ID, p.Name, p.Kind, strings.Join(roles, ", "))
+		if p.Shares != nil {
+			t += fmt.Sprintf("; %d shares", p.Shares.Total)
+		}
+		if p.Identity.Number != "" {
+			t += "; " + p.Identity.Type + " " + p.Identity.Number
+		}
+		if len(p.Via) > 0 {
+			t += "; via " + strings.Join(p.Via, " > ")
+		}
+		if !p.Current {
+			t += "; ended"
+		}
+		parts[i] = t + ")"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ownersText is the beneficial-owner determination as audit records show
+// it.
+func ownersText(o *domain.Ownership) string {
+	if o == nil {
+		return ""
+	}
+	if !o.Determined {
+		return "not determined"
+	}
+	parts := make([]string, len(o.Owners))
+	for i, b := range o.Owners {
+		parts[i] = fmt.Sprintf("%d %s: %s %s", b.PartyID, b.Name, b.Basis, b.Percent)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // namesText is an entity's names as its audit records show them.

@@ -35,6 +35,9 @@ const (
 	// without the register's names (the register failed or did not know
 	// the number), so the name that matters most was never screened.
 	BlockPartialScreening = "partial_screening"
+	// BlockPartyUnscreened: a current party the register lists has no
+	// completed screening (its newest failed, or none ran).
+	BlockPartyUnscreened = "party_unscreened"
 	// BlockOwnersUndetermined: the register's parties were read and no
 	// one qualifies as a beneficial owner on any basis (shared/ownership).
 	BlockOwnersUndetermined = "owners_undetermined"
@@ -60,7 +63,8 @@ type Blocker struct {
 //   - the latest screening screened the register's names (not a partial
 //     set: the register failed or did not know the number);
 //   - a risk assessment;
-//   - where the register's parties were read, beneficial owners
+//   - where the register's parties were read, every current party
+//     screened (its newest screening completed) and beneficial owners
 //     determined on some basis;
 //   - for each check type cfg's intake lists, a check of it has run on the
 //     entity and its latest is completed (not pending, running or failed).
@@ -87,6 +91,9 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 					Text: fmt.Sprintf("match %s of %s is not adjudicated (adjudicate_match)", id, of)})
 			}
 		}
+	}
+	if ent.Ownership != nil {
+		out = append(out, unscreenedParties(ent, checks)...)
 	}
 	if o := ent.Ownership; o != nil && !o.Determined {
 		out = append(out, Blocker{Kind: BlockOwnersUndetermined, About: "beneficial_owners",
@@ -150,6 +157,33 @@ func (s *Service) approvePolicy(ctx context.Context, req Request, st state) erro
 		return blocked(req, st, bs)
 	}
 	return nil
+}
+
+// unscreenedParties are the current parties whose newest screening did
+// not complete (or who have none).
+func unscreenedParties(ent domain.Entity, checks []domain.Check) []Blocker {
+	var out []Blocker
+	for _, p := range ent.Parties {
+		if !p.Current {
+			continue
+		}
+		var newest *domain.Check
+		for i, c := range checks { // newest first
+			if c.Type == domain.CheckOrganizationScreening && c.SubjectID != nil && *c.SubjectID == p.ID {
+				newest = &checks[i]
+				break
+			}
+		}
+		switch {
+		case newest == nil:
+			out = append(out, Blocker{Kind: BlockPartyUnscreened, About: fmt.Sprint(p.ID),
+				Text: fmt.Sprintf("party %s has never been screened (queue_checks)", p.Name)})
+		case newest.Status != domain.CheckCompleted:
+			out = append(out, Blocker{Kind: BlockPartyUnscreened, About: fmt.Sprint(p.ID),
+				Text: fmt.Sprintf("the screening of party %s (check %d) is %s (queue_checks)", p.Name, newest.ID, newest.Status)})
+		}
+	}
+	return out
 }
 
 // subjectScreenings are the newest completed screening of each subject

@@ -37,6 +37,7 @@ type Store interface {
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// No codes.
 	ReserveCheckIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
+	ReservePartyIDs(ctx context.Context, accountID int64, n int) ([]int64, error)
 	// No codes; domain.ErrStale if the review or the entity changed since read,
 	// domain.ErrDuplicateAction if the action id was applied before.
 	ApplyDecision(ctx context.Context, d domain.Decision) error

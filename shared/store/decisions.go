@@ -160,6 +160,12 @@ func (s *Store) entityUpdate(e domain.Entity) *dynamo.Update {
 	if len(e.Names) > 0 {
 		u.Set("names", entityNameItems(e.Names))
 	}
+	if len(e.Parties) > 0 {
+		u.Set("parties", partyItems(e.Parties)).Set("current_relationships_count", domain.CurrentParties(e.Parties))
+	}
+	if e.Ownership != nil {
+		u.Set("ownership", newOwnershipItem(e.Ownership))
+	}
 	if e.Score != nil {
 		u.Set("current_score", e.Score.Value).Set("score_breakdown", scoreComponentItems(e.Score.Breakdown))
 	} else {
