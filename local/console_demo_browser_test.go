@@ -92,6 +92,11 @@ func walkDemoReview(ctx context.Context, t *testing.T, op *operatorBrowser, f *f
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Who is behind it comes before the matches: the parties the demo's
+	// register lists, or a sentence saying there are none.
+	if who := op.text("main"); !strings.Contains(who, "Who is behind it") {
+		t.Errorf("review %d: no parties section", r.ID)
+	}
 	op.Screenshot(fmt.Sprintf("demo-%d-taken", taken+1))
 	for step := 0; ; step++ {
 		if step == 8 {

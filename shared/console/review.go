@@ -26,6 +26,8 @@ type reviewPage struct {
 	Screened []screenedName
 	Partial  string
 	Matches  []matchRow
+	// Parties is who is behind the business.
+	Parties partiesSection
 	// MatchNote says why the matches are not set beside the entity field
 	// by field, when they are not.
 	MatchNote string
@@ -95,6 +97,7 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		c.Fail(err)
 		return
 	}
+	page.Parties = parties(d.Entity, d.Checks)
 	if err := h.screeningSection(c, d, r, &page); err != nil {
 		c.Fail(err)
 		return
