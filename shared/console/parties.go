@@ -14,7 +14,7 @@ import (
 // they are, what they are to the business, and how they were screened.
 type partyRow struct {
 	Name, Title, Kind, Roles, Share, Identity, Nationality, Via, Source, Screening string
-	Current                                                                         bool
+	Current                                                                        bool
 }
 
 // ownerRow is one beneficial owner, with its basis in words.
