@@ -116,6 +116,44 @@ func TestEachSubjectsScreeningIsJudged(t *testing.T) {
 	}
 }
 
+// TestAConfirmedPEPPartyMakesTheEntityHighRisk: a party's PEP match judged
+// a true positive stands in the file, not in the approval's way, and makes
+// the entity high risk (four eyes where the account asks for them); the
+// entity's sanctions status stays its own screening's.
+func TestAConfirmedPEPPartyMakesTheEntityHighRisk(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	e, r := w.entity(t, domain.ReviewInProgress, domain.EntityReadyForReview, approvable, func(d *domain.EntityDetail) {
+		pep := partyScreening("evs-pe-al-rashid")
+		pep.Result["matches"] = []any{map[string]any{"id": "evs-pe-al-rashid", "score": 1.0, "class": "pep", "topics": []any{"role.pep"}}}
+		pep.Result["status"] = "clear"
+		d.Checks = append(d.Checks, pep)
+	})
+	adj := w.req(domain.ActionAdjudicateMatch, r.ID, w.decider)
+	adj.MatchID, adj.Verdict = "evs-pe-al-rashid", domain.VerdictTruePositive
+	if _, _, err := w.svc.Apply(ctx, adj, nil); err != nil {
+		t.Fatal(err)
+	}
+	ent, _ := w.st.Entity(ctx, w.account, e.ID)
+	if ent.Risk == nil || ent.Risk.Level != domain.RiskHigh || ent.SanctionsStatus != domain.SanctionsClear {
+		t.Errorf("after a party's confirmed PEP: risk %+v, sanctions %s", ent.Risk, ent.SanctionsStatus)
+	}
+	for _, b := range decisions.ApproveBlockers(ent, mustChecks(t, w, ent), domain.DefaultCountryConfig(w.account, "SA", 682, t0)) {
+		if b.About == "evs-pe-al-rashid" {
+			t.Errorf("the confirmed PEP blocks: %s", b.Text)
+		}
+	}
+}
+
+func mustChecks(t *testing.T, w *world, e domain.Entity) []domain.Check {
+	t.Helper()
+	cs, err := w.st.EntityChecks(context.Background(), w.account, e.ID, e.ChecksCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 // assertUnchanged fails unless the review and the entity are as created,
 // with no audit record.
 func assertUnchanged(t *testing.T, w *world, e domain.Entity, r domain.Review) {
