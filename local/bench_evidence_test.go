@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,24 +35,7 @@ func BenchmarkCreateEntityEvidence(b *testing.B) {
 	seq := 0
 	create := func(url string) time.Duration {
 		seq++
-		// Ending in 0: the simulator's clear, active answer every time (no
-		// slow or failing outcome on either side).
-		body := fmt.Sprintf(`{"entity":{"registration_number":"70%07d0","country_code":"SA"}}`, seq)
-		req, _ := http.NewRequest("POST", url+"/api/v1/entities", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		start := time.Now()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		took := time.Since(start)
-		if resp.StatusCode != 201 {
-			b.Fatalf("create: %d", resp.StatusCode)
-		}
-		return took
+		return timedCreate(b, url, key, plainNumber(seq))
 	}
 	gateways := func(registry, screening time.Duration) (with, without *httptest.Server, stop func()) {
 		simSrv := httptest.NewServer(&sim.Simulator{WathqAPIKey: localWathqKey, YenteAPIKey: localYenteKey, Screening: screeningEngine(),
