@@ -77,6 +77,16 @@ func timedGet(b *testing.B, url, key, ifNoneMatch string, want int) (time.Durati
 	if ifNoneMatch != "" {
 		req.Header.Set("If-None-Match", ifNoneMatch)
 	}
+	d, resp := timed(b, req)
+	if resp.StatusCode != want {
+		b.Fatalf("GET %s (If-None-Match %q): %d, want %d", url, ifNoneMatch, resp.StatusCode, want)
+	}
+	return d, resp.Header.Get("ETag")
+}
+
+// timed sends req and reads its whole body, and says how long that took.
+func timed(b *testing.B, req *http.Request) (time.Duration, *http.Response) {
+	b.Helper()
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -84,11 +94,7 @@ func timedGet(b *testing.B, url, key, ifNoneMatch string, want int) (time.Durati
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	d := time.Since(start)
-	if resp.StatusCode != want {
-		b.Fatalf("GET %s (If-None-Match %q): %d, want %d", url, ifNoneMatch, resp.StatusCode, want)
-	}
-	return d, resp.Header.Get("ETag")
+	return time.Since(start), resp
 }
 
 func p50(ds []time.Duration) time.Duration {
@@ -247,14 +253,7 @@ func timedCreate(b *testing.B, base, key, number string) time.Duration {
 	req, _ := http.NewRequest("POST", base+"/api/v1/entities", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	took := time.Since(start)
+	took, resp := timed(b, req)
 	if resp.StatusCode != 201 {
 		b.Fatalf("create %s: %d", number, resp.StatusCode)
 	}

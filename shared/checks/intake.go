@@ -118,8 +118,8 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 	names := intakeNames(in, checks)
 	// The screenings, and meanwhile the register's company partners.
 	var (
-		lookups []domain.Check
-		owners  sync.WaitGroup
+		partyChecks []domain.Check // the company partners' lookups, the parties' screenings
+		owners      sync.WaitGroup
 	)
 	for i, c := range checks {
 		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted || len(parties[i]) == 0 {
@@ -132,13 +132,13 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		name, _ := c.Result["legal_name"].(string)
 		spec := in.Config.IntakeChecks[i]
 		owners.Go(func() {
-			e.Parties, lookups, e.Ownership = r.followOwners(ctx, in, spec, name, found, *c.CheckedAt)
+			e.Parties, partyChecks, e.Ownership = r.followOwners(ctx, in, spec, name, found, *c.CheckedAt)
 		})
 		break // one register per country
 	}
 	r.runEach(ctx, in, now, checks, parties, names, func(t domain.CheckType) bool { return t != domain.CheckRegistryLookup })
 	owners.Wait()
-	checks = append(checks, lookups...)
+	checks = append(checks, partyChecks...)
 	e.Names = names.all
 
 	for _, c := range checks {

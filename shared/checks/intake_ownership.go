@@ -62,8 +62,9 @@ func holdersOf(key, name string, ps []domain.Party) ownership.Company {
 
 // followOwners looks up the company partners among parties (the entity's,
 // from its register) level by level, and returns every party (those held
-// through a company partner added, once each), the lookups made, and the
-// beneficial owners determined. Without in.Reserve no lookup is made (the
+// through a company partner added, once each), the checks made (the
+// company partners' lookups, the parties' screenings), and the beneficial
+// owners determined. Without in.Reserve no lookup is made (the
 // ids their checks and parties need cannot be had): the determination
 // then rests on the direct parties alone.
 func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.IntakeCheck, name string, parties []domain.Party, at time.Time) ([]domain.Party, []domain.Check, *domain.Ownership) {

@@ -37,8 +37,8 @@ var roleWords = map[domain.PartyRole]string{
 }
 
 var basisWords = map[string]string{
-	domain.BasisOwnership: "ownership", domain.BasisControl: "control by other means",
-	domain.BasisSeniorManagingOfficial: "senior managing official (no owner at the threshold)",
+	ownership.BasisOwnership: "ownership", ownership.BasisControl: "control by other means",
+	ownership.BasisSeniorManagingOfficial: "senior managing official (no owner at the threshold)",
 }
 
 // parties builds the section from the entity and its checks: each party's

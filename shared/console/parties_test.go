@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/ownership"
 )
 
 // TestPartiesSection: each party's share is of its own company (the
@@ -20,7 +21,7 @@ func TestPartiesSection(t *testing.T) {
 			{ID: 4, Kind: domain.PartyPerson, Name: "نورة", Roles: []domain.PartyRole{domain.RoleOwner}, Shares: &domain.ShareCounts{Total: 300}, Via: []string{"790"}, Current: true},
 		},
 		Ownership: &domain.Ownership{Determined: true, ThresholdPc: "25.00 %", Owners: []domain.BeneficialOwner{
-			{PartyID: 1, Name: "محمد علي", Basis: domain.BasisOwnership, Percent: "60.00 %", Chains: []string{"700 > 1000000001"}}}},
+			{PartyID: 1, Name: "محمد علي", Basis: ownership.BasisOwnership, Percent: "60.00 %", Chains: []string{"700 > 1000000001"}}}},
 	}
 	cs := []domain.Check{
 		{ID: 9, Type: domain.CheckOrganizationScreening, Status: domain.CheckCompleted, SubjectID: new(int64(1)), Result: map[string]any{"matches_count": 1.0}},

@@ -104,20 +104,13 @@ func CurrentParties(ps []Party) int {
 	return n
 }
 
-// Bases of a beneficial owner, in the law's order (shared/ownership).
-const (
-	BasisOwnership              = "ownership"
-	BasisControl                = "control"
-	BasisSeniorManagingOfficial = "senior_managing_official"
-)
-
 // BeneficialOwner is a party found to be a beneficial owner, and why: its
 // basis, and for ownership its stake and the chains of companies it holds
 // it through (registration numbers from the entity down).
 type BeneficialOwner struct {
 	PartyID int64
 	Name    string
-	Basis   string
+	Basis   string   // ownership.BasisOwnership, BasisControl, BasisSeniorManagingOfficial
 	Percent string   // "62.50 %" for ownership; "" otherwise
 	Chains  []string // each "7001234567 > 7901234567 > 1012345678"
 }
