@@ -16,8 +16,13 @@ type ScreeningUpdate struct {
 	Check  Check
 	Entity Entity
 	// What changes.
-	Result          map[string]any
-	ProviderStatus  string
+	Result         map[string]any
+	ProviderStatus string
+	// Answered is what the answer says of the check's subject; SanctionsStatus
+	// is the entity's after it. They differ for a party's screening: the
+	// entity's own status follows its own screening only, and the party's
+	// answer stands in its check.
+	Answered        SanctionsStatus
 	SanctionsStatus SanctionsStatus
 	Score           *Score
 	At              time.Time

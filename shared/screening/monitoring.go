@@ -22,16 +22,38 @@ func monitored(e domain.Entity) bool {
 	return false
 }
 
-// alarming reports whether u, applied to the entity it read, calls for a
-// person: it leaves the entity at hit or needs_review, and either the
-// entity was not at that status before or the answer adds a match the
-// previous screening did not have (a new listing for an entity already
-// known as a hit).
+// alarming reports whether u calls for a person: it leaves its subject (the
+// entity, or the party a party's screening is about) at hit or
+// needs_review, and either the subject was not at that status before or the
+// answer adds a match the previous screening did not have (a new listing
+// for a subject already known as a hit).
 func alarming(u domain.ScreeningUpdate) bool {
-	if u.SanctionsStatus != domain.SanctionsHit && u.SanctionsStatus != domain.SanctionsNeedsReview {
+	if u.Answered != domain.SanctionsHit && u.Answered != domain.SanctionsNeedsReview {
 		return false
 	}
-	return u.Entity.SanctionsStatus != u.SanctionsStatus || matchesAdded(u.New) > 0
+	return previously(u) != u.Answered || matchesAdded(u.New) > 0
+}
+
+// previously is the subject's status before u: the entity's sanctions
+// status, or for a party what its check last answered (not_run while the
+// check waits for its first answer).
+func previously(u domain.ScreeningUpdate) domain.SanctionsStatus {
+	if u.Check.SubjectType == nil {
+		return u.Entity.SanctionsStatus
+	}
+	if u.Check.Status != domain.CheckCompleted {
+		return domain.SanctionsNotRun
+	}
+	return domain.SanctionsStatus(fmt.Sprint(u.Check.Result["status"]))
+}
+
+// subjectOf names the check's subject for the trail: the entity, or the
+// party by its name.
+func subjectOf(c domain.Check) string {
+	if c.SubjectType == nil {
+		return "screening"
+	}
+	return fmt.Sprintf("screening of %s %q", *c.SubjectType, domain.Deref(c.SubjectDisplayName))
 }
 
 // matchesAdded counts the matches a re-screen found that the previous
@@ -81,11 +103,11 @@ func (s *Service) opening(ctx context.Context, u domain.ScreeningUpdate) (*domai
 	a := domain.AuditRecord{
 		AccountID: e.AccountID, ActionID: MonitoringActionID(u.Provider, u.WebhookID), Action: domain.ActionOpenPeriodicReview,
 		OperatorName: MonitorName, EntityID: e.ID,
-		Reason: fmt.Sprintf("%s screening answered %s (check %d, webhook %s)", u.Provider, u.SanctionsStatus, checkID, u.WebhookID),
+		Reason: fmt.Sprintf("%s %s answered %s (check %d, webhook %s)", u.Provider, subjectOf(u.Check), u.Answered, checkID, u.WebhookID),
 		Before: map[string]any{"entity_status": string(e.Status), "sanctions_status": string(e.SanctionsStatus)},
 		After: map[string]any{
 			"entity_status": string(domain.EntityUnderMonitoring), "sanctions_status": string(u.SanctionsStatus),
-			"triggering_reason": domain.TriggerProviderUpdate, "check_id": checkID,
+			"triggering_reason": domain.TriggerProviderUpdate, "check_id": checkID, "answered": string(u.Answered),
 		},
 		At: u.At,
 	}

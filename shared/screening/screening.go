@@ -190,10 +190,16 @@ func (s *Service) apply(ctx context.Context, provider string, reader Reader, web
 		Check: c, Entity: e, Evidence: ev,
 		Result:          checks.Sanitize(domain.CheckOrganizationScreening, result),
 		ProviderStatus:  "200",
+		Answered:        res.Status,
 		SanctionsStatus: res.Status,
 		Score:           checks.ScoreAfterScreening(e),
 		At:              now,
 		ReceiptTTL:      ReceiptTTL,
+	}
+	if c.SubjectType != nil {
+		// A party's answer: the entity's status and score are its own
+		// screening's.
+		u.SanctionsStatus, u.Score = e.SanctionsStatus, nil
 	}
 	if target != checkID {
 		if u.New, err = s.rescreen(ctx, c, e, target, u.Result, now); err != nil {
