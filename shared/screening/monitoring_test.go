@@ -2,6 +2,7 @@ package screening_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,13 @@ func TestWhichAnswersOpenAReview(t *testing.T) {
 	done := check
 	done.Status = domain.CheckCompleted
 	done.Result = map[string]any{"status": "hit", "matches": []any{map[string]any{"id": "NK-old", "score": 0.97}}}
+	partyID, partyName := int64(31), "Noura Al-Otaibi"
+	party := check
+	party.SubjectType, party.SubjectID, party.SubjectDisplayName = new("party"), &partyID, &partyName
+	partyDone := done
+	partyDone.SubjectType, partyDone.SubjectID, partyDone.SubjectDisplayName = party.SubjectType, party.SubjectID, party.SubjectDisplayName
+	partyCleared := partyDone
+	partyCleared.Result = map[string]any{"status": "clear", "matches": []any{}}
 	tests := []struct {
 		name        string
 		entity      domain.Entity
@@ -41,6 +49,12 @@ func TestWhichAnswersOpenAReview(t *testing.T) {
 		{"rejected", with(func(e *domain.Entity) { e.Status = domain.EntityRejected }), check, nil, 0, false},
 		{"relationship ended", with(func(e *domain.Entity) { e.RelationshipEndedAt = &ended }), check, nil, 0, false},
 		{"already a hit, same matches", with(func(e *domain.Entity) { e.SanctionsStatus = domain.SanctionsHit }), done, []domain.Review{completed}, 0, false},
+		// A party's screening is judged against the party's own last answer,
+		// never the entity's status.
+		{"a party's first answer", approved, party, []domain.Review{completed}, 1, true},
+		{"a party cleared before", approved, partyCleared, []domain.Review{completed}, 1, true},
+		{"a party already a hit, same matches", approved, partyDone, []domain.Review{completed}, 0, false},
+		{"a party's hit on an entity already a hit", with(func(e *domain.Entity) { e.SanctionsStatus = domain.SanctionsHit }), party, []domain.Review{completed}, 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +72,9 @@ func TestWhichAnswersOpenAReview(t *testing.T) {
 				t.Fatal(err)
 			}
 			u := w.updates[0]
+			if tt.check.SubjectType != nil && (u.SanctionsStatus != tt.entity.SanctionsStatus || u.Score != nil) {
+				t.Errorf("a party's answer set the entity's sanctions status %s (was %s), score %v", u.SanctionsStatus, tt.entity.SanctionsStatus, u.Score)
+			}
 			if reads != tt.wantReads || (u.Opens != nil) != tt.wantOpening {
 				t.Fatalf("reviews read %d times, opens %+v; want %d reads, opening %v", reads, u.Opens, tt.wantReads, tt.wantOpening)
 			}
@@ -68,10 +85,20 @@ func TestWhichAnswersOpenAReview(t *testing.T) {
 					t.Errorf("review %+v", r)
 				}
 				if a.Action != domain.ActionOpenPeriodicReview || a.OperatorID != 0 || a.OperatorName != screening.MonitorName ||
-					a.ActionID != screening.MonitoringActionID(provider, "msg_m") || a.After["check_id"] != check.ID {
+					a.ActionID != screening.MonitoringActionID(provider, "msg_m") || a.After["check_id"] != answeredAs(u) ||
+					(tt.check.SubjectType != nil) != strings.Contains(a.Reason, partyName) {
 					t.Errorf("audit %+v", a)
 				}
 			}
 		})
 	}
+}
+
+// answeredAs is the id of the check the answer was written to: the check
+// itself, or the new one a later answer to a complete check is.
+func answeredAs(u domain.ScreeningUpdate) int64 {
+	if u.New != nil {
+		return u.New.ID
+	}
+	return u.Check.ID
 }

@@ -178,7 +178,7 @@ func TestApplyWrites(t *testing.T) {
 			want := domain.ScreeningUpdate{
 				Provider: provider, WebhookID: "msg_1", Reference: ref, Check: check, Entity: entity, Evidence: ev,
 				Result:         checks.Sanitize(domain.CheckOrganizationScreening, result),
-				ProviderStatus: "200", SanctionsStatus: domain.SanctionsHit,
+				ProviderStatus: "200", Answered: domain.SanctionsHit, SanctionsStatus: domain.SanctionsHit,
 				Score: checks.ScoreAfterScreening(entity), At: at, ReceiptTTL: screening.ReceiptTTL,
 			}
 			if len(w.updates) != 1 || !reflect.DeepEqual(w.updates[0], want) {
