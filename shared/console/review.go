@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/shared/domain"
+	"github.com/evs-kyb/evs/shared/dossier"
 	"github.com/evs-kyb/evs/shared/passkey"
 	"github.com/evs-kyb/evs/shared/webpage"
 )
@@ -27,7 +28,7 @@ type reviewPage struct {
 	Partial  string
 	Matches  []matchRow
 	// Parties is who is behind the business.
-	Parties partiesSection
+	Parties dossier.People
 	// MatchNote says why the matches are not set beside the entity field
 	// by field, when they are not.
 	MatchNote string
@@ -97,7 +98,7 @@ func (h *handler) reviewPage(c *webpage.Call) {
 		c.Fail(err)
 		return
 	}
-	page.Parties = parties(d.Entity, d.Checks)
+	page.Parties = dossier.PeopleOf(d.Entity, d.Checks)
 	if err := h.screeningSection(c, d, r, &page); err != nil {
 		c.Fail(err)
 		return

@@ -49,9 +49,11 @@ func ETag(e domain.Entity, f Form) string {
 // Snapshot is the dossier's Markdown and its lower-case hex SHA-256: what
 // an operator decided on, which a decision's audit record keeps beside the
 // ETag, so the dossier can be shown to be the one decided on without
-// trusting the revision counter.
+// trusting the revision counter. It is the API's Markdown view followed by
+// the people behind the business (PeopleMarkdown), which the operator reads
+// in the console and the API shows only as a count.
 func Snapshot(d domain.EntityDetail, countries *country.Catalogue) (markdown, sum string) {
-	markdown = EntityMarkdown(d, countries)
+	markdown = EntityMarkdown(d, countries) + PeopleMarkdown(PeopleOf(d.Entity, d.Checks))
 	return markdown, SHA256(markdown)
 }
 
