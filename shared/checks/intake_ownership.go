@@ -44,22 +44,6 @@ func lookedUp(p domain.Party) bool {
 	return p.Kind == domain.PartyCompany && p.Identity.Type == domain.IdentityUnifiedNumber && strings.HasPrefix(p.Identity.Number, "7")
 }
 
-// holdersOf are the owners among ps as holders of a company.
-func holdersOf(key, name string, ps []domain.Party) ownership.Company {
-	c := ownership.Company{Key: key, Name: name}
-	for _, p := range ps {
-		if !p.HasRole(domain.RoleOwner) {
-			continue
-		}
-		h := ownership.Holder{Key: holderKey(p), Name: p.Name, Person: p.Kind == domain.PartyPerson}
-		if p.Shares != nil {
-			h.Count = p.Shares.Total
-		}
-		c.Holders = append(c.Holders, h)
-	}
-	return c
-}
-
 // followOwners looks up the company partners among parties (the entity's,
 // from its register) level by level, and returns every party (those held
 // through a company partner added, once each), the checks made (the
@@ -86,7 +70,6 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 		})
 	}
 	screen(all)
-	companies := map[string]ownership.Company{in.RegistrationNumber: holdersOf(in.RegistrationNumber, name, all)}
 	seen := map[string]bool{}
 	for _, p := range all {
 		seen[holderKey(p)] = true
@@ -126,14 +109,20 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 			if checks[i].Status != domain.CheckCompleted {
 				continue
 			}
-			companies[company.Identity.Number] = holdersOf(company.Identity.Number, company.Name, found[i])
+			held := append(append([]string(nil), company.Via...), company.Identity.Number)
 			var added []domain.Party
 			for _, p := range found[i] {
-				if !p.HasRole(domain.RoleOwner) || seen[holderKey(p)] {
+				if !p.HasRole(domain.RoleOwner) {
+					continue
+				}
+				if seen[holderKey(p)] {
+					// Found again through this company: the same party holds
+					// these shares too.
+					alsoHeld(all, holderKey(p), held, p.Shares)
 					continue
 				}
 				seen[holderKey(p)] = true
-				p.Via = append(append([]string(nil), company.Via...), company.Identity.Number)
+				p.Via = held
 				p.Since = checks[i].CheckedAt
 				// Held through a company partner: an owner, not one of the
 				// entity's managers.
@@ -151,16 +140,47 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 		}
 		level = next
 	}
-	screening.Wait()
-	// A party the register listed before and lists no more has ended.
+	// A party the register listed before and lists no more has ended; one
+	// a merchant declared or an operator recorded stays as it was (and,
+	// current, is screened again with the others).
 	listed := knownByKey(all)
+	var kept []domain.Party
 	for _, p := range in.KnownParties {
-		if _, still := listed[holderKey(p)]; !still && p.Source == domain.PartyFromRegister && p.Current {
+		switch {
+		case p.Source != domain.PartyFromRegister:
+			kept = append(kept, p)
+		case !listedStill(listed, p) && p.Current:
 			p.Current, p.Until = false, &at
 			all = append(all, p)
 		}
 	}
-	return all, append(lookups, screenings...), determineOwners(in.RegistrationNumber, companies, all, at)
+	if len(kept) > 0 {
+		screen(kept)
+		all = append(all, kept...)
+	}
+	screening.Wait()
+	return all, append(lookups, screenings...), OwnershipOf(in.RegistrationNumber, name, all, at)
+}
+
+func listedStill(listed map[string]domain.Party, p domain.Party) bool {
+	q, ok := listed[holderKey(p)]
+	return ok && q.Source == domain.PartyFromRegister
+}
+
+// alsoHeld records on the party of key among all that it holds shares of
+// the company via leads to as well.
+func alsoHeld(all []domain.Party, key string, via []string, shares *domain.ShareCounts) {
+	for i := range all {
+		if holderKey(all[i]) != key {
+			continue
+		}
+		h := domain.Holding{Via: via}
+		if shares != nil {
+			h.Shares = shares.Total
+		}
+		all[i].AlsoHeld = append(all[i].AlsoHeld, h)
+		return
+	}
 }
 
 // knownByKey are parties by their holder key.
@@ -197,20 +217,70 @@ func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain
 	}
 }
 
-// determineOwners is the beneficial-owner determination over the tree:
-// the entity's own managers, board and chair are its senior managing
-// officials.
-func determineOwners(root string, companies map[string]ownership.Company, all []domain.Party, at time.Time) *domain.Ownership {
+// OwnershipOf is the beneficial-owner determination from the entity's
+// parties (root its registration number, name its name): each company's
+// holders are the current parties held directly under it (Via's last link,
+// or a holding in AlsoHeld), so the determination made at intake and the
+// one made again when an operator records a party are one computation.
+// A party a merchant declared counts only where no current party of the
+// register's stands beside it (a declaration the register contradicts is
+// a discrepancy, not a share: Discrepancies); the persons an operator
+// recorded as controlling are the controllers; the entity's own current
+// managers, board and chair its senior managing officials.
+func OwnershipOf(root, name string, parties []domain.Party, at time.Time) *domain.Ownership {
+	counted := countedParties(parties)
+	companies := map[string]ownership.Company{}
+	holder := func(company, companyName string, p domain.Party, count *int64) {
+		c, ok := companies[company]
+		if !ok {
+			c = ownership.Company{Key: company, Name: companyName}
+		}
+		h := ownership.Holder{Key: holderKey(p), Name: p.Name, Person: p.Kind == domain.PartyPerson}
+		if count != nil {
+			h.Count = *count
+		}
+		c.Holders = append(c.Holders, h)
+		companies[company] = c
+	}
+	names := map[string]string{root: name}
+	for _, p := range counted {
+		if p.Kind == domain.PartyCompany && p.Identity.Number != "" {
+			names[p.Identity.Number] = p.Name
+		}
+	}
 	byKey := map[string]domain.Party{}
-	var officials []ownership.Person
-	for _, p := range all {
+	var controllers, officials []ownership.Person
+	for _, p := range counted {
 		byKey[holderKey(p)] = p
+		if p.Kind == domain.PartyPerson && p.Controls {
+			controllers = append(controllers, ownership.Person{Key: holderKey(p), Name: p.Name})
+		}
 		if len(p.Via) == 0 && p.Kind == domain.PartyPerson && (p.HasRole(domain.RoleManager) || p.HasRole(domain.RoleBoardMember) || p.HasRole(domain.RoleChair)) {
 			officials = append(officials, ownership.Person{Key: holderKey(p), Name: p.Name})
 		}
+		if !p.HasRole(domain.RoleOwner) {
+			continue
+		}
+		company := root
+		if len(p.Via) > 0 {
+			company = p.Via[len(p.Via)-1]
+		}
+		var count *int64
+		if p.Shares != nil {
+			count = &p.Shares.Total
+		}
+		holder(company, names[company], p, count)
+		for _, h := range p.AlsoHeld {
+			if len(h.Via) > 0 {
+				holder(h.Via[len(h.Via)-1], names[h.Via[len(h.Via)-1]], p, &h.Shares)
+			}
+		}
+	}
+	if _, ok := companies[root]; !ok {
+		companies[root] = ownership.Company{Key: root, Name: name}
 	}
 	threshold := ownership.DefaultThreshold()
-	d := ownership.BeneficialOwners(root, companies, MaxOwnershipDepth, threshold, nil, officials)
+	d := ownership.BeneficialOwners(root, companies, MaxOwnershipDepth, threshold, controllers, officials)
 	o := &domain.Ownership{Determined: d.Determined, ThresholdPc: ownership.PercentOf(threshold), At: at}
 	for _, b := range d.Owners {
 		bo := domain.BeneficialOwner{PartyID: byKey[b.Key].ID, Name: b.Name, Basis: b.Basis, Percent: b.Percent()}
@@ -226,4 +296,32 @@ func determineOwners(root string, companies map[string]ownership.Company, all []
 		o.Findings = append(o.Findings, f.Error())
 	}
 	return o
+}
+
+// countedParties are the current parties a determination counts: a
+// declared one only where the register lists no current party of the same
+// company.
+func countedParties(ps []domain.Party) []domain.Party {
+	registered := map[string]bool{}
+	for _, p := range ps {
+		if p.Current && p.Source == domain.PartyFromRegister {
+			registered[lastLink(p.Via)] = true
+		}
+	}
+	var out []domain.Party
+	for _, p := range ps {
+		if p.Current && (p.Source != domain.PartyDeclared || !registered[lastLink(p.Via)]) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// lastLink is the company a party is held under: the last of its chain, ""
+// for the entity itself.
+func lastLink(via []string) string {
+	if len(via) == 0 {
+		return ""
+	}
+	return via[len(via)-1]
 }

@@ -10,6 +10,26 @@ const (
 	FieldWebsite  = "website_url"
 	FieldSocial   = "social_url"
 	FieldSummary  = "business_activity_summary"
+	// record_party's: what is done to which party, and the party's facts.
+	FieldPartyOp          = "party_op"
+	FieldPartyID          = "party_id"
+	FieldPartyKind        = "party_kind"
+	FieldPartyName        = "party_name"
+	FieldPartyRoles       = "party_roles"
+	FieldPartyShares      = "party_shares"
+	FieldPartyIDType      = "party_identity_type"
+	FieldPartyIDNumber    = "party_identity_number"
+	FieldPartyNationality = "party_nationality"
+	FieldPartyBirthDate   = "party_birth_date"
+	FieldPartySource      = "party_source"
+	FieldPartyControls    = "party_controls"
+)
+
+// What record_party does to a party.
+const (
+	PartyOpAdd     = "add"
+	PartyOpCorrect = "correct"
+	PartyOpEnd     = "end"
 )
 
 // ActionFields are the fields action a takes of its own (besides the ids,
@@ -27,6 +47,9 @@ func ActionFields(a Action) []string {
 		return []string{FieldRisk}
 	case ActionUpdateProfile:
 		return []string{FieldWebsite, FieldSocial, FieldSummary}
+	case ActionRecordParty:
+		return []string{FieldPartyOp, FieldPartyID, FieldPartyKind, FieldPartyName, FieldPartyRoles, FieldPartyShares, FieldPartyIDType,
+			FieldPartyIDNumber, FieldPartyNationality, FieldPartyBirthDate, FieldPartySource, FieldPartyControls}
 	}
 	return nil
 }

@@ -64,13 +64,16 @@ const (
 	ActionAssessRisk         Action = "assess_risk"
 	ActionUpdateProfile      Action = "update_profile"
 	ActionOpenPeriodicReview Action = "open_periodic_review"
+	// ActionRecordParty adds, corrects or ends one of the entity's parties
+	// (shared/decisions: recordParty).
+	ActionRecordParty Action = "record_party"
 )
 
 // Actions lists every operator action.
 func Actions() []Action {
 	return []Action{ActionAssign, ActionStart, ActionEscalate, ActionEscalateToAML, ActionApprove, ActionReject,
 		ActionCancel, ActionQueueChecks, ActionAdjudicateMatch, ActionAssessRisk, ActionUpdateProfile, ActionOpenPeriodicReview,
-		ActionEndRelationship}
+		ActionEndRelationship, ActionRecordParty}
 }
 
 // Escalation levels of an escalated review.

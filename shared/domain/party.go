@@ -83,10 +83,26 @@ type Party struct {
 	Source                       PartySource
 	Current                      bool
 	Since, Until                 *time.Time
+	// Controls, with ControlNote the reason an operator recorded it for,
+	// says the party controls the business by means other than its shares:
+	// a beneficial owner on the basis of control when no one owns enough.
+	Controls    bool
+	ControlNote string
 	// Via is, for an owner the entity's register does not list itself,
 	// the chain of companies it holds its share through: their
 	// registration numbers, the entity's company partner first.
 	Via []string
+	// AlsoHeld are the other ways an owner holds shares: through another
+	// company partner (a person found again there), each with the chain
+	// and the count of that company's shares.
+	AlsoHeld []Holding
+}
+
+// Holding is a count of a company's shares held through a chain (Via:
+// the company partners from the entity's down, the company held last).
+type Holding struct {
+	Via    []string
+	Shares int64
 }
 
 // HasRole tells whether the party plays the role.

@@ -6,26 +6,35 @@ import "github.com/evs-kyb/evs/shared/domain"
 // an entity's parties are read with it (O(parties), one item) and written
 // in the same transaction as its count, current_relationships_count.
 type partyItem struct {
-	PartyID             int64    `dynamo:"party_id"`
-	Kind                string   `dynamo:"kind"`
-	Name                string   `dynamo:"name"`
-	Title               string   `dynamo:"title,omitempty"`
-	Roles               []string `dynamo:"roles,omitempty"`
-	RoleWords           []string `dynamo:"role_words,omitempty"`
-	SharesCash          *int64   `dynamo:"shares_cash,omitempty"`
-	SharesInKind        *int64   `dynamo:"shares_in_kind,omitempty"`
-	SharesTotal         *int64   `dynamo:"shares_total,omitempty"`
-	IdentityType        string   `dynamo:"identity_type,omitempty"`
-	IdentityNumber      string   `dynamo:"identity_number,omitempty"`
-	Nationality         string   `dynamo:"nationality,omitempty"`
-	NationalityRegister string   `dynamo:"nationality_register,omitempty"`
-	BirthDate           string   `dynamo:"birth_date,omitempty"`
-	BirthDateRegister   string   `dynamo:"birth_date_register,omitempty"`
-	Source              string   `dynamo:"source"`
-	Current             bool     `dynamo:"current"`
-	Since               string   `dynamo:"since,omitempty"`
-	Until               string   `dynamo:"until,omitempty"`
-	Via                 []string `dynamo:"via,omitempty"`
+	PartyID             int64         `dynamo:"party_id"`
+	Kind                string        `dynamo:"kind"`
+	Name                string        `dynamo:"name"`
+	Title               string        `dynamo:"title,omitempty"`
+	Roles               []string      `dynamo:"roles,omitempty"`
+	RoleWords           []string      `dynamo:"role_words,omitempty"`
+	SharesCash          *int64        `dynamo:"shares_cash,omitempty"`
+	SharesInKind        *int64        `dynamo:"shares_in_kind,omitempty"`
+	SharesTotal         *int64        `dynamo:"shares_total,omitempty"`
+	IdentityType        string        `dynamo:"identity_type,omitempty"`
+	IdentityNumber      string        `dynamo:"identity_number,omitempty"`
+	Nationality         string        `dynamo:"nationality,omitempty"`
+	NationalityRegister string        `dynamo:"nationality_register,omitempty"`
+	BirthDate           string        `dynamo:"birth_date,omitempty"`
+	BirthDateRegister   string        `dynamo:"birth_date_register,omitempty"`
+	Source              string        `dynamo:"source"`
+	Current             bool          `dynamo:"current"`
+	Since               string        `dynamo:"since,omitempty"`
+	Until               string        `dynamo:"until,omitempty"`
+	Via                 []string      `dynamo:"via,omitempty"`
+	Controls            bool          `dynamo:"controls,omitempty"`
+	ControlNote         string        `dynamo:"control_note,omitempty"`
+	AlsoHeld            []holdingItem `dynamo:"also_held,omitempty"`
+}
+
+// holdingItem is a party's other holding (domain.Holding).
+type holdingItem struct {
+	Via    []string `dynamo:"via"`
+	Shares int64    `dynamo:"shares"`
 }
 
 // ownershipItem is an entity's beneficial-owner determination.
@@ -74,7 +83,8 @@ func partyItems(ps []domain.Party) []partyItem {
 		it := partyItem{PartyID: p.ID, Kind: string(p.Kind), Name: p.Name, Title: p.Title, RoleWords: p.RoleWords,
 			IdentityType: p.Identity.Type, IdentityNumber: p.Identity.Number, Nationality: p.Nationality,
 			NationalityRegister: p.NationalityRegister, BirthDate: p.BirthDate, BirthDateRegister: p.BirthDateRegister,
-			Source: string(p.Source), Current: p.Current, Via: p.Via}
+			Source: string(p.Source), Current: p.Current, Via: p.Via, Controls: p.Controls, ControlNote: p.ControlNote,
+			AlsoHeld: holdingItems(p.AlsoHeld)}
 		for _, r := range p.Roles {
 			it.Roles = append(it.Roles, string(r))
 		}
@@ -99,7 +109,8 @@ func parties(accountID, entityID int64, its []partyItem) []domain.Party {
 			Title: it.Title, RoleWords: it.RoleWords, Identity: domain.PartyIdentity{Type: it.IdentityType, Number: it.IdentityNumber},
 			Nationality: it.Nationality, NationalityRegister: it.NationalityRegister, BirthDate: it.BirthDate,
 			BirthDateRegister: it.BirthDateRegister, Source: domain.PartySource(it.Source), Current: it.Current,
-			Since: parseOptTime(it.Since), Until: parseOptTime(it.Until), Via: it.Via}
+			Since: parseOptTime(it.Since), Until: parseOptTime(it.Until), Via: it.Via, Controls: it.Controls, ControlNote: it.ControlNote,
+			AlsoHeld: holdingsOf(it.AlsoHeld)}
 		for _, r := range it.Roles {
 			p.Roles = append(p.Roles, domain.PartyRole(r))
 		}
@@ -116,4 +127,20 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+func holdingItems(hs []domain.Holding) []holdingItem {
+	var out []holdingItem
+	for _, h := range hs {
+		out = append(out, holdingItem{Via: h.Via, Shares: h.Shares})
+	}
+	return out
+}
+
+func holdingsOf(its []holdingItem) []domain.Holding {
+	var out []domain.Holding
+	for _, it := range its {
+		out = append(out, domain.Holding{Via: it.Via, Shares: it.Shares})
+	}
+	return out
 }
