@@ -25,7 +25,7 @@ var cliActions = map[string]domain.Action{
 	"escalate-to-aml": domain.ActionEscalateToAML, "approve": domain.ActionApprove, "reject": domain.ActionReject,
 	"cancel": domain.ActionCancel, "queue-checks": domain.ActionQueueChecks, "adjudicate-match": domain.ActionAdjudicateMatch,
 	"assess-risk": domain.ActionAssessRisk, "update-profile": domain.ActionUpdateProfile, "open-periodic-review": domain.ActionOpenPeriodicReview,
-	"end-relationship": domain.ActionEndRelationship,
+	"end-relationship": domain.ActionEndRelationship, "record-party": domain.ActionRecordParty,
 }
 
 // cmdDecide runs an operator action through the decision function's own
@@ -90,6 +90,7 @@ func parseDecide(args []string) (decideArgs, error) {
 	website := fs.String("website-url", "\x00", "update-profile: website URL (empty clears)")
 	social := fs.String("social-url", "\x00", "update-profile: social URL (empty clears)")
 	summary := fs.String("summary", "\x00", "update-profile: business activity summary (empty clears)")
+	party := partyFlags(fs)
 	second := idFlag(fs, "second-approver", "a declared second operator, where the account requires four eyes: always refused (SignatureRequired), since a second approval must be signed in the console; left out with --workflow: the second operator refuses")
 	seen := fs.String("seen", "", "the ETag of the entity's dossier (GET /api/v1/entities/{id}.md) the decision is taken on: refused with StaleView if it changed since")
 	workflow := fs.Bool("workflow", false, "run the action through the decision state machine (infra/statemachine) in aws-local-stepfunctions (needs Node.js)")
@@ -120,6 +121,9 @@ func parseDecide(args []string) (decideArgs, error) {
 		AssigneeID: *assignee, RiskLevel: *level, MatchID: *match, Verdict: *verdict,
 		WebsiteURL: opt(*website), SocialURL: opt(*social), ActivitySummary: opt(*summary),
 		Seen: *seen,
+	}
+	if err := party.set(&a.req); err != nil {
+		return decideArgs{}, err
 	}
 	// A declared second approver reaches Apply as the workflow's approval
 	// answer would: beside the request, never in it (and is refused there).

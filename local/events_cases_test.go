@@ -205,10 +205,17 @@ func sampleEvents() []sampleEvent {
 				t.Errorf("entity website %v, summary %v", e.WebsiteURL, e.ActivitySummary)
 			}
 		}),
+		decisionEvent("decision-record-party.json", sid(1), func(t *testing.T, _ decisions.ReviewOut, e domain.Entity) {
+			if len(e.Parties) != 1 || e.Parties[0].Name != "Huda Saleh Al-Shehri" || e.Parties[0].Source != domain.PartyDeclared || e.RelationshipsCount != 1 ||
+				e.Ownership == nil || !e.Ownership.Determined {
+				t.Errorf("entity parties %+v (count %d), ownership %+v: want the declared owner, counted, the owner determined", e.Parties, e.RelationshipsCount, e.Ownership)
+			}
+		}),
 		decisionEvent("decision-queue-checks.json", sid(1), func(t *testing.T, r decisions.ReviewOut, e domain.Entity) {
-			// The country's two intake checks ran again through the simulator.
-			if r.ChecksQueuedAt == nil || r.ChecksCount != 3 || e.ChecksCount != 3 {
-				t.Errorf("review checks %d queued %v, entity checks %d: want 3, a time and 3", r.ChecksCount, r.ChecksQueuedAt, e.ChecksCount)
+			// The country's two intake checks ran again through the
+			// simulator, and the party the merchant declared was screened.
+			if r.ChecksQueuedAt == nil || r.ChecksCount != 4 || e.ChecksCount != 4 {
+				t.Errorf("review checks %d queued %v, entity checks %d: want 4, a time and 4", r.ChecksCount, r.ChecksQueuedAt, e.ChecksCount)
 			}
 		}),
 		decisionEvent("decision-escalate.json", sid(1), func(t *testing.T, r decisions.ReviewOut, _ domain.Entity) {

@@ -122,8 +122,8 @@ func (r *Runner) Intake(ctx context.Context, in IntakeInput) domain.EntityDetail
 		owners      sync.WaitGroup
 	)
 	for i, c := range checks {
-		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted || len(parties[i]) == 0 {
-			continue // a register that lists nobody leaves the owners unknown, not determined
+		if c.Type != domain.CheckRegistryLookup || c.Status != domain.CheckCompleted || len(parties[i]) == 0 && !recordedParties(in.KnownParties) {
+			continue // a register that lists nobody (and no one recorded) leaves the owners unknown, not determined
 		}
 		found := parties[i]
 		for k := range found {
@@ -464,4 +464,16 @@ func failureMessage(err error) string {
 		return fmt.Sprintf("the provider answered with HTTP status %s", pe.Status)
 	}
 	return err.Error()
+}
+
+// recordedParties tells whether any of ps was declared by the merchant or
+// recorded by an operator: a re-run keeps, screens and counts them even
+// where the register lists nobody.
+func recordedParties(ps []domain.Party) bool {
+	for _, p := range ps {
+		if p.Source != domain.PartyFromRegister {
+			return true
+		}
+	}
+	return false
 }

@@ -91,6 +91,10 @@ func fieldsOf(d decision) []fieldValue {
 	for _, f := range []fieldValue{
 		{"Assignee (operator id)", d.AssigneeID}, {"Risk level", d.RiskLevel}, {"Match", d.MatchID}, {"Verdict", label(d.Verdict)},
 		{"Website", d.WebsiteURL}, {"Social", d.SocialURL}, {"Business activity", d.Summary},
+		{"Party: what is done", d.PartyOp}, {"Party (id)", d.PartyID}, {"Party kind", d.PartyKind}, {"Party name", d.PartyName},
+		{"Party roles", d.PartyRoles}, {"Party shares (count)", d.PartyShares}, {"Party identity type", d.PartyIDType},
+		{"Party identity number", d.PartyIDNumber}, {"Party nationality", d.PartyNationality}, {"Party birth date", d.PartyBirthDate},
+		{"Party source", d.PartySource}, {"Party controls by other means", d.PartyControls},
 	} {
 		if f.Value != "" {
 			out = append(out, f)

@@ -33,6 +33,19 @@ type decision struct {
 	WebsiteURL string `json:"website_url"`
 	SocialURL  string `json:"social_url"`
 	Summary    string `json:"business_activity_summary"`
+	// record_party's, each "" when not given.
+	PartyOp          string `json:"party_op"`
+	PartyID          string `json:"party_id"`
+	PartyKind        string `json:"party_kind"`
+	PartyName        string `json:"party_name"`
+	PartyRoles       string `json:"party_roles"`
+	PartyShares      string `json:"party_shares"`
+	PartyIDType      string `json:"party_identity_type"`
+	PartyIDNumber    string `json:"party_identity_number"`
+	PartyNationality string `json:"party_nationality"`
+	PartyBirthDate   string `json:"party_birth_date"`
+	PartySource      string `json:"party_source"`
+	PartyControls    string `json:"party_controls"` // "yes", "no"
 	// ViewedAt is when the dossier was shown (RFC 3339): not signed, only
 	// where a stale view's page starts listing what changed.
 	ViewedAt string `json:"viewed_at"`
@@ -51,6 +64,10 @@ func decisionOf(form url.Values, reviewID int64, actionID string) (decision, err
 		Action: string(action), ReviewID: itoa(reviewID), ActionID: actionID, Seen: form.Get("seen"), Reason: reason,
 		AssigneeID: clean("assignee_id"), RiskLevel: clean("risk_level"), MatchID: clean("match_id"), Verdict: clean("verdict"),
 		WebsiteURL: clean("website_url"), SocialURL: clean("social_url"), Summary: clean("business_activity_summary"),
+		PartyOp: clean("party_op"), PartyID: clean("party_id"), PartyKind: clean("party_kind"), PartyName: clean("party_name"),
+		PartyRoles: clean("party_roles"), PartyShares: clean("party_shares"), PartyIDType: clean("party_identity_type"),
+		PartyIDNumber: clean("party_identity_number"), PartyNationality: strings.ToUpper(clean("party_nationality")),
+		PartyBirthDate: clean("party_birth_date"), PartySource: clean("party_source"), PartyControls: clean("party_controls"),
 		ViewedAt: form.Get("viewed_at"),
 	}, nil
 }
@@ -78,6 +95,9 @@ func (d decision) request(s portal.Session) (decisions.Request, error) {
 			return decisions.Request{}, domain.Invalid("entity_id", "must be an entity's id")
 		}
 	}
+	if err := d.partyFields(&req); err != nil {
+		return decisions.Request{}, err
+	}
 	if d.AssigneeID != "" {
 		if req.AssigneeID, err = strconv.ParseInt(d.AssigneeID, 10, 64); err != nil || req.AssigneeID <= 0 {
 			return decisions.Request{}, domain.Invalid("assignee_id", "must be an operator's id")
@@ -90,6 +110,38 @@ func (d decision) request(s portal.Session) (decisions.Request, error) {
 		return decisions.Request{}, domain.Errorf(domain.ECodeForbidden, "You lack the %s permission needed to %s.", rule.Permission, actionLabel(req.Action))
 	}
 	return req, nil
+}
+
+// partyFields sets record_party's fields from the form's: blank is not
+// given (a correction changes only what is filled in).
+func (d decision) partyFields(req *decisions.Request) error {
+	req.PartyOp, req.PartyKind, req.PartySource = d.PartyOp, d.PartyKind, d.PartySource
+	req.PartyName, req.PartyRoles, req.PartyNationality, req.PartyBirthDate = optional(d.PartyName), optional(d.PartyRoles), optional(d.PartyNationality), optional(d.PartyBirthDate)
+	if d.PartyIDNumber != "" || d.PartyIDType != "" {
+		req.PartyIDType, req.PartyIDNumber = &d.PartyIDType, &d.PartyIDNumber
+	}
+	if d.PartyID != "" {
+		id, err := strconv.ParseInt(d.PartyID, 10, 64)
+		if err != nil || id <= 0 {
+			return domain.Invalid("party_id", "must be one of the entity's parties")
+		}
+		req.PartyID = id
+	}
+	if d.PartyShares != "" {
+		n, err := strconv.ParseInt(d.PartyShares, 10, 64)
+		if err != nil {
+			return domain.Invalid("party_shares", "must be a whole count of shares")
+		}
+		req.PartyShares = &n
+	}
+	switch d.PartyControls {
+	case "":
+	case "yes", "no":
+		req.PartyControls = new(d.PartyControls == "yes")
+	default:
+		return domain.Invalid("party_controls", "must be yes or no")
+	}
+	return nil
 }
 
 // optional is a form's field as a request's optional one: empty is not
@@ -130,6 +182,8 @@ func actionLabel(a domain.Action) string {
 		return "Open a periodic review"
 	case domain.ActionEndRelationship:
 		return "End the relationship"
+	case domain.ActionRecordParty:
+		return "Record a party"
 	case domain.ActionReviewClaim:
 		// Not a decision, but on trails written before a claim was recorded
 		// as its assign and start.

@@ -51,6 +51,9 @@ func reasonCodes(a domain.Action) []reasonCode {
 		codes = []reasonCode{{"workload", "Workload"}, {"expertise", "Expertise"}}
 	case domain.ActionUpdateProfile:
 		codes = []reasonCode{{"customer_provided", "Provided by the customer"}, {"public_source", "Public source"}}
+	case domain.ActionRecordParty:
+		codes = []reasonCode{{"merchant_declared", "Declared by the merchant"}, {"register_outdated", "The register is out of date"},
+			{"document_seen", "Seen in a document"}, {"control_established", "Control by other means established"}}
 	case domain.ActionOpenPeriodicReview:
 		codes = []reasonCode{{"trigger_event", "Trigger event"}, {"scheduled_early", "Scheduled review brought forward"}}
 	case domain.ActionEndRelationship:

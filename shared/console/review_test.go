@@ -34,9 +34,9 @@ func TestReviewPage(t *testing.T) {
 	}{
 		{name: "a decider with every permission, in progress", who: dana, path: path, actions: []string{
 			"assign", "escalate", "escalate_to_aml", "approve", "reject", "cancel", "queue_checks", "assess_risk", "update_profile",
-			"end_relationship", "adjudicate_match", "adjudicate_match"}},
+			"end_relationship", "adjudicate_match", "adjudicate_match", "record_party"}},
 		{name: "a decider, open", who: sami, path: "/console/reviews/" + itoa(open.ID), actions: []string{
-			"start", "escalate", "escalate_to_aml", "cancel", "queue_checks", "end_relationship", "adjudicate_match", "adjudicate_match"}},
+			"start", "escalate", "escalate_to_aml", "cancel", "queue_checks", "end_relationship", "adjudicate_match", "adjudicate_match", "record_party"}},
 		{name: "a viewer", who: vera, path: path},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,9 @@ import (
 func TestDecisionDocumentIsPasskeysDocument(t *testing.T) {
 	s := "x"
 	req := decisions.Request{Action: domain.ActionUpdateProfile, AccountID: 1, EntityID: 2, ReviewID: 3, OperatorID: 4, ActionID: "a",
-		Reason: "r", AssigneeID: 5, RiskLevel: "low", MatchID: "m", Verdict: "v", WebsiteURL: &s, SocialURL: &s, ActivitySummary: &s, Seen: "e"}
+		Reason: "r", AssigneeID: 5, RiskLevel: "low", MatchID: "m", Verdict: "v", WebsiteURL: &s, SocialURL: &s, ActivitySummary: &s, Seen: "e",
+		PartyOp: "add", PartyID: 6, PartyKind: "person", PartyName: &s, PartyRoles: &s, PartyShares: new(int64(7)), PartyIDType: &s, PartyIDNumber: &s,
+		PartyNationality: &s, PartyBirthDate: &s, PartySource: "declared", PartyControls: new(true)}
 	d, err := passkey.ReadDocument(string(decisions.DecisionDocument(req)))
 	if err != nil {
 		t.Fatal(err)

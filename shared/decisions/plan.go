@@ -73,6 +73,8 @@ func (s *Service) act(ctx context.Context, req Request, st state, c *change) err
 		c.updateProfile(req)
 	case domain.ActionEndRelationship:
 		c.endRelationship(st.account.Settings)
+	case domain.ActionRecordParty:
+		return s.recordParty(ctx, req, c)
 	case domain.ActionOpenPeriodicReview:
 		c.newReview = &domain.Review{
 			AccountID: req.AccountID, EntityID: c.ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,

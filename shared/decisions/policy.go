@@ -41,6 +41,10 @@ const (
 	// BlockOwnersUndetermined: the register's parties were read and no
 	// one qualifies as a beneficial owner on any basis (shared/ownership).
 	BlockOwnersUndetermined = "owners_undetermined"
+	// BlockPartyDiscrepancy: a party the merchant declared that the
+	// register contradicts (checks.Discrepancies), not yet resolved by an
+	// operator's record_party.
+	BlockPartyDiscrepancy = "party_discrepancy"
 )
 
 // Blocker is one reason the policy refuses an action: its kind, what it is
@@ -63,6 +67,7 @@ type Blocker struct {
 //   - the latest screening screened the register's names (not a partial
 //     set: the register failed or did not know the number);
 //   - a risk assessment;
+//   - no declared party the register contradicts (checks.Discrepancies);
 //   - where the register's parties were read, every current party
 //     screened (its newest screening completed) and beneficial owners
 //     determined on some basis;
@@ -94,6 +99,10 @@ func ApproveBlockers(ent domain.Entity, checks []domain.Check, cfg domain.Countr
 	}
 	if ent.Ownership != nil {
 		out = append(out, unscreenedParties(ent, checks)...)
+	}
+	for _, d := range discrepancies(ent.Parties) {
+		out = append(out, Blocker{Kind: BlockPartyDiscrepancy, About: fmt.Sprint(d.PartyID),
+			Text: fmt.Sprintf("declared party %d %s disagrees with the register (%s): correct or end it (record_party)", d.PartyID, d.Name, d.Text)})
 	}
 	if o := ent.Ownership; o != nil && !o.Determined {
 		out = append(out, Blocker{Kind: BlockOwnersUndetermined, About: "beneficial_owners",

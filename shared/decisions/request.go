@@ -75,6 +75,18 @@ func fieldValues(req Request) map[string]any {
 	set(domain.FieldWebsite, req.WebsiteURL != nil, domain.Deref(req.WebsiteURL))
 	set(domain.FieldSocial, req.SocialURL != nil, domain.Deref(req.SocialURL))
 	set(domain.FieldSummary, req.ActivitySummary != nil, domain.Deref(req.ActivitySummary))
+	set(domain.FieldPartyOp, req.PartyOp != "", req.PartyOp)
+	set(domain.FieldPartyID, req.PartyID != 0, req.PartyID)
+	set(domain.FieldPartyKind, req.PartyKind != "", req.PartyKind)
+	set(domain.FieldPartyName, req.PartyName != nil, domain.Deref(req.PartyName))
+	set(domain.FieldPartyRoles, req.PartyRoles != nil, domain.Deref(req.PartyRoles))
+	set(domain.FieldPartyShares, req.PartyShares != nil, domain.Deref(req.PartyShares))
+	set(domain.FieldPartyIDType, req.PartyIDType != nil, domain.Deref(req.PartyIDType))
+	set(domain.FieldPartyIDNumber, req.PartyIDNumber != nil, domain.Deref(req.PartyIDNumber))
+	set(domain.FieldPartyNationality, req.PartyNationality != nil, domain.Deref(req.PartyNationality))
+	set(domain.FieldPartyBirthDate, req.PartyBirthDate != nil, domain.Deref(req.PartyBirthDate))
+	set(domain.FieldPartySource, req.PartySource != "", req.PartySource)
+	set(domain.FieldPartyControls, req.PartyControls != nil, domain.Deref(req.PartyControls))
 	return out
 }
 
@@ -96,6 +108,8 @@ func checkFields(req Request) error {
 		if req.Verdict != domain.VerdictTruePositive && req.Verdict != domain.VerdictFalsePositive {
 			return domain.Invalid(domain.FieldVerdict, "must be true_positive or false_positive")
 		}
+	case domain.ActionRecordParty:
+		return checkParty(req)
 	case domain.ActionUpdateProfile:
 		if req.WebsiteURL == nil && req.SocialURL == nil && req.ActivitySummary == nil {
 			return domain.Errorf(domain.ECodeBadRequest, "update_profile needs website_url, social_url or business_activity_summary")

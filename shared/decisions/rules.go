@@ -47,6 +47,9 @@ func ruleOf(a domain.Action) (r rule, ok bool) {
 		domain.ActionAssessRisk:         {permission: domain.PermRiskAssess},
 		domain.ActionUpdateProfile:      {permission: domain.PermProfileEdit},
 		domain.ActionOpenPeriodicReview: {permission: domain.PermReviewDecide},
+		// Who is behind the business is decided on an active review, and
+		// says why.
+		domain.ActionRecordParty: {permission: domain.PermReviewDecide, from: active, reason: reasonRequired},
 		// On any review of the entity: the relationship is the entity's.
 		domain.ActionEndRelationship: {permission: domain.PermReviewDecide, reason: reasonRequired},
 	}[a]

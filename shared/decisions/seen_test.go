@@ -50,6 +50,9 @@ func legalActions() map[domain.Action]legal {
 			func(r *decisions.Request, _ *world) { r.WebsiteURL = new("https://seen.example.sa") }},
 		domain.ActionOpenPeriodicReview: {domain.ReviewCompleted, domain.EntityApproved, decider, nil},
 		domain.ActionEndRelationship:    {domain.ReviewCompleted, domain.EntityApproved, decider, nil},
+		domain.ActionRecordParty: {domain.ReviewInProgress, "", decider, func(r *decisions.Request, _ *world) {
+			r.PartyOp, r.PartyKind, r.PartyName, r.PartyRoles, r.PartySource = domain.PartyOpAdd, "person", new("Seen Declared"), new("manager"), "declared"
+		}},
 	}
 }
 

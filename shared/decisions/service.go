@@ -98,6 +98,20 @@ type Request struct {
 	WebsiteURL      *string `json:"website_url,omitempty"`
 	SocialURL       *string `json:"social_url,omitempty"`
 	ActivitySummary *string `json:"business_activity_summary,omitempty"`
+	// record_party's (domain.FieldParty…): what is done to which party,
+	// and the facts given; a correction changes only those given.
+	PartyOp          string  `json:"party_op,omitempty"`
+	PartyID          int64   `json:"party_id,omitempty" strict:"id"`
+	PartyKind        string  `json:"party_kind,omitempty"`
+	PartyName        *string `json:"party_name,omitempty"`
+	PartyRoles       *string `json:"party_roles,omitempty"`
+	PartyShares      *int64  `json:"party_shares,omitempty"`
+	PartyIDType      *string `json:"party_identity_type,omitempty"`
+	PartyIDNumber    *string `json:"party_identity_number,omitempty"`
+	PartyNationality *string `json:"party_nationality,omitempty"`
+	PartyBirthDate   *string `json:"party_birth_date,omitempty"`
+	PartySource      string  `json:"party_source,omitempty"`
+	PartyControls    *bool   `json:"party_controls,omitempty"`
 	// Signature is the operator's passkey assertion over the request's
 	// decision document (DecisionDocument: the request without this
 	// field). Required unless the account accepts declared decisions.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/ownership"
 )
@@ -27,7 +28,10 @@ type People struct {
 type PartyLine struct {
 	ID                                                                             int64
 	Name, Title, Kind, Roles, Share, Identity, Nationality, Via, Source, Screening string
-	Current                                                                        bool
+	// Discrepancy is where a declared party and the register disagree
+	// (checks.Discrepancies), "" where they do not.
+	Discrepancy string
+	Current     bool
 }
 
 // OwnerLine is one beneficial owner with its basis in words.
@@ -65,8 +69,12 @@ func PeopleOf(e domain.Entity, cs []domain.Check) People {
 	var s People
 	cs = slices.Clone(cs)
 	slices.SortFunc(cs, func(a, b domain.Check) int { return int(b.ID - a.ID) }) // ids grow as checks are made
+	disagree := map[int64]string{}
+	for _, d := range checks.Discrepancies(e.Parties) {
+		disagree[d.PartyID] = d.Text
+	}
 	for _, p := range e.Parties {
-		row := PartyLine{ID: p.ID, Name: p.Name, Title: p.Title, Kind: kindWords[p.Kind], Nationality: p.Nationality,
+		row := PartyLine{Discrepancy: disagree[p.ID], ID: p.ID, Name: p.Name, Title: p.Title, Kind: kindWords[p.Kind], Nationality: p.Nationality,
 			Via: strings.Join(p.Via, " › "), Source: sourceWords[p.Source], Current: p.Current, Screening: partyScreening(p, cs)}
 		var roles []string
 		for _, r := range p.Roles {
@@ -161,6 +169,9 @@ func PeopleMarkdown(s People) string {
 			name := mdCell(p.Name)
 			if p.Via != "" {
 				name += " (held through " + mdCell(p.Via) + ")"
+			}
+			if p.Discrepancy != "" {
+				name += " — **disagrees with the register**: " + mdCell(p.Discrepancy)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, mdCell(p.Kind), mdCell(p.Roles), mdCell(p.Share),
 				mdCell(p.Identity), mdCell(p.Nationality), mdCell(p.Source), map[bool]string{true: "yes", false: "ended"}[p.Current], mdCell(p.Screening))

@@ -32,14 +32,26 @@ type Document struct {
 	ActionID   string `json:"action_id"`
 	Reason     string `json:"reason"`
 	// The action's own fields (domain.ActionFields), read from Fields.
-	AssigneeID      int64   `json:"assignee_id"`
-	RiskLevel       string  `json:"risk_level"`
-	MatchID         string  `json:"match_id"`
-	Verdict         string  `json:"verdict"`
-	WebsiteURL      *string `json:"website_url"`
-	SocialURL       *string `json:"social_url"`
-	ActivitySummary *string `json:"business_activity_summary"`
-	Seen            string  `json:"seen"`
+	AssigneeID       int64   `json:"assignee_id"`
+	RiskLevel        string  `json:"risk_level"`
+	MatchID          string  `json:"match_id"`
+	Verdict          string  `json:"verdict"`
+	WebsiteURL       *string `json:"website_url"`
+	SocialURL        *string `json:"social_url"`
+	ActivitySummary  *string `json:"business_activity_summary"`
+	PartyOp          string  `json:"party_op"`
+	PartyID          int64   `json:"party_id"`
+	PartyKind        string  `json:"party_kind"`
+	PartyName        *string `json:"party_name"`
+	PartyRoles       *string `json:"party_roles"`
+	PartyShares      *int64  `json:"party_shares"`
+	PartyIDType      *string `json:"party_identity_type"`
+	PartyIDNumber    *string `json:"party_identity_number"`
+	PartyNationality *string `json:"party_nationality"`
+	PartyBirthDate   *string `json:"party_birth_date"`
+	PartySource      string  `json:"party_source"`
+	PartyControls    *bool   `json:"party_controls"`
+	Seen             string  `json:"seen"`
 	// Fields is every key as given, its value's JSON: what a record's
 	// after is compared with, field by field.
 	Fields map[string]json.RawMessage `json:"-"`
