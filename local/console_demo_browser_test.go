@@ -124,7 +124,7 @@ func walkDemoReview(ctx context.Context, t *testing.T, op *operatorBrowser, f *f
 			case decisions.BlockRiskNotAssessed:
 				form, code = `form[data-action="assess_risk"]`, "risk_model"
 				fill = []chromedp.Action[chromedp.Void]{chromedp.SetValue(chromedp.CSS(form+` select[name="risk_level"]`), "low")}
-			case decisions.BlockCheckNotCompleted, decisions.BlockCheckNeverRun, decisions.BlockPartialScreening:
+			case decisions.BlockCheckNotCompleted, decisions.BlockCheckNeverRun, decisions.BlockPartialScreening, decisions.BlockPartyUnscreened:
 				form, code = `form[data-action="queue_checks"]`, "provider_failed"
 				*rerun++
 			default:

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/evs-kyb/evs/local/sim"
+	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/logging"
 	"github.com/evs-kyb/evs/shared/portal"
@@ -99,6 +100,31 @@ func TestThePeopleInTheConsole(t *testing.T) {
 	}
 	op.Screenshot("parties-review")
 
+	// The merchant declares the partner with 700 shares; the register
+	// says 600: a discrepancy, shown and in the approval's way, until the
+	// operator corrects the declaration.
+	partner := partyNamed(t, f, entityID, "تركي منصور الدوسري", domain.PartyFromRegister)
+	recordPartyInConsole(op, reviewPath, map[string]string{"party_op": "add", "party_kind": "person", "party_name": partner.Name,
+		"party_roles": "owner, manager", "party_shares": "700", "party_identity_type": partner.Identity.Type,
+		"party_identity_number": partner.Identity.Number, "party_nationality": "SA", "party_source": "declared"})
+	op.Do("the review after the declaration", chromedp.Navigate(base+reviewPath), chromedp.WaitVisible(chromedp.CSS("table.parties")))
+	if table := op.text("table.parties"); !strings.Contains(table, "Disagrees with the register") || !strings.Contains(table, "shares: declared 700, the register 600") {
+		t.Errorf("the declared party's discrepancy is not shown:\n%s", table)
+	}
+	// The declaration does not count in the shares beside the register's.
+	if table := op.text("table.parties"); !strings.Contains(table, "60.00 % (600 shares)") || !strings.Contains(table, "700 shares declared, not counted") {
+		t.Errorf("the shares after the declaration:\n%s", table)
+	}
+	if before := op.text("main"); !strings.Contains(before, "disagrees with the register") {
+		t.Errorf("Before you decide does not list the discrepancy")
+	}
+	op.Screenshot("parties-discrepancy")
+	declared := partyNamed(t, f, entityID, partner.Name, domain.PartyDeclared)
+	recordPartyInConsole(op, reviewPath, map[string]string{"party_op": "correct", "party_id": itoa(int(declared.ID)), "party_shares": "600"})
+	if d, err := f.st.Entity(ctx, f.acct, entityID); err != nil || len(checks.Discrepancies(d.Parties)) != 0 {
+		t.Errorf("after the correction: %v, %v", checks.Discrepancies(d.Parties), err)
+	}
+
 	judged, rerun := 0, 0
 	walkDemoReview(ctx, t, op, f, f.acct, 0, &judged, &rerun)
 	if judged == 0 {
@@ -131,4 +157,35 @@ func TestThePeopleInTheConsole(t *testing.T) {
 		!strings.Contains(approved.DossierMarkdown, "تركي منصور الدوسري") {
 		t.Errorf("the approval's kept dossier does not name the people it was decided on: %+v", approved)
 	}
+}
+
+// partyNamed is the entity's current party of that name and source.
+func partyNamed(t *testing.T, f *flowFixture, entityID int64, name string, source domain.PartySource) domain.Party {
+	t.Helper()
+	e, err := f.st.Entity(context.Background(), f.acct, entityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range e.Parties {
+		if p.Name == name && p.Source == source && p.Current {
+			return p
+		}
+	}
+	t.Fatalf("no current %s party %s among %+v", source, name, e.Parties)
+	return domain.Party{}
+}
+
+// recordPartyInConsole fills the review page's Record a party form with
+// fields, continues to sign and signs with the passkey.
+func recordPartyInConsole(op *operatorBrowser, reviewPath string, fields map[string]string) {
+	op.t.Helper()
+	form := `form[data-action="record_party"]`
+	fill := []chromedp.Action[chromedp.Void]{chromedp.Navigate(op.base + reviewPath), chromedp.WaitVisible(chromedp.CSS(form))}
+	for name, v := range fields {
+		fill = append(fill, chromedp.SetValue(chromedp.CSS(fmt.Sprintf(`%s [name=%q]`, form, name)), v))
+	}
+	fill = append(fill, chromedp.SetValue(chromedp.CSS(form+` select[name="reason_code"]`), "merchant_declared"),
+		chromedp.Click(chromedp.CSS(form+` button[type="submit"]`)), op.at(reviewPath+"/confirm"), chromedp.WaitVisible(op.start()))
+	op.Do("record a party: continue to sign", fill...)
+	op.Do("record a party: sign and submit", chromedp.Click(op.start()), op.under("/console/executions/"), op.waitHeading("Decision applied"))
 }

@@ -228,7 +228,7 @@ func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain
 // recorded as controlling are the controllers; the entity's own current
 // managers, board and chair its senior managing officials.
 func OwnershipOf(root, name string, parties []domain.Party, at time.Time) *domain.Ownership {
-	counted := countedParties(parties)
+	counted := CountedParties(parties)
 	companies := map[string]ownership.Company{}
 	holder := func(company, companyName string, p domain.Party, count *int64) {
 		c, ok := companies[company]
@@ -298,10 +298,10 @@ func OwnershipOf(root, name string, parties []domain.Party, at time.Time) *domai
 	return o
 }
 
-// countedParties are the current parties a determination counts: a
+// CountedParties are the current parties a determination counts: a
 // declared one only where the register lists no current party of the same
 // company.
-func countedParties(ps []domain.Party) []domain.Party {
+func CountedParties(ps []domain.Party) []domain.Party {
 	registered := map[string]bool{}
 	for _, p := range ps {
 		if p.Current && p.Source == domain.PartyFromRegister {

@@ -140,7 +140,7 @@ func (s *Service) recordParty(ctx context.Context, req Request, c *change) error
 		p := domain.Party{ID: ids[0], AccountID: req.AccountID, EntityID: c.ent.ID, Current: true, Since: &c.now}
 		setParty(&p, req)
 		parties = append(parties, p)
-		c.after["party_id"] = p.ID
+		c.after["added_party_id"] = p.ID // not party_id: the signed document binds that key to what was asked
 	case domain.PartyOpCorrect:
 		setParty(&parties[at], req)
 	case domain.PartyOpEnd:

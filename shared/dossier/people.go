@@ -73,6 +73,7 @@ func PeopleOf(e domain.Entity, cs []domain.Check) People {
 	for _, d := range checks.Discrepancies(e.Parties) {
 		disagree[d.PartyID] = d.Text
 	}
+	counted := checks.CountedParties(e.Parties)
 	for _, p := range e.Parties {
 		row := PartyLine{Discrepancy: disagree[p.ID], ID: p.ID, Name: p.Name, Title: p.Title, Kind: kindWords[p.Kind], Nationality: p.Nationality,
 			Via: strings.Join(p.Via, " › "), Source: sourceWords[p.Source], Current: p.Current, Screening: partyScreening(p, cs)}
@@ -81,7 +82,10 @@ func PeopleOf(e domain.Entity, cs []domain.Check) People {
 			roles = append(roles, roleWords[r])
 		}
 		row.Roles = strings.Join(roles, ", ")
-		row.Share = shareText(p, e.Parties)
+		row.Share = shareText(p, counted)
+		if row.Share == "" && p.Current && p.Shares != nil && !slices.ContainsFunc(counted, func(q domain.Party) bool { return q.ID == p.ID }) {
+			row.Share = fmt.Sprintf("%d shares declared, not counted beside the register's", p.Shares.Total)
+		}
 		if p.Identity.Number != "" {
 			row.Identity = strings.ReplaceAll(p.Identity.Type, "_", " ") + " " + p.Identity.Number
 		}
@@ -90,7 +94,7 @@ func PeopleOf(e domain.Entity, cs []domain.Check) People {
 		}
 		s.Parties = append(s.Parties, row)
 	}
-	s.Tree = holders(e.Parties, nil)
+	s.Tree = holders(counted, nil)
 	if o := e.Ownership; o != nil {
 		s.Known, s.Determined, s.Threshold = true, o.Determined, o.ThresholdPc
 		for _, b := range o.Owners {
@@ -101,10 +105,10 @@ func PeopleOf(e domain.Entity, cs []domain.Check) People {
 	return s
 }
 
-// shareText is the party's share of its company in words, "" when it holds
-// no counted shares.
+// shareText is the party's share of its company in words among counted
+// (the parties the ownership counts), "" when it holds no counted shares.
 func shareText(p domain.Party, all []domain.Party) string {
-	if p.Shares == nil || !p.HasRole(domain.RoleOwner) || !p.Current {
+	if p.Shares == nil || !p.HasRole(domain.RoleOwner) || !slices.ContainsFunc(all, func(q domain.Party) bool { return q.ID == p.ID }) {
 		return ""
 	}
 	var total int64
