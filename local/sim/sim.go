@@ -23,7 +23,8 @@
 //
 // The register lists parties only where the tens digit is 4
 // (RegisterParties): a partner who manages and a holding company (79…),
-// the partner a listed person when the last digit is 8.
+// the partner a listed person when the last digit is 8, five partners
+// instead when the hundreds digit is 5.
 package sim
 
 import (

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/evs-kyb/evs/shared/domain"
@@ -145,7 +146,8 @@ func legacyParties(ps []domain.Party) []any {
 // (a unified number beginning 79, which the register answers with two
 // people as its own partners, 70 % and 30 %); when the last digit is 8
 // too, the partner is a listed person of the screening engine's dataset
-// (تركي منصور الدوسري, born 1977-01-19), found by name and birth date.
+// (تركي منصور الدوسري, born 1977-01-19), found by name and birth date;
+// when the hundreds digit is 5, five people hold 20 % each instead.
 func RegisterParties(id string) []domain.Party {
 	person := func(name, title, number, nationality, birth string, shares int64, roles ...domain.PartyRole) domain.Party {
 		return domain.Party{Kind: domain.PartyPerson, Name: name, Title: title, Roles: roles,
@@ -163,6 +165,19 @@ func RegisterParties(id string) []domain.Party {
 		Source: domain.PartyFromRegister, Current: true}
 	if tail(id, 2)[0] != '4' {
 		return nil
+	}
+	if tail(id, 3)[0] == '5' {
+		// Five partners, 20 % each, the first managing: the bench's
+		// merchant with five parties and no company among them.
+		var five []domain.Party
+		for i, name := range []string{"فهد ناصر الشمري", "ريم عبدالعزيز السبيعي", "ماجد سعد الغامدي", "هيا فيصل الزهراني", "بندر علي العنزي"} {
+			roles := []domain.PartyRole{domain.RoleOwner}
+			if i == 0 {
+				roles = append(roles, domain.RoleManager)
+			}
+			five = append(five, person(name, "", fmt.Sprintf("%d%s", i+1, tail(id, 9)), "SA", fmt.Sprintf("19%d-0%d-1%d", 70+i, i+1, i), 200, roles...))
+		}
+		return five
 	}
 	partner := person("عبدالله محمد الحربي", "السيد", "1"+tail(id, 9), "SA", "1971-06-30", 600, domain.RoleOwner, domain.RoleManager)
 	if strings.HasSuffix(id, "8") {

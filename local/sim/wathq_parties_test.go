@@ -18,7 +18,7 @@ import (
 func TestRegisterPartiesReadBack(t *testing.T) {
 	srv := httptest.NewServer(&Simulator{WathqAPIKey: "k"})
 	defer srv.Close()
-	for _, id := range []string{"7001234560", "7001234540", "7901234560"} { // none; a partner and a holding; the holding
+	for _, id := range []string{"7001234560", "7001234440", "7001234540", "7901234560"} { // none; a partner and a holding; five partners; the holding
 		for _, api := range []string{WathqCurrent, WathqV5} {
 			t.Run(id+" "+api, func(t *testing.T) {
 				w := &checks.Wathq{BaseURL: srv.URL, APIKey: "k", API: api, Clock: domain.SystemClock}
