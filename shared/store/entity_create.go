@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,6 +67,11 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 	if err := s.assignChildIDs(ctx, e.AccountID, checks, reviews, e.Parties); err != nil {
 		return domain.EntityDetail{}, err
 	}
+	// A merchant with many parties has more checks (and evidence) than one
+	// transaction holds: the commit takes what fits, the entity's own
+	// checks first, and the rest follow in transactions of their own
+	// (addLaterChecks), each counting its checks on the entity.
+	checks, later := splitForCommit(checks, len(reviews), o.Idempotency != nil)
 	e.ChecksCount, e.ReviewsCount = len(checks), len(reviews)
 	e.RelationshipsCount = domain.CurrentParties(e.Parties)
 	e.DossierRev = 1 // the dossier's first revision
@@ -101,6 +108,18 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 			}
 		}
 		if err == nil {
+			if len(later) == 0 {
+				return out, nil
+			}
+			linkChildren(&e, later, nil)
+			stored, err := s.addLaterChecks(ctx, &out.Entity, later)
+			out.Checks = sortedChecks(append(checks, stored...))
+			if err != nil {
+				// The entity and what its commit held stand; the checks not
+				// written are missing from it (a party shows unscreened, and
+				// an approval waits until the checks run again).
+				return out, fmt.Errorf("create entity %d: %d of %d checks written after the commit: %w", e.ID, len(stored), len(later), err)
+			}
 			return out, nil
 		}
 		end()
@@ -314,4 +333,90 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// maxTxItems is DynamoDB's limit on a transaction's items.
+const maxTxItems = 100
+
+// commitFixedItems are the commit's items besides its checks and their
+// evidence: the counters, the guard, the entity, the queue's counts (one
+// shard) and the Idempotency-Key's answer.
+func commitFixedItems(reviews int, idempotent bool) int {
+	n := 4 + reviews
+	if idempotent {
+		n++
+	}
+	return n
+}
+
+// checkItems is how many items a check writes: itself, and its evidence
+// when kept in the table.
+func checkItems(c domain.Check) int {
+	if c.Evidence != nil && c.Evidence.Stored {
+		return 2
+	}
+	return 1
+}
+
+// splitForCommit is the checks the commit holds (the entity's own first,
+// then the parties', in order, as many as fit) and those written after.
+func splitForCommit(cs []domain.Check, reviews int, idempotent bool) (commit, later []domain.Check) {
+	room := maxTxItems - commitFixedItems(reviews, idempotent)
+	total := 0
+	for _, c := range cs {
+		total += checkItems(c)
+	}
+	if total <= room {
+		return cs, nil
+	}
+	ordered := slices.Clone(cs)
+	slices.SortStableFunc(ordered, func(a, b domain.Check) int {
+		return cmp.Compare(subjectRank(a), subjectRank(b))
+	})
+	for _, c := range ordered {
+		if n := checkItems(c); n <= room && len(later) == 0 {
+			commit, room = append(commit, c), room-n
+		} else {
+			later = append(later, c)
+		}
+	}
+	return commit, later
+}
+
+func subjectRank(c domain.Check) int {
+	if c.SubjectType == nil {
+		return 0
+	}
+	return 1
+}
+
+// addLaterChecks writes checks (and their evidence) of entity e, created
+// already, in transactions of up to maxTxItems, each adding its checks to
+// the entity's count and moving its dossier revision (e follows both). It
+// returns the checks written, in order, and the first error.
+func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, later []domain.Check) ([]domain.Check, error) {
+	var written []domain.Check
+	for len(later) > 0 {
+		room := maxTxItems - 1 // the entity's update
+		var batch []domain.Check
+		for len(later) > 0 && checkItems(later[0]) <= room {
+			room -= checkItems(later[0])
+			batch, later = append(batch, later[0]), later[1:]
+		}
+		tx := s.db.WriteTx()
+		for _, c := range batch {
+			tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))
+		}
+		s.addEvidencePuts(tx, batch, retainedFields{})
+		tx.Update(nextDossierRev(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID)).
+			Add("checks_count", len(batch)).If("attribute_exists(entity_id)"))
+		tx.IdempotentWithToken(newToken())
+		if err := tx.Run(ctx); err != nil {
+			return written, wrap(err, "checks of entity %d", e.ID)
+		}
+		written = append(written, batch...)
+		e.ChecksCount += len(batch)
+		e.DossierRev++
+	}
+	return written, nil
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -87,4 +88,57 @@ func normaliseTimes(p domain.Party) domain.Party {
 		}
 	}
 	return p
+}
+
+// TestFiftyPartiesCreate: a merchant with 50 parties, each screened with
+// its answer kept (two items a check), has more to write than one
+// transaction holds: the commit takes the entity's own checks and what
+// fits, the rest follow, and the entity counts every check, which get-one
+// reads back, the dossier's revision moved with each later write.
+func TestFiftyPartiesCreate(t *testing.T) {
+	ctx := context.Background()
+	st := devstacktest.Store(t)
+	acct := newAccount(t, st, "SA")
+	evidence := func(n int) *domain.Evidence {
+		return domain.NewEvidence("opensanctions", "POST", "https://yente.example/match/default", 200, []byte(fmt.Sprintf(`{"n":%d}`, n)), t0)
+	}
+	d := domain.EntityDetail{
+		Entity: domain.Entity{AccountID: acct, RegistrationNumber: "7000005040", LegalName: "Fifty Partners Co", CountryCode: "SA", CountryID: 682,
+			Status: domain.EntityReadyForReview, CreatedAt: t0, UpdatedAt: t0},
+		Checks: []domain.Check{
+			{Type: domain.CheckRegistryLookup, ProviderKey: "wathq", Status: domain.CheckCompleted, Evidence: evidence(-1), CreatedAt: t0, UpdatedAt: t0},
+			{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted, Evidence: evidence(0), CreatedAt: t0, UpdatedAt: t0},
+		},
+		Reviews: []domain.Review{{Purpose: domain.ReviewInitial, Status: domain.ReviewOpen, CreatedAt: t0, UpdatedAt: t0}},
+	}
+	ids, err := st.ReservePartyIDs(ctx, acct, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		p := domain.Party{ID: ids[i], Kind: domain.PartyPerson, Name: fmt.Sprintf("Partner %02d", i), Roles: []domain.PartyRole{domain.RoleOwner},
+			Shares: &domain.ShareCounts{Total: 20}, Source: domain.PartyFromRegister, Current: true}
+		d.Entity.Parties = append(d.Entity.Parties, p)
+		d.Checks = append(d.Checks, domain.Check{Type: domain.CheckOrganizationScreening, ProviderKey: "opensanctions", Status: domain.CheckCompleted,
+			SubjectType: new("party"), SubjectID: new(p.ID), SubjectDisplayName: new(p.Name), Evidence: evidence(i + 1), CreatedAt: t0, UpdatedAt: t0})
+	}
+	created, err := st.CreateEntity(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created.Checks) != 52 || created.Entity.ChecksCount != 52 || created.Entity.DossierRev < 2 {
+		t.Errorf("created: %d checks, count %d, dossier rev %d", len(created.Checks), created.Entity.ChecksCount, created.Entity.DossierRev)
+	}
+	got, err := st.EntityDetail(ctx, acct, created.Entity.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Checks) != 52 || got.Entity.ChecksCount != 52 || got.Entity.RelationshipsCount != 50 || got.Entity.DossierRev != created.Entity.DossierRev {
+		t.Errorf("read back: %d checks (count %d), %d relationships, dossier rev %d (created said %d)",
+			len(got.Checks), got.Entity.ChecksCount, got.Entity.RelationshipsCount, got.Entity.DossierRev, created.Entity.DossierRev)
+	}
+	ev, err := st.Evidence(ctx, acct, got.Checks[len(got.Checks)-1].ID)
+	if err != nil || ev.SHA256 == "" {
+		t.Errorf("the last party check's evidence: %+v, %v", ev, err)
+	}
 }
