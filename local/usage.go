@@ -36,11 +36,10 @@ var commandUsage = []struct{ name, lines string }{
 `},
 	{"decide", `  decide ACTION --review ID --operator ID [--reason TEXT] [--assignee ID] [--level L] [--match ID --verdict V]
          [--website-url U] [--social-url U] [--summary S] [--second-approver ID] [--seen ETAG] [--action-id ID] [--workflow] [--wait 1m]
-         [--party-op add|correct|end --party ID --party-kind K --party-name N --party-roles R,.. --party-shares N
-          --party-identity-type T --party-identity-number N --party-nationality CC --party-birth-date D --party-source S --party-controls yes|no]
-                                                     ACTION: assign start escalate escalate-to-aml approve reject cancel
-                                                     queue-checks adjudicate-match assess-risk update-profile open-periodic-review
-                                                     end-relationship record-party
+         [--party-op add|correct|end --party ID --party-kind K --party-name N --party-roles R,.. --party-shares N --party-identity-type T
+          --party-identity-number N --party-nationality CC --party-birth-date D --party-source S --party-controls yes|no]
+         ACTION: assign start escalate escalate-to-aml approve reject cancel queue-checks adjudicate-match assess-risk
+                 update-profile open-periodic-review end-relationship record-party
   decide confirm --token T --operator ID [--refuse --reason R] --stage NAME   answer a four-eyes wait on a stage
 `},
 	{"audit", `  audit [--entity ID] [--account ID] [--limit N] [--json|--table]
