@@ -120,7 +120,17 @@ func TestAListedPartnerHoldsTheApproval(t *testing.T) {
 	if d.Entity.SanctionsStatus != domain.SanctionsClear {
 		t.Errorf("the entity's sanctions status %s: its own screening found nothing", d.Entity.SanctionsStatus)
 	}
-	op, err := f.st.CreateOperator(ctx, f.account, "Lina Decider", domain.OperatorPermissions(), domain.Now())
+	f.approvalWaitsForTheMatch(t, id, d.Reviews[0].ID, "Lina Decider", "evs-pe-al-dosari", "تركي منصور الدوسري")
+}
+
+// approvalWaitsForTheMatch brings the review to an approval as an operator
+// of that name through the decision service: started, its risk assessed,
+// the approval refused naming the party's match, the match judged a false
+// positive, the approval applied.
+func (f *createFixture) approvalWaitsForTheMatch(t *testing.T, entityID, reviewID int64, operator, matchID, party string) {
+	t.Helper()
+	ctx := context.Background()
+	op, err := f.st.CreateOperator(ctx, f.account, operator, domain.OperatorPermissions(), domain.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +138,8 @@ func TestAListedPartnerHoldsTheApproval(t *testing.T) {
 	seq := 0
 	apply := func(action domain.Action, reason string, set func(*decisions.Request)) error {
 		seq++
-		req := decisions.Request{Action: action, AccountID: f.account, EntityID: id, ReviewID: d.Reviews[0].ID, OperatorID: op.ID,
-			ActionID: fmt.Sprintf("listed-partner-%d", seq), Reason: reason}
+		req := decisions.Request{Action: action, AccountID: f.account, EntityID: entityID, ReviewID: reviewID, OperatorID: op.ID,
+			ActionID: fmt.Sprintf("judged-%d-%d", reviewID, seq), Reason: reason}
 		if set != nil {
 			set(&req)
 		}
@@ -143,16 +153,16 @@ func TestAListedPartnerHoldsTheApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = apply(domain.ActionApprove, "documents_verified", nil)
-	if domain.FailureName(err) != domain.FailDecisionBlocked || !strings.Contains(domain.Refusal(err), "match evs-pe-al-dosari") ||
-		!strings.Contains(domain.Refusal(err), "of party تركي منصور الدوسري") {
-		t.Fatalf("approval over the listed partner: %v", err)
+	if domain.FailureName(err) != domain.FailDecisionBlocked || !strings.Contains(domain.Refusal(err), "match "+matchID) ||
+		!strings.Contains(domain.Refusal(err), "of party "+party) {
+		t.Fatalf("approval over the party's match: %v", err)
 	}
-	if err := apply(domain.ActionAdjudicateMatch, "different_dates: another man of that name", func(q *decisions.Request) {
-		q.MatchID, q.Verdict = "evs-pe-al-dosari", domain.VerdictFalsePositive
+	if err := apply(domain.ActionAdjudicateMatch, "different_dates: another person of that name", func(q *decisions.Request) {
+		q.MatchID, q.Verdict = matchID, domain.VerdictFalsePositive
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := apply(domain.ActionApprove, "documents_verified", nil); err != nil {
-		t.Errorf("approval once the partner's match is judged: %v", err)
+		t.Errorf("approval once the party's match is judged: %v", err)
 	}
 }

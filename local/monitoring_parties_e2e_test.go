@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/evs-kyb/evs/local/sim"
-	"github.com/evs-kyb/evs/shared/country"
-	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
 	"github.com/evs-kyb/evs/shared/webhooks"
 )
@@ -111,47 +109,7 @@ func TestAPartysLaterMatchOpensAReview(t *testing.T) {
 				t.Errorf("the opening's record: %s %q %v; want it to name the party and what its screening answered", opened.Action, opened.Reason, opened.After)
 			}
 
-			op, err := f.st.CreateOperator(ctx, f.account, "Monitoring Decider "+tt.number, domain.OperatorPermissions(), domain.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			svc := &decisions.Service{Store: f.st, Clock: domain.SystemClock, Countries: country.ISO()}
-			seq := 0
-			apply := func(action domain.Action, reason string, set func(*decisions.Request)) error {
-				seq++
-				req := decisions.Request{Action: action, AccountID: f.account, EntityID: entityID, ReviewID: active[0].ID, OperatorID: op.ID,
-					ActionID: fmt.Sprintf("party-later-%s-%d", tt.number, seq), Reason: reason}
-				if set != nil {
-					set(&req)
-				}
-				_, _, err := svc.Apply(ctx, req, nil)
-				return err
-			}
-			for _, step := range []struct {
-				action domain.Action
-				reason string
-				set    func(*decisions.Request)
-			}{
-				{domain.ActionStart, "", nil},
-				{domain.ActionAssessRisk, "risk_model", func(q *decisions.Request) { q.RiskLevel = "low" }},
-			} {
-				if err := apply(step.action, step.reason, step.set); err != nil {
-					t.Fatalf("%s: %v", step.action, err)
-				}
-			}
-			err = apply(domain.ActionApprove, "documents_verified", nil)
-			if domain.FailureName(err) != domain.FailDecisionBlocked || !strings.Contains(domain.Refusal(err), "NK-party-later") ||
-				!strings.Contains(domain.Refusal(err), "of party "+party) {
-				t.Fatalf("approval over the party's new match: %v", err)
-			}
-			if err := apply(domain.ActionAdjudicateMatch, "different_dates: another woman of that name", func(q *decisions.Request) {
-				q.MatchID, q.Verdict = "NK-party-later", domain.VerdictFalsePositive
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if err := apply(domain.ActionApprove, "documents_verified", nil); err != nil {
-				t.Errorf("approval once the party's match is judged: %v", err)
-			}
+			f.approvalWaitsForTheMatch(t, entityID, active[0].ID, "Monitoring Decider "+tt.number, "NK-party-later", party)
 		})
 	}
 }
