@@ -155,6 +155,29 @@ func TestOperatorsRecordParties(t *testing.T) {
 		t.Errorf("owners with a controller: %q (%+v)", got, ent.Parties[len(ent.Parties)-1])
 	}
 
+	// Every party change is in the entity's hash chain, which verifies: the
+	// declaration, its correction and each end, the parties before and
+	// after in the hashed bytes (the owners where they changed).
+	ch, err := w.st.AuditChain(ctx, w.account, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for _, l := range ch.Records {
+		if l.Action == string(domain.ActionRecordParty) && strings.Contains(l.After, "parties") && strings.Contains(l.Before, "parties") {
+			recorded++
+		}
+	}
+	owners := 0
+	for _, l := range ch.Records {
+		if strings.Contains(l.After, "beneficial_owners") {
+			owners++
+		}
+	}
+	if b := ch.Verify(); b != nil || recorded != seq || owners < 3 {
+		t.Errorf("the chain: %v; %d record_party records with parties (want %d), %d with the owners changed", b, recorded, seq, owners)
+	}
+
 	// Refused before anything is read, or by the records, writing nothing.
 	for _, tt := range []struct {
 		name string
