@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/evs-kyb/evs/shared/checks"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -21,7 +22,6 @@ import (
 func discrepancies(ps []domain.Party) []checks.Discrepancy { return checks.Discrepancies(ps) }
 
 var (
-	isoDate     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	alpha2      = regexp.MustCompile(`^[A-Z]{2}$`)
 	partyRoles  = []domain.PartyRole{domain.RoleOwner, domain.RoleManager, domain.RoleBoardMember, domain.RoleChair, domain.RoleSignatory}
 	identityFor = []string{domain.IdentityNationalID, domain.IdentityIqama, domain.IdentityPassport, domain.IdentityGCC,
@@ -87,8 +87,10 @@ func checkParty(req Request) error {
 	if req.PartyNationality != nil && *req.PartyNationality != "" && !alpha2.MatchString(*req.PartyNationality) {
 		return domain.Invalid(domain.FieldPartyNationality, "must be an ISO 3166-1 alpha-2 code in capitals (SA)")
 	}
-	if req.PartyBirthDate != nil && *req.PartyBirthDate != "" && !isoDate.MatchString(*req.PartyBirthDate) {
-		return domain.Invalid(domain.FieldPartyBirthDate, "must be a date, YYYY-MM-DD")
+	if req.PartyBirthDate != nil && *req.PartyBirthDate != "" {
+		if _, err := time.Parse(time.DateOnly, *req.PartyBirthDate); err != nil {
+			return domain.Invalid(domain.FieldPartyBirthDate, "must be a date, YYYY-MM-DD")
+		}
 	}
 	if s := req.PartySource; s != "" && s != string(domain.PartyDeclared) && s != string(domain.PartyFoundByOp) {
 		return domain.Invalid(domain.FieldPartySource, "must be declared (by the merchant) or operator (found by an operator)")
@@ -112,10 +114,15 @@ func parseRoles(s string) ([]domain.PartyRole, error) {
 }
 
 // recordParty applies record_party to the entity's parties and determines
-// the beneficial owners again. Codes: not_found for a party_id the entity
-// has no party of; conflict for a party already ended, or a company
-// partner's chain (a party held through another is the register's).
+// the beneficial owners again. Codes: validation_failed for a nationality
+// no country of the catalogue has; not_found for a party_id the entity
+// has no party of; conflict for a party already ended.
 func (s *Service) recordParty(ctx context.Context, req Request, c *change) error {
+	if n := domain.Deref(req.PartyNationality); n != "" {
+		if _, ok := s.countries().ByAlpha2(n); !ok {
+			return domain.Invalid(domain.FieldPartyNationality, fmt.Sprintf("%s is no country's ISO 3166-1 alpha-2 code", n))
+		}
+	}
 	parties := slices.Clone(c.ent.Parties)
 	at := -1
 	if req.PartyOp != domain.PartyOpAdd {

@@ -195,6 +195,8 @@ func TestOperatorsRecordParties(t *testing.T) {
 			q.PartyOp, q.PartyKind, q.PartyName, q.PartyRoles, q.PartySource = "add", "person", new("X"), new("owner"), "register"
 		}, domain.ECodeInvalid},
 		{"a nationality not a code", func(q *decisions.Request) { q.PartyOp, q.PartyID, q.PartyNationality = "correct", 11, new("Saudi") }, domain.ECodeInvalid},
+		{"a nationality no country has", func(q *decisions.Request) { q.PartyOp, q.PartyID, q.PartyNationality = "correct", 11, new("XX") }, domain.ECodeInvalid},
+		{"a birth date no calendar has", func(q *decisions.Request) { q.PartyOp, q.PartyID, q.PartyBirthDate = "correct", 11, new("1980-13-40") }, domain.ECodeInvalid},
 		{"end with facts", func(q *decisions.Request) { q.PartyOp, q.PartyID, q.PartyName = "end", 11, new("X") }, domain.ECodeBadRequest},
 		{"a party the entity has not", func(q *decisions.Request) { q.PartyOp, q.PartyID = "end", 999 }, domain.ECodeNotFound},
 		{"a party already ended", func(q *decisions.Request) { q.PartyOp, q.PartyID = "end", 11 }, domain.ECodeConflict},

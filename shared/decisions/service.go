@@ -520,12 +520,17 @@ func (s *Service) dossierSnapshot(ctx context.Context, st state) (sum, markdown 
 	if err != nil {
 		return "", "", err
 	}
-	countries := s.Countries
-	if countries == nil {
-		countries = country.ISO()
-	}
-	markdown, sum = dossier.Snapshot(d, countries)
+	markdown, sum = dossier.Snapshot(d, s.countries())
 	return sum, markdown, nil
+}
+
+// countries is the service's catalogue: the API's, country.ISO() if none
+// is configured.
+func (s *Service) countries() *country.Catalogue {
+	if s.Countries == nil {
+		return country.ISO()
+	}
+	return s.Countries
 }
 
 // replay answers a repeated action with the review as it stands.

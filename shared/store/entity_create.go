@@ -87,8 +87,10 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		}
 		e.ID = domain.ScopedID(e.AccountID, t.acct.EntityCount+1)
 		linkChildren(&e, checks, reviews)
+		linkChildren(&e, later, reviews) // the intake review's too
+		batches := laterBatches(later) // of the checks linked to this attempt's id
 		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
-		tx, err := s.createTx(t, out, checks, reviews, o)
+		tx, err := s.createTx(t, out, answerOf(out, batches), checks, reviews, o)
 		if err != nil {
 			end()
 			return domain.EntityDetail{}, err
@@ -111,8 +113,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 			if len(later) == 0 {
 				return out, nil
 			}
-			linkChildren(&e, later, nil)
-			stored, err := s.addLaterChecks(ctx, &out.Entity, later)
+			stored, err := s.addLaterChecks(ctx, &out.Entity, batches)
 			out.Checks = sortedChecks(append(checks, stored...))
 			if err != nil {
 				// The entity and what its commit held stand; the checks not
@@ -143,7 +144,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 // them by index): 0 the account's counters, which also ends the turn, 1 the
 // registration guard, 2 the entity, then the checks, the reviews, the
 // Idempotency-Key's answer, the checks' evidence and the queue's counts.
-func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
+func (s *Store) createTx(t turn, d, answer domain.EntityDetail, checks []domain.Check, reviews []domain.Review, o domain.CommitOptions) (*dynamo.WriteTx, error) {
 	e := d.Entity
 	countrySeq := t.acct.CountryCounts[e.CountryCode] + 1
 	accounts := s.table(schema.Accounts)
@@ -175,7 +176,7 @@ func (s *Store) createTx(t turn, d domain.EntityDetail, checks []domain.Check, r
 		tx.Put(s.table(schema.Reviews).Put(newReviewItem(r).of(&e)))
 	}
 	if a := o.Idempotency; a != nil {
-		body, err := a.Render(d)
+		body, err := a.Render(answer)
 		if err != nil {
 			return nil, fmt.Errorf("render the answer of entity %d: %w", e.ID, err)
 		}
@@ -390,12 +391,10 @@ func subjectRank(c domain.Check) int {
 	return 1
 }
 
-// addLaterChecks writes checks (and their evidence) of entity e, created
-// already, in transactions of up to maxTxItems, each adding its checks to
-// the entity's count and moving its dossier revision (e follows both). It
-// returns the checks written, in order, and the first error.
-func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, later []domain.Check) ([]domain.Check, error) {
-	var written []domain.Check
+// laterBatches groups the checks written after the commit into
+// transactions of up to maxTxItems, each with the entity's update.
+func laterBatches(later []domain.Check) [][]domain.Check {
+	var out [][]domain.Check
 	for len(later) > 0 {
 		room := maxTxItems - 1 // the entity's update
 		var batch []domain.Check
@@ -403,6 +402,34 @@ func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, later []do
 			room -= checkItems(later[0])
 			batch, later = append(batch, later[0]), later[1:]
 		}
+		out = append(out, batch)
+	}
+	return out
+}
+
+// answerOf is the create's answer once every batch is written: all its
+// checks counted, the dossier's revision moved once a batch. An
+// Idempotency-Key keeps it, so a replay answers as the create did.
+func answerOf(out domain.EntityDetail, batches [][]domain.Check) domain.EntityDetail {
+	if len(batches) == 0 {
+		return out
+	}
+	all := slices.Clone(out.Checks)
+	for _, b := range batches {
+		all = append(all, b...)
+	}
+	out.Checks = sortedChecks(all)
+	out.Entity.ChecksCount, out.Entity.DossierRev = len(all), out.Entity.DossierRev+int64(len(batches))
+	return out
+}
+
+// addLaterChecks writes the batches of checks (and their evidence) of
+// entity e, created already, a transaction each, adding its checks to the
+// entity's count and moving its dossier revision (e follows both). It
+// returns the checks written, in order, and the first error.
+func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, batches [][]domain.Check) ([]domain.Check, error) {
+	var written []domain.Check
+	for _, batch := range batches {
 		tx := s.db.WriteTx()
 		for _, c := range batch {
 			tx.Put(s.table(schema.Checks).Put(newCheckItem(c)).If("attribute_not_exists(check_id)"))

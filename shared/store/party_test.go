@@ -137,6 +137,12 @@ func TestFiftyPartiesCreate(t *testing.T) {
 		t.Errorf("read back: %d checks (count %d), %d relationships, dossier rev %d (created said %d)",
 			len(got.Checks), got.Entity.ChecksCount, got.Entity.RelationshipsCount, got.Entity.DossierRev, created.Entity.DossierRev)
 	}
+	for _, c := range got.Checks {
+		if c.EntityID != created.Entity.ID || c.ReviewID == nil || *c.ReviewID != created.Reviews[0].ID {
+			t.Errorf("check %d: entity %d, review %v; want the entity's, the intake review's", c.ID, c.EntityID, c.ReviewID)
+			break
+		}
+	}
 	ev, err := st.Evidence(ctx, acct, got.Checks[len(got.Checks)-1].ID)
 	if err != nil || ev.SHA256 == "" {
 		t.Errorf("the last party check's evidence: %+v, %v", ev, err)
