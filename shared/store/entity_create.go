@@ -88,7 +88,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		e.ID = domain.ScopedID(e.AccountID, t.acct.EntityCount+1)
 		linkChildren(&e, checks, reviews)
 		linkChildren(&e, later, reviews) // the intake review's too
-		batches := laterBatches(later) // of the checks linked to this attempt's id
+		batches := laterBatches(later)   // of the checks linked to this attempt's id
 		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 		tx, err := s.createTx(t, out, answerOf(out, batches), checks, reviews, o)
 		if err != nil {
