@@ -135,6 +135,7 @@ func parseAccount(c *adminCmd, sub string, args []string) (accountArgs, error) {
 	declared := c.fs.String("declared-decisions", "", "create, update: true to accept decisions not signed with a passkey (default false)")
 	sla := c.fs.String("sla-days", "\x00", "create, update: days a review may stay active per purpose, e.g. initial=5,periodic=10 (empty: none)")
 	retention := countFlag(c.fs, "extended-retention-years", 0, "create, update: years to keep an entity after its relationship ends where its country's rule allows more, 5 to 10 (0: each rule's own)")
+	threshold := countFlag(c.fs, "ownership-threshold", 0, "create, update: the share, in whole percent, from which a natural person is a beneficial owner by ownership: 25 (the law's) or lower")
 	if err := parseFlags(c.fs, args); err != nil {
 		return accountArgs{}, err
 	}
@@ -164,6 +165,9 @@ func parseAccount(c *adminCmd, sub string, args []string) (accountArgs, error) {
 	}
 	if given(c.fs, "extended-retention-years") { // 1 to 4 and over 10: the admin command refuses them
 		doc["extended_retention_years"] = *retention
+	}
+	if given(c.fs, "ownership-threshold") { // over 25: the admin command refuses it
+		doc["ownership_threshold_percent"] = *threshold
 	}
 	if *fourEyes != "\x00" {
 		doc["four_eyes"] = splitList(*fourEyes)

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/evs-kyb/evs/shared/admin"
 	"github.com/evs-kyb/evs/shared/country"
 	"github.com/evs-kyb/evs/shared/decisions"
 	"github.com/evs-kyb/evs/shared/domain"
@@ -164,5 +166,117 @@ func (f *createFixture) approvalWaitsForTheMatch(t *testing.T, entityID, reviewI
 	}
 	if err := apply(domain.ActionApprove, "documents_verified", nil); err != nil {
 		t.Errorf("approval once the party's match is judged: %v", err)
+	}
+}
+
+// TestAnAccountsLowerThresholdNamesMoreOwners: the register of 7000000040
+// and 7000000140 (a partner at 60 %, a holding at 40 % whose partners hold
+// 70 % and 30 % of it: 28 % and 12 % indirectly). At the law's 25 % two
+// people are its beneficial owners; once the account sets 10 % (the admin
+// command), a create names the 12 % partner too, and so does the
+// determination made again when an operator records a change to a party
+// of the entity created before; each determination says which threshold
+// it applied.
+func TestAnAccountsLowerThresholdNamesMoreOwners(t *testing.T) {
+	ctx := context.Background()
+	f := newCreateFixture(t)
+	owners := func(id int64) (string, []string) {
+		t.Helper()
+		d, err := f.st.EntityDetail(ctx, f.account, id)
+		if err != nil || d.Entity.Ownership == nil {
+			t.Fatalf("entity %d: %v, ownership %+v", id, err, d.Entity.Ownership)
+		}
+		byID := map[int64]domain.Party{}
+		for _, p := range d.Entity.Parties {
+			byID[p.ID] = p
+		}
+		var out []string
+		for _, b := range d.Entity.Ownership.Owners {
+			out = append(out, fmt.Sprintf("%s %s %s", byID[b.PartyID].Name, b.Basis, b.Percent))
+		}
+		return d.Entity.Ownership.ThresholdPc, out
+	}
+	created := func(number string) (entity, review int64) {
+		t.Helper()
+		r := f.create(t, map[string]any{"registration_number": number, "country_code": "sa"})
+		if r.status != 201 {
+			t.Fatalf("create %s: status %d: %s", number, r.status, r.body)
+		}
+		entity = int64(r.json(t)["id"].(float64))
+		d, err := f.st.EntityDetail(ctx, f.account, entity)
+		if err != nil || len(d.Reviews) == 0 {
+			t.Fatalf("entity %d: %v", entity, err)
+		}
+		return entity, d.Reviews[0].ID
+	}
+	atTheLaw := []string{"عبدالله محمد الحربي ownership 60.00 %", "سالم عبدالرحمن القحطاني ownership 28.00 %"}
+	atTen := append(slices.Clone(atTheLaw), "نورة خالد العتيبي ownership 12.00 %")
+
+	before, review := created("7000000040")
+	if th, got := owners(before); th != "25.00 %" || !slices.Equal(got, atTheLaw) {
+		t.Errorf("at the law's threshold (%s): %q, want %q", th, got, atTheLaw)
+	}
+
+	h, err := localAdmin(&env{store: f.st, log: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Account admin.AccountView `json:"account"`
+	}
+	doc := map[string]any{"command": "account.update", "account_id": f.account, "ownership_threshold_percent": 10, "action_id": "threshold-10"}
+	if err := runAdmin(ctx, inProcess{handle: h}, "ops@example.com", doc, &out); err != nil || out.Account.OwnershipThresholdPercent != 10 {
+		t.Fatalf("account.update ownership_threshold_percent 10: %v, %+v", err, out.Account)
+	}
+
+	after, _ := created("7000000140")
+	if th, got := owners(after); th != "10.00 %" || !slices.Equal(got, atTen) {
+		t.Errorf("a create at the account's 10 %% (%s): %q, want %q", th, got, atTen)
+	}
+
+	// The entity created before keeps its determination until a party of
+	// it changes: then it is made again, at the account's threshold.
+	if th, got := owners(before); th != "25.00 %" || !slices.Equal(got, atTheLaw) {
+		t.Errorf("before any change (%s): %q, want %q", th, got, atTheLaw)
+	}
+	op, err := f.st.CreateOperator(ctx, f.account, "Omar Recorder", domain.OperatorPermissions(), domain.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := f.st.EntityDetail(ctx, f.account, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otaibi int64
+	for _, p := range d.Entity.Parties {
+		if p.Name == "نورة خالد العتيبي" {
+			otaibi = p.ID
+		}
+	}
+	svc := &decisions.Service{Store: f.st, Clock: domain.SystemClock, Countries: country.ISO()}
+	for i, req := range []decisions.Request{
+		{Action: domain.ActionStart},
+		{Action: domain.ActionRecordParty, Reason: "document_seen: her passport", PartyOp: domain.PartyOpCorrect, PartyID: otaibi, PartyBirthDate: new("1984-03-02")},
+	} {
+		req.AccountID, req.EntityID, req.ReviewID, req.OperatorID, req.ActionID = f.account, before, review, op.ID, fmt.Sprintf("threshold-%d", i)
+		if _, _, err := svc.Apply(ctx, req, nil); err != nil {
+			t.Fatalf("%s: %v", req.Action, err)
+		}
+	}
+	if th, got := owners(before); th != "10.00 %" || !slices.Equal(got, atTen) {
+		t.Errorf("made again after a party's change (%s): %q, want %q", th, got, atTen)
+	}
+	// The trail says by which threshold, before and after.
+	ch, err := f.st.AuditChain(ctx, f.account, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ch.Records[len(ch.Records)-1]
+	if last.Action != string(domain.ActionRecordParty) || !strings.Contains(last.Before, "at 25.00 %: ") || !strings.Contains(last.After, "at 10.00 %: ") ||
+		!strings.Contains(last.After, "نورة خالد العتيبي: ownership 12.00 %") {
+		t.Errorf("the record_party record: %s\nbefore %s\nafter %s", last.Action, last.Before, last.After)
+	}
+	if b := ch.Verify(); b != nil {
+		t.Errorf("the chain: %v", b)
 	}
 }

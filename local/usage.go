@@ -22,6 +22,7 @@ var commandUsage = []struct{ name, lines string }{
 `},
 	{"account", `  account create --name NAME --countries SA[,AE...] [--review-interval-days N] [--four-eyes A,..]
                  [--declared-decisions true|false] [--sla-days initial=5,periodic=10] [--extended-retention-years N]
+                 [--ownership-threshold PERCENT]
                                                      print the new account id
   account list                                       print "<id>\t<name>" per account
   account get|update --id ID [--name N] [--countries SA,..] [--disable-countries AE,..] [--review-interval-days N] [--four-eyes A,..]

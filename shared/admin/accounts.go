@@ -62,6 +62,10 @@ type accountFields struct {
 	// ExtendedRetentionYears: 0, or 5 to 10 (applyAccountFields refuses
 	// 1 to 4, shorter than every country's rule).
 	ExtendedRetentionYears *int `json:"extended_retention_years" strict:"min=0,max=10"`
+	// OwnershipThresholdPercent: the law's 25 (0 says the same) or a lower
+	// whole percent, 1 to 24 (applyAccountFields refuses more than 25: a
+	// higher one would leave out owners the law names).
+	OwnershipThresholdPercent *int `json:"ownership_threshold_percent" strict:"min=0,max=100"`
 }
 
 func (h *Handler) accountCreate(ctx context.Context, c *call) (any, error) {
@@ -196,7 +200,8 @@ func (h *Handler) accountUpdate(ctx context.Context, c *call) (any, error) {
 func sameAccount(a, b domain.Account) bool {
 	return a.Name == b.Name && a.Settings.ReviewIntervalDays == b.Settings.ReviewIntervalDays &&
 		sameSet(a.Settings.FourEyes, b.Settings.FourEyes) && a.Settings.DeclaredDecisions == b.Settings.DeclaredDecisions &&
-		maps.Equal(a.Settings.SLADays, b.Settings.SLADays) && a.Settings.ExtendedRetentionYears == b.Settings.ExtendedRetentionYears
+		maps.Equal(a.Settings.SLADays, b.Settings.SLADays) && a.Settings.ExtendedRetentionYears == b.Settings.ExtendedRetentionYears &&
+		a.Settings.OwnershipThresholdPercent == b.Settings.OwnershipThresholdPercent
 }
 
 // changedCountries are the configurations listed that differ from the
@@ -258,6 +263,17 @@ func applyAccountFields(a *domain.Account, p accountFields) error {
 			return domain.Invalid("extended_retention_years", fmt.Sprintf("must be 0 (each country's own rule) or from %d to 10 years, not %d", minExtendedRetentionYears, n))
 		}
 		a.Settings.ExtendedRetentionYears = n
+	}
+	if p.OwnershipThresholdPercent != nil { // negative or over 100: its strict tag
+		n := *p.OwnershipThresholdPercent
+		if n > domain.DefaultOwnershipThresholdPercent {
+			return domain.Invalid("ownership_threshold_percent", fmt.Sprintf("must be the law's %d or a lower whole percent (1 to %d), not %d: a higher threshold would leave out owners the law names",
+				domain.DefaultOwnershipThresholdPercent, domain.DefaultOwnershipThresholdPercent, n))
+		}
+		if n == domain.DefaultOwnershipThresholdPercent {
+			n = 0 // the law's, kept as no setting
+		}
+		a.Settings.OwnershipThresholdPercent = n
 	}
 	return nil
 }

@@ -163,6 +163,20 @@ func TestFirstDayCommands(t *testing.T) {
 		t.Errorf("extended retention after clearing: %+v", a.Settings)
 	}
 
+	// The ownership threshold: the law's 25 until set lower, 25 again
+	// when set to the law's.
+	if num(upd["ownership_threshold_percent"]) != 25 {
+		t.Errorf("ownership threshold before any setting: %v, want the law's 25", upd["ownership_threshold_percent"])
+	}
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "ownership_threshold_percent": 10}`, actor, id)), "account")
+	if a, _ := w.st.Account(context.Background(), id); num(upd["ownership_threshold_percent"]) != 10 || a.Settings.OwnershipThreshold() != 10 {
+		t.Errorf("ownership threshold set to 10: answered %v, stored %+v", upd["ownership_threshold_percent"], a.Settings)
+	}
+	upd = obj(w.must(fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "ownership_threshold_percent": 25}`, actor, id)), "account")
+	if a, _ := w.st.Account(context.Background(), id); num(upd["ownership_threshold_percent"]) != 25 || a.Settings.OwnershipThresholdPercent != 0 {
+		t.Errorf("ownership threshold set back to the law's: answered %v, stored %+v", upd["ownership_threshold_percent"], a.Settings)
+	}
+
 	// A key: in clear once, stored as its hash, accepted by the authorizer.
 	kc := w.must(fmt.Sprintf(`{"command": "key.create", %s, "account_id": %d, "permissions": ["entity.view", "entity.review.view"], "description": "nightly sync"}`, actor, id))
 	key, _ := kc["key"].(string)
@@ -235,7 +249,7 @@ func TestFirstDayCommands(t *testing.T) {
 	// Every change is in the account's trail with the actor and request
 	// id; no key or secret in clear is.
 	trail, _ := w.must(fmt.Sprintf(`{"command": "audit.list", %s, "account_id": %d}`, actor, id))["audit"].([]any)
-	wantActions := []string{"account.create", "account.update", "account.update", "account.update", "key.create", "key.rotate", "key.revoke", "operator.create", "operator.update",
+	wantActions := []string{"account.create", "account.update", "account.update", "account.update", "account.update", "account.update", "key.create", "key.rotate", "key.revoke", "operator.create", "operator.update",
 		"webhook_endpoint.create", "webhook_endpoint.update", "webhook_endpoint.rotate_secret", "webhook_endpoint.delete", "operator.disable"}
 	if len(trail) != len(wantActions) {
 		t.Fatalf("audit has %d records, want %d: %v", len(trail), len(wantActions), trail)
@@ -262,7 +276,7 @@ func TestFirstDayCommands(t *testing.T) {
 			retention = append(retention, fmt.Sprint(obj(rec, "before")["extended_retention_years"], "→", after["extended_retention_years"]))
 		}
 	}
-	if got := strings.Join(retention, " "); got != "10→0 7→10 7→7 <nil>→7" {
+	if got := strings.Join(retention, " "); got != "0→0 0→0 10→0 7→10 7→7 <nil>→7" {
 		t.Errorf("extended_retention_years in the account's audit snapshots: %s", got)
 	}
 	all := mustJSON(t, trail)
@@ -313,6 +327,10 @@ func TestRefusalsWriteNothing(t *testing.T) {
 		{"extended retention not whole", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": 7.5}`, actor, acct), "InvalidRequest", "extended_retention_years"},
 		{"extended retention of wrong type", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "extended_retention_years": "7"}`, actor, acct), "InvalidRequest", "extended_retention_years"},
 		{"extended retention out of range at create", `{"command": "account.create", ` + actor + `, "name": "X", "countries": ["SA"], "extended_retention_years": 3}`, "InvalidRequest", "extended_retention_years"},
+		{"ownership threshold above the law's", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "ownership_threshold_percent": 30}`, actor, acct), "InvalidRequest", "ownership_threshold_percent"},
+		{"ownership threshold negative", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "ownership_threshold_percent": -5}`, actor, acct), "InvalidRequest", "ownership_threshold_percent"},
+		{"ownership threshold not whole", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "ownership_threshold_percent": 12.5}`, actor, acct), "InvalidRequest", "ownership_threshold_percent"},
+		{"ownership threshold above the law's at create", `{"command": "account.create", ` + actor + `, "name": "X", "countries": ["SA"], "ownership_threshold_percent": 50}`, "InvalidRequest", "ownership_threshold_percent"},
 		{"four-eyes action unknown", fmt.Sprintf(`{"command": "account.update", %s, "account_id": %d, "four_eyes": ["approve_all"]}`, actor, acct), "InvalidRequest", ""},
 		{"account id of wrong type", `{"command": "account.get", ` + actor + `, "account_id": "1"}`, "InvalidRequest", ""},
 		{"account that does not exist", `{"command": "account.get", ` + actor + `, "account_id": 99999999}`, "NotFound", ""},

@@ -39,9 +39,12 @@ type AccountView struct {
 	DeclaredDecisions bool                         `json:"declared_decisions"`
 	SLADays           map[domain.ReviewPurpose]int `json:"sla_days"`
 	// ExtendedRetentionYears: 0 keeps each country's retention rule.
-	ExtendedRetentionYears int           `json:"extended_retention_years"`
-	Countries              []CountryView `json:"countries,omitempty"`
-	CreatedAt              string        `json:"created_at"`
+	ExtendedRetentionYears int `json:"extended_retention_years"`
+	// OwnershipThresholdPercent: the share from which a natural person is
+	// a beneficial owner by ownership (25 unless the account set less).
+	OwnershipThresholdPercent int           `json:"ownership_threshold_percent"`
+	Countries                 []CountryView `json:"countries,omitempty"`
+	CreatedAt                 string        `json:"created_at"`
 }
 
 // CountryView is an account's configuration of one country.
@@ -58,7 +61,7 @@ type CountryView struct {
 func viewAccount(a domain.Account, countries []domain.CountryConfig) AccountView {
 	v := AccountView{ID: a.ID, Name: a.Name, ReviewIntervalDays: a.Settings.ReviewIntervalDays, FourEyes: a.Settings.FourEyes,
 		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: a.Settings.SLADays,
-		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears, CreatedAt: domain.FormatTime(a.CreatedAt)}
+		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears, OwnershipThresholdPercent: a.Settings.OwnershipThreshold(), CreatedAt: domain.FormatTime(a.CreatedAt)}
 	if v.SLADays == nil {
 		v.SLADays = map[domain.ReviewPurpose]int{}
 	}

@@ -29,6 +29,9 @@ const (
 
 // EntityCreator is what creating an entity needs from the store.
 type EntityCreator interface {
+	// not_found: no such account. Its settings (the threshold of
+	// beneficial ownership) steer the intake.
+	Account(ctx context.Context, id int64) (domain.Account, error)
 	// not_found: the account has not configured the country.
 	CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	// validation_failed on registration_number: taken, or held by another create.
@@ -144,6 +147,11 @@ func (c CreateEntity) intakeAndCommit(ctx context.Context, r *http.Request, in c
 		return failure(r, err)
 	}
 	in.Reserve = c.Store // the register's parties, its company partners' lookups
+	acct, err := c.Store.Account(ctx, in.AccountID)
+	if err != nil {
+		return failure(r, fmt.Errorf("create entity: the account's settings: %w", err))
+	}
+	in.OwnershipThresholdPercent = acct.Settings.OwnershipThreshold()
 	d := c.Intake.Intake(ctx, in)
 	opts := domain.CommitOptions{ClaimToken: token}
 	if idem != nil {

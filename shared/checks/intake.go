@@ -74,6 +74,9 @@ type IntakeInput struct {
 	// company partners are not looked up, and the store numbers the
 	// parties.
 	Reserve IDReserver
+	// OwnershipThresholdPercent is the account's threshold of beneficial
+	// ownership (domain.AccountSettings.OwnershipThreshold; 0: the law's).
+	OwnershipThresholdPercent int
 }
 
 // ScreeningReference names a check in a screening provider's query, and in

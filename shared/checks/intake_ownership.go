@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"math/big"
 	"strings"
 	"sync"
 	"time"
@@ -159,7 +160,7 @@ func (r *Runner) followOwners(ctx context.Context, in IntakeInput, spec domain.I
 		all = append(all, kept...)
 	}
 	screening.Wait()
-	return all, append(lookups, screenings...), OwnershipOf(in.RegistrationNumber, name, all, at)
+	return all, append(lookups, screenings...), OwnershipOf(in.RegistrationNumber, name, all, at, in.OwnershipThresholdPercent)
 }
 
 func listedStill(listed map[string]domain.Party, p domain.Party) bool {
@@ -226,8 +227,10 @@ func (r *Runner) assignPartyIDs(ctx context.Context, in IntakeInput, ps []domain
 // register's stands beside it (a declaration the register contradicts is
 // a discrepancy, not a share: Discrepancies); the persons an operator
 // recorded as controlling are the controllers; the entity's own current
-// managers, board and chair its senior managing officials.
-func OwnershipOf(root, name string, parties []domain.Party, at time.Time) *domain.Ownership {
+// managers, board and chair its senior managing officials. thresholdPc is
+// the account's threshold in whole percent (0, or 25 and more: the law's
+// 25 %); the determination records the one it applied.
+func OwnershipOf(root, name string, parties []domain.Party, at time.Time, thresholdPc int) *domain.Ownership {
 	counted := CountedParties(parties)
 	companies := map[string]ownership.Company{}
 	holder := func(company, companyName string, p domain.Party, count *int64) {
@@ -279,7 +282,7 @@ func OwnershipOf(root, name string, parties []domain.Party, at time.Time) *domai
 	if _, ok := companies[root]; !ok {
 		companies[root] = ownership.Company{Key: root, Name: name}
 	}
-	threshold := ownership.DefaultThreshold()
+	threshold := big.NewRat(int64(domain.AccountSettings{OwnershipThresholdPercent: thresholdPc}.OwnershipThreshold()), 100)
 	d := ownership.BeneficialOwners(root, companies, MaxOwnershipDepth, threshold, controllers, officials)
 	o := &domain.Ownership{Determined: d.Determined, ThresholdPc: ownership.PercentOf(threshold), At: at}
 	for _, b := range d.Owners {

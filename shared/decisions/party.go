@@ -117,7 +117,7 @@ func parseRoles(s string) ([]domain.PartyRole, error) {
 // the beneficial owners again. Codes: validation_failed for a nationality
 // no country of the catalogue has; not_found for a party_id the entity
 // has no party of; conflict for a party already ended.
-func (s *Service) recordParty(ctx context.Context, req Request, c *change) error {
+func (s *Service) recordParty(ctx context.Context, req Request, c *change, thresholdPc int) error {
 	if n := domain.Deref(req.PartyNationality); n != "" {
 		if _, ok := s.countries().ByAlpha2(n); !ok {
 			return domain.Invalid(domain.FieldPartyNationality, fmt.Sprintf("%s is no country's ISO 3166-1 alpha-2 code", n))
@@ -154,7 +154,7 @@ func (s *Service) recordParty(ctx context.Context, req Request, c *change) error
 		parties[at].Current, parties[at].Until = false, &c.now
 	}
 	c.ent.Parties = parties
-	c.ent.Ownership = checks.OwnershipOf(c.ent.RegistrationNumber, c.ent.LegalName, parties, c.now)
+	c.ent.Ownership = checks.OwnershipOf(c.ent.RegistrationNumber, c.ent.LegalName, parties, c.now, thresholdPc)
 	c.entityChanged = true
 	return nil
 }

@@ -31,7 +31,7 @@ func registerParties(e domain.Entity) []domain.Party {
 func withParties(parties func(domain.Entity) []domain.Party) func(*domain.EntityDetail) {
 	return func(d *domain.EntityDetail) {
 		d.Entity.Parties = parties(d.Entity)
-		d.Entity.Ownership = checks.OwnershipOf(d.Entity.RegistrationNumber, d.Entity.LegalName, d.Entity.Parties, t0)
+		d.Entity.Ownership = checks.OwnershipOf(d.Entity.RegistrationNumber, d.Entity.LegalName, d.Entity.Parties, t0, 0)
 		for _, p := range d.Entity.Parties {
 			sc := partyScreening("")
 			sc.SubjectID, sc.SubjectDisplayName = new(p.ID), new(p.Name)

@@ -74,7 +74,7 @@ func (s *Service) act(ctx context.Context, req Request, st state, c *change) err
 	case domain.ActionEndRelationship:
 		c.endRelationship(st.account.Settings)
 	case domain.ActionRecordParty:
-		return s.recordParty(ctx, req, c)
+		return s.recordParty(ctx, req, c, st.account.Settings.OwnershipThreshold())
 	case domain.ActionOpenPeriodicReview:
 		c.newReview = &domain.Review{
 			AccountID: req.AccountID, EntityID: c.ent.ID, Purpose: domain.ReviewPeriodic, Status: domain.ReviewOpen,
@@ -256,7 +256,7 @@ func (s *Service) rerun(ctx context.Context, req Request, st state, ent *domain.
 		AccountID: req.AccountID, RegistrationNumber: ent.RegistrationNumber, CountryCode: ent.CountryCode,
 		CountryID: ent.CountryID, KnownNames: ent.Names, Config: cfg, CheckIDs: ids,
 		Trigger: domain.TriggerOperatorRequested, ReviewID: &reviewID, ExcludeEntityIDs: ent.DismissedMatches,
-		KnownParties: ent.Parties, Reserve: s.Store,
+		KnownParties: ent.Parties, Reserve: s.Store, OwnershipThresholdPercent: st.account.Settings.OwnershipThreshold(),
 	}
 	if len(ent.Names) == 0 {
 		// An entity kept before its names were: its legal name is all it has.
@@ -413,14 +413,20 @@ func ownersText(o *domain.Ownership) string {
 	if o == nil {
 		return ""
 	}
+	// The threshold applied first: an account may lower it, and the
+	// trail shows by which the owners were named.
+	at := ""
+	if o.ThresholdPc != "" {
+		at = "at " + o.ThresholdPc + ": "
+	}
 	if !o.Determined {
-		return "not determined"
+		return at + "not determined"
 	}
 	parts := make([]string, len(o.Owners))
 	for i, b := range o.Owners {
 		parts[i] = fmt.Sprintf("%d %s: %s %s", b.PartyID, b.Name, b.Basis, b.Percent)
 	}
-	return strings.Join(parts, "; ")
+	return at + strings.Join(parts, "; ")
 }
 
 // namesText is an entity's names as its audit records show them.

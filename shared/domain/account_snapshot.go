@@ -10,7 +10,7 @@ package domain
 func AccountSnapshot(a Account, countries []CountryConfig) map[string]any {
 	m := map[string]any{"name": a.Name, "review_interval_days": a.Settings.ReviewIntervalDays, "four_eyes": a.Settings.FourEyes,
 		"declared_decisions": a.Settings.DeclaredDecisions, "sla_days": a.Settings.SLADays,
-		"extended_retention_years": a.Settings.ExtendedRetentionYears}
+		"extended_retention_years": a.Settings.ExtendedRetentionYears, "ownership_threshold_percent": a.Settings.OwnershipThresholdPercent}
 	if a.ID != 0 {
 		m["account_id"] = a.ID
 	}

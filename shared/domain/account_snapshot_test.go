@@ -27,6 +27,7 @@ func TestAccountSnapshotHoldsEveryField(t *testing.T) {
 		{field: "Settings.DeclaredDecisions", key: "declared_decisions"},
 		{field: "Settings.SLADays", key: "sla_days"},
 		{field: "Settings.ExtendedRetentionYears", key: "extended_retention_years"},
+		{field: "Settings.OwnershipThresholdPercent", key: "ownership_threshold_percent"},
 		{field: "Version", leftOut: "the store's count of changes for optimistic locking, not a setting"},
 	}
 	listed := map[string]bool{}
@@ -71,11 +72,11 @@ func TestAccountSnapshot(t *testing.T) {
 	}{
 		{"an account not created yet has no id", domain.Account{Name: "Acme"}, nil, map[string]any{
 			"name": "Acme", "review_interval_days": 0, "four_eyes": []string(nil), "declared_decisions": false,
-			"sla_days": map[domain.ReviewPurpose]int(nil), "extended_retention_years": 0}},
+			"sla_days": map[domain.ReviewPurpose]int(nil), "extended_retention_years": 0, "ownership_threshold_percent": 0}},
 		{"an account's countries are listed with their rule", domain.Account{ID: 3, Name: "Acme"},
 			[]domain.CountryConfig{{CountryCode: "SA", Active: true, RegistrationPattern: "^7[0-9]{9}$"}}, map[string]any{
 				"account_id": int64(3), "name": "Acme", "review_interval_days": 0, "four_eyes": []string(nil), "declared_decisions": false,
-				"sla_days": map[domain.ReviewPurpose]int(nil), "extended_retention_years": 0,
+				"sla_days": map[domain.ReviewPurpose]int(nil), "extended_retention_years": 0, "ownership_threshold_percent": 0,
 				"countries": []map[string]any{{"code": "SA", "active": true, "registration_pattern": "^7[0-9]{9}$"}}}},
 	}
 	for _, tt := range tests {

@@ -316,6 +316,24 @@ type AccountSettings struct {
 	// their relationship ends, where their country's rule allows it (the
 	// EU's 5 years up to 10: RetentionRuleFor); 0 keeps every rule's own.
 	ExtendedRetentionYears int
+	// OwnershipThresholdPercent is the share from which a natural person
+	// is a beneficial owner by ownership, in whole percent: 0 is the law's
+	// 25 % (EU AMLR Art. 51, the Saudi rules); an account may set a lower
+	// one (1 to 24), as a regime may for a higher-risk sector.
+	OwnershipThresholdPercent int
+}
+
+// DefaultOwnershipThresholdPercent is the law's threshold of beneficial
+// ownership: 25 %, or more.
+const DefaultOwnershipThresholdPercent = 25
+
+// OwnershipThreshold is the account's threshold of beneficial ownership in
+// whole percent (DefaultOwnershipThresholdPercent unless it sets one).
+func (s AccountSettings) OwnershipThreshold() int {
+	if s.OwnershipThresholdPercent > 0 && s.OwnershipThresholdPercent < DefaultOwnershipThresholdPercent {
+		return s.OwnershipThresholdPercent
+	}
+	return DefaultOwnershipThresholdPercent
 }
 
 // FourEyesApproveHighRisk in AccountSettings.FourEyes requires a second

@@ -39,6 +39,8 @@ type accountItem struct {
 	SLADays            map[string]int `dynamo:"sla_days,omitempty"`
 	// ExtendedRetentionYears: absent when 0 (every country's own rule).
 	ExtendedRetentionYears int `dynamo:"extended_retention_years,omitempty"`
+	// OwnershipThresholdPercent: absent when 0 (the law's 25 %).
+	OwnershipThresholdPercent int `dynamo:"ownership_threshold_percent,omitempty"`
 	// Version moves with every change of the name, the policies or the
 	// countries (account_update.go); absent (items from before it) is 0.
 	// Creates never move it.
@@ -90,7 +92,7 @@ func (s *Store) OpenAccount(ctx context.Context, a domain.Account, countries []d
 	it := accountItem{AccountID: id, SK: skAccount, Name: a.Name, CreatedAt: fmtTime(a.CreatedAt), CountryCounts: map[string]int64{},
 		FourEyes: a.Settings.FourEyes, ReviewIntervalDays: a.Settings.ReviewIntervalDays,
 		DeclaredDecisions: a.Settings.DeclaredDecisions, SLADays: slaItem(a.Settings.SLADays),
-		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears}
+		ExtendedRetentionYears: a.Settings.ExtendedRetentionYears, OwnershipThresholdPercent: a.Settings.OwnershipThresholdPercent}
 	if audit != nil {
 		a := *audit
 		a.AccountID = id
@@ -152,7 +154,7 @@ func (it accountItem) account() domain.Account {
 	return domain.Account{ID: it.AccountID, Name: it.Name, CreatedAt: parseTime(it.CreatedAt),
 		Settings: domain.AccountSettings{FourEyes: it.FourEyes, ReviewIntervalDays: it.ReviewIntervalDays,
 			DeclaredDecisions: it.DeclaredDecisions, SLADays: slaDomain(it.SLADays),
-			ExtendedRetentionYears: it.ExtendedRetentionYears}, Version: it.Version}
+			ExtendedRetentionYears: it.ExtendedRetentionYears, OwnershipThresholdPercent: it.OwnershipThresholdPercent}, Version: it.Version}
 }
 
 func slaItem(m map[domain.ReviewPurpose]int) map[string]int {
@@ -196,6 +198,11 @@ func setPolicies(u *dynamo.Update, set domain.AccountSettings) {
 		u.Set("extended_retention_years", set.ExtendedRetentionYears)
 	} else {
 		u.Remove("extended_retention_years")
+	}
+	if set.OwnershipThresholdPercent != 0 {
+		u.Set("ownership_threshold_percent", set.OwnershipThresholdPercent)
+	} else {
+		u.Remove("ownership_threshold_percent")
 	}
 }
 

@@ -87,8 +87,8 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 		}
 		e.ID = domain.ScopedID(e.AccountID, t.acct.EntityCount+1)
 		linkChildren(&e, checks, reviews)
-		linkChildren(&e, later, reviews) // the intake review's too
-		batches := laterBatches(later)   // of the checks linked to this attempt's id
+		linkChecks(&e, later, reviews) // to the intake review too, counted there batch by batch
+		batches := laterBatches(later) // of the checks linked to this attempt's id
 		out := domain.EntityDetail{Entity: e, Checks: sortedChecks(checks), Reviews: sortedReviews(reviews)}
 		tx, err := s.createTx(t, out, answerOf(out, batches), checks, reviews, o)
 		if err != nil {
@@ -113,7 +113,7 @@ func (s *Store) CommitEntity(ctx context.Context, d domain.EntityDetail, o domai
 			if len(later) == 0 {
 				return out, nil
 			}
-			stored, err := s.addLaterChecks(ctx, &out.Entity, batches)
+			stored, err := s.addLaterChecks(ctx, &out, batches)
 			out.Checks = sortedChecks(append(checks, stored...))
 			if err != nil {
 				// The entity and what its commit held stand; the checks not
@@ -281,6 +281,19 @@ func (s *Store) reserve(ctx context.Context, accountID int64, seq string, n int)
 }
 
 func linkChildren(e *domain.Entity, checks []domain.Check, reviews []domain.Review) {
+	linkChecks(e, checks, reviews)
+	for i := range reviews {
+		reviews[i].AccountID, reviews[i].EntityID = e.AccountID, e.ID
+		reviews[i].ChecksCount = 0
+	}
+	if len(reviews) > 0 {
+		reviews[0].ChecksCount = len(checks)
+	}
+}
+
+// linkChecks gives checks their entity and links them to the first review
+// (intake checks inform the initial review); it counts nothing.
+func linkChecks(e *domain.Entity, checks []domain.Check, reviews []domain.Review) {
 	for i := range checks {
 		checks[i].AccountID, checks[i].EntityID = e.AccountID, e.ID
 		checks[i].ReviewID = nil
@@ -288,13 +301,6 @@ func linkChildren(e *domain.Entity, checks []domain.Check, reviews []domain.Revi
 			rid := reviews[0].ID
 			checks[i].ReviewID = &rid
 		}
-	}
-	for i := range reviews {
-		reviews[i].AccountID, reviews[i].EntityID = e.AccountID, e.ID
-		reviews[i].ChecksCount = 0
-	}
-	if len(reviews) > 0 {
-		reviews[0].ChecksCount = len(checks)
 	}
 }
 
@@ -392,11 +398,12 @@ func subjectRank(c domain.Check) int {
 }
 
 // laterBatches groups the checks written after the commit into
-// transactions of up to maxTxItems, each with the entity's update.
+// transactions of up to maxTxItems, each with the entity's update and the
+// intake review's.
 func laterBatches(later []domain.Check) [][]domain.Check {
 	var out [][]domain.Check
 	for len(later) > 0 {
-		room := maxTxItems - 1 // the entity's update
+		room := maxTxItems - 2 // the entity's update and the intake review's
 		var batch []domain.Check
 		for len(later) > 0 && checkItems(later[0]) <= room {
 			room -= checkItems(later[0])
@@ -408,8 +415,9 @@ func laterBatches(later []domain.Check) [][]domain.Check {
 }
 
 // answerOf is the create's answer once every batch is written: all its
-// checks counted, the dossier's revision moved once a batch. An
-// Idempotency-Key keeps it, so a replay answers as the create did.
+// checks counted on the entity and its intake review, the dossier's
+// revision moved once a batch. An Idempotency-Key keeps it, so a replay
+// answers as the create did.
 func answerOf(out domain.EntityDetail, batches [][]domain.Check) domain.EntityDetail {
 	if len(batches) == 0 {
 		return out
@@ -420,14 +428,33 @@ func answerOf(out domain.EntityDetail, batches [][]domain.Check) domain.EntityDe
 	}
 	out.Checks = sortedChecks(all)
 	out.Entity.ChecksCount, out.Entity.DossierRev = len(all), out.Entity.DossierRev+int64(len(batches))
+	out.Reviews = slices.Clone(out.Reviews)
+	for i := range out.Reviews {
+		out.Reviews[i].ChecksCount += laterOn(out.Reviews[i].ID, batches)
+	}
 	return out
 }
 
-// addLaterChecks writes the batches of checks (and their evidence) of
-// entity e, created already, a transaction each, adding its checks to the
-// entity's count and moving its dossier revision (e follows both). It
-// returns the checks written, in order, and the first error.
-func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, batches [][]domain.Check) ([]domain.Check, error) {
+// laterOn counts the checks of the batches linked to review id.
+func laterOn(id int64, batches [][]domain.Check) int {
+	n := 0
+	for _, b := range batches {
+		for _, c := range b {
+			if c.ReviewID != nil && *c.ReviewID == id {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// addLaterChecks writes the batches of checks (and their evidence) of the
+// entity of d, created already, a transaction each, adding its checks to
+// the entity's count and the intake review's and moving the dossier's
+// revision (d follows all three). It returns the checks written, in order,
+// and the first error.
+func (s *Store) addLaterChecks(ctx context.Context, d *domain.EntityDetail, batches [][]domain.Check) ([]domain.Check, error) {
+	e := &d.Entity
 	var written []domain.Check
 	for _, batch := range batches {
 		tx := s.db.WriteTx()
@@ -437,6 +464,12 @@ func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, batches []
 		s.addEvidencePuts(tx, batch, retainedFields{})
 		tx.Update(nextDossierRev(s.table(schema.Entities).Update("account_id", e.AccountID).Range("entity_id", e.ID)).
 			Add("checks_count", len(batch)).If("attribute_exists(entity_id)"))
+		for _, r := range d.Reviews {
+			if n := laterOn(r.ID, [][]domain.Check{batch}); n > 0 {
+				tx.Update(s.table(schema.Reviews).Update("account_id", e.AccountID).Range("review_id", r.ID).
+					Add("checks_count", n).If("attribute_exists(review_id)"))
+			}
+		}
 		tx.IdempotentWithToken(newToken())
 		if err := tx.Run(ctx); err != nil {
 			return written, wrap(err, "checks of entity %d", e.ID)
@@ -444,6 +477,9 @@ func (s *Store) addLaterChecks(ctx context.Context, e *domain.Entity, batches []
 		written = append(written, batch...)
 		e.ChecksCount += len(batch)
 		e.DossierRev++
+		for i := range d.Reviews {
+			d.Reviews[i].ChecksCount += laterOn(d.Reviews[i].ID, [][]domain.Check{batch})
+		}
 	}
 	return written, nil
 }

@@ -143,6 +143,12 @@ func TestFiftyPartiesCreate(t *testing.T) {
 			break
 		}
 	}
+	// The intake review counts every check linked to it, those written
+	// after the commit too, in the answer and in the store.
+	rev, err := st.Review(ctx, acct, created.Reviews[0].ID)
+	if err != nil || rev.ChecksCount != 52 || created.Reviews[0].ChecksCount != 52 {
+		t.Errorf("intake review: checks_count %d stored, %d answered (%v); want 52", rev.ChecksCount, created.Reviews[0].ChecksCount, err)
+	}
 	ev, err := st.Evidence(ctx, acct, got.Checks[len(got.Checks)-1].ID)
 	if err != nil || ev.SHA256 == "" {
 		t.Errorf("the last party check's evidence: %+v, %v", ev, err)

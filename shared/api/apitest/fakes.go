@@ -23,6 +23,7 @@ var (
 
 // EntityCreator is what creating an entity needs from the store.
 type EntityCreator struct {
+	AccountFn             func(ctx context.Context, id int64) (domain.Account, error)
 	CountryConfigFn       func(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error)
 	ClaimRegistrationFn   func(ctx context.Context, accountID int64, country, number, token string, now time.Time, lease time.Duration) error
 	ReleaseRegistrationFn func(ctx context.Context, accountID int64, country, number, token string) error
@@ -33,6 +34,14 @@ type EntityCreator struct {
 	CompleteIdempotentFn  func(ctx context.Context, accountID int64, key, requestHash string, status int, body string) error
 	IdempotencyRecordFn   func(ctx context.Context, accountID int64, key string, now time.Time) (domain.IdempotencyRecord, error)
 	ReleaseIdempotentFn   func(ctx context.Context, accountID int64, key, requestHash string) error
+}
+
+// Account is an account with no settings unless AccountFn says otherwise.
+func (s *EntityCreator) Account(ctx context.Context, id int64) (domain.Account, error) {
+	if s.AccountFn != nil {
+		return s.AccountFn(ctx, id)
+	}
+	return domain.Account{ID: id}, nil
 }
 
 func (s *EntityCreator) CountryConfig(ctx context.Context, accountID int64, code string) (domain.CountryConfig, error) {
