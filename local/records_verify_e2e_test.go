@@ -49,6 +49,11 @@ func TestTheRegulatorsVerifier(t *testing.T) {
 		{"an object a manifest lists deleted", func(t *testing.T, c string) {
 			removeKey(t, c, recordslayout.RecordKey(f.acct, b.entity, b.head)) // the head the manifests name
 		}, verify.FindingLockedBehindManifest},
+		{"a party's change rewritten", func(t *testing.T, c string) {
+			edit(t, c, recordslayout.RecordKey(f.acct, b.entity, b.partySeq), func(s []byte) []byte {
+				return bytes.Replace(s, []byte(declaredPartner), []byte("Sara Al Otaibi"), -1)
+			})
+		}, verify.FindingUnreadable}, // its bytes no longer the record its key and hash name
 		{"an evidence body changed", func(t *testing.T, c string) {
 			edit(t, c, b.evidence, func(s []byte) []byte { return append(s, ' ') })
 		}, verify.FindingEvidenceDiffers},
@@ -73,24 +78,32 @@ func TestTheRegulatorsVerifier(t *testing.T) {
 			if tc.want == "" && !strings.Contains(out.String(), " approve by operator ") {
 				t.Errorf("the signed approve is not listed among the decisions:\n%s", out.String())
 			}
+			if tc.want == "" && !strings.Contains(out.String(), fmt.Sprintf("seq %d record_party by operator ", b.partySeq)) {
+				t.Errorf("the party recorded (seq %d) is not listed among the decisions:\n%s", b.partySeq, out.String())
+			}
 			t.Logf("%s:\n%s", tc.name, out.String())
 		})
 	}
 }
 
 // flowEntity is what bucketByTheFlow made of an entity: its id, its
-// chain's head seq, its evidence's key, its signed approve as locked, and
-// the manifests.
+// chain's head seq, its evidence's key, its signed approve as locked, the
+// manifests, and the seq of the record of a party recorded.
 type flowEntity struct {
 	entity    int64
 	head      int64
 	evidence  string
 	signed    auditchain.Link
 	manifests []string
+	partySeq  int64
 }
 
+// declaredPartner is the party the merchant declared for entity B.
+const declaredPartner = "Sara Al Qahtani"
+
 // bucketByTheFlow makes entity A (three decisions signed with a passkey)
-// and entity B (three declared, and a provider's answer), waits for the
+// and entity B (four declared, one a party the merchant declared, and a
+// provider's answer), waits for the
 // streams to lock them, and runs the daily run twice, a minute apart.
 func bucketByTheFlow(t *testing.T, f *flowFixture, rec records.Dir) (flowEntity, flowEntity) {
 	ctx := f.ctx
@@ -123,6 +136,10 @@ func bucketByTheFlow(t *testing.T, f *flowFixture, rec records.Dir) (flowEntity,
 	bd := f.screenedEntity("7000009982")
 	f.decide(domain.ActionAssign, bd.Reviews[0].ID, func(q *decisions.Request) { q.AssigneeID = f.op.ID })
 	f.decide(domain.ActionStart, bd.Reviews[0].ID, nil)
+	f.decide(domain.ActionRecordParty, bd.Reviews[0].ID, func(q *decisions.Request) {
+		q.Reason, q.PartyOp, q.PartyKind, q.PartySource = "merchant_declared: the shareholder register of 2026-11", domain.PartyOpAdd, "person", string(domain.PartyDeclared)
+		q.PartyName, q.PartyRoles, q.PartyShares, q.PartyNationality = new(declaredPartner), new("owner"), new(int64(500)), new("SA")
+	})
 	f.decide(domain.ActionEscalate, bd.Reviews[0].ID, func(q *decisions.Request) { q.Reason = "needs_supervisor: ownership" })
 	a, b := flowEntity{entity: r.EntityID}, flowEntity{entity: bd.Entity.ID}
 	ev, err := f.st.Evidence(ctx, f.acct, bd.Checks[0].ID)
@@ -142,6 +159,18 @@ func bucketByTheFlow(t *testing.T, f *flowFixture, rec records.Dir) (flowEntity,
 		got, _ := rec.List(ctx, b.evidence)
 		return len(got) == 1
 	})
+	chain, err := f.st.AuditChain(ctx, f.acct, b.entity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range chain.Records {
+		if l.Action == string(domain.ActionRecordParty) && strings.Contains(l.After, declaredPartner) {
+			b.partySeq = l.Seq
+		}
+	}
+	if b.partySeq == 0 {
+		t.Fatalf("entity B's trail has no record_party naming %s", declaredPartner)
+	}
 	now := time.Now().UTC().Truncate(time.Second)
 	for i := range 2 {
 		var out map[string]any
